@@ -1,0 +1,354 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/profiles"
+	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/workload"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// runFlags are the flags of `mcpbench run`; each overrides the profile
+// field of the same meaning when given.
+type runFlags struct {
+	url, profile, protocol, out, serverMode, reconnect string
+	vus, maxVUs, queue, maxResumes                     int
+	rate                                               float64
+	duration, warmup, graceful, think                  time.Duration
+	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
+	getStream, insecure, reissue, quiet, jsonOut       bool
+	headers                                            []string
+	seed                                               int64
+}
+
+func newRunCmd() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a benchmark (against the embedded reference server unless --url is given)",
+		Long: `run drives MCP sessions against a server and prints per-op throughput, errors by
+class and latency percentiles (p50 p90 p99 p99.9 max).
+
+Closed model (--vus N): N VUs, each owning one session, send ops back to back.
+Open model (--rate R): ops arrive at R per second whatever the server does;
+response time is measured from each op's intended start (coordinated omission
+corrected) and service time from the actual send. An op that finds no free VU
+starts a new one (up to --max-vus), else waits in a queue (--queue), else is
+dropped and counted.
+
+The workload comes from a profile (--profile NAME|FILE; built-ins: ` + strings.Join(profiles.Names(), ", ") + `);
+flags override its fields. Without --url the embedded reference server is
+started on a free loopback port.
+
+Exit codes: 0 done; 1 the run could not start or no operation succeeded;
+2 bad flags or profile; 130 interrupted (results so far are still printed
+and written).`,
+		Example: `  mcpbench run                                        # smoke profile, embedded server
+  mcpbench run --profile tools-mix --out results/mix  # keep summary.json and run.json
+  mcpbench run --url http://127.0.0.1:8080/mcp --vus 64 --duration 10s
+  mcpbench run --url https://mcp.example.com/mcp --header 'Authorization: Bearer $TOKEN'
+  mcpbench run --rate 1000 --duration 20s --max-vus 200   # open model
+  mcpbench run --profile my-workload.yaml --seed 7`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBenchmark(cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.url, "url", "", "MCP endpoint to benchmark (default: the embedded reference server)")
+	fl.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile name or YAML file")
+	fl.StringVar(&f.protocol, "protocol", "", "protocol version to request: 2025-11-25 (default), 2025-06-18, 2025-03-26")
+	fl.IntVar(&f.vus, "vus", 0, "closed model: VUs; open model: VUs started up front")
+	fl.IntVar(&f.maxVUs, "max-vus", 0, "open model: cap on VUs (default: --vus)")
+	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
+	fl.IntVar(&f.queue, "queue", 0, "open model: ops that may wait for a free VU (default: 1 s of arrivals)")
+	fl.DurationVarP(&f.duration, "duration", "d", 0, "measured window")
+	fl.DurationVar(&f.warmup, "warmup", 0, "warm-up before the measured window (results discarded)")
+	fl.DurationVar(&f.graceful, "graceful-stop", 0, "time in-flight ops get to finish after the window (default 5s)")
+	fl.DurationVar(&f.think, "think-time", 0, "closed model: pause between a VU's ops")
+	fl.BoolVar(&f.getStream, "get-stream", false, "open a standalone GET stream per session")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; values of auth headers are redacted in output)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "request timeout per op, resumes included (default 30s)")
+	fl.DurationVar(&f.connectTimeout, "connect-timeout", 0, "TCP/TLS connect timeout (default 5s)")
+	fl.DurationVar(&f.idleTimeout, "stream-idle-timeout", 0, "a stream silent this long counts as broken (default 30s)")
+	fl.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	fl.StringVar(&f.reconnect, "reconnect", "", "resume policy: honour-retry (default), immediate, backoff")
+	fl.DurationVar(&f.retryDefault, "retry-default", 0, "wait before resuming when the server sent no retry hint (default 1s)")
+	fl.IntVar(&f.maxResumes, "max-resumes", 0, "resume attempts without progress per stream (default 5; -1 disables)")
+	fl.BoolVar(&f.reissue, "reissue", false, "re-send a request whose stream broke before any event id")
+	fl.Int64Var(&f.seed, "seed", 0, "seed for op choice and jitter (default: the profile's, or 1)")
+	fl.StringVarP(&f.out, "out", "o", "", "write summary.json and run.json to this directory")
+	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress on stderr")
+	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
+	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return profiles.Names(), cobra.ShellCompDirectiveDefault
+	})
+	return cmd
+}
+
+// applyFlags overrides profile fields with the flags that were given.
+func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
+	set := func(name string) bool { return fl.Changed(name) }
+	if set("url") {
+		p.URL = f.url
+	}
+	if set("protocol") {
+		p.Protocol = f.protocol
+	}
+	if set("vus") {
+		p.VUs = f.vus
+		if !set("max-vus") && p.MaxVUs < f.vus {
+			p.MaxVUs = f.vus
+		}
+	}
+	if set("max-vus") {
+		p.MaxVUs = f.maxVUs
+	}
+	if set("rate") {
+		p.Rate = f.rate
+		if !set("queue") {
+			p.Queue = 0 // re-derive from the new rate
+		}
+	}
+	if set("queue") {
+		p.Queue = f.queue
+	}
+	if set("duration") {
+		p.Duration = workload.Duration(f.duration)
+	}
+	if set("warmup") {
+		p.Warmup = workload.Duration(f.warmup)
+	}
+	if set("graceful-stop") {
+		p.GracefulStop = workload.Duration(f.graceful)
+	}
+	if set("think-time") {
+		p.ThinkTime = workload.Duration(f.think)
+	}
+	if set("get-stream") {
+		p.GETStream = f.getStream
+	}
+	if set("timeout") {
+		p.Timeouts.Request = workload.Duration(f.timeout)
+	}
+	if set("connect-timeout") {
+		p.Timeouts.Connect = workload.Duration(f.connectTimeout)
+	}
+	if set("stream-idle-timeout") {
+		p.Timeouts.StreamIdle = workload.Duration(f.idleTimeout)
+	}
+	if set("reconnect") {
+		p.Resume.Policy = f.reconnect
+	}
+	if set("retry-default") {
+		p.Resume.DefaultRetry = workload.Duration(f.retryDefault)
+	}
+	if set("max-resumes") {
+		p.Resume.MaxAttempts = f.maxResumes
+	}
+	if set("reissue") {
+		p.Resume.Reissue = f.reissue
+	}
+	if set("seed") {
+		p.Seed = f.seed
+	}
+	if set("server-mode") {
+		p.Server.Mode = f.serverMode
+	}
+	for _, h := range f.headers {
+		name, value, err := driver.ParseHeader(h)
+		if err != nil {
+			return err
+		}
+		if p.Headers == nil {
+			p.Headers = map[string]string{}
+		}
+		p.Headers[name] = value
+	}
+	return nil
+}
+
+func runBenchmark(cmd *cobra.Command, f *runFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	p, err := workload.LoadProfile(f.profile)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if err := applyFlags(p, f, cmd.Flags()); err != nil {
+		return usageError("%v", err)
+	}
+	insecure := f.insecure
+	plan, err := workload.Compile(p, nil)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if insecure {
+		plan.Driver.Insecure = true
+		plan.SetURL(plan.Driver.URL, nil)
+	}
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return usageError("--out: %v", err)
+		}
+	}
+	raiseFileLimit()
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	embedded := plan.Driver.URL == ""
+	var srv *refserver.Server
+	if embedded {
+		mode := refserver.Mode(p.Server.Mode)
+		srv, err = refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{Mode: mode})
+		if err != nil {
+			return &exitError{code: exitFailed, err: fmt.Errorf("start the embedded reference server: %w", err)}
+		}
+		defer srv.Close()
+		plan.SetURL(srv.URL(), nil)
+		fmt.Fprintf(stderr, "mcpbench: no --url given: benchmarking the embedded reference server (%s mode) at %s\n", cmpOr(p.Server.Mode, "stateful"), srv.URL())
+	}
+
+	ver, sdk := version()
+	started := time.Now()
+	prog := newProgress(stderr, f.quiet, plan)
+	sum, runErr := workload.Run(interruptible(ctx), plan, workload.Options{
+		Embedded:   embedded,
+		Tool:       "mcpbench " + ver,
+		OnInterval: prog.interval,
+	})
+	prog.done()
+
+	if sum != nil {
+		if f.jsonOut {
+			if err := writeJSON(stdout, sum); err != nil {
+				return err
+			}
+		} else if err := metrics.WriteText(stdout, sum); err != nil {
+			return err
+		}
+		if f.out != "" {
+			info := runInfo(plan, sum, f, cmd, embedded, ver, sdk, started)
+			if err := writeResults(f.out, sum, info); err != nil {
+				fmt.Fprintf(stderr, "mcpbench: writing results: %v\n", err)
+			} else {
+				fmt.Fprintf(stderr, "mcpbench: results in %s\n", f.out)
+			}
+		}
+	}
+	switch {
+	case runErr != nil:
+		return &exitError{code: exitFailed, err: runErr}
+	case sum.Interrupted:
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted: " + sum.StopReason)}
+	case sum.All.Count == 0:
+		return &exitError{code: exitFailed, err: errors.New("no operation completed")}
+	case sum.All.Errors == sum.All.Count:
+		return &exitError{code: exitFailed, err: fmt.Errorf("every operation failed (%d)", sum.All.Count)}
+	}
+	return nil
+}
+
+// interruptible renders a signal as the run's stop reason.
+func interruptible(ctx context.Context) context.Context {
+	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	context.AfterFunc(ctx, func() { cancel(errors.New("interrupted by signal")) })
+	return out
+}
+
+func writeResults(dir string, sum *metrics.Summary, info *metrics.RunInfo) error {
+	if err := metrics.WriteJSON(filepath.Join(dir, "run.json"), info); err != nil {
+		return err
+	}
+	return metrics.WriteJSON(filepath.Join(dir, "summary.json"), sum)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+func runInfo(plan *workload.Plan, sum *metrics.Summary, f *runFlags, cmd *cobra.Command, embedded bool, ver, sdk string, started time.Time) *metrics.RunInfo {
+	info := &metrics.RunInfo{
+		Tool: "mcpbench", Version: ver, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		NumCPU: runtime.NumCPU(), Started: started, Command: redactArgs(os.Args),
+		Target: plan.Driver.URL, Embedded: embedded,
+		ProtocolRequested:  cmpOr(plan.Driver.Protocol, driver.DefaultProtocol),
+		ProtocolNegotiated: sum.Protocol,
+		Profile:            plan.Profile.Name,
+		Flags:              map[string]string{},
+		Headers:            driver.RedactHeader(plan.Driver.Header),
+		Seed:               plan.Profile.Seed,
+	}
+	if embedded {
+		info.SDK = sdk
+		info.ServerMode = cmpOr(plan.Profile.Server.Mode, "stateful")
+	}
+	spec := plan.Profile
+	spec.Headers = nil // values may be secrets; Headers above are redacted
+	info.Spec = spec
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		v := fl.Value.String()
+		if fl.Name == "header" {
+			v = strings.Join(driver.RedactHeader(plan.Driver.Header), "; ")
+		}
+		info.Flags[fl.Name] = v
+	})
+	return info
+}
+
+// redactArgs hides the values of --header/-H arguments.
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	copy(out, args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		switch {
+		case a == "--header" || a == "-H":
+			if i+1 < len(out) {
+				out[i+1] = redactHeaderArg(out[i+1])
+				i++
+			}
+		case strings.HasPrefix(a, "--header="):
+			out[i] = "--header=" + redactHeaderArg(strings.TrimPrefix(a, "--header="))
+		case strings.HasPrefix(a, "-H") && len(a) > 2:
+			out[i] = "-H" + redactHeaderArg(a[2:])
+		}
+	}
+	return out
+}
+
+func redactHeaderArg(h string) string {
+	name, _, ok := strings.Cut(h, ":")
+	if !ok {
+		return "[redacted]"
+	}
+	return strings.TrimSpace(name) + ": [redacted]"
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/spf13/cobra"
+)
+
+func newServeCmd() *cobra.Command {
+	var (
+		addr string
+		mode string
+		tick time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the reference MCP server (official Go SDK) until Ctrl-C",
+		Long: `serve runs the reference MCP server that "mcpbench run" embeds, as its own
+process: to benchmark it with mcpbench (so the generator's cost is measured
+alone) or with another tool.
+
+Tools: echo{text}, slow{ms}, progress{count, interval_ms, close_after,
+retry_ms}, long{ms, interval_ms}, payload{bytes}, notify{count, interval_ms},
+sample, elicit, roots, count{key, ms}. Resources mcpbench://static/small and
+mcpbench://static/large; prompt greet{name}.`,
+		Example: `  mcpbench serve                          # 127.0.0.1:8080, stateful, resumable
+  mcpbench serve --addr 127.0.0.1:0       # any free port (printed)
+  mcpbench serve --mode stateless         # no sessions; GET and DELETE answer 405
+  mcpbench serve --mode json              # application/json answers`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick}
+			if err := opts.Validate(); err != nil {
+				return usageError("%v", err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			raiseFileLimit()
+			srv, err := refserver.Start(ctx, addr, opts)
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench reference server (%s mode) listening on %s\n", opts.Mode, srv.URL())
+			fmt.Fprintf(cmd.OutOrStdout(), "pid %d; Ctrl-C to stop\n", os.Getpid())
+			<-ctx.Done()
+			closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = closeCtx
+			return srv.Close()
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen address (loopback by default; port 0 picks a free one)")
+	cmd.Flags().StringVar(&mode, "mode", "stateful", "stateful, stateless, json or 2026-07-28")
+	cmd.Flags().DurationVar(&tick, "tick", 0, "send a numbered notification on every session's GET stream this often (0: off)")
+	return cmd
+}

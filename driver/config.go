@@ -1,0 +1,251 @@
+package driver
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Protocol versions the driver speaks (2025-03-26 … 2025-11-25 are the
+// session-based revisions of the Streamable HTTP transport).
+const (
+	Protocol20250326 = "2025-03-26"
+	Protocol20250618 = "2025-06-18"
+	Protocol20251125 = "2025-11-25"
+	// DefaultProtocol is requested in initialize when Config.Protocol is "".
+	DefaultProtocol = Protocol20251125
+)
+
+// SupportedProtocols lists the versions the driver accepts from a server,
+// newest first.
+var SupportedProtocols = []string{Protocol20251125, Protocol20250618, Protocol20250326}
+
+// Reconnect policies: how long a client waits before resuming a broken stream.
+const (
+	// ReconnectHonourRetry waits the server's last retry hint (SEP-1699: the
+	// client MUST respect it), or Config.DefaultRetry when there was none.
+	ReconnectHonourRetry = "honour-retry"
+	// ReconnectImmediate resumes at once, ignoring hints: a misbehaving
+	// client, useful to provoke reconnect storms.
+	ReconnectImmediate = "immediate"
+	// ReconnectBackoff waits an exponential backoff with full jitter,
+	// starting from the hint (or DefaultRetry) and doubling per failed
+	// attempt up to BackoffMax; never less than the hint.
+	ReconnectBackoff = "backoff"
+)
+
+// Config configures sessions. Durations are wall-clock; zero values are
+// documented per field. A Config must not be changed once a Session uses it;
+// it is safe for concurrent use by many sessions.
+type Config struct {
+	// URL is the MCP endpoint, http:// or https://.
+	URL string
+	// Protocol is the version requested in initialize; "" means
+	// DefaultProtocol. The server may negotiate another (Session.Protocol).
+	Protocol string
+	// HTTPClient sends every request. nil means a client from NewHTTPClient.
+	// A chaos transport wraps this client's RoundTripper; the driver does
+	// not know it is there.
+	HTTPClient *http.Client
+	// Header is added to every request (e.g. Authorization). Values of
+	// sensitive headers must be shown with RedactHeader.
+	Header http.Header
+
+	// ConnectTimeout bounds dialing (used by NewHTTPClient); 0 means 5 s.
+	ConnectTimeout time.Duration
+	// RequestTimeout bounds one operation, resumes included; 0 means 30 s;
+	// negative disables.
+	RequestTimeout time.Duration
+	// StreamIdleTimeout breaks a stream that delivered no byte for this
+	// long (the break is then handled as a cut: resumed if possible);
+	// 0 means 30 s; negative disables.
+	StreamIdleTimeout time.Duration
+	// Insecure skips TLS certificate verification (NewHTTPClient).
+	Insecure bool
+
+	// Reconnect is the reconnect policy: ReconnectHonourRetry (""),
+	// ReconnectImmediate or ReconnectBackoff.
+	Reconnect string
+	// DefaultRetry is the wait before resuming when the server sent no
+	// retry hint; 0 means 1 s (browsers use about 3 s).
+	DefaultRetry time.Duration
+	// BackoffMax caps ReconnectBackoff waits; 0 means 30 s.
+	BackoffMax time.Duration
+	// MaxResumes bounds consecutive resume attempts of one stream that
+	// bring no new event id; 0 means 5; negative disables resumption.
+	MaxResumes int
+	// ReissueUnresumable re-sends a request (with a new id) whose response
+	// stream broke before any event id, instead of failing it.
+	ReissueUnresumable bool
+
+	// MaxResponseBytes bounds a JSON answer; 0 means 64 MiB.
+	MaxResponseBytes int64
+	// ClientName and ClientVersion go into clientInfo; "" means "mcpbench"
+	// and "dev".
+	ClientName, ClientVersion string
+	// Canned maps server→client request methods (ping, sampling/createMessage,
+	// elicitation/create, roots/list) to the raw JSON result to answer with;
+	// methods not listed use DefaultCanned, unknown methods get -32601.
+	Canned map[string]json.RawMessage
+	// Seed seeds per-session randomness (backoff jitter); sessions mix in
+	// their own number so runs are reproducible.
+	Seed int64
+}
+
+// DefaultCanned are the answers to server→client requests.
+var DefaultCanned = map[string]json.RawMessage{
+	"ping":                   json.RawMessage(`{}`),
+	"sampling/createMessage": json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mcpbench canned sample"},"model":"mcpbench","stopReason":"endTurn"}`),
+	"elicitation/create":     json.RawMessage(`{"action":"decline"}`),
+	"roots/list":             json.RawMessage(`{"roots":[{"uri":"file:///tmp/mcpbench","name":"mcpbench"}]}`),
+}
+
+// Validate checks the config and reports every problem at once.
+func (c *Config) Validate() []error {
+	var errs []error
+	u, err := url.Parse(c.URL)
+	switch {
+	case c.URL == "":
+		errs = append(errs, errors.New("url: empty"))
+	case err != nil:
+		errs = append(errs, fmt.Errorf("url: %v", err))
+	case u.Scheme != "http" && u.Scheme != "https":
+		errs = append(errs, fmt.Errorf("url: scheme %q, want http or https", u.Scheme))
+	case u.Host == "":
+		errs = append(errs, errors.New("url: no host"))
+	}
+	if c.Protocol != "" && !slices.Contains(SupportedProtocols, c.Protocol) {
+		errs = append(errs, fmt.Errorf("protocol: %q not supported (want one of %s)", c.Protocol, strings.Join(SupportedProtocols, ", ")))
+	}
+	switch c.Reconnect {
+	case "", ReconnectHonourRetry, ReconnectImmediate, ReconnectBackoff:
+	default:
+		errs = append(errs, fmt.Errorf("reconnect: %q, want %s, %s or %s", c.Reconnect, ReconnectHonourRetry, ReconnectImmediate, ReconnectBackoff))
+	}
+	for m, raw := range c.Canned {
+		if !json.Valid(raw) {
+			errs = append(errs, fmt.Errorf("canned[%s]: not valid JSON", m))
+		}
+	}
+	return errs
+}
+
+func (c *Config) protocol() string { return cmpOr(c.Protocol, DefaultProtocol) }
+
+func (c *Config) requestTimeout() time.Duration    { return durOr(c.RequestTimeout, 30*time.Second) }
+func (c *Config) streamIdleTimeout() time.Duration { return durOr(c.StreamIdleTimeout, 30*time.Second) }
+func (c *Config) defaultRetry() time.Duration      { return durOr(c.DefaultRetry, time.Second) }
+func (c *Config) backoffMax() time.Duration        { return durOr(c.BackoffMax, 30*time.Second) }
+func (c *Config) maxResponse() int64 {
+	if c.MaxResponseBytes > 0 {
+		return c.MaxResponseBytes
+	}
+	return 64 << 20
+}
+func (c *Config) maxResumes() int {
+	switch {
+	case c.MaxResumes == 0:
+		return 5
+	case c.MaxResumes < 0:
+		return 0
+	}
+	return c.MaxResumes
+}
+
+func (c *Config) canned(method string) (json.RawMessage, bool) {
+	if r, ok := c.Canned[method]; ok {
+		return r, true
+	}
+	r, ok := DefaultCanned[method]
+	return r, ok
+}
+
+// durOr returns d, def for 0, and 0 (disabled) for negative d.
+func durOr(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// NewHTTPClient returns an HTTP client tuned for load generation: keep-alive
+// connections without a per-host cap, the connect timeout of cfg, and TLS
+// verification off when cfg.Insecure. Request and stream timeouts are the
+// driver's, not the client's.
+func NewHTTPClient(cfg *Config) *http.Client {
+	d := &net.Dialer{Timeout: durOr(cfg.ConnectTimeout, 5*time.Second), KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 nil, // load goes straight to the target
+		DialContext:           d.DialContext,
+		MaxIdleConns:          0,
+		MaxIdleConnsPerHost:   100000,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   durOr(cfg.ConnectTimeout, 5*time.Second),
+		ExpectContinueTimeout: 0,
+		ForceAttemptHTTP2:     false,
+		DisableCompression:    true, // SSE must not be buffered by a decompressor
+	}
+	if cfg.Insecure {
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for --insecure
+	}
+	return &http.Client{Transport: tr}
+}
+
+// sensitiveHeader reports whether a header's value must not be printed.
+func sensitiveHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
+		return true
+	}
+	for _, s := range []string{"token", "secret", "key", "auth", "password", "session"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactHeader returns "Name: value" lines of h with the values of
+// sensitive headers (Authorization, Cookie, *token*, *key*, *secret* ...)
+// replaced by "[redacted]", sorted by name.
+func RedactHeader(h http.Header) []string {
+	var out []string
+	for name, vals := range h {
+		for _, v := range vals {
+			if sensitiveHeader(name) {
+				v = "[redacted]"
+			}
+			out = append(out, name+": "+v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ParseHeader parses "Name: value" (as given to --header).
+func ParseHeader(s string) (name, value string, err error) {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		return "", "", fmt.Errorf("header %q: want \"Name: value\"", s)
+	}
+	return http.CanonicalHeaderKey(name), strings.TrimSpace(value), nil
+}

@@ -1,0 +1,149 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// Sentinel errors of the driver. Errors returned by a Session wrap one of
+// these (or a *StatusError, *RPCError, net error or context error) with %w;
+// Classify maps any of them to a Class.
+var (
+	// ErrSessionMissing: the server answered 404 to a request carrying an
+	// Mcp-Session-Id (2025-11-25 transports §Session Management, item 4) and
+	// re-initializing did not help.
+	ErrSessionMissing = errors.New("session not found (HTTP 404)")
+	// ErrBadResponse: the answer is not what the transport allows (a request
+	// answered with a content type other than application/json or
+	// text/event-stream, a body that is not JSON-RPC, 202 to a request).
+	ErrBadResponse = errors.New("bad response")
+	// ErrNoResponse: a JSON answer or a terminated SSE stream that did not
+	// carry the response to the request.
+	ErrNoResponse = errors.New("stream ended without the response")
+	// ErrStreamBroken: a response stream broke and resuming it failed or ran
+	// out of attempts (MaxResumes).
+	ErrStreamBroken = errors.New("stream broken, resume failed")
+	// ErrUnresumable: a stream broke before any event id was seen, so it
+	// cannot be resumed with Last-Event-ID (the window SEP-1335 describes).
+	ErrUnresumable = errors.New("stream broken before any event id (unresumable)")
+	// ErrStreamIdle: no byte arrived on a stream for StreamIdleTimeout.
+	ErrStreamIdle = errors.New("stream idle timeout")
+	// ErrToolError: tools/call returned a result with isError true.
+	ErrToolError = errors.New("tool returned isError")
+	// ErrNoGETStream: the server answered 405 to GET: it offers no
+	// standalone stream (2025-11-25 transports §Listening, item 3).
+	ErrNoGETStream = errors.New("server offers no GET stream (405)")
+	// ErrGETStreamConflict: 409 to GET: a standalone stream is already open.
+	ErrGETStreamConflict = errors.New("GET stream already open (409)")
+	// ErrUnsupportedVersion: the server negotiated a protocol version this
+	// driver does not speak.
+	ErrUnsupportedVersion = errors.New("unsupported protocol version")
+	// ErrResponseTooLarge: a JSON answer exceeded MaxResponseBytes.
+	ErrResponseTooLarge = errors.New("response too large")
+)
+
+// StatusError is an unexpected HTTP status.
+type StatusError struct {
+	Code int
+}
+
+func (e *StatusError) Error() string { return "HTTP status " + strconv.Itoa(e.Code) }
+
+// Class is the error class of an operation: a small enum so that errors are
+// aggregated by class, never by free-text message.
+type Class uint8
+
+const (
+	ClassOK             Class = iota // no error
+	ClassTransport                   // connect refused/reset, EOF before headers, TLS
+	ClassTimeout                     // connect, request or stream-idle timeout
+	ClassHTTPStatus                  // unexpected HTTP status (4xx/5xx other than a session 404)
+	ClassSessionMissing              // 404 on a session that re-initializing did not fix
+	ClassBadResponse                 // wrong content type, not JSON-RPC, no response in the answer
+	ClassSSEMalformed                // an event stream the decoder cannot accept
+	ClassJSONRPC                     // a JSON-RPC error response
+	ClassToolError                   // tools/call result with isError: true
+	ClassStreamBroken                // a stream broke and could not be resumed
+	ClassUnresumable                 // a stream broke before any event id
+	ClassCanceled                    // the run ended (or Ctrl-C) while the operation ran
+	NumClasses                       // number of classes
+)
+
+var classNames = [...]string{
+	ClassOK:             "ok",
+	ClassTransport:      "transport",
+	ClassTimeout:        "timeout",
+	ClassHTTPStatus:     "http-status",
+	ClassSessionMissing: "session-missing",
+	ClassBadResponse:    "bad-response",
+	ClassSSEMalformed:   "sse-malformed",
+	ClassJSONRPC:        "jsonrpc-error",
+	ClassToolError:      "tool-error",
+	ClassStreamBroken:   "stream-broken",
+	ClassUnresumable:    "unresumable",
+	ClassCanceled:       "canceled",
+}
+
+// String returns the class name used in reports ("ok", "transport", ...).
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return "class-" + strconv.Itoa(int(c))
+}
+
+// ParseClass is the inverse of Class.String.
+func ParseClass(s string) (Class, bool) {
+	for i, n := range classNames {
+		if n == s {
+			return Class(i), true
+		}
+	}
+	return 0, false
+}
+
+// errRunCanceled marks a context canceled by the caller (end of run), as
+// opposed to a deadline of the driver's own.
+var errRunCanceled = context.Canceled
+
+// Classify maps an error returned by the driver to its class. nil is ClassOK.
+func Classify(err error) Class {
+	if err == nil {
+		return ClassOK
+	}
+	var se *StatusError
+	var re *RPCError
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrStreamIdle), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return ClassTimeout
+	case errors.Is(err, errRunCanceled):
+		return ClassCanceled
+	case errors.Is(err, ErrSessionMissing):
+		return ClassSessionMissing
+	case errors.Is(err, ErrUnresumable):
+		return ClassUnresumable
+	case errors.Is(err, ErrStreamBroken):
+		return ClassStreamBroken
+	case errors.Is(err, ErrSSEMalformed):
+		return ClassSSEMalformed
+	case errors.Is(err, ErrToolError):
+		return ClassToolError
+	case errors.As(err, &re):
+		return ClassJSONRPC
+	case errors.As(err, &se):
+		return ClassHTTPStatus
+	case errors.Is(err, ErrBadResponse), errors.Is(err, ErrNoResponse), errors.Is(err, ErrUnsupportedVersion),
+		errors.Is(err, ErrResponseTooLarge), errors.Is(err, ErrNoGETStream), errors.Is(err, ErrGETStreamConflict):
+		return ClassBadResponse
+	case errors.As(err, &ne) && ne.Timeout():
+		return ClassTimeout
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
+		return ClassTransport
+	}
+	return ClassTransport
+}

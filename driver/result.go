@@ -1,0 +1,127 @@
+package driver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Op is one MCP operation ready to send: a request method and its params.
+// Build it with NewOp; an Op is immutable and safe for concurrent use.
+type Op struct {
+	// Name labels the op in results ("tools/call:echo" by default).
+	Name string
+	// Method is the JSON-RPC method (tools/call, tools/list, resources/list,
+	// resources/read, prompts/list, prompts/get, ping, ...).
+	Method string
+	// Params is the params object without _meta; nil for none.
+	Params json.RawMessage
+	// Progress attaches a progressToken (_meta.progressToken) so the server
+	// may stream notifications/progress (2025-11-25 progress utility).
+	Progress bool
+	// Expect is the ground truth for the replay ledger: the number of
+	// progress notifications the op must receive (0: unknown, take the
+	// server's announced total if any).
+	ExpectProgress int
+
+	isToolCall bool
+}
+
+// NewOp validates params (a JSON object or empty) and returns the op.
+func NewOp(name, method string, params json.RawMessage, progress bool) (*Op, error) {
+	p := bytes.TrimSpace(params)
+	if len(p) > 0 {
+		if p[0] != '{' || !json.Valid(p) {
+			return nil, fmt.Errorf("op %s: params must be a JSON object", name)
+		}
+	}
+	if method == "" {
+		return nil, fmt.Errorf("op %s: empty method", name)
+	}
+	if name == "" {
+		name = method
+	}
+	return &Op{Name: name, Method: method, Params: p, Progress: progress, isToolCall: method == "tools/call"}, nil
+}
+
+// Resume records one resume attempt of a broken stream.
+type Resume struct {
+	// Hint is the server's retry hint in effect (ms), -1 when none was sent.
+	Hint int
+	// Waited is how long the client waited before reconnecting.
+	Waited time.Duration
+	// TimeToResume runs from the break to the resumed stream's headers (or
+	// to the failure of the attempt).
+	TimeToResume time.Duration
+	// Clean reports a break by an orderly end of stream (a server polling
+	// per SEP-1699, or a FIN), as opposed to an error (RST, timeout).
+	Clean bool
+	// OK reports whether the server accepted the resume.
+	OK bool
+	// Status is the HTTP status of the resume GET (0 on transport error).
+	Status int
+}
+
+// Result is what one operation did. The driver fills it; the caller sets
+// Op and Intended and reuses the value across operations (Reset keeps the
+// Resumes backing array, so steady-state operation does not allocate).
+//
+// Times are wall-clock with Go's monotonic reading; durations derive from
+// them: response time = End − Intended (coordinated-omission corrected),
+// service time = End − Start, time to first byte = FirstByte − Start.
+type Result struct {
+	Op int // index of the op in the caller's mix
+
+	Intended  time.Time // when the schedule wanted the op to start
+	Start     time.Time // when the request was sent
+	FirstByte time.Time // when response headers arrived (zero if none)
+	End       time.Time // when the operation finished
+
+	Status   int   // HTTP status of the last response (0: none)
+	Class    Class // error class, ClassOK on success
+	Err      error // the error, nil on success
+	BytesIn  int64 // response bytes read (bodies)
+	BytesOut int64 // request bytes sent (bodies)
+	Events   int   // SSE events with data (messages) received
+	Progress int   // notifications/progress for this request received
+	Resumes  []Resume
+	Reinits  int // sessions re-initialized after a 404
+	Reissues int // requests re-sent after an unresumable break
+
+	Ledger Ledger // replay correctness of the op's response stream
+}
+
+// Reset clears r for reuse, keeping allocated buffers.
+func (r *Result) Reset() {
+	res := r.Resumes[:0]
+	l := r.Ledger
+	l.reset()
+	*r = Result{Resumes: res, Ledger: l}
+}
+
+// ResponseTime is End − Intended (End − Start when Intended is unset).
+func (r *Result) ResponseTime() time.Duration {
+	if r.Intended.IsZero() {
+		return r.End.Sub(r.Start)
+	}
+	return r.End.Sub(r.Intended)
+}
+
+// ServiceTime is End − Start.
+func (r *Result) ServiceTime() time.Duration { return r.End.Sub(r.Start) }
+
+// TTFB is FirstByte − Start, or -1 when no response headers arrived.
+func (r *Result) TTFB() time.Duration {
+	if r.FirstByte.IsZero() {
+		return -1
+	}
+	return r.FirstByte.Sub(r.Start)
+}
+
+func (r *Result) fail(err error) {
+	if r.Err == nil {
+		r.Err = err
+		r.Class = Classify(err)
+	}
+}

@@ -1,0 +1,845 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Header names of the Streamable HTTP transport (2025-11-25 transports).
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	HeaderLastEventID     = "Last-Event-Id"
+)
+
+// Session is one MCP session over Streamable HTTP: initialize, operations,
+// an optional standalone GET stream, DELETE on close.
+//
+// A Session is owned by one goroutine (a VU): Initialize, Do and Close must
+// not be called concurrently. The GET stream runs in a goroutine of its own
+// and only touches its own state; StreamStats is safe to call from any
+// goroutine.
+type Session struct {
+	cfg *Config
+	hc  *http.Client
+	u   *url.URL
+	num uint64
+
+	hdr atomic.Pointer[sessHeaders] // replaced on (re-)initialize
+
+	proto      string
+	serverInfo []byte // raw initialize result
+	nextID     int64
+	body       *reqBody
+	jbuf       []byte
+	dec        *SSEDecoder
+	ans        []byte
+	rng        *rand.Rand
+
+	idleMu     sync.Mutex
+	idle       *time.Timer
+	idleCancel context.CancelCauseFunc
+	idleBody   io.Closer
+	idleDur    time.Duration
+
+	wantGET bool
+	get     *getStream
+}
+
+type sessHeaders struct {
+	sid  string
+	post http.Header
+	get  http.Header
+}
+
+// NewSession returns a session for cfg; num distinguishes sessions (the VU
+// number) in seeds. It sends nothing until Initialize. cfg must be valid
+// (Config.Validate).
+func NewSession(cfg *Config, num int) (*Session, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = NewHTTPClient(cfg)
+	}
+	s := &Session{
+		cfg:     cfg,
+		hc:      hc,
+		u:       u,
+		num:     uint64(num),
+		body:    &reqBody{},
+		dec:     NewSSEDecoder(nil),
+		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(num))),
+		idleDur: cfg.streamIdleTimeout(),
+	}
+	s.setHeaders("", "")
+	return s, nil
+}
+
+// ID returns the Mcp-Session-Id ("" when the server assigned none).
+func (s *Session) ID() string { return s.hdr.Load().sid }
+
+// Protocol returns the negotiated protocol version ("" before Initialize).
+func (s *Session) Protocol() string { return s.proto }
+
+// ServerInfo returns the raw JSON result of the last initialize.
+func (s *Session) ServerInfo() []byte { return s.serverInfo }
+
+func (s *Session) setHeaders(sid, proto string) {
+	h := &sessHeaders{sid: sid, post: make(http.Header, 6+len(s.cfg.Header)), get: make(http.Header, 4+len(s.cfg.Header))}
+	for k, v := range s.cfg.Header {
+		h.post[k] = v
+		h.get[k] = v
+	}
+	h.post["Content-Type"] = []string{"application/json"}
+	h.post["Accept"] = []string{"application/json, text/event-stream"}
+	h.get["Accept"] = []string{"text/event-stream"}
+	if sid != "" {
+		h.post[HeaderSessionID] = []string{sid}
+		h.get[HeaderSessionID] = []string{sid}
+	}
+	// The header exists since 2025-06-18 (transports §Protocol Version Header).
+	if proto != "" && proto != Protocol20250326 {
+		h.post[HeaderProtocolVersion] = []string{proto}
+		h.get[HeaderProtocolVersion] = []string{proto}
+	}
+	s.hdr.Store(h)
+}
+
+// call is the state of one request/response exchange.
+type call struct {
+	id       int64
+	tool     bool
+	progress bool
+	init     bool
+	expect   int
+
+	gotResp bool
+	err     error  // outcome carried by the response (RPC error, isError)
+	result  []byte // copy of the result (initialize only)
+	sid     string // Mcp-Session-Id of the answer (initialize only)
+}
+
+var errSession404 = fmt.Errorf("%w", ErrSessionMissing)
+
+// Initialize runs the initialization phase (2025-11-25 lifecycle):
+// initialize → (Mcp-Session-Id) → notifications/initialized. It records the
+// exchange in res (times, status, bytes) and returns the error also stored
+// in res.Err. ErrUnsupportedVersion when the server picks a version this
+// driver does not speak.
+func (s *Session) Initialize(ctx context.Context, res *Result) error {
+	res.Start = time.Now()
+	if res.Intended.IsZero() {
+		res.Intended = res.Start
+	}
+	ctx, cancel := s.opContext(ctx)
+	err := s.initialize(ctx, res)
+	cancel()
+	res.End = time.Now()
+	if err != nil {
+		res.fail(err)
+	}
+	return err
+}
+
+func (s *Session) initialize(ctx context.Context, res *Result) error {
+	s.setHeaders("", "")
+	proto := s.cfg.protocol()
+	params := make([]byte, 0, 256)
+	params = append(params, `{"protocolVersion":"`...)
+	params = append(params, proto...)
+	params = append(params, `","capabilities":{"roots":{"listChanged":false},"sampling":{}`...)
+	if proto != Protocol20250326 {
+		params = append(params, `,"elicitation":{}`...)
+	}
+	params = append(params, `},"clientInfo":{"name":`...)
+	params = appendJSONString(params, cmpOr(s.cfg.ClientName, "mcpbench"))
+	params = append(params, `,"version":`...)
+	params = appendJSONString(params, cmpOr(s.cfg.ClientVersion, "dev"))
+	params = append(params, "}}"...)
+
+	c := call{id: s.next(), init: true}
+	body := appendRequest(s.body.buf(), c.id, "initialize", params, nil)
+	if err := s.exchange(ctx, body, &c, res); err != nil {
+		return err
+	}
+	if c.err != nil {
+		return c.err
+	}
+	v := Field(c.result, "protocolVersion")
+	if len(v) < 2 || v[0] != '"' {
+		return fmt.Errorf("%w: initialize result has no protocolVersion", ErrBadResponse)
+	}
+	got := string(v[1 : len(v)-1])
+	supported := false
+	for _, p := range SupportedProtocols {
+		if p == got {
+			supported = true
+		}
+	}
+	if !supported {
+		return fmt.Errorf("%w: server chose %q", ErrUnsupportedVersion, got)
+	}
+	s.proto = got
+	s.serverInfo = c.result
+	s.setHeaders(c.sid, got)
+
+	// notifications/initialized: 202 expected (2025-11-25 transports
+	// §Sending Messages, item 4); some servers answer 200/204.
+	body = appendNotification(s.body.buf(), "notifications/initialized", nil)
+	resp, err := s.send(ctx, http.MethodPost, body, s.hdr.Load().post, "")
+	res.BytesOut += int64(len(body))
+	if err != nil {
+		return s.ctxErr(ctx, err)
+	}
+	res.BytesIn += drain(resp)
+	res.Status = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("notifications/initialized: %w", &StatusError{resp.StatusCode})
+	}
+	return nil
+}
+
+func (s *Session) next() int64 {
+	s.nextID++
+	return s.nextID
+}
+
+// opContext bounds one operation by RequestTimeout.
+func (s *Session) opContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := s.cfg.requestTimeout(); d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// maxReissues bounds re-sends of one op after unresumable breaks.
+const maxReissues = 3
+
+// Do runs op as one JSON-RPC request and fills res (the caller sets
+// res.Op and res.Intended; Start, FirstByte, End and the rest are set here).
+// A 404 on the session re-initializes once and retries (res.Reinits); a
+// response stream that breaks is resumed with GET + Last-Event-ID after the
+// reconnect policy's wait (res.Resumes); a break before any event id is
+// unresumable and, with Config.ReissueUnresumable, re-sent (res.Reissues).
+// The outcome is res.Class/res.Err; Do never panics on bad input.
+func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
+	res.Start = time.Now()
+	if res.Intended.IsZero() {
+		res.Intended = res.Start
+	}
+	ctx, cancel := s.opContext(ctx)
+	defer cancel()
+	for {
+		c := call{id: s.next(), tool: op.isToolCall, progress: op.Progress, expect: op.ExpectProgress}
+		var meta []byte
+		if op.Progress {
+			var tmp [40]byte
+			meta = append(tmp[:0], `"progressToken":`...)
+			meta = appendInt(meta, c.id)
+		}
+		body := appendRequest(s.body.buf(), c.id, op.Method, op.Params, meta)
+		res.Ledger.restart()
+		err := s.exchange(ctx, body, &c, res)
+		switch {
+		case errors.Is(err, errSession404) && res.Reinits == 0:
+			res.Reinits++
+			var scratch Result
+			if ierr := s.initialize(ctx, &scratch); ierr != nil {
+				res.BytesIn += scratch.BytesIn
+				res.BytesOut += scratch.BytesOut
+				res.fail(fmt.Errorf("re-initialize after 404: %w", ierr))
+				res.End = time.Now()
+				return
+			}
+			res.BytesIn += scratch.BytesIn
+			res.BytesOut += scratch.BytesOut
+			if s.wantGET {
+				s.restartGET(ctx)
+			}
+			continue
+		case errors.Is(err, ErrUnresumable) && s.cfg.ReissueUnresumable && res.Reissues < maxReissues && ctx.Err() == nil:
+			res.Reissues++
+			continue
+		case err != nil:
+			res.fail(err)
+		case c.err != nil:
+			res.fail(c.err)
+		}
+		break
+	}
+	res.End = time.Now()
+}
+
+// exchange POSTs one request and reads its answer (JSON or SSE, resuming
+// broken streams). Errors of the exchange itself are returned; errors the
+// response carries are left in c.err.
+func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Result) error {
+	h := s.hdr.Load()
+	resp, err := s.send(ctx, http.MethodPost, body, h.post, "")
+	res.BytesOut += int64(len(body))
+	if err != nil {
+		return s.ctxErr(ctx, err)
+	}
+	if res.FirstByte.IsZero() {
+		res.FirstByte = time.Now()
+	}
+	res.Status = resp.StatusCode
+	switch code := resp.StatusCode; {
+	case code == http.StatusNotFound && h.sid != "":
+		res.BytesIn += drain(resp)
+		return errSession404
+	case code == http.StatusAccepted:
+		res.BytesIn += drain(resp)
+		return fmt.Errorf("%w: 202 Accepted to a request", ErrBadResponse)
+	case code < 200 || code > 299:
+		res.BytesIn += drain(resp)
+		return &StatusError{Code: code}
+	}
+	if c.init {
+		c.sid = resp.Header.Get(HeaderSessionID)
+	}
+	switch mediaType(resp.Header.Get("Content-Type")) {
+	case mtJSON:
+		err = s.readJSON(ctx, resp, c, res)
+	case mtSSE:
+		err = s.readPOSTStream(ctx, resp, c, res)
+	default:
+		res.BytesIn += drain(resp)
+		return fmt.Errorf("%w: content type %q", ErrBadResponse, resp.Header.Get("Content-Type"))
+	}
+	return err
+}
+
+// readJSON reads an application/json answer: one message or a batch.
+func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, res *Result) error {
+	defer resp.Body.Close()
+	b, n, err := readAll(resp.Body, s.jbuf[:0], s.cfg.maxResponse())
+	s.jbuf = b[:0]
+	res.BytesIn += n
+	if err != nil {
+		return s.ctxErr(ctx, err)
+	}
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && t[0] == '[' {
+		// A JSON-RPC batch (2025-03-26 allowed them): walk its elements.
+		i := 1
+		for {
+			i = skipWS(t, i)
+			if i >= len(t) || t[i] == ']' {
+				break
+			}
+			if t[i] == ',' {
+				i++
+				continue
+			}
+			e, err := skipValue(t, i)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrBadResponse, err)
+			}
+			s.handle(ctx, t[i:e], c, res, nil)
+			i = e
+		}
+	} else if err := s.handle(ctx, t, c, res, nil); err != nil {
+		return err
+	}
+	if !c.gotResp {
+		return ErrNoResponse
+	}
+	return nil
+}
+
+// handle processes one incoming message on a request's stream (led is the
+// stream's ledger, nil for JSON answers). It returns an error only for a
+// message that is not JSON-RPC.
+func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result, led *Ledger) error {
+	m, err := ParseMessage(data)
+	if err != nil {
+		perr := fmt.Errorf("%w: %v", ErrBadResponse, err)
+		if c.err == nil {
+			c.err = perr
+		}
+		return perr
+	}
+	switch m.Kind {
+	case KindResponse:
+		if !IDEqual(m.ID, c.id) {
+			if led != nil {
+				led.crossStream()
+			}
+			return nil
+		}
+		if c.gotResp {
+			if led != nil {
+				led.Counts[VerdictDuplicated]++
+			}
+			return nil
+		}
+		c.gotResp = true
+		switch {
+		case m.Error != nil:
+			c.err = parseRPCError(m.Error)
+		case c.tool && bytes.Equal(Field(m.Result, "isError"), litTrue):
+			c.err = ErrToolError
+		case c.init:
+			c.result = bytes.Clone(m.Result)
+		}
+	case KindNotification:
+		if string(m.Method) == "notifications/progress" {
+			tok := Field(m.Params, "progressToken")
+			if !c.progress || !IDEqual(tok, c.id) {
+				if led != nil {
+					led.crossStream()
+				}
+				return nil
+			}
+			res.Progress++
+			if led != nil {
+				v, _ := FieldNumber(m.Params, "progress")
+				t, _ := FieldNumber(m.Params, "total")
+				led.progressValue(v, t)
+			}
+		}
+	case KindRequest:
+		s.ans = s.answer(ctx, m, s.ans)
+	}
+	return nil
+}
+
+// answer POSTs the canned result for a server→client request (ping,
+// sampling/createMessage, elicitation/create, roots/list), or -32601.
+// Failures are ignored: the server sees them as a missing answer.
+func (s *Session) answer(ctx context.Context, m Message, buf []byte) []byte {
+	buf = buf[:0]
+	if r, ok := s.cfg.canned(string(m.Method)); ok {
+		buf = appendResponse(buf, m.ID, r)
+	} else {
+		buf = appendErrorResponse(buf, m.ID, -32601, "method not found: "+string(m.Method))
+	}
+	resp, err := s.sendCopy(ctx, buf)
+	if err == nil {
+		drain(resp)
+	}
+	return buf
+}
+
+// readPOSTStream reads the SSE answer to a request until its response,
+// resuming the stream when it breaks.
+func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *call, res *Result) error {
+	led := &res.Ledger
+	led.Checked = true
+	dec := s.dec
+	dec.Start(nil)
+	var lastResumeID string
+	fails := 0
+	for {
+		sctx, body := s.watch(ctx, resp.Body, res)
+		dec.Reset(body)
+		err := s.readEvents(sctx, dec, c, res, led)
+		s.unwatch()
+		if err == nil {
+			// Response delivered; the stream should end now.
+			if !s.linger(resp.Body, res) {
+				led.Counts[VerdictUnterminated]++
+			}
+			resp.Body.Close()
+			led.finishOp(true, c.expect)
+			return nil
+		}
+		resp.Body.Close()
+		if errors.Is(err, ErrSSEMalformed) {
+			return err
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			led.finishOp(false, 0)
+			return s.ctxErr(ctx, cerr)
+		}
+		clean := errors.Is(err, io.EOF)
+		if len(dec.LastEventID()) == 0 {
+			led.Counts[VerdictUnresumable]++
+			if errors.Is(err, ErrStreamIdle) {
+				return fmt.Errorf("%w: %w", ErrStreamIdle, ErrUnresumable)
+			}
+			return fmt.Errorf("%w (%v)", ErrUnresumable, breakCause(err))
+		}
+		if s.cfg.maxResumes() == 0 {
+			led.finishOp(false, 0)
+			return fmt.Errorf("%w: resumption disabled (%v)", ErrStreamBroken, breakCause(err))
+		}
+		id := string(dec.LastEventID())
+		if id == lastResumeID {
+			fails++
+		} else {
+			fails = 0
+			lastResumeID = id
+		}
+		resp, err = s.resume(ctx, dec, res, clean, &fails)
+		if err != nil {
+			led.finishOp(false, 0)
+			return err
+		}
+	}
+}
+
+// readEvents reads events until the response arrives (nil) or the stream
+// ends or breaks (the error: io.EOF for an orderly end).
+func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res *Result, led *Ledger) error {
+	for {
+		ev, err := dec.Next()
+		if err != nil {
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, ErrSSEMalformed) {
+				return cause
+			}
+			return err
+		}
+		if ev.HasID {
+			led.eventID(ev.ID)
+		}
+		if len(ev.Data) == 0 {
+			continue // priming event or SEP-1699 close event: id/retry only
+		}
+		res.Events++
+		s.handle(ctx, ev.Data, c, res, led)
+		if c.gotResp {
+			return nil
+		}
+	}
+}
+
+// linger reads what follows the response for a short while so the
+// connection can be reused; it reports whether the stream ended.
+func (s *Session) linger(body io.ReadCloser, res *Result) bool {
+	var buf [512]byte
+	deadline := time.AfterFunc(lingerTimeout, func() { body.Close() })
+	defer deadline.Stop()
+	for {
+		n, err := body.Read(buf[:])
+		res.BytesIn += int64(n)
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// lingerTimeout bounds the wait for a stream's end after its response.
+const lingerTimeout = 2 * time.Second
+
+// resume waits per the reconnect policy and GETs the stream with
+// Last-Event-ID until the server accepts (2025-11-25 transports
+// §Resumability; SEP-1699 retry). fails counts consecutive attempts that
+// brought no new event id; attempts stop at MaxResumes.
+func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clean bool, fails *int) (*http.Response, error) {
+	last := string(dec.LastEventID())
+	brokeAt := time.Now()
+	for {
+		if *fails >= s.cfg.maxResumes() {
+			return nil, fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, *fails)
+		}
+		hint := dec.RetryMS
+		wait := s.reconnectDelay(hint, *fails)
+		r := Resume{Hint: hint, Waited: wait, Clean: clean}
+		if err := sleepCtx(ctx, wait); err != nil {
+			return nil, s.ctxErr(ctx, err)
+		}
+		h := s.hdr.Load()
+		resp, err := s.send(ctx, http.MethodGet, nil, h.get, last)
+		r.TimeToResume = time.Since(brokeAt)
+		if err != nil {
+			res.Resumes = append(res.Resumes, r)
+			if ctx.Err() != nil {
+				return nil, s.ctxErr(ctx, err)
+			}
+			*fails++
+			clean = false
+			continue
+		}
+		r.Status = resp.StatusCode
+		if resp.StatusCode == http.StatusOK && mediaType(resp.Header.Get("Content-Type")) == mtSSE {
+			r.OK = true
+			res.Resumes = append(res.Resumes, r)
+			return resp, nil
+		}
+		res.BytesIn += drain(resp)
+		res.Resumes = append(res.Resumes, r)
+		switch {
+		case resp.StatusCode == http.StatusNotFound && h.sid != "":
+			return nil, fmt.Errorf("resume: %w", ErrSessionMissing)
+		case resp.StatusCode == http.StatusMethodNotAllowed:
+			return nil, fmt.Errorf("%w: server does not resume (%w)", ErrStreamBroken, &StatusError{resp.StatusCode})
+		}
+		*fails++
+	}
+}
+
+// reconnectDelay is the wait before a resume attempt under the policy.
+func (s *Session) reconnectDelay(hintMS, fails int) time.Duration {
+	base := s.cfg.defaultRetry()
+	if hintMS >= 0 {
+		base = time.Duration(hintMS) * time.Millisecond
+	}
+	switch s.cfg.Reconnect {
+	case ReconnectImmediate:
+		return 0
+	case ReconnectBackoff:
+		ceil := base << min(fails, 16)
+		if m := s.cfg.backoffMax(); ceil > m {
+			ceil = m
+		}
+		d := base
+		if ceil > base {
+			d += time.Duration(s.rng.Int64N(int64(ceil - base + 1)))
+		}
+		return d
+	}
+	return base
+}
+
+// Close ends the session: it stops the GET stream and sends DELETE with
+// the session id (2025-11-25 transports §Session Management, item 5);
+// 405 (the server does not allow it) and 404 (already gone) are fine.
+func (s *Session) Close(ctx context.Context) error {
+	s.stopGET()
+	h := s.hdr.Load()
+	if h.sid == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, durOr(s.cfg.RequestTimeout, 30*time.Second))
+	defer cancel()
+	resp, err := s.send(ctx, http.MethodDelete, nil, h.get, "")
+	if err != nil {
+		return s.ctxErr(ctx, err)
+	}
+	drain(resp)
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusAccepted, http.StatusNoContent, http.StatusMethodNotAllowed, http.StatusNotFound:
+		return nil
+	}
+	return fmt.Errorf("DELETE: %w", &StatusError{resp.StatusCode})
+}
+
+// send issues one HTTP request. lastEventID is set on resume GETs.
+func (s *Session) send(ctx context.Context, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {
+	req := &http.Request{
+		Method:     method,
+		URL:        s.u,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     h,
+		Host:       s.u.Host,
+	}
+	if lastEventID != "" {
+		req.Header = h.Clone()
+		req.Header[HeaderLastEventID] = []string{lastEventID}
+	}
+	if body != nil {
+		rb := s.body
+		rb.arm(body)
+		req.Body = rb
+		req.ContentLength = int64(len(body))
+		req.GetBody = rb.getBody
+	}
+	return s.hc.Do(req.WithContext(ctx))
+}
+
+// sendCopy POSTs a message (an answer) with its own body buffer, so it can
+// run while s.body is in use.
+func (s *Session) sendCopy(ctx context.Context, msg []byte) (*http.Response, error) {
+	b := bytes.Clone(msg)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.u.String(), bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = s.hdr.Load().post
+	return s.hc.Do(req)
+}
+
+// ctxErr prefers the context's cause (timeout, idle, run end) to the
+// transport's rendering of it.
+func (s *Session) ctxErr(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		if errors.Is(cause, context.DeadlineExceeded) {
+			return fmt.Errorf("request timeout: %w", cause)
+		}
+		return cause
+	}
+	return err
+}
+
+func breakCause(err error) string {
+	if errors.Is(err, io.EOF) {
+		return "stream ended"
+	}
+	return err.Error()
+}
+
+// watch arms the stream-idle timer for a stream body: a stream silent for
+// StreamIdleTimeout is cancelled with ErrStreamIdle (and its body closed to
+// unblock the read). It returns the stream's context and a reader that
+// counts bytes and re-arms the timer.
+func (s *Session) watch(ctx context.Context, body io.ReadCloser, res *Result) (context.Context, io.Reader) {
+	sctx, cancel := context.WithCancelCause(ctx)
+	r := &streamReader{s: s, rc: body, n: &res.BytesIn}
+	s.idleMu.Lock()
+	s.idleCancel, s.idleBody = cancel, body
+	if s.idleDur > 0 {
+		if s.idle == nil {
+			s.idle = time.AfterFunc(s.idleDur, s.onIdle)
+		} else {
+			s.idle.Reset(s.idleDur)
+		}
+	}
+	s.idleMu.Unlock()
+	return sctx, r
+}
+
+func (s *Session) unwatch() {
+	s.idleMu.Lock()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	if s.idleCancel != nil {
+		s.idleCancel(nil)
+	}
+	s.idleCancel, s.idleBody = nil, nil
+	s.idleMu.Unlock()
+}
+
+func (s *Session) onIdle() {
+	s.idleMu.Lock()
+	c, b := s.idleCancel, s.idleBody
+	s.idleMu.Unlock()
+	if c != nil {
+		c(ErrStreamIdle)
+		b.Close()
+	}
+}
+
+// streamReader counts body bytes and re-arms the idle timer on each read.
+type streamReader struct {
+	s  *Session
+	rc io.ReadCloser
+	n  *int64
+}
+
+func (r *streamReader) Read(p []byte) (int, error) {
+	n, err := r.rc.Read(p)
+	*r.n += int64(n)
+	if n > 0 && r.s.idle != nil && r.s.idleDur > 0 {
+		r.s.idle.Reset(r.s.idleDur)
+	}
+	return n, err
+}
+
+// reqBody is a reusable request body. The transport may close a body after
+// Do returns; the buffer is reused only once the previous body was closed.
+type reqBody struct {
+	b      []byte
+	r      bytes.Reader
+	closed atomic.Bool
+	used   bool
+}
+
+// buf returns an empty buffer to render the next request into.
+func (rb *reqBody) buf() []byte {
+	if rb.used && !rb.closed.Load() {
+		rb.b = nil // still held by the transport: start a fresh buffer
+	}
+	return rb.b[:0]
+}
+
+func (rb *reqBody) arm(b []byte) {
+	rb.b = b
+	rb.r.Reset(b)
+	rb.closed.Store(false)
+	rb.used = true
+}
+
+func (rb *reqBody) Read(p []byte) (int, error) { return rb.r.Read(p) }
+func (rb *reqBody) Close() error               { rb.closed.Store(true); return nil }
+
+func (rb *reqBody) getBody() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(bytes.Clone(rb.b))), nil
+}
+
+type mt uint8
+
+const (
+	mtOther mt = iota
+	mtJSON
+	mtSSE
+)
+
+// mediaType classifies a Content-Type without allocating.
+func mediaType(ct string) mt {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = strings.TrimSpace(ct)
+	switch {
+	case strings.EqualFold(ct, "application/json"):
+		return mtJSON
+	case strings.EqualFold(ct, "text/event-stream"):
+		return mtSSE
+	}
+	return mtOther
+}
+
+// drain reads (up to 64 KiB of) a body and closes it, so the connection can
+// be reused; it returns the bytes read.
+func drain(resp *http.Response) int64 {
+	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return n
+}
+
+// readAll reads r into buf up to max bytes.
+func readAll(r io.Reader, buf []byte, limit int64) ([]byte, int64, error) {
+	var n int64
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		n += int64(m)
+		if n > limit {
+			return buf, n, ErrResponseTooLarge
+		}
+		if err == io.EOF {
+			return buf, n, nil
+		}
+		if err != nil {
+			return buf, n, err
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,303 @@
+// Package metrics records operation results into HdrHistograms and
+// counters, merges them per interval, and builds the run summary and the
+// result files.
+//
+// Recording: each VU records into a shard (VUs are striped over a bounded
+// number of shards, because one op's three histograms take ~0.5 MB and a
+// run may have thousands of VUs). A shard is a mutex and lazily created
+// per-op stats; contention is low because shards outnumber cores. Once per
+// interval the collector (Tick) merges every shard into the interval's
+// aggregate and the run's total, off the hot path.
+//
+// Units: histograms hold microseconds (1 µs … 1 h, 3 significant digits);
+// reports give milliseconds.
+package metrics
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// Histogram range in microseconds.
+const (
+	histMin     = 1
+	histMax     = int64(time.Hour / time.Microsecond)
+	histSigFigs = 3
+)
+
+// NewHistogram returns a histogram with the package's range (µs).
+func NewHistogram() *hdr.Histogram { return hdr.New(histMin, histMax, histSigFigs) }
+
+// OpStats is what was recorded for one op over some span.
+type OpStats struct {
+	Response *hdr.Histogram // response time, µs (end − intended start)
+	Service  *hdr.Histogram // service time, µs (end − actual start)
+	TTFB     *hdr.Histogram // time to first byte, µs
+	Resume   *hdr.Histogram // time to resume a broken stream, µs (nil until one)
+	Wait     *hdr.Histogram // reconnect wait before a resume, µs (nil until one)
+
+	Count       int64 // completed ops (errors included)
+	Errors      int64 // ops with a class other than ok
+	Classes     [driver.NumClasses]int64
+	Status      [600]int64 // by HTTP status (0: no response)
+	BytesIn     int64
+	BytesOut    int64
+	Events      int64
+	Progress    int64
+	Resumes     int64 // resume attempts
+	ResumesOK   int64 // attempts the server accepted
+	EarlyResume int64 // attempts made before the retry hint had passed
+	Reinits     int64
+	Reissues    int64
+	Verdicts    [driver.NumVerdicts]int64
+	Streams     int64 // streams the ledger judged
+	Faulty      int64 // streams with at least one verdict
+	Dropped     int64 // ops the schedule could not start (no free VU, queue full)
+	Interrupted int64 // ops cut short by the end of the run (not in latency)
+}
+
+func newOpStats() *OpStats {
+	return &OpStats{Response: NewHistogram(), Service: NewHistogram(), TTFB: NewHistogram()}
+}
+
+func (o *OpStats) resumeHists() {
+	if o.Resume == nil {
+		o.Resume, o.Wait = NewHistogram(), NewHistogram()
+	}
+}
+
+// add merges b into o.
+func (o *OpStats) add(b *OpStats) {
+	o.Response.Merge(b.Response)
+	o.Service.Merge(b.Service)
+	o.TTFB.Merge(b.TTFB)
+	if b.Resume != nil {
+		o.resumeHists()
+		o.Resume.Merge(b.Resume)
+		o.Wait.Merge(b.Wait)
+	}
+	o.Count += b.Count
+	o.Errors += b.Errors
+	for i := range o.Classes {
+		o.Classes[i] += b.Classes[i]
+	}
+	for i := range o.Status {
+		o.Status[i] += b.Status[i]
+	}
+	for i := range o.Verdicts {
+		o.Verdicts[i] += b.Verdicts[i]
+	}
+	o.BytesIn += b.BytesIn
+	o.BytesOut += b.BytesOut
+	o.Events += b.Events
+	o.Progress += b.Progress
+	o.Resumes += b.Resumes
+	o.ResumesOK += b.ResumesOK
+	o.EarlyResume += b.EarlyResume
+	o.Reinits += b.Reinits
+	o.Reissues += b.Reissues
+	o.Streams += b.Streams
+	o.Faulty += b.Faulty
+	o.Dropped += b.Dropped
+	o.Interrupted += b.Interrupted
+}
+
+// reset zeroes o, keeping its histograms.
+func (o *OpStats) reset() {
+	r, s, t, rs, w := o.Response, o.Service, o.TTFB, o.Resume, o.Wait
+	r.Reset()
+	s.Reset()
+	t.Reset()
+	if rs != nil {
+		rs.Reset()
+		w.Reset()
+	}
+	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w}
+}
+
+// Shard records results of the VUs striped onto it. Safe for concurrent
+// use.
+type Shard struct {
+	mu  sync.Mutex
+	ops []*OpStats
+	// offender collects the first faulty streams (see Recorder.Offenders).
+	rec *Recorder
+}
+
+// Recorder owns the shards and the aggregates. Safe for concurrent use;
+// Tick must be called from one goroutine at a time.
+type Recorder struct {
+	names  []string
+	shards []*Shard
+
+	mu        sync.Mutex
+	interval  []*OpStats
+	all       *OpStats
+	total     []*OpStats
+	lastTick  time.Time
+	offenders offenders
+}
+
+// NewRecorder returns a recorder for ops named names (index = Result.Op)
+// with shards for up to vus VUs (0: one per core × 4).
+func NewRecorder(names []string, vus int) *Recorder {
+	n := 4 * runtime.GOMAXPROCS(0)
+	if vus > 0 && vus < n {
+		n = vus
+	}
+	r := &Recorder{names: append([]string(nil), names...), lastTick: time.Now()}
+	for range n {
+		r.shards = append(r.shards, &Shard{ops: make([]*OpStats, len(names)), rec: r})
+	}
+	r.all = newOpStats()
+	r.interval = make([]*OpStats, len(names))
+	r.total = make([]*OpStats, len(names))
+	for i := range names {
+		r.interval[i] = newOpStats()
+		r.total[i] = newOpStats()
+	}
+	r.offenders.max = 100
+	return r
+}
+
+// Names returns the op names.
+func (r *Recorder) Names() []string { return r.names }
+
+// Shard returns the shard of VU vu.
+func (r *Recorder) Shard(vu int) *Shard { return r.shards[vu%len(r.shards)] }
+
+func us(d time.Duration) int64 {
+	v := int64(d / time.Microsecond)
+	switch {
+	case v < histMin:
+		return histMin
+	case v > histMax:
+		return histMax
+	}
+	return v
+}
+
+// Record adds one result. Results of class canceled (cut by the end of the
+// run) count as interrupted and stay out of the latency histograms.
+func (s *Shard) Record(res *driver.Result) {
+	s.mu.Lock()
+	o := s.ops[res.Op]
+	if o == nil {
+		o = newOpStats()
+		s.ops[res.Op] = o
+	}
+	if res.Class == driver.ClassCanceled {
+		o.Interrupted++
+		s.mu.Unlock()
+		return
+	}
+	o.Count++
+	if res.Class != driver.ClassOK {
+		o.Errors++
+	}
+	o.Classes[res.Class]++
+	if res.Status >= 0 && res.Status < len(o.Status) {
+		o.Status[res.Status]++
+	}
+	o.Response.RecordValue(us(res.ResponseTime()))
+	o.Service.RecordValue(us(res.ServiceTime()))
+	if t := res.TTFB(); t >= 0 {
+		o.TTFB.RecordValue(us(t))
+	}
+	o.BytesIn += res.BytesIn
+	o.BytesOut += res.BytesOut
+	o.Events += int64(res.Events)
+	o.Progress += int64(res.Progress)
+	o.Reinits += int64(res.Reinits)
+	o.Reissues += int64(res.Reissues)
+	if len(res.Resumes) > 0 {
+		o.resumeHists()
+		for i := range res.Resumes {
+			rs := &res.Resumes[i]
+			o.Resumes++
+			if rs.OK {
+				o.ResumesOK++
+			}
+			if rs.Hint >= 0 && rs.Waited < time.Duration(rs.Hint)*time.Millisecond {
+				o.EarlyResume++
+			}
+			o.Resume.RecordValue(us(rs.TimeToResume))
+			o.Wait.RecordValue(us(rs.Waited))
+		}
+	}
+	faulty := false
+	if res.Ledger.Checked {
+		o.Streams++
+		for i, c := range res.Ledger.Counts {
+			o.Verdicts[i] += int64(c)
+		}
+		if res.Ledger.Faulty() {
+			o.Faulty++
+			faulty = true
+		}
+	}
+	s.mu.Unlock()
+	if faulty {
+		s.rec.offenders.add(s.rec.names[res.Op], res)
+	}
+}
+
+// Dropped counts an op the schedule could not start.
+func (s *Shard) Dropped(op int) {
+	s.mu.Lock()
+	o := s.ops[op]
+	if o == nil {
+		o = newOpStats()
+		s.ops[op] = o
+	}
+	o.Dropped++
+	s.mu.Unlock()
+}
+
+// Interval is one interval's aggregate. Its stats are owned by the
+// recorder and valid until the next Tick.
+type Interval struct {
+	Start, End time.Time
+	Ops        []*OpStats // index = op
+	All        *OpStats   // every op merged
+}
+
+// Tick closes the current interval: it merges every shard into the
+// interval aggregate (returned) and into the run total.
+func (r *Recorder) Tick(now time.Time) Interval {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, o := range r.interval {
+		o.reset()
+	}
+	for _, s := range r.shards {
+		s.mu.Lock()
+		for i, o := range s.ops {
+			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0) {
+				r.interval[i].add(o)
+				o.reset()
+			}
+		}
+		s.mu.Unlock()
+	}
+	r.all.reset()
+	for i, o := range r.interval {
+		r.total[i].add(o)
+		r.all.add(o)
+	}
+	iv := Interval{Start: r.lastTick, End: now, Ops: r.interval, All: r.all}
+	r.lastTick = now
+	return iv
+}
+
+// Total returns the run's totals so far (up to the last Tick). The stats
+// are owned by the recorder; read them only between Ticks.
+func (r *Recorder) Total() []*OpStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
+}

@@ -1,0 +1,234 @@
+package metrics
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// Summary is the outcome of a run: summary.json, and what the text report
+// prints. Times are milliseconds (suffix _ms) or seconds (suffix _s);
+// rates are per second.
+type Summary struct {
+	Tool        string    `json:"tool"`
+	Target      string    `json:"target"`
+	Embedded    bool      `json:"embedded_server"`
+	Protocol    string    `json:"protocol"`
+	Profile     string    `json:"profile"`
+	Model       string    `json:"model"` // "open" (arrival rate) or "closed" (VUs)
+	Started     time.Time `json:"started"`
+	DurationS   float64   `json:"duration_s"` // measured window actually run (warm-up excluded)
+	WarmupS     float64   `json:"warmup_s"`
+	TargetRate  float64   `json:"target_rate,omitempty"` // open model: the arrival rate asked for
+	Rate        float64   `json:"rate"`                  // completed ops per second (errors included)
+	VUs         int       `json:"vus"`                   // VUs started (pre-allocated and added)
+	MaxVUs      int       `json:"max_vus"`
+	Dropped     int64     `json:"dropped"` // open model: ops not started (no free VU, queue full)
+	Interrupted bool      `json:"interrupted"`
+	StopReason  string    `json:"stop_reason,omitempty"`
+
+	Ops []OpSummary `json:"ops"`
+	All OpSummary   `json:"all"`
+
+	Sessions   SessionSummary    `json:"sessions"`
+	GETStreams *GETStreamSummary `json:"get_streams,omitempty"`
+	Generator  Generator         `json:"generator"`
+}
+
+// Latency holds percentiles in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p99_9"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// OpSummary is one op's totals.
+type OpSummary struct {
+	Name          string           `json:"name"`
+	Count         int64            `json:"count"`
+	Rate          float64          `json:"rate"`
+	Errors        int64            `json:"errors"`
+	ErrorRate     float64          `json:"error_rate"` // errors / count, 0..1
+	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	Status        map[string]int64 `json:"status,omitempty"` // by HTTP status; "0" = no response
+	Dropped       int64            `json:"dropped,omitempty"`
+	Interrupted   int64            `json:"interrupted,omitempty"`
+	Response      Latency          `json:"response_time_ms"` // from the intended start (coordinated omission corrected)
+	Service       Latency          `json:"service_time_ms"`  // from the actual send
+	TTFB          Latency          `json:"ttfb_ms"`
+	BytesIn       int64            `json:"bytes_in"`
+	BytesOut      int64            `json:"bytes_out"`
+	Events        int64            `json:"sse_events"`
+	Progress      int64            `json:"progress_notifications"`
+	Reinits       int64            `json:"reinits,omitempty"`
+	Reissues      int64            `json:"reissues,omitempty"`
+	Resumes       *ResumeSummary   `json:"resumes,omitempty"`
+	Ledger        *LedgerSummary   `json:"ledger,omitempty"`
+}
+
+// ResumeSummary describes resumes of broken response streams.
+type ResumeSummary struct {
+	Attempts     int64   `json:"attempts"`
+	Accepted     int64   `json:"accepted"`
+	Early        int64   `json:"early"` // made before the retry hint had passed
+	TimeToResume Latency `json:"time_to_resume_ms"`
+	Wait         Latency `json:"reconnect_wait_ms"`
+}
+
+// LedgerSummary is the replay ledger's verdict totals.
+type LedgerSummary struct {
+	Streams  int64            `json:"streams"`
+	Faulty   int64            `json:"faulty_streams"`
+	Verdicts map[string]int64 `json:"verdicts"` // every verdict, zeros included
+}
+
+// SessionSummary describes session set-up and teardown.
+type SessionSummary struct {
+	Opened     int64   `json:"opened"`
+	Failed     int64   `json:"failed"`
+	Closed     int64   `json:"closed"`
+	CloseFails int64   `json:"close_failures"`
+	Initialize Latency `json:"initialize_ms"`
+	// FailClasses counts failed initializations by error class.
+	FailClasses map[string]int64 `json:"fail_classes,omitempty"`
+}
+
+// GETStreamSummary describes standalone GET streams.
+type GETStreamSummary struct {
+	Opened   int64          `json:"opened"`
+	None     int64          `json:"none_offered"` // 405
+	Failed   int64          `json:"failed"`
+	Events   int64          `json:"events"`
+	Requests int64          `json:"server_requests_answered"`
+	Breaks   int64          `json:"breaks"`
+	Reopens  int64          `json:"reopens"`
+	Resumes  *ResumeSummary `json:"resumes,omitempty"`
+	Ledger   *LedgerSummary `json:"ledger,omitempty"`
+}
+
+// Generator is mcpbench's own cost over the measured window, from
+// getrusage(2): if CPUPerOpUS is high or Cores near the machine's core
+// count, the generator may be the bottleneck.
+type Generator struct {
+	CPUSeconds     float64 `json:"cpu_s"`
+	CPUPerOpUS     float64 `json:"cpu_us_per_op"`
+	Cores          float64 `json:"cores_used"`
+	MaxRSSMB       float64 `json:"max_rss_mb"`
+	NumCPU         int     `json:"num_cpu"`
+	IncludesServer bool    `json:"includes_embedded_server"`
+}
+
+// LatencyOf returns h's percentiles in ms (µs histogram).
+func LatencyOf(h *hdr.Histogram) Latency {
+	if h == nil || h.TotalCount() == 0 {
+		return Latency{}
+	}
+	ms := func(v int64) float64 { return round3(float64(v) / 1000) }
+	return Latency{
+		P50:  ms(h.ValueAtQuantile(50)),
+		P90:  ms(h.ValueAtQuantile(90)),
+		P99:  ms(h.ValueAtQuantile(99)),
+		P999: ms(h.ValueAtQuantile(99.9)),
+		Max:  ms(h.Max()),
+		Mean: round3(h.Mean() / 1000),
+	}
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// OpSummaryOf summarizes stats over a window of secs seconds.
+func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
+	s := OpSummary{
+		Name:        name,
+		Count:       o.Count,
+		Errors:      o.Errors,
+		Dropped:     o.Dropped,
+		Interrupted: o.Interrupted,
+		Response:    LatencyOf(o.Response),
+		Service:     LatencyOf(o.Service),
+		TTFB:        LatencyOf(o.TTFB),
+		BytesIn:     o.BytesIn,
+		BytesOut:    o.BytesOut,
+		Events:      o.Events,
+		Progress:    o.Progress,
+		Reinits:     o.Reinits,
+		Reissues:    o.Reissues,
+	}
+	if secs > 0 {
+		s.Rate = round3(float64(o.Count) / secs)
+	}
+	if o.Count > 0 {
+		s.ErrorRate = float64(o.Errors) / float64(o.Count)
+	}
+	for c, n := range o.Classes {
+		if n > 0 && driver.Class(c) != driver.ClassOK {
+			if s.ErrorsByClass == nil {
+				s.ErrorsByClass = map[string]int64{}
+			}
+			s.ErrorsByClass[driver.Class(c).String()] = n
+		}
+	}
+	for code, n := range o.Status {
+		if n > 0 {
+			if s.Status == nil {
+				s.Status = map[string]int64{}
+			}
+			s.Status[strconv.Itoa(code)] = n
+		}
+	}
+	if o.Resumes > 0 {
+		s.Resumes = &ResumeSummary{Attempts: o.Resumes, Accepted: o.ResumesOK, Early: o.EarlyResume,
+			TimeToResume: LatencyOf(o.Resume), Wait: LatencyOf(o.Wait)}
+	}
+	if o.Streams > 0 {
+		s.Ledger = LedgerOf(o.Streams, o.Faulty, o.Verdicts)
+	}
+	return s
+}
+
+// LedgerOf builds a ledger summary with every verdict present.
+func LedgerOf(streams, faulty int64, v [driver.NumVerdicts]int64) *LedgerSummary {
+	l := &LedgerSummary{Streams: streams, Faulty: faulty, Verdicts: map[string]int64{}}
+	for i, n := range v {
+		l.Verdicts[driver.Verdict(i).String()] = n
+	}
+	return l
+}
+
+// Summarize builds the per-op summaries and the "all" row from the
+// recorder's totals over a measured window of secs seconds.
+func (r *Recorder) Summarize(secs float64) ([]OpSummary, OpSummary) {
+	total := r.Total()
+	all := newOpStats()
+	var ops []OpSummary
+	for i, o := range total {
+		if o.Count == 0 && o.Dropped == 0 && o.Interrupted == 0 {
+			continue
+		}
+		ops = append(ops, OpSummaryOf(r.names[i], o, secs))
+		all.add(o)
+	}
+	return ops, OpSummaryOf("all", all, secs)
+}
+
+// GeneratorCost computes the generator's cost between two readings for ops
+// completed operations.
+func GeneratorCost(from, to Usage, ops int64, numCPU int, includesServer bool) Generator {
+	g := Generator{NumCPU: numCPU, IncludesServer: includesServer, MaxRSSMB: round3(float64(to.MaxRSS) / (1 << 20))}
+	cpu := (to.CPU - from.CPU).Seconds()
+	wall := to.At.Sub(from.At).Seconds()
+	g.CPUSeconds = round3(cpu)
+	if ops > 0 {
+		g.CPUPerOpUS = round3(cpu * 1e6 / float64(ops))
+	}
+	if wall > 0 {
+		g.Cores = round3(cpu / wall)
+	}
+	return g
+}

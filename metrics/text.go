@@ -1,0 +1,157 @@
+package metrics
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// WriteText prints the summary as a wrk2-style table: per op count, rate,
+// errors and response-time percentiles (and service time when the open
+// model makes them differ), then resumes, the replay ledger, sessions and
+// the generator's own cost. It reads only s, so a saved summary.json
+// prints the same text.
+func WriteText(w io.Writer, s *Summary) error {
+	p := &printer{w: w}
+	target := s.Target
+	if s.Embedded {
+		target += " (embedded reference server)"
+	}
+	p.f("mcpbench  %s  ·  protocol %s  ·  %s\n", target, s.Protocol, s.Tool)
+	model := fmt.Sprintf("closed model, %d VUs", s.VUs)
+	if s.Model == "open" {
+		model = fmt.Sprintf("open model, arrival rate %.4g/s, %d VUs (max %d)", s.TargetRate, s.VUs, s.MaxVUs)
+	}
+	p.f("profile %s  ·  %s  ·  %.1fs measured after %.1fs warm-up\n", s.Profile, model, s.DurationS, s.WarmupS)
+	if s.Interrupted {
+		p.f("INTERRUPTED: %s — results cover the run up to that point\n", s.StopReason)
+	}
+	p.f("\n")
+	title := "Response time (ms)"
+	if s.Model == "open" {
+		title = "Response time (ms, from the intended start: coordinated omission corrected)"
+	}
+	p.latencyTable(title, s, func(o *OpSummary) Latency { return o.Response })
+	if s.Model == "open" {
+		p.f("\n")
+		p.latencyTable("Service time (ms, from the actual send)", s, func(o *OpSummary) Latency { return o.Service })
+	}
+	p.f("\n")
+	if s.Model == "open" {
+		p.f("Throughput: %.1f ops/s achieved of %.4g/s offered; dropped %d (no free VU and queue full)\n", s.Rate, s.TargetRate, s.Dropped)
+	} else {
+		p.f("Throughput: %.1f ops/s\n", s.Rate)
+	}
+	if s.All.Errors > 0 {
+		p.f("Errors: %d of %d (%.2f%%): %s\n", s.All.Errors, s.All.Count, 100*s.All.ErrorRate, classList(s.All.ErrorsByClass))
+	} else {
+		p.f("Errors: 0\n")
+	}
+	if s.All.Interrupted > 0 {
+		p.f("Interrupted by the end of the run (not in latency): %d\n", s.All.Interrupted)
+	}
+	if n := s.All.Reinits; n > 0 {
+		p.f("Sessions re-initialized after 404: %d\n", n)
+	}
+	if n := s.All.Reissues; n > 0 {
+		p.f("Requests re-issued after an unresumable break: %d\n", n)
+	}
+	if r := s.All.Resumes; r != nil {
+		p.f("Resumes (response streams): %d attempts, %d accepted, %d early (before the retry hint); time to resume p50 %s p99 %s max %s ms; wait p50 %s p99 %s ms\n",
+			r.Attempts, r.Accepted, r.Early, ms(r.TimeToResume.P50), ms(r.TimeToResume.P99), ms(r.TimeToResume.Max), ms(r.Wait.P50), ms(r.Wait.P99))
+	}
+	if l := s.All.Ledger; l != nil {
+		p.f("Replay ledger (response streams): %d judged, %d faulty: %s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
+	}
+	if g := s.GETStreams; g != nil {
+		p.f("GET streams: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks, %d reopened\n",
+			g.Opened, g.None, g.Failed, g.Events, g.Requests, g.Breaks, g.Reopens)
+		if r := g.Resumes; r != nil {
+			p.f("  resumes: %d attempts, %d accepted, %d early; time to resume p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, ms(r.TimeToResume.P50), ms(r.TimeToResume.P99))
+		}
+		if l := g.Ledger; l != nil {
+			p.f("  replay ledger: %d judged, %d faulty: %s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
+		}
+	}
+	ss := s.Sessions
+	p.f("Sessions: %d opened, %d failed%s; initialize p50 %s p99 %s ms; %d closed, %d close failures\n",
+		ss.Opened, ss.Failed, failList(ss.FailClasses), ms(ss.Initialize.P50), ms(ss.Initialize.P99), ss.Closed, ss.CloseFails)
+	g := s.Generator
+	note := ""
+	if g.IncludesServer {
+		note = " (includes the embedded server: use --url against a separate server to measure mcpbench alone)"
+	}
+	p.f("Generator: %.2f CPU-s, %.1f µs CPU per op, %.2f of %d cores, max RSS %.0f MB%s\n", g.CPUSeconds, g.CPUPerOpUS, g.Cores, g.NumCPU, g.MaxRSSMB, note)
+	return p.err
+}
+
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) f(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func (p *printer) latencyTable(title string, s *Summary, pick func(*OpSummary) Latency) {
+	p.f("%s\n", title)
+	width := len("op")
+	for _, o := range s.Ops {
+		width = max(width, len(o.Name))
+	}
+	p.f("%-*s %9s %9s %7s %9s %9s %9s %9s %9s\n", width, "op", "count", "rate/s", "errors", "p50", "p90", "p99", "p99.9", "max")
+	row := func(o *OpSummary) {
+		l := pick(o)
+		p.f("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s\n", width, o.Name, o.Count, o.Rate, o.Errors, ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max))
+	}
+	for i := range s.Ops {
+		row(&s.Ops[i])
+	}
+	if len(s.Ops) > 1 {
+		row(&s.All)
+	}
+}
+
+// ms formats milliseconds with 3 significant decimals for small values.
+func ms(v float64) string {
+	switch {
+	case v < 10:
+		return fmt.Sprintf("%.3f", v)
+	case v < 100:
+		return fmt.Sprintf("%.2f", v)
+	case v < 10000:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func classList(m map[string]int64) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func failList(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	return " (" + classList(m) + ")"
+}
+
+func verdictList(m map[string]int64) string {
+	var parts []string
+	for _, v := range driver.Verdicts() {
+		parts = append(parts, fmt.Sprintf("%s %d", v, m[v.String()]))
+	}
+	return strings.Join(parts, " · ")
+}

@@ -1,0 +1,421 @@
+package refserver
+
+import (
+	"context"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Names and versions this server announces.
+const (
+	implementationName    = "mcpbench-refserver"
+	implementationVersion = "0.1.0"
+	protocolVersion2026   = "2026-07-28"
+)
+
+// Close bounds: a closing handler waits this long for sessions to end before
+// giving up on them (their HTTP connections are forced closed by then).
+const closeWaitTimeout = 2 * time.Second
+
+// Stats are the server's counters since it started.
+type Stats struct {
+	// ToolCalls counts tool executions started: calls whose arguments
+	// passed the input schema, including those that then fail (bad values,
+	// a tool the mode cannot serve). A multi round-trip call counts once per
+	// round.
+	ToolCalls int64
+
+	// Executions maps each key of the count tool to the number of times it
+	// started. It is a copy.
+	Executions map[string]int64
+
+	// DoubleExecutions counts count-tool keys that started more than once.
+	DoubleExecutions int64
+
+	// SessionsOpened counts sessions that completed initialization
+	// (notifications/initialized received); SessionsClosed counts those that
+	// ended since (DELETE, SessionTimeout, Close). Both stay 0 in the
+	// stateless modes, which have no sessions.
+	SessionsOpened, SessionsClosed int64
+}
+
+// handler is the http.Handler NewHandler returns.
+type handler struct {
+	opts   Options
+	mode   Mode
+	server *mcp.Server
+	mcp    *mcp.StreamableHTTPHandler
+	store  *memoryEventStore // nil unless mode.stateful()
+
+	// send is the SDK's default sending method handler, captured through a
+	// sending middleware. Calling it sends notifications/message without
+	// ServerSession.Log's level filter, which drops every message until the
+	// client calls logging/setLevel.
+	send mcp.MethodHandler
+
+	// ctx is cancelled when the handler closes: it aborts running tools
+	// (through a receiving middleware), ticks and notify loops.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closing  bool                            // no goroutine may start once set
+	wg       sync.WaitGroup                  // goroutines started by goTracked
+	sessions map[*mcp.ServerSession]*session // initialized sessions (stateful modes)
+
+	execMu     sync.Mutex
+	executions map[string]int64
+
+	toolCalls, doubles, opened, closed atomic.Int64
+
+	closeOnce sync.Once
+}
+
+var _ io.Closer = (*handler)(nil)
+
+// session is the per-session state of the stateful modes.
+type session struct {
+	ss   *mcp.ServerSession
+	done chan struct{} // closed when the session has ended
+
+	// mu serialises numbering and sending, so that numbered notifications
+	// reach the event store and the wire in sequence order.
+	mu  sync.Mutex
+	seq int64
+}
+
+// NewHandler returns an http.Handler serving the MCP endpoint as opts says;
+// mount it at /mcp. It returns an error wrapping [ErrInvalidOptions] if opts
+// is invalid.
+//
+// The handler is safe for concurrent use. Sessions end with DELETE or
+// Options.SessionTimeout; the returned value also implements io.Closer, whose
+// Close ends every session, aborts running tools, and answers later requests
+// with 503.
+func NewHandler(opts Options) (http.Handler, error) {
+	h, err := newHandler(opts)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func newHandler(opts Options) (*handler, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	h := &handler{
+		opts:       opts,
+		mode:       opts.mode(),
+		sessions:   make(map[*mcp.ServerSession]*session),
+		executions: make(map[string]int64),
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+
+	var versions []string
+	if h.mode == ModeStateless {
+		versions = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool {
+			return v >= protocolVersion2026
+		})
+	}
+	h.server = mcp.NewServer(&mcp.Implementation{
+		Name:    implementationName,
+		Title:   "mcpbench reference server",
+		Version: implementationVersion,
+	}, &mcp.ServerOptions{
+		Instructions:              "Reference server of mcpbench: tools made for measuring Streamable HTTP servers.",
+		Logger:                    opts.Logger,
+		InitializedHandler:        h.initialized,
+		SupportedProtocolVersions: versions,
+	})
+	h.server.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		h.send = next
+		return next
+	})
+	h.server.AddReceivingMiddleware(h.toolContext)
+	h.addFeatures()
+
+	httpOpts := &mcp.StreamableHTTPOptions{
+		Stateless:                    !h.mode.stateful(),
+		JSONResponse:                 h.mode == ModeJSON,
+		Logger:                       opts.Logger,
+		SessionTimeout:               opts.SessionTimeout,
+		PropagateRequestCancellation: h.mode == Mode2026,
+	}
+	if h.mode.stateful() {
+		n := opts.EventStoreBytes
+		if n == 0 {
+			n = DefaultEventStoreBytes
+		}
+		h.store = newMemoryEventStore(n)
+		httpOpts.EventStore = h.store
+	}
+	h.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.server }, httpOpts)
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.ctx.Err() != nil {
+		http.Error(w, "refserver: closing", http.StatusServiceUnavailable)
+		return
+	}
+	// Ask reverse proxies not to buffer SSE (2026-07-28 Streamable HTTP).
+	w.Header().Set("X-Accel-Buffering", "no")
+	if h.store != nil && r.Method == http.MethodGet && len(r.Header.Values("Last-Event-ID")) == 0 {
+		r = h.freshGET(r)
+	}
+	h.mcp.ServeHTTP(w, r)
+}
+
+// freshGET adapts a GET without Last-Event-ID. The SDK answers it by
+// replaying the session's standalone stream from index 0, and with 400 once
+// the event store has evicted its oldest events; this makes it replay from
+// the oldest retained event instead, with correct event ids.
+func (h *handler) freshGET(r *http.Request) *http.Request {
+	id := r.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		return r
+	}
+	first, ok := h.store.standaloneFirst(id)
+	if !ok || first == 0 {
+		return r
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Last-Event-ID", "_"+strconv.Itoa(first-1))
+	return r
+}
+
+// toolContext is a receiving middleware: tools/call handlers get a context
+// that the handler's Close cancels, so that Close never waits on a sleeping
+// tool or on a client that never answers a server→client request.
+func (h *handler) toolContext(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		stop := context.AfterFunc(h.ctx, cancel)
+		defer func() {
+			stop()
+			cancel()
+		}()
+		return next(ctx, method, req)
+	}
+}
+
+// initialized is the SDK's InitializedHandler: it starts tracking the
+// session and, with TickInterval, its ticks.
+func (h *handler) initialized(_ context.Context, req *mcp.InitializedRequest) {
+	if !h.mode.stateful() {
+		return // legacy clients of the stateless modes: no session to keep
+	}
+	s := h.track(req.Session)
+	if s != nil && h.opts.TickInterval > 0 {
+		h.goTracked(func() { h.tick(s) })
+	}
+}
+
+// track returns the state of ss, creating it (and a goroutine that notices
+// the end of the session) on first use. It returns nil once the handler is
+// closing.
+func (h *handler) track(ss *mcp.ServerSession) *session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.sessions[ss]; s != nil {
+		return s
+	}
+	if h.closing {
+		return nil
+	}
+	s := &session{ss: ss, done: make(chan struct{})}
+	h.sessions[ss] = s
+	h.opened.Add(1)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		_ = ss.Wait() // returns once the session has ended, for whatever reason
+		h.mu.Lock()
+		delete(h.sessions, ss)
+		h.mu.Unlock()
+		close(s.done)
+		h.closed.Add(1)
+	}()
+	return s
+}
+
+// goTracked runs f in a goroutine that Close waits for. It reports false,
+// without running f, once the handler is closing.
+func (h *handler) goTracked(f func()) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing {
+		return false
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// seqData is the data of a numbered notifications/message.
+type seqData struct {
+	Seq    int64  `json:"seq"`
+	Stream string `json:"stream"`
+}
+
+// sendSeq sends the session's next numbered notification. Its context carries
+// no request, so the SDK routes it to the standalone GET stream.
+func (h *handler) sendSeq(s *session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	_, err := h.send(h.ctx, "notifications/message", &mcp.ServerRequest[*mcp.LoggingMessageParams]{
+		Session: s.ss,
+		Params: &mcp.LoggingMessageParams{
+			Level:  "info",
+			Logger: "mcpbench",
+			Data:   seqData{Seq: s.seq, Stream: "get"},
+		},
+	})
+	return err
+}
+
+// tick sends a numbered notification every TickInterval until the session or
+// the handler ends.
+func (h *handler) tick(s *session) {
+	t := time.NewTicker(h.opts.TickInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if h.sendSeq(s) != nil {
+				return
+			}
+		case <-s.done:
+			return
+		case <-h.ctx.Done():
+			return
+		}
+	}
+}
+
+// notifyLoop sends count numbered notifications, interval apart.
+func (h *handler) notifyLoop(s *session, count int, interval time.Duration) {
+	var t *time.Timer
+	for i := range count {
+		if i > 0 && interval > 0 {
+			if t == nil {
+				t = time.NewTimer(interval)
+				defer t.Stop()
+			} else {
+				t.Reset(interval)
+			}
+			select {
+			case <-t.C:
+			case <-s.done:
+				return
+			case <-h.ctx.Done():
+				return
+			}
+		}
+		select {
+		case <-s.done:
+			return
+		case <-h.ctx.Done():
+			return
+		default:
+		}
+		if h.sendSeq(s) != nil {
+			return
+		}
+	}
+}
+
+// startExecution counts one start of the count tool for key.
+func (h *handler) startExecution(key string) {
+	h.execMu.Lock()
+	h.executions[key]++
+	n := h.executions[key]
+	h.execMu.Unlock()
+	if n == 2 {
+		h.doubles.Add(1)
+	}
+}
+
+func (h *handler) executionsOf(key string) int64 {
+	h.execMu.Lock()
+	defer h.execMu.Unlock()
+	return h.executions[key]
+}
+
+func (h *handler) stats() Stats {
+	h.execMu.Lock()
+	ex := maps.Clone(h.executions)
+	h.execMu.Unlock()
+	return Stats{
+		ToolCalls:        h.toolCalls.Load(),
+		Executions:       ex,
+		DoubleExecutions: h.doubles.Load(),
+		SessionsOpened:   h.opened.Load(),
+		SessionsClosed:   h.closed.Load(),
+	}
+}
+
+// beginClose stops new work and starts ending every session. It is
+// idempotent and does not block.
+func (h *handler) beginClose() {
+	h.closeOnce.Do(func() {
+		h.mu.Lock()
+		h.closing = true
+		h.mu.Unlock()
+		h.cancel()
+	})
+	h.closeSessions()
+}
+
+// closeSessions ends every session the SDK knows, in the background.
+func (h *handler) closeSessions() {
+	for ss := range h.server.Sessions() {
+		go ss.Close() // waits for in-flight requests, which h.ctx aborts
+	}
+}
+
+// waitClosed waits up to d for every session and every handler goroutine to
+// end. It reports whether they did.
+func (h *handler) waitClosed(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		h.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		return false
+	}
+	// Sessions created by requests that were in flight when closing began.
+	h.closeSessions()
+	return true
+}
+
+// Close ends every session, aborts running tools and answers later requests
+// with 503. It waits (a bounded time) for sessions to end. It is idempotent
+// and always returns nil.
+func (h *handler) Close() error {
+	h.beginClose()
+	h.waitClosed(closeWaitTimeout)
+	return nil
+}

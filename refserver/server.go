@@ -1,0 +1,105 @@
+package refserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DefaultAddr is the address Start listens on when given "": a free port on
+// the IPv4 loopback interface.
+const DefaultAddr = "127.0.0.1:0"
+
+// shutdownTimeout bounds the graceful part of Close; connections still open
+// after it are closed by force.
+const shutdownTimeout = 3 * time.Second
+
+// Server is a running reference server: NewHandler served at /mcp over HTTP.
+// Its methods are safe for concurrent use.
+type Server struct {
+	h        *handler
+	srv      *http.Server
+	ln       net.Listener
+	served   chan error // Serve's result
+	stopCtx  func() bool
+	once     sync.Once
+	closeErr error
+}
+
+// Start listens on addr ("" means DefaultAddr, "127.0.0.1:0") and serves
+// NewHandler(opts) at /mcp until Close is called or ctx is done (cancelling
+// ctx closes the server as Close does). It returns an error wrapping
+// ErrInvalidOptions if opts is invalid, or the listen error.
+func Start(ctx context.Context, addr string, opts Options) (*Server, error) {
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	h, err := newHandler(opts)
+	if err != nil {
+		return nil, err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	errorLog := log.New(io.Discard, "", 0)
+	if opts.Logger != nil {
+		errorLog = slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)
+	}
+	s := &Server{
+		h:  h,
+		ln: ln,
+		srv: &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          errorLog,
+			// No WriteTimeout: SSE streams live as long as their request.
+		},
+		served: make(chan error, 1),
+	}
+	go func() { s.served <- s.srv.Serve(ln) }()
+	s.stopCtx = context.AfterFunc(ctx, func() { s.Close() })
+	return s, nil
+}
+
+// URL returns the MCP endpoint, e.g. "http://127.0.0.1:41234/mcp".
+func (s *Server) URL() string { return "http://" + s.Addr() + "/mcp" }
+
+// Addr returns the address the server listens on, e.g. "127.0.0.1:41234".
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats { return s.h.stats() }
+
+// Close stops listening, ends every session (aborting running tools), and
+// waits for in-flight requests a bounded time (a few seconds) before closing
+// their connections by force, so it never hangs. It is idempotent; every
+// call returns the same error, nil unless serving had failed.
+func (s *Server) Close() error {
+	s.once.Do(func() {
+		s.stopCtx()
+		s.h.beginClose()
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		err := s.srv.Shutdown(ctx)
+		cancel()
+		if err != nil {
+			s.srv.Close()
+		}
+		s.h.waitClosed(closeWaitTimeout)
+		if err := <-s.served; !errors.Is(err, http.ErrServerClosed) {
+			s.closeErr = err
+		}
+	})
+	return s.closeErr
+}

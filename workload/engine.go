@@ -1,0 +1,724 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/metrics"
+	"golang.org/x/sync/errgroup"
+)
+
+// Plan is a compiled, validated profile: driver config and ops ready to
+// send. Immutable once built.
+type Plan struct {
+	Profile Profile
+	Driver  driver.Config
+	Ops     []*driver.Op
+	Names   []string
+	cum     []int // cumulative weights, for the op mix
+}
+
+// Compile validates p (after Defaults) and builds the plan; hc is the HTTP
+// client the sessions share (nil: driver.NewHTTPClient). Every problem of
+// the profile is returned at once, as a *ProfileError.
+func Compile(p *Profile, hc *http.Client) (*Plan, error) {
+	p.Defaults()
+	if errs := p.Validate(); len(errs) > 0 {
+		return nil, &ProfileError{Source: p.Name, Errs: errs}
+	}
+	pl := &Plan{Profile: *p}
+	d := &pl.Driver
+	d.URL = p.URL
+	d.Protocol = p.Protocol
+	d.ConnectTimeout = p.Timeouts.Connect.D()
+	d.RequestTimeout = p.Timeouts.Request.D()
+	d.StreamIdleTimeout = p.Timeouts.StreamIdle.D()
+	d.Reconnect = p.Resume.Policy
+	d.DefaultRetry = p.Resume.DefaultRetry.D()
+	d.MaxResumes = p.Resume.MaxAttempts
+	d.ReissueUnresumable = p.Resume.Reissue
+	d.Seed = p.Seed
+	if len(p.Headers) > 0 {
+		d.Header = http.Header{}
+		for k, v := range p.Headers {
+			d.Header.Set(k, v)
+		}
+	}
+	d.HTTPClient = hc
+	if d.HTTPClient == nil && d.URL != "" {
+		d.HTTPClient = driver.NewHTTPClient(d)
+	}
+	total := 0
+	for i := range p.Ops {
+		o := &p.Ops[i]
+		if *o.Weight == 0 {
+			continue
+		}
+		params, err := o.params()
+		if err != nil {
+			return nil, fmt.Errorf("ops[%d].arguments: %w", i, err)
+		}
+		op, err := driver.NewOp(o.opName(), o.Method, params, o.Progress)
+		if err != nil {
+			return nil, err
+		}
+		op.ExpectProgress = o.Expect.Progress
+		total += *o.Weight
+		pl.Ops = append(pl.Ops, op)
+		pl.Names = append(pl.Names, op.Name)
+		pl.cum = append(pl.cum, total)
+	}
+	return pl, nil
+}
+
+// SetURL points the plan at url (used for the embedded server, whose
+// address is known only once it listens).
+func (pl *Plan) SetURL(url string, hc *http.Client) {
+	pl.Driver.URL = url
+	pl.Profile.URL = url
+	pl.Driver.HTTPClient = hc
+	if hc == nil {
+		pl.Driver.HTTPClient = driver.NewHTTPClient(&pl.Driver)
+	}
+}
+
+// pick chooses an op index by weight.
+func (pl *Plan) pick(rng *rand.Rand) int {
+	n := rng.IntN(pl.cum[len(pl.cum)-1])
+	return sort.SearchInts(pl.cum, n+1)
+}
+
+// Progress is what the engine reports once per interval.
+type Progress struct {
+	Interval   metrics.Interval
+	Names      []string
+	Elapsed    time.Duration // since the start (warm-up included)
+	Phase      string        // "warm-up", "measure", "stopping"
+	Remaining  time.Duration
+	TargetRate float64
+	VUs        int64 // VUs running
+	Sessions   int64 // sessions open
+	Streams    int64 // GET streams open
+	Dropped    int64 // so far
+}
+
+// Options configure a run beyond the plan.
+type Options struct {
+	// Interval between progress reports and metric merges; 0 means 1 s.
+	Interval time.Duration
+	// OnInterval is called once per interval from the collector goroutine;
+	// it must not block for long (a slow sink must not push back on load).
+	OnInterval func(Progress)
+	// Recorder to record into; nil makes one.
+	Recorder *metrics.Recorder
+	// Embedded marks a target that is the in-process reference server.
+	Embedded bool
+	// Tool is "mcpbench <version>" for the summary.
+	Tool string
+	// SetupConcurrency bounds concurrent session set-ups; 0 means 64.
+	SetupConcurrency int
+}
+
+// ErrSetup is returned when no session could be initialized.
+var ErrSetup = errors.New("no session could be initialized")
+
+type job struct {
+	intended time.Time
+	op       int
+}
+
+type engine struct {
+	pl   *Plan
+	opts Options
+	rec  *metrics.Recorder
+
+	start, warmEnd, end time.Time
+	runCtx              context.Context // cancelled at the hard stop
+	stopAdmit           chan struct{}   // closed when the window ends or ctx is cancelled
+
+	jobs    chan job
+	idle    atomic.Int64
+	live    atomic.Int64
+	started atomic.Int64
+	dropped atomic.Int64
+	wg      sync.WaitGroup
+	spawnMu sync.Mutex
+
+	sessionsOpen atomic.Int64
+	streamsOpen  atomic.Int64
+
+	mu       sync.Mutex
+	sess     metrics.SessionSummary
+	initHist *hdr.Histogram
+	failCls  [driver.NumClasses]int64
+	get      getAgg
+	// negotiated is the protocol version the first session agreed on.
+	negotiated string
+}
+
+// getAgg aggregates GET-stream stats of closed sessions.
+type getAgg struct {
+	opened, none, failed, events, requests, breaks, reopens int64
+	resumes                                                 metrics.OpStats
+	verdicts                                                [driver.NumVerdicts]int64
+	streams, faulty                                         int64
+	used                                                    bool
+}
+
+// Run executes the plan and returns its summary. It returns when the
+// measured window and the graceful stop are over, or soon after ctx is
+// cancelled (the summary is then marked interrupted, with what was
+// gathered). The error is non-nil only when the run could not start
+// (ErrSetup, with the summary still filled in).
+func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) {
+	p := &pl.Profile
+	e := &engine{pl: pl, opts: opts, rec: opts.Recorder, initHist: metrics.NewHistogram(), stopAdmit: make(chan struct{})}
+	if e.rec == nil {
+		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs)
+	}
+	if e.opts.Interval <= 0 {
+		e.opts.Interval = time.Second
+	}
+	if p.Open() {
+		e.jobs = make(chan job, p.Queue)
+	}
+
+	// Set up the initial sessions before the clock starts.
+	sessions := e.setup(ctx, p.VUs)
+	started := time.Now()
+	live := 0
+	for _, s := range sessions {
+		if s != nil {
+			live++
+		}
+	}
+	if live == 0 {
+		sum := e.summary(started, started, metrics.Usage{}, metrics.Usage{}, ctx)
+		return sum, fmt.Errorf("%w: %d of %d failed (%s)", ErrSetup, p.VUs, p.VUs, failClasses(sum.Sessions.FailClasses))
+	}
+
+	e.start = time.Now()
+	e.warmEnd = e.start.Add(p.Warmup.D())
+	e.end = e.warmEnd.Add(p.Duration.D())
+	hard, cancelHard := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelHard(nil)
+	e.runCtx = hard
+
+	// Ctrl-C: stop admitting at once and cut in-flight ops.
+	stopWatch := context.AfterFunc(ctx, func() {
+		e.closeAdmit()
+		cancelHard(context.Cause(ctx))
+	})
+	defer stopWatch()
+
+	var usage0 metrics.Usage
+	usageSet := make(chan struct{})
+	warmTimer := time.AfterFunc(p.Warmup.D(), func() { usage0 = metrics.ReadUsage(); close(usageSet) })
+	defer warmTimer.Stop()
+
+	collectorDone := make(chan struct{})
+	stopCollector := make(chan struct{})
+	go e.collect(stopCollector, collectorDone)
+
+	for i, s := range sessions {
+		if s == nil {
+			if p.Open() {
+				continue // the open model adds VUs on demand
+			}
+			// Closed model: the VU keeps trying to initialize.
+		}
+		e.launch(i, s, nil)
+	}
+	if p.Open() {
+		e.schedule()
+	} else {
+		e.waitWindow()
+	}
+	e.closeAdmit()
+
+	// Graceful stop: in-flight ops may finish, then they are cut.
+	finished := make(chan struct{})
+	go func() { e.wg.Wait(); close(finished) }()
+	grace := time.NewTimer(p.GracefulStop.D())
+	select {
+	case <-finished:
+	case <-grace.C:
+		cancelHard(errors.New("graceful stop expired"))
+		<-finished
+	case <-hard.Done():
+		<-finished
+	}
+	grace.Stop()
+	usage1 := metrics.ReadUsage()
+	select {
+	case <-usageSet:
+	default: // stopped during warm-up
+		warmTimer.Stop()
+		usage0 = usage1
+	}
+	close(stopCollector)
+	<-collectorDone
+	measuredEnd := time.Now()
+	if measuredEnd.After(e.end) || ctx.Err() == nil {
+		measuredEnd = e.end
+	}
+	return e.summary(e.warmEnd, measuredEnd, usage0, usage1, ctx), nil
+}
+
+// setup initializes n sessions concurrently; failed ones are nil.
+func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
+	out := make([]*driver.Session, n)
+	var g errgroup.Group
+	g.SetLimit(max(1, cmpOr(e.opts.SetupConcurrency, 64)))
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			s, _ := driver.NewSession(&e.pl.Driver, i)
+			if e.initSession(ctx, s) {
+				out[i] = s
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	return out
+}
+
+func cmpOrS(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func cmpOr(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// initSession initializes s and records the outcome.
+func (e *engine) initSession(ctx context.Context, s *driver.Session) bool {
+	var res driver.Result
+	err := s.Initialize(ctx, &res)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		if res.Class != driver.ClassCanceled {
+			e.sess.Failed++
+			e.failCls[res.Class]++
+		}
+		return false
+	}
+	e.sess.Opened++
+	if e.negotiated == "" {
+		e.negotiated = s.Protocol()
+	}
+	e.initHist.RecordValue(max(1, res.ServiceTime().Microseconds()))
+	e.sessionsOpen.Add(1)
+	return true
+}
+
+func (e *engine) closeAdmit() {
+	e.spawnMu.Lock()
+	defer e.spawnMu.Unlock()
+	select {
+	case <-e.stopAdmit:
+	default:
+		close(e.stopAdmit)
+	}
+}
+
+// waitWindow blocks until the end of the measured window (closed model).
+func (e *engine) waitWindow() {
+	t := time.NewTimer(time.Until(e.end))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-e.stopAdmit:
+	}
+}
+
+// launch starts VU id with session s (nil: initialize first) and an
+// optional first job (open model).
+func (e *engine) launch(id int, s *driver.Session, first *job) {
+	e.wg.Add(1)
+	e.live.Add(1)
+	e.started.Add(1)
+	go e.vu(id, s, first)
+}
+
+// schedule admits ops at the arrival rate until the window ends.
+func (e *engine) schedule() {
+	p := &e.pl.Profile
+	sched := Constant{PerSec: p.Rate, Duration: e.end.Sub(e.start)}
+	rng := rand.New(rand.NewPCG(uint64(p.Seed), 0x5c4ed))
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var hits uint64
+	for {
+		elapsed := time.Since(e.start)
+		wait, stop := sched.Pace(elapsed, hits)
+		if stop {
+			return
+		}
+		if wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-e.stopAdmit:
+				return
+			}
+			continue
+		}
+		j := job{intended: e.start.Add(elapsed + wait), op: e.pl.pick(rng)}
+		e.admit(j)
+		hits++
+	}
+}
+
+// admit hands a due op to an idle VU, starts a VU for it (up to MaxVUs), or
+// queues it; when the queue is full it is dropped and counted. It never
+// blocks.
+func (e *engine) admit(j job) {
+	if e.idle.Load() <= 0 && e.live.Load() < int64(e.pl.Profile.MaxVUs) {
+		e.spawnMu.Lock()
+		select {
+		case <-e.stopAdmit:
+			e.spawnMu.Unlock()
+			return
+		default:
+		}
+		id := int(e.started.Load())
+		e.launch(id, nil, &j)
+		e.spawnMu.Unlock()
+		return
+	}
+	select {
+	case e.jobs <- j:
+	default:
+		e.dropped.Add(1)
+		if e.counted(j.intended) {
+			e.rec.Shard(0).Dropped(j.op)
+		}
+	}
+}
+
+// counted reports whether an op intended at t is in the measured window.
+func (e *engine) counted(t time.Time) bool { return !t.Before(e.warmEnd) && t.Before(e.end) }
+
+func (e *engine) vu(id int, s *driver.Session, first *job) {
+	defer e.wg.Done()
+	defer e.live.Add(-1)
+	p := &e.pl.Profile
+	shard := e.rec.Shard(id)
+	rng := rand.New(rand.NewPCG(uint64(p.Seed), uint64(id)+1))
+	var res driver.Result
+
+	if s == nil {
+		s, _ = driver.NewSession(&e.pl.Driver, id)
+		for !e.initSession(e.runCtx, s) {
+			if first != nil {
+				// The op this VU was started for cannot run: it fails with
+				// the initialize error, timed from its intended start.
+				e.failJob(shard, first, s)
+				return
+			}
+			if sleepOr(e.runCtx, e.stopAdmit, time.Second) {
+				return
+			}
+		}
+	}
+	defer e.closeSession(s)
+	if p.GETStream {
+		e.openGET(s)
+	}
+	run := func(j *job) {
+		res.Reset()
+		res.Op = j.op
+		res.Intended = j.intended
+		s.Do(e.runCtx, e.pl.Ops[j.op], &res)
+		if e.counted(res.Intended) {
+			shard.Record(&res)
+		}
+	}
+	if first != nil {
+		run(first)
+	}
+	if p.Open() {
+		for {
+			e.idle.Add(1)
+			select {
+			case j := <-e.jobs:
+				e.idle.Add(-1)
+				run(&j)
+			case <-e.stopAdmit:
+				e.idle.Add(-1)
+				// Drain ops already queued: they were admitted in time.
+				for {
+					select {
+					case j := <-e.jobs:
+						run(&j)
+						continue
+					default:
+					}
+					return
+				}
+			}
+		}
+	}
+	for {
+		now := time.Now()
+		if !now.Before(e.end) || isClosed(e.stopAdmit) {
+			return
+		}
+		j := job{intended: now, op: e.pl.pick(rng)}
+		run(&j)
+		if d := p.ThinkTime.D(); d > 0 && sleepOr(e.runCtx, e.stopAdmit, d) {
+			return
+		}
+	}
+}
+
+// failJob records a job that could not run because its VU's session did
+// not initialize.
+func (e *engine) failJob(shard *metrics.Shard, j *job, s *driver.Session) {
+	if !e.counted(j.intended) {
+		return
+	}
+	var res driver.Result
+	res.Op = j.op
+	res.Intended = j.intended
+	res.Start = time.Now()
+	res.End = res.Start
+	res.Class = driver.ClassSessionMissing
+	res.Err = errors.New("no session: initialize failed")
+	if e.runCtx.Err() != nil {
+		res.Class = driver.ClassCanceled
+	}
+	shard.Record(&res)
+}
+
+func (e *engine) openGET(s *driver.Session) {
+	err := s.OpenStream(e.runCtx)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.get.used = true
+	switch {
+	case err == nil:
+		e.streamsOpen.Add(1)
+	case errors.Is(err, driver.ErrNoGETStream):
+		e.get.none++
+	default:
+		e.get.failed++
+	}
+}
+
+func (e *engine) closeSession(s *driver.Session) {
+	st := s.StreamStats()
+	// DELETE gets its own short deadline: it must go out even after Ctrl-C.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.runCtx), 5*time.Second)
+	err := s.Close(ctx)
+	cancel()
+	e.sessionsOpen.Add(-1)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		e.sess.CloseFails++
+	} else {
+		e.sess.Closed++
+	}
+	if st.Opened > 0 {
+		e.streamsOpen.Add(-1)
+		g := &e.get
+		g.opened += st.Opened
+		g.events += st.Events
+		g.requests += st.Requests
+		g.breaks += st.Breaks
+		g.reopens += st.Reopens
+		for _, r := range st.Resumes {
+			g.resumes.Resumes++
+			if r.OK {
+				g.resumes.ResumesOK++
+			}
+			if r.Hint >= 0 && r.Waited < time.Duration(r.Hint)*time.Millisecond {
+				g.resumes.EarlyResume++
+			}
+			if g.resumes.Resume == nil {
+				g.resumes.Resume, g.resumes.Wait = metrics.NewHistogram(), metrics.NewHistogram()
+			}
+			g.resumes.Resume.RecordValue(max(1, r.TimeToResume.Microseconds()))
+			g.resumes.Wait.RecordValue(max(1, r.Waited.Microseconds()))
+		}
+		if st.Ledger.Checked {
+			g.streams++
+			for i, c := range st.Ledger.Counts {
+				g.verdicts[i] += int64(c)
+			}
+			if st.Ledger.Faulty() {
+				g.faulty++
+				e.rec.AddOffender(metrics.Offender{Op: "GET stream", Class: st.LastError, Verdicts: verdictMap(st.Ledger.Counts), EventIDs: st.Ledger.EventIDs(), Resumes: len(st.Resumes)})
+			}
+		}
+	}
+}
+
+func verdictMap(c [driver.NumVerdicts]int) map[string]int {
+	m := map[string]int{}
+	for i, n := range c {
+		if n != 0 {
+			m[driver.Verdict(i).String()] = n
+		}
+	}
+	return m
+}
+
+// collect merges metrics once per interval and reports progress.
+func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(e.opts.Interval)
+	defer t.Stop()
+	report := func(now time.Time) {
+		iv := e.rec.Tick(now)
+		if e.opts.OnInterval == nil {
+			return
+		}
+		pr := Progress{Interval: iv, Names: e.pl.Names, Elapsed: now.Sub(e.start), VUs: e.live.Load(),
+			Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
+		switch {
+		case now.Before(e.warmEnd):
+			pr.Phase, pr.Remaining = "warm-up", e.end.Sub(now)
+		case now.Before(e.end):
+			pr.Phase, pr.Remaining = "measure", e.end.Sub(now)
+		default:
+			pr.Phase = "stopping"
+		}
+		if e.pl.Profile.Open() && pr.Phase != "stopping" {
+			pr.TargetRate = e.pl.Profile.Rate
+		}
+		e.opts.OnInterval(pr)
+	}
+	for {
+		select {
+		case now := <-t.C:
+			report(now)
+		case <-stop:
+			report(time.Now())
+			return
+		}
+	}
+}
+
+func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.Context) *metrics.Summary {
+	p := &e.pl.Profile
+	secs := to.Sub(from).Seconds()
+	if secs < 0 {
+		secs = 0
+	}
+	ops, all := e.rec.Summarize(secs)
+	s := &metrics.Summary{
+		Tool:      e.opts.Tool,
+		Target:    e.pl.Driver.URL,
+		Embedded:  e.opts.Embedded,
+		Protocol:  e.negotiated,
+		Profile:   p.Name,
+		Model:     "closed",
+		Started:   e.start,
+		DurationS: secs,
+		WarmupS:   p.Warmup.D().Seconds(),
+		Rate:      all.Rate,
+		VUs:       int(e.started.Load()),
+		MaxVUs:    p.MaxVUs,
+		Dropped:   e.dropped.Load(),
+		Ops:       ops,
+		All:       all,
+	}
+	if s.Protocol == "" {
+		s.Protocol = "none negotiated (asked " + cmpOrS(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"
+	}
+	if p.Open() {
+		s.Model = "open"
+		s.TargetRate = p.Rate
+	} else {
+		s.MaxVUs = p.VUs
+	}
+	if ctx.Err() != nil {
+		s.Interrupted = true
+		s.StopReason = fmt.Sprint(context.Cause(ctx))
+	}
+	e.mu.Lock()
+	s.Sessions = e.sess
+	s.Sessions.Initialize = metrics.LatencyOf(e.initHist)
+	for c, n := range e.failCls {
+		if n > 0 {
+			if s.Sessions.FailClasses == nil {
+				s.Sessions.FailClasses = map[string]int64{}
+			}
+			s.Sessions.FailClasses[driver.Class(c).String()] = n
+		}
+	}
+	if g := &e.get; g.used {
+		gs := &metrics.GETStreamSummary{Opened: g.opened, None: g.none, Failed: g.failed, Events: g.events, Requests: g.requests, Breaks: g.breaks, Reopens: g.reopens}
+		if g.resumes.Resumes > 0 {
+			gs.Resumes = &metrics.ResumeSummary{Attempts: g.resumes.Resumes, Accepted: g.resumes.ResumesOK, Early: g.resumes.EarlyResume,
+				TimeToResume: metrics.LatencyOf(g.resumes.Resume), Wait: metrics.LatencyOf(g.resumes.Wait)}
+		}
+		if g.streams > 0 {
+			gs.Ledger = metrics.LedgerOf(g.streams, g.faulty, g.verdicts)
+		}
+		s.GETStreams = gs
+	}
+	e.mu.Unlock()
+	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
+	return s
+}
+
+func failClasses(m map[string]int64) string {
+	if len(m) == 0 {
+		return "no attempt finished"
+	}
+	out := ""
+	for k, v := range m {
+		if out != "" {
+			out += ", "
+		}
+		out += fmt.Sprintf("%s %d", k, v)
+	}
+	return out
+}
+
+// sleepOr waits d; it returns true if ctx ended or stop closed first.
+func sleepOr(ctx context.Context, stop <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return true
+	case <-stop:
+		return true
+	}
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,419 @@
+// Package workload turns a profile (YAML) into a plan and runs it: the
+// schedule (open model: arrival rate; closed model: VUs), the engine that
+// admits operations without blocking, and the VU lifecycle (each VU owns
+// one MCP session).
+package workload
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profiles"
+	"go.yaml.in/yaml/v3"
+)
+
+// Profile is a workload as written in YAML (see profiles/*.yaml for
+// examples). Zero values mean the documented defaults; Validate reports
+// every problem at once.
+type Profile struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// URL is the MCP endpoint; "" benchmarks the embedded reference server.
+	URL string `yaml:"url"`
+	// Protocol requested in initialize; "" means 2025-11-25.
+	Protocol string `yaml:"protocol"`
+	// VUs: closed model, the number of VUs; open model, the VUs started
+	// before the clock starts (default 10).
+	VUs int `yaml:"vus"`
+	// MaxVUs caps VUs in the open model (default: VUs, i.e. no growth).
+	MaxVUs int `yaml:"max_vus"`
+	// Rate is the arrival rate in ops/s; > 0 selects the open model.
+	Rate float64 `yaml:"rate"`
+	// Queue is how many due ops may wait for a free VU in the open model
+	// before they are dropped (default: one second of arrivals).
+	Queue int `yaml:"queue"`
+	// Duration of the measured window (default 10 s).
+	Duration Duration `yaml:"duration"`
+	// Warmup runs before the measured window; its results are discarded.
+	Warmup Duration `yaml:"warmup"`
+	// GracefulStop lets in-flight ops finish after the window (default 5 s).
+	GracefulStop Duration `yaml:"graceful_stop"`
+	// ThinkTime is a pause between a closed-model VU's ops.
+	ThinkTime Duration `yaml:"think_time"`
+	// GETStream opens a standalone GET stream per session.
+	GETStream bool `yaml:"get_stream"`
+	// Seed makes op choice and jitter reproducible (default 1).
+	Seed int64 `yaml:"seed"`
+	// Headers are added to every request (e.g. Authorization).
+	Headers  map[string]string `yaml:"headers"`
+	Timeouts Timeouts          `yaml:"timeouts"`
+	Resume   Resume            `yaml:"resume"`
+	// Server configures the embedded reference server (ignored with URL).
+	Server ServerSpec `yaml:"server"`
+	Ops    []OpSpec   `yaml:"ops"`
+}
+
+// Timeouts of the driver (0: driver defaults: connect 5 s, request 30 s,
+// stream idle 30 s).
+type Timeouts struct {
+	Connect    Duration `yaml:"connect"`
+	Request    Duration `yaml:"request"`
+	StreamIdle Duration `yaml:"stream_idle"`
+}
+
+// Resume configures reconnects of broken streams.
+type Resume struct {
+	// Policy: honour-retry (default), immediate, backoff.
+	Policy string `yaml:"policy"`
+	// DefaultRetry is the wait when the server sent no retry hint (1 s).
+	DefaultRetry Duration `yaml:"default_retry"`
+	// MaxAttempts bounds attempts without progress (5; -1 disables resuming).
+	MaxAttempts int `yaml:"max_attempts"`
+	// Reissue re-sends a request whose stream broke before any event id.
+	Reissue bool `yaml:"reissue"`
+}
+
+// ServerSpec configures the embedded reference server.
+type ServerSpec struct {
+	// Mode: stateful (default), stateless, json.
+	Mode string `yaml:"mode"`
+}
+
+// OpSpec is one entry of the op mix.
+type OpSpec struct {
+	// Name labels the op in reports (default: method, plus :tool, :prompt
+	// or :uri).
+	Name string `yaml:"name"`
+	// Method: tools/call, tools/list, resources/list, resources/read,
+	// prompts/list, prompts/get or ping.
+	Method string `yaml:"method"`
+	// Tool (tools/call), Prompt (prompts/get), URI (resources/read).
+	Tool   string `yaml:"tool"`
+	Prompt string `yaml:"prompt"`
+	URI    string `yaml:"uri"`
+	// Arguments of the tool or prompt.
+	Arguments map[string]any `yaml:"arguments"`
+	// Progress attaches a progressToken to the request.
+	Progress bool `yaml:"progress"`
+	// Weight in the mix (default 1; 0 leaves the op out).
+	Weight *int `yaml:"weight"`
+	// Expect is ground truth for the replay ledger.
+	Expect Expect `yaml:"expect"`
+}
+
+// Expect is what an op's stream must deliver.
+type Expect struct {
+	// Progress is the number of progress notifications (0: use the total
+	// the server announces).
+	Progress int `yaml:"progress"`
+}
+
+// Methods lists the operations the driver sends.
+var Methods = []string{"tools/call", "tools/list", "resources/list", "resources/read", "prompts/list", "prompts/get", "ping"}
+
+// Duration is a time.Duration that reads "1.5s", "200ms" or a number of
+// seconds from YAML.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: want a duration like 10s or 250ms", n.Line)}}
+	}
+	if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
+		*d = Duration(f * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration (want e.g. 10s, 250ms)", n.Line, n.Value)}}
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration as a string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// MarshalJSON writes the duration as a string ("1.5s").
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// ParseProfile decodes YAML. Unknown fields and type mistakes are returned
+// together (all of them, with line numbers); semantic checks are Validate's.
+func ParseProfile(data []byte) (*Profile, []error) {
+	var p Profile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	err := dec.Decode(&p)
+	if err == nil || errors.Is(err, io.EOF) {
+		return &p, nil
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		errs := make([]error, 0, len(te.Errors))
+		for _, m := range te.Errors {
+			errs = append(errs, errors.New(tidyYAMLError(m)))
+		}
+		return &p, errs
+	}
+	return &p, []error{fmt.Errorf("yaml: %v", err)}
+}
+
+var (
+	reUnknown = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+	reType    = regexp.MustCompile(`^line (\d+): cannot unmarshal !!(\w+) ` + "`" + `?([^` + "`" + `]*)` + "`" + `? into (\S+)$`)
+)
+
+// tidyYAMLError rewrites yaml.v3 messages in the field's terms.
+func tidyYAMLError(m string) string {
+	if s := reUnknown.FindStringSubmatch(m); s != nil {
+		return fmt.Sprintf("line %s: unknown field %q", s[1], s[2])
+	}
+	if s := reType.FindStringSubmatch(m); s != nil {
+		want := s[4]
+		switch {
+		case strings.HasPrefix(want, "int"):
+			want = "an integer"
+		case strings.HasPrefix(want, "float"):
+			want = "a number"
+		case want == "bool":
+			want = "true or false"
+		case strings.HasPrefix(want, "[]"):
+			want = "a list"
+		case strings.HasPrefix(want, "map"), strings.HasPrefix(want, "workload."):
+			want = "a mapping"
+		}
+		return fmt.Sprintf("line %s: %q is not %s", s[1], s[3], want)
+	}
+	return m
+}
+
+// LoadProfile reads a built-in profile by name, or else a YAML file.
+// Decoding errors are returned joined; call Validate after applying flags.
+func LoadProfile(nameOrFile string) (*Profile, error) {
+	data, err := profiles.Read(nameOrFile)
+	if err != nil {
+		if !strings.ContainsAny(nameOrFile, "/\\.") {
+			return nil, fmt.Errorf("profile %q: no built-in profile of that name (built-ins: %s) and no such file", nameOrFile, strings.Join(profiles.Names(), ", "))
+		}
+		data, err = os.ReadFile(nameOrFile)
+		if err != nil {
+			return nil, fmt.Errorf("profile: %w", err)
+		}
+	}
+	p, errs := ParseProfile(data)
+	if len(errs) > 0 {
+		return nil, &ProfileError{Source: nameOrFile, Errs: errs}
+	}
+	if p.Name == "" {
+		p.Name = strings.TrimSuffix(nameOrFile, ".yaml")
+	}
+	return p, nil
+}
+
+// ProfileError lists every problem of a profile.
+type ProfileError struct {
+	Source string
+	Errs   []error
+}
+
+func (e *ProfileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "profile %s: %d problem", e.Source, len(e.Errs))
+	if len(e.Errs) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(":")
+	for _, err := range e.Errs {
+		b.WriteString("\n  - ")
+		b.WriteString(err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the problems.
+func (e *ProfileError) Unwrap() []error { return e.Errs }
+
+// Defaults fills zero values with the documented defaults.
+func (p *Profile) Defaults() {
+	if p.VUs == 0 {
+		p.VUs = 10
+	}
+	if p.MaxVUs == 0 {
+		p.MaxVUs = p.VUs
+	}
+	if p.Duration == 0 {
+		p.Duration = Duration(10 * time.Second)
+	}
+	if p.GracefulStop == 0 {
+		p.GracefulStop = Duration(5 * time.Second)
+	}
+	if p.Seed == 0 {
+		p.Seed = 1
+	}
+	if p.Queue == 0 && p.Rate > 0 {
+		p.Queue = max(1, int(p.Rate+0.5))
+	}
+	for i := range p.Ops {
+		if p.Ops[i].Weight == nil {
+			one := 1
+			p.Ops[i].Weight = &one
+		}
+	}
+}
+
+// Open reports whether the profile uses the open model (an arrival rate).
+func (p *Profile) Open() bool { return p.Rate > 0 }
+
+// Validate checks the profile (after Defaults) and returns every problem,
+// each naming its field.
+func (p *Profile) Validate() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if p.URL != "" {
+		c := driver.Config{URL: p.URL}
+		for _, err := range c.Validate() {
+			add("%v", err)
+		}
+	}
+	if p.Protocol != "" && !slices.Contains(driver.SupportedProtocols, p.Protocol) {
+		add("protocol: %q not supported (want one of %s)", p.Protocol, strings.Join(driver.SupportedProtocols, ", "))
+	}
+	if p.VUs < 1 {
+		add("vus: %d, want at least 1", p.VUs)
+	}
+	if p.Rate < 0 {
+		add("rate: %g, want > 0 (open model) or 0 (closed model)", p.Rate)
+	}
+	if p.Open() && p.MaxVUs < p.VUs {
+		add("max_vus: %d is below vus (%d)", p.MaxVUs, p.VUs)
+	}
+	if p.Queue < 0 {
+		add("queue: %d, want ≥ 0", p.Queue)
+	}
+	if p.Duration.D() <= 0 {
+		add("duration: %v, want > 0", p.Duration.D())
+	}
+	for name, d := range map[string]Duration{"warmup": p.Warmup, "graceful_stop": p.GracefulStop, "think_time": p.ThinkTime,
+		"timeouts.connect": p.Timeouts.Connect, "timeouts.request": p.Timeouts.Request, "timeouts.stream_idle": p.Timeouts.StreamIdle,
+		"resume.default_retry": p.Resume.DefaultRetry} {
+		if d < 0 {
+			add("%s: %v, want ≥ 0", name, d.D())
+		}
+	}
+	switch p.Resume.Policy {
+	case "", driver.ReconnectHonourRetry, driver.ReconnectImmediate, driver.ReconnectBackoff:
+	default:
+		add("resume.policy: %q, want honour-retry, immediate or backoff", p.Resume.Policy)
+	}
+	switch p.Server.Mode {
+	case "", "stateful", "stateless", "json":
+	default:
+		add("server.mode: %q, want stateful, stateless or json", p.Server.Mode)
+	}
+	for k := range p.Headers {
+		if _, _, err := driver.ParseHeader(k + ": x"); err != nil {
+			add("headers: %q is not a header name", k)
+		}
+	}
+	if len(p.Ops) == 0 {
+		add("ops: empty, want at least one operation")
+	}
+	total := 0
+	for i, o := range p.Ops {
+		f := fmt.Sprintf("ops[%d]", i)
+		if o.Name != "" {
+			f = fmt.Sprintf("ops[%d] (%s)", i, o.Name)
+		}
+		if !slices.Contains(Methods, o.Method) {
+			add("%s.method: %q, want one of %s", f, o.Method, strings.Join(Methods, ", "))
+		}
+		switch o.Method {
+		case "tools/call":
+			if o.Tool == "" {
+				add("%s.tool: required for tools/call", f)
+			}
+		case "prompts/get":
+			if o.Prompt == "" {
+				add("%s.prompt: required for prompts/get", f)
+			}
+		case "resources/read":
+			if o.URI == "" {
+				add("%s.uri: required for resources/read", f)
+			}
+		}
+		if o.Method != "tools/call" && o.Method != "prompts/get" && len(o.Arguments) > 0 {
+			add("%s.arguments: only tools/call and prompts/get take arguments", f)
+		}
+		if o.Weight != nil {
+			if *o.Weight < 0 {
+				add("%s.weight: %d, want ≥ 0", f, *o.Weight)
+			} else {
+				total += *o.Weight
+			}
+		}
+		if o.Expect.Progress < 0 {
+			add("%s.expect.progress: %d, want ≥ 0", f, o.Expect.Progress)
+		}
+	}
+	if len(p.Ops) > 0 && total == 0 {
+		add("ops: all weights are 0")
+	}
+	return errs
+}
+
+// opName is the default label of an op.
+func (o *OpSpec) opName() string {
+	if o.Name != "" {
+		return o.Name
+	}
+	switch o.Method {
+	case "tools/call":
+		return o.Method + ":" + o.Tool
+	case "prompts/get":
+		return o.Method + ":" + o.Prompt
+	case "resources/read":
+		return o.Method + ":" + o.URI
+	}
+	return o.Method
+}
+
+// params renders the op's JSON-RPC params (without _meta).
+func (o *OpSpec) params() (json.RawMessage, error) {
+	var v map[string]any
+	switch o.Method {
+	case "tools/call":
+		v = map[string]any{"name": o.Tool, "arguments": orEmpty(o.Arguments)}
+	case "prompts/get":
+		args := map[string]string{}
+		for k, a := range o.Arguments {
+			args[k] = fmt.Sprint(a) // prompt arguments are strings
+		}
+		v = map[string]any{"name": o.Prompt, "arguments": args}
+	case "resources/read":
+		v = map[string]any{"uri": o.URI}
+	default:
+		return nil, nil
+	}
+	return json.Marshal(v)
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
