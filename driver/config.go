@@ -69,6 +69,9 @@ type Config struct {
 	StreamIdleTimeout time.Duration
 	// Insecure skips TLS certificate verification (NewHTTPClient).
 	Insecure bool
+	// StdHTTP makes NewHTTPClient use net/http's Transport instead of
+	// H1Transport (slower per request; speaks HTTP/2 over TLS).
+	StdHTTP bool
 
 	// Reconnect is the reconnect policy: ReconnectHonourRetry (""),
 	// ReconnectImmediate or ReconnectBackoff.
@@ -185,11 +188,19 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// NewHTTPClient returns an HTTP client tuned for load generation: keep-alive
+// NewHTTPClient returns an HTTP client tuned for load generation: an
+// H1Transport (or net/http's Transport with cfg.StdHTTP) with keep-alive
 // connections without a per-host cap, the connect timeout of cfg, and TLS
 // verification off when cfg.Insecure. Request and stream timeouts are the
 // driver's, not the client's.
 func NewHTTPClient(cfg *Config) *http.Client {
+	if !cfg.StdHTTP {
+		t := &H1Transport{DialTimeout: durOr(cfg.ConnectTimeout, 5*time.Second), UserAgent: "mcpbench"}
+		if cfg.Insecure {
+			t.TLSConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for --insecure
+		}
+		return &http.Client{Transport: t}
+	}
 	d := &net.Dialer{Timeout: durOr(cfg.ConnectTimeout, 5*time.Second), KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		Proxy:                 nil, // load goes straight to the target

@@ -31,7 +31,7 @@ const (
 // goroutine.
 type Session struct {
 	cfg *Config
-	hc  *http.Client
+	rt  http.RoundTripper // the client's transport: no redirects or cookies to handle
 	u   *url.URL
 	num uint64
 
@@ -46,11 +46,16 @@ type Session struct {
 	ans        []byte
 	rng        *rand.Rand
 
-	idleMu     sync.Mutex
-	idle       *time.Timer
-	idleCancel context.CancelCauseFunc
-	idleBody   io.Closer
-	idleDur    time.Duration
+	opMu     sync.Mutex
+	opTimer  *time.Timer
+	opCancel context.CancelCauseFunc
+
+	idleMu    sync.Mutex
+	idle      *time.Timer
+	idleBody  io.Closer
+	idleFired atomic.Bool
+	idleDur   time.Duration
+	sr        streamReader
 
 	wantGET bool
 	get     *getStream
@@ -74,9 +79,13 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 	if hc == nil {
 		hc = NewHTTPClient(cfg)
 	}
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
 	s := &Session{
 		cfg:     cfg,
-		hc:      hc,
+		rt:      rt,
 		u:       u,
 		num:     uint64(num),
 		body:    &reqBody{},
@@ -146,7 +155,7 @@ func (s *Session) Initialize(ctx context.Context, res *Result) error {
 	}
 	ctx, cancel := s.opContext(ctx)
 	err := s.initialize(ctx, res)
-	cancel()
+	s.endOp(cancel)
 	res.End = time.Now()
 	if err != nil {
 		res.fail(err)
@@ -217,12 +226,44 @@ func (s *Session) next() int64 {
 	return s.nextID
 }
 
-// opContext bounds one operation by RequestTimeout.
-func (s *Session) opContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// ErrRequestTimeout: an operation ran past RequestTimeout. It wraps
+// context.DeadlineExceeded.
+var ErrRequestTimeout = fmt.Errorf("request timeout: %w", context.DeadlineExceeded)
+
+// opContext bounds one operation by RequestTimeout with the session's
+// reusable timer (no timer per op); endOp must be called when it is done.
+func (s *Session) opContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	octx, cancel := context.WithCancelCause(ctx)
 	if d := s.cfg.requestTimeout(); d > 0 {
-		return context.WithTimeout(ctx, d)
+		s.opMu.Lock()
+		s.opCancel = cancel
+		if s.opTimer == nil {
+			s.opTimer = time.AfterFunc(d, s.onOpTimeout)
+		} else {
+			s.opTimer.Reset(d)
+		}
+		s.opMu.Unlock()
 	}
-	return context.WithCancel(ctx)
+	return octx, cancel
+}
+
+func (s *Session) endOp(cancel context.CancelCauseFunc) {
+	s.opMu.Lock()
+	if s.opTimer != nil {
+		s.opTimer.Stop()
+	}
+	s.opCancel = nil
+	s.opMu.Unlock()
+	cancel(nil)
+}
+
+func (s *Session) onOpTimeout() {
+	s.opMu.Lock()
+	c := s.opCancel
+	s.opMu.Unlock()
+	if c != nil {
+		c(ErrRequestTimeout)
+	}
 }
 
 // maxReissues bounds re-sends of one op after unresumable breaks.
@@ -241,7 +282,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		res.Intended = res.Start
 	}
 	ctx, cancel := s.opContext(ctx)
-	defer cancel()
+	defer s.endOp(cancel)
 	for {
 		c := call{id: s.next(), tool: op.isToolCall, progress: op.Progress, expect: op.ExpectProgress}
 		var meta []byte
@@ -445,13 +486,12 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 	var lastResumeID string
 	fails := 0
 	for {
-		sctx, body := s.watch(ctx, resp.Body, res)
-		dec.Reset(body)
-		err := s.readEvents(sctx, dec, c, res, led)
+		dec.Reset(s.watch(resp.Body, res, s.idleDur))
+		err := s.readEvents(ctx, dec, c, res, led)
 		s.unwatch()
 		if err == nil {
 			// Response delivered; the stream should end now.
-			if !s.linger(resp.Body, res) {
+			if !dec.AtEOF() && !s.linger(resp.Body, res) {
 				led.Counts[VerdictUnterminated]++
 			}
 			resp.Body.Close()
@@ -499,8 +539,12 @@ func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res 
 	for {
 		ev, err := dec.Next()
 		if err != nil {
-			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, ErrSSEMalformed) {
-				return cause
+			switch {
+			case errors.Is(err, ErrSSEMalformed):
+			case s.idleFired.Load():
+				return ErrStreamIdle
+			case context.Cause(ctx) != nil:
+				return context.Cause(ctx)
 			}
 			return err
 		}
@@ -522,11 +566,10 @@ func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res 
 // connection can be reused; it reports whether the stream ended.
 func (s *Session) linger(body io.ReadCloser, res *Result) bool {
 	var buf [512]byte
-	deadline := time.AfterFunc(lingerTimeout, func() { body.Close() })
-	defer deadline.Stop()
+	r := s.watch(body, res, lingerTimeout)
+	defer s.unwatch()
 	for {
-		n, err := body.Read(buf[:])
-		res.BytesIn += int64(n)
+		_, err := r.Read(buf[:])
 		if err == io.EOF {
 			return true
 		}
@@ -654,7 +697,7 @@ func (s *Session) send(ctx context.Context, method string, body []byte, h http.H
 		req.ContentLength = int64(len(body))
 		req.GetBody = rb.getBody
 	}
-	return s.hc.Do(req.WithContext(ctx))
+	return s.rt.RoundTrip(req.WithContext(ctx))
 }
 
 // sendCopy POSTs a message (an answer) with its own body buffer, so it can
@@ -666,16 +709,13 @@ func (s *Session) sendCopy(ctx context.Context, msg []byte) (*http.Response, err
 		return nil, err
 	}
 	req.Header = s.hdr.Load().post
-	return s.hc.Do(req)
+	return s.rt.RoundTrip(req)
 }
 
 // ctxErr prefers the context's cause (timeout, idle, run end) to the
 // transport's rendering of it.
 func (s *Session) ctxErr(ctx context.Context, err error) error {
 	if cause := context.Cause(ctx); cause != nil {
-		if errors.Is(cause, context.DeadlineExceeded) {
-			return fmt.Errorf("request timeout: %w", cause)
-		}
 		return cause
 	}
 	return err
@@ -688,24 +728,24 @@ func breakCause(err error) string {
 	return err.Error()
 }
 
-// watch arms the stream-idle timer for a stream body: a stream silent for
-// StreamIdleTimeout is cancelled with ErrStreamIdle (and its body closed to
-// unblock the read). It returns the stream's context and a reader that
-// counts bytes and re-arms the timer.
-func (s *Session) watch(ctx context.Context, body io.ReadCloser, res *Result) (context.Context, io.Reader) {
-	sctx, cancel := context.WithCancelCause(ctx)
-	r := &streamReader{s: s, rc: body, n: &res.BytesIn}
-	s.idleMu.Lock()
-	s.idleCancel, s.idleBody = cancel, body
-	if s.idleDur > 0 {
+// watch arms the session's idle timer for a stream body: a body silent for
+// d is closed (unblocking the read) and the read reports ErrStreamIdle. It
+// returns a reader that counts bytes and re-arms the timer on each read.
+// One stream is watched at a time (the session's op goroutine).
+func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration) io.Reader {
+	s.sr = streamReader{s: s, rc: body, n: &res.BytesIn, d: d}
+	s.idleFired.Store(false)
+	if d > 0 {
+		s.idleMu.Lock()
+		s.idleBody = body
 		if s.idle == nil {
-			s.idle = time.AfterFunc(s.idleDur, s.onIdle)
+			s.idle = time.AfterFunc(d, s.onIdle)
 		} else {
-			s.idle.Reset(s.idleDur)
+			s.idle.Reset(d)
 		}
+		s.idleMu.Unlock()
 	}
-	s.idleMu.Unlock()
-	return sctx, r
+	return &s.sr
 }
 
 func (s *Session) unwatch() {
@@ -713,19 +753,17 @@ func (s *Session) unwatch() {
 	if s.idle != nil {
 		s.idle.Stop()
 	}
-	if s.idleCancel != nil {
-		s.idleCancel(nil)
-	}
-	s.idleCancel, s.idleBody = nil, nil
+	s.idleBody = nil
 	s.idleMu.Unlock()
 }
 
 func (s *Session) onIdle() {
 	s.idleMu.Lock()
-	c, b := s.idleCancel, s.idleBody
+	b := s.idleBody
+	s.idleBody = nil
 	s.idleMu.Unlock()
-	if c != nil {
-		c(ErrStreamIdle)
+	if b != nil {
+		s.idleFired.Store(true)
 		b.Close()
 	}
 }
@@ -735,13 +773,14 @@ type streamReader struct {
 	s  *Session
 	rc io.ReadCloser
 	n  *int64
+	d  time.Duration // idle timeout re-armed on each read (0: none)
 }
 
 func (r *streamReader) Read(p []byte) (int, error) {
 	n, err := r.rc.Read(p)
 	*r.n += int64(n)
-	if n > 0 && r.s.idle != nil && r.s.idleDur > 0 {
-		r.s.idle.Reset(r.s.idleDur)
+	if n > 0 && r.d > 0 {
+		r.s.idle.Reset(r.d)
 	}
 	return n, err
 }
@@ -771,6 +810,9 @@ func (rb *reqBody) arm(b []byte) {
 }
 
 func (rb *reqBody) Read(p []byte) (int, error) { return rb.r.Read(p) }
+
+// Bytes lets H1Transport write the body without copying it.
+func (rb *reqBody) Bytes() []byte { return rb.b }
 func (rb *reqBody) Close() error               { rb.closed.Store(true); return nil }
 
 func (rb *reqBody) getBody() (io.ReadCloser, error) {

@@ -114,6 +114,10 @@ func (d *SSEDecoder) Reset(r io.Reader) {
 // Last-Event-ID when resuming. Empty when no event carried an id.
 func (d *SSEDecoder) LastEventID() []byte { return d.lastID }
 
+// AtEOF reports whether the stream's end was read (and no buffered byte is
+// left): the connection is free for reuse.
+func (d *SSEDecoder) AtEOF() bool { return d.eof && d.err == nil && d.st == d.end }
+
 // Pending reports whether a partial event (fields without the blank line
 // that ends it) was being read when the stream ended.
 func (d *SSEDecoder) Pending() bool { return d.fields > 0 }

@@ -124,6 +124,7 @@ func (o *OpStats) reset() {
 type Shard struct {
 	mu  sync.Mutex
 	ops []*OpStats
+	lag *hdr.Histogram // start lag: actual start − intended start, µs
 	// offender collects the first faulty streams (see Recorder.Offenders).
 	rec *Recorder
 }
@@ -140,6 +141,7 @@ type Recorder struct {
 	total     []*OpStats
 	lastTick  time.Time
 	offenders offenders
+	lag       *hdr.Histogram
 }
 
 // NewRecorder returns a recorder for ops named names (index = Result.Op)
@@ -151,9 +153,10 @@ func NewRecorder(names []string, vus int) *Recorder {
 	}
 	r := &Recorder{names: append([]string(nil), names...), lastTick: time.Now()}
 	for range n {
-		r.shards = append(r.shards, &Shard{ops: make([]*OpStats, len(names)), rec: r})
+		r.shards = append(r.shards, &Shard{ops: make([]*OpStats, len(names)), rec: r, lag: NewHistogram()})
 	}
 	r.all = newOpStats()
+	r.lag = NewHistogram()
 	r.interval = make([]*OpStats, len(names))
 	r.total = make([]*OpStats, len(names))
 	for i := range names {
@@ -204,6 +207,9 @@ func (s *Shard) Record(res *driver.Result) {
 		o.Status[res.Status]++
 	}
 	o.Response.RecordValue(us(res.ResponseTime()))
+	if !res.Intended.IsZero() {
+		s.lag.RecordValue(us(res.Start.Sub(res.Intended)))
+	}
 	o.Service.RecordValue(us(res.ServiceTime()))
 	if t := res.TTFB(); t >= 0 {
 		o.TTFB.RecordValue(us(t))
@@ -282,6 +288,10 @@ func (r *Recorder) Tick(now time.Time) Interval {
 				o.reset()
 			}
 		}
+		if s.lag.TotalCount() > 0 {
+			r.lag.Merge(s.lag)
+			s.lag.Reset()
+		}
 		s.mu.Unlock()
 	}
 	r.all.reset()
@@ -292,6 +302,15 @@ func (r *Recorder) Tick(now time.Time) Interval {
 	iv := Interval{Start: r.lastTick, End: now, Ops: r.interval, All: r.all}
 	r.lastTick = now
 	return iv
+}
+
+// StartLag returns the run's start lag so far (µs): how late ops were sent
+// after their intended start, the generator's own delay (scheduling, no
+// free VU). Read it only between Ticks.
+func (r *Recorder) StartLag() *hdr.Histogram {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lag
 }
 
 // Total returns the run's totals so far (up to the last Tick). The stats

@@ -120,6 +120,10 @@ type Generator struct {
 	CPUPerOpUS     float64 `json:"cpu_us_per_op"`
 	Cores          float64 `json:"cores_used"`
 	MaxRSSMB       float64 `json:"max_rss_mb"`
+	// StartLag is how late ops were sent after their intended start (ms):
+	// timer granularity, goroutine scheduling, waiting for a free VU. It is
+	// part of response time and not of service time.
+	StartLag Latency `json:"start_lag_ms"`
 	NumCPU         int     `json:"num_cpu"`
 	IncludesServer bool    `json:"includes_embedded_server"`
 }

@@ -42,7 +42,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	p.f("\n")
 	if s.Model == "open" {
-		p.f("Throughput: %.1f ops/s achieved of %.4g/s offered; dropped %d (no free VU and queue full)\n", s.Rate, s.TargetRate, s.Dropped)
+		p.f("Throughput: %.1f ops/s achieved of %.4g/s offered; dropped %d (could not start within the max delay)\n", s.Rate, s.TargetRate, s.Dropped)
 	} else {
 		p.f("Throughput: %.1f ops/s\n", s.Rate)
 	}
@@ -86,6 +86,9 @@ func WriteText(w io.Writer, s *Summary) error {
 		note = " (includes the embedded server: use --url against a separate server to measure mcpbench alone)"
 	}
 	p.f("Generator: %.2f CPU-s, %.1f µs CPU per op, %.2f of %d cores, max RSS %.0f MB%s\n", g.CPUSeconds, g.CPUPerOpUS, g.Cores, g.NumCPU, g.MaxRSSMB, note)
+	if s.Model == "open" {
+		p.f("Start lag (sent after the intended start; in response time, not service time): p50 %s p99 %s max %s ms\n", ms(g.StartLag.P50), ms(g.StartLag.P99), ms(g.StartLag.Max))
+	}
 	return p.err
 }
 

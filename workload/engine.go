@@ -94,9 +94,24 @@ func (pl *Plan) SetURL(url string, hc *http.Client) {
 
 // pick chooses an op index by weight.
 func (pl *Plan) pick(rng *rand.Rand) int {
-	n := rng.IntN(pl.cum[len(pl.cum)-1])
-	return sort.SearchInts(pl.cum, n+1)
+	return searchCum(pl.cum, rng.IntN(pl.cum[len(pl.cum)-1]))
 }
+
+// opFor chooses the op of arrival slot h (open model): a hash of the seed
+// and h, so the mix is the same whichever VU runs the slot.
+func (pl *Plan) opFor(h uint64) int {
+	x := h + uint64(pl.Profile.Seed)*0x9e3779b97f4a7c15
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return searchCum(pl.cum, int(x%uint64(pl.cum[len(pl.cum)-1])))
+}
+
+// searchCum maps a draw n in [0, total) to the op whose cumulative weight
+// range holds it (ops of weight 0 are never chosen).
+func searchCum(cum []int, n int) int { return sort.SearchInts(cum, n+1) }
 
 // Progress is what the engine reports once per interval.
 type Progress struct {
@@ -146,13 +161,14 @@ type engine struct {
 	runCtx              context.Context // cancelled at the hard stop
 	stopAdmit           chan struct{}   // closed when the window ends or ctx is cancelled
 
-	jobs    chan job
-	idle    atomic.Int64
-	live    atomic.Int64
-	started atomic.Int64
-	dropped atomic.Int64
-	wg      sync.WaitGroup
-	spawnMu sync.Mutex
+	sched    Schedule
+	next     atomic.Uint64 // next arrival slot to claim (open model)
+	maxDelay time.Duration
+	live     atomic.Int64
+	started  atomic.Int64
+	dropped  atomic.Int64
+	wg       sync.WaitGroup
+	spawnMu  sync.Mutex
 
 	sessionsOpen atomic.Int64
 	streamsOpen  atomic.Int64
@@ -190,7 +206,7 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 		e.opts.Interval = time.Second
 	}
 	if p.Open() {
-		e.jobs = make(chan job, p.Queue)
+		e.maxDelay = p.MaxDelay.D()
 	}
 
 	// Set up the initial sessions before the clock starts.
@@ -210,6 +226,9 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	e.start = time.Now()
 	e.warmEnd = e.start.Add(p.Warmup.D())
 	e.end = e.warmEnd.Add(p.Duration.D())
+	if p.Open() {
+		e.sched = Constant{PerSec: p.Rate, Duration: e.end.Sub(e.start)}
+	}
 	hard, cancelHard := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelHard(nil)
 	e.runCtx = hard
@@ -237,13 +256,12 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 			}
 			// Closed model: the VU keeps trying to initialize.
 		}
-		e.launch(i, s, nil)
+		e.launch(i, s)
 	}
-	if p.Open() {
-		e.schedule()
-	} else {
-		e.waitWindow()
+	if p.Open() && p.MaxVUs > p.VUs {
+		go e.watchArrivals()
 	}
+	e.waitWindow()
 	e.closeAdmit()
 
 	// Graceful stop: in-flight ops may finish, then they are cut.
@@ -352,75 +370,75 @@ func (e *engine) waitWindow() {
 	}
 }
 
-// launch starts VU id with session s (nil: initialize first) and an
-// optional first job (open model).
-func (e *engine) launch(id int, s *driver.Session, first *job) {
+// launch starts VU id with session s (nil: initialize first).
+func (e *engine) launch(id int, s *driver.Session) {
 	e.wg.Add(1)
 	e.live.Add(1)
 	e.started.Add(1)
-	go e.vu(id, s, first)
+	go e.vu(id, s)
 }
 
-// schedule admits ops at the arrival rate until the window ends.
-func (e *engine) schedule() {
-	p := &e.pl.Profile
-	sched := Constant{PerSec: p.Rate, Duration: e.end.Sub(e.start)}
-	rng := rand.New(rand.NewPCG(uint64(p.Seed), 0x5c4ed))
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	var hits uint64
+// The open model: arrival slots 0, 1, 2 ... are due at the times the
+// schedule gives. A free VU claims the next slot, sleeps until it is due and
+// runs it, so an op costs one timer wake-up and no handoff between
+// goroutines (the way wrk2 paces per connection). A slot claimed after its
+// due time (every VU was busy) runs at once, still timed from its intended
+// start; one claimed later than max_delay is dropped and counted. While
+// every VU is busy and a slot is overdue, VUs are added up to max_vus.
+
+// spawnLag is how overdue a slot must be before another VU is added.
+const spawnLag = 2 * time.Millisecond
+
+// claim takes the next arrival slot: the op to run and its intended start,
+// or stop when the schedule is over.
+func (e *engine) claim() (j job, wait time.Duration, stop bool) {
+	h := e.next.Add(1) - 1
+	elapsed := time.Since(e.start)
+	wait, stop = e.sched.Pace(elapsed, h)
+	if stop {
+		return job{}, 0, true
+	}
+	return job{intended: e.start.Add(elapsed + wait), op: e.pl.opFor(h)}, wait, false
+}
+
+// watchArrivals adds a VU whenever the next slot is overdue and no VU has
+// claimed it (all busy), up to max_vus.
+func (e *engine) watchArrivals() {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
 	for {
-		elapsed := time.Since(e.start)
-		wait, stop := sched.Pace(elapsed, hits)
+		select {
+		case <-t.C:
+		case <-e.stopAdmit:
+			return
+		}
+		if e.live.Load() >= int64(e.pl.Profile.MaxVUs) {
+			continue
+		}
+		wait, stop := e.sched.Pace(time.Since(e.start), e.next.Load())
 		if stop {
 			return
 		}
-		if wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-e.stopAdmit:
-				return
-			}
-			continue
+		if -wait > spawnLag {
+			e.spawn()
 		}
-		j := job{intended: e.start.Add(elapsed + wait), op: e.pl.pick(rng)}
-		e.admit(j)
-		hits++
 	}
 }
 
-// admit hands a due op to an idle VU, starts a VU for it (up to MaxVUs), or
-// queues it; when the queue is full it is dropped and counted. It never
-// blocks.
-func (e *engine) admit(j job) {
-	if e.idle.Load() <= 0 && e.live.Load() < int64(e.pl.Profile.MaxVUs) {
-		e.spawnMu.Lock()
-		select {
-		case <-e.stopAdmit:
-			e.spawnMu.Unlock()
-			return
-		default:
-		}
-		id := int(e.started.Load())
-		e.launch(id, nil, &j)
-		e.spawnMu.Unlock()
+// spawn starts one more VU if the cap allows.
+func (e *engine) spawn() {
+	e.spawnMu.Lock()
+	defer e.spawnMu.Unlock()
+	if isClosed(e.stopAdmit) || e.live.Load() >= int64(e.pl.Profile.MaxVUs) {
 		return
 	}
-	select {
-	case e.jobs <- j:
-	default:
-		e.dropped.Add(1)
-		if e.counted(j.intended) {
-			e.rec.Shard(0).Dropped(j.op)
-		}
-	}
+	e.launch(int(e.started.Load()), nil)
 }
 
 // counted reports whether an op intended at t is in the measured window.
 func (e *engine) counted(t time.Time) bool { return !t.Before(e.warmEnd) && t.Before(e.end) }
 
-func (e *engine) vu(id int, s *driver.Session, first *job) {
+func (e *engine) vu(id int, s *driver.Session) {
 	defer e.wg.Done()
 	defer e.live.Add(-1)
 	p := &e.pl.Profile
@@ -431,12 +449,6 @@ func (e *engine) vu(id int, s *driver.Session, first *job) {
 	if s == nil {
 		s, _ = driver.NewSession(&e.pl.Driver, id)
 		for !e.initSession(e.runCtx, s) {
-			if first != nil {
-				// The op this VU was started for cannot run: it fails with
-				// the initialize error, timed from its intended start.
-				e.failJob(shard, first, s)
-				return
-			}
 			if sleepOr(e.runCtx, e.stopAdmit, time.Second) {
 				return
 			}
@@ -455,29 +467,31 @@ func (e *engine) vu(id int, s *driver.Session, first *job) {
 			shard.Record(&res)
 		}
 	}
-	if first != nil {
-		run(first)
-	}
 	if p.Open() {
+		timer := time.NewTimer(time.Hour)
+		defer timer.Stop()
 		for {
-			e.idle.Add(1)
-			select {
-			case j := <-e.jobs:
-				e.idle.Add(-1)
-				run(&j)
-			case <-e.stopAdmit:
-				e.idle.Add(-1)
-				// Drain ops already queued: they were admitted in time.
-				for {
-					select {
-					case j := <-e.jobs:
-						run(&j)
-						continue
-					default:
-					}
+			j, wait, stop := e.claim()
+			switch {
+			case stop:
+				return
+			case wait > 0:
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-e.stopAdmit:
 					return
 				}
+			case -wait > e.maxDelay:
+				e.dropped.Add(1)
+				if e.counted(j.intended) {
+					shard.Dropped(j.op)
+				}
+				continue
+			case -wait > spawnLag:
+				e.spawn()
 			}
+			run(&j)
 		}
 	}
 	for {
@@ -491,25 +505,6 @@ func (e *engine) vu(id int, s *driver.Session, first *job) {
 			return
 		}
 	}
-}
-
-// failJob records a job that could not run because its VU's session did
-// not initialize.
-func (e *engine) failJob(shard *metrics.Shard, j *job, s *driver.Session) {
-	if !e.counted(j.intended) {
-		return
-	}
-	var res driver.Result
-	res.Op = j.op
-	res.Intended = j.intended
-	res.Start = time.Now()
-	res.End = res.Start
-	res.Class = driver.ClassSessionMissing
-	res.Err = errors.New("no session: initialize failed")
-	if e.runCtx.Err() != nil {
-		res.Class = driver.ClassCanceled
-	}
-	shard.Record(&res)
 }
 
 func (e *engine) openGET(s *driver.Session) {
@@ -683,6 +678,7 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 	}
 	e.mu.Unlock()
 	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
+	s.Generator.StartLag = metrics.LatencyOf(e.rec.StartLag())
 	return s
 }
 

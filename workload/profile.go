@@ -39,9 +39,10 @@ type Profile struct {
 	MaxVUs int `yaml:"max_vus"`
 	// Rate is the arrival rate in ops/s; > 0 selects the open model.
 	Rate float64 `yaml:"rate"`
-	// Queue is how many due ops may wait for a free VU in the open model
-	// before they are dropped (default: one second of arrivals).
-	Queue int `yaml:"queue"`
+	// MaxDelay: in the open model an op that cannot start within MaxDelay
+	// of its intended start (every VU busy, max_vus reached) is dropped and
+	// counted (default 1 s).
+	MaxDelay Duration `yaml:"max_delay"`
 	// Duration of the measured window (default 10 s).
 	Duration Duration `yaml:"duration"`
 	// Warmup runs before the measured window; its results are discarded.
@@ -61,6 +62,10 @@ type Profile struct {
 	// Server configures the embedded reference server (ignored with URL).
 	Server ServerSpec `yaml:"server"`
 	Ops    []OpSpec   `yaml:"ops"`
+
+	// parseErrs are the YAML problems found while decoding; Validate
+	// reports them with the rest.
+	parseErrs []error
 }
 
 // Timeouts of the driver (0: driver defaults: connect 5 s, request 30 s,
@@ -201,8 +206,10 @@ func tidyYAMLError(m string) string {
 	return m
 }
 
-// LoadProfile reads a built-in profile by name, or else a YAML file.
-// Decoding errors are returned joined; call Validate after applying flags.
+// LoadProfile reads a built-in profile by name, or else a YAML file. A
+// profile with YAML mistakes (unknown fields, wrong types) is still
+// returned: Validate reports those mistakes together with the rest, after
+// flags are applied. The error is for a profile that cannot be read at all.
 func LoadProfile(nameOrFile string) (*Profile, error) {
 	data, err := profiles.Read(nameOrFile)
 	if err != nil {
@@ -215,9 +222,7 @@ func LoadProfile(nameOrFile string) (*Profile, error) {
 		}
 	}
 	p, errs := ParseProfile(data)
-	if len(errs) > 0 {
-		return nil, &ProfileError{Source: nameOrFile, Errs: errs}
-	}
+	p.parseErrs = errs
 	if p.Name == "" {
 		p.Name = strings.TrimSuffix(nameOrFile, ".yaml")
 	}
@@ -264,8 +269,8 @@ func (p *Profile) Defaults() {
 	if p.Seed == 0 {
 		p.Seed = 1
 	}
-	if p.Queue == 0 && p.Rate > 0 {
-		p.Queue = max(1, int(p.Rate+0.5))
+	if p.MaxDelay == 0 {
+		p.MaxDelay = Duration(time.Second)
 	}
 	for i := range p.Ops {
 		if p.Ops[i].Weight == nil {
@@ -281,7 +286,7 @@ func (p *Profile) Open() bool { return p.Rate > 0 }
 // Validate checks the profile (after Defaults) and returns every problem,
 // each naming its field.
 func (p *Profile) Validate() []error {
-	var errs []error
+	errs := append([]error(nil), p.parseErrs...)
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if p.URL != "" {
 		c := driver.Config{URL: p.URL}
@@ -301,14 +306,11 @@ func (p *Profile) Validate() []error {
 	if p.Open() && p.MaxVUs < p.VUs {
 		add("max_vus: %d is below vus (%d)", p.MaxVUs, p.VUs)
 	}
-	if p.Queue < 0 {
-		add("queue: %d, want ≥ 0", p.Queue)
-	}
 	if p.Duration.D() <= 0 {
 		add("duration: %v, want > 0", p.Duration.D())
 	}
 	for name, d := range map[string]Duration{"warmup": p.Warmup, "graceful_stop": p.GracefulStop, "think_time": p.ThinkTime,
-		"timeouts.connect": p.Timeouts.Connect, "timeouts.request": p.Timeouts.Request, "timeouts.stream_idle": p.Timeouts.StreamIdle,
+		"max_delay": p.MaxDelay, "timeouts.connect": p.Timeouts.Connect, "timeouts.request": p.Timeouts.Request, "timeouts.stream_idle": p.Timeouts.StreamIdle,
 		"resume.default_retry": p.Resume.DefaultRetry} {
 		if d < 0 {
 			add("%s: %v, want ≥ 0", name, d.D())

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -27,11 +28,13 @@ import (
 // field of the same meaning when given.
 type runFlags struct {
 	url, profile, protocol, out, serverMode, reconnect string
-	vus, maxVUs, queue, maxResumes                     int
+	vus, maxVUs, maxResumes, procs                     int
 	rate                                               float64
-	duration, warmup, graceful, think                  time.Duration
+	duration, warmup, graceful, think, maxDelay        time.Duration
 	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
 	getStream, insecure, reissue, quiet, jsonOut       bool
+	cpuProfile, tool, toolArgs                         string
+	toolProgress                                       bool
 	headers                                            []string
 	seed                                               int64
 }
@@ -48,8 +51,8 @@ Closed model (--vus N): N VUs, each owning one session, send ops back to back.
 Open model (--rate R): ops arrive at R per second whatever the server does;
 response time is measured from each op's intended start (coordinated omission
 corrected) and service time from the actual send. An op that finds no free VU
-starts a new one (up to --max-vus), else waits in a queue (--queue), else is
-dropped and counted.
+starts a new one (up to --max-vus); one that cannot start within --max-delay
+of its intended start is dropped and counted.
 
 The workload comes from a profile (--profile NAME|FILE; built-ins: ` + strings.Join(profiles.Names(), ", ") + `);
 flags override its fields. Without --url the embedded reference server is
@@ -63,7 +66,8 @@ and written).`,
   mcpbench run --url http://127.0.0.1:8080/mcp --vus 64 --duration 10s
   mcpbench run --url https://mcp.example.com/mcp --header 'Authorization: Bearer $TOKEN'
   mcpbench run --rate 1000 --duration 20s --max-vus 200   # open model
-  mcpbench run --profile my-workload.yaml --seed 7`,
+  mcpbench run --profile my-workload.yaml --seed 7
+  mcpbench run --tool slow --args '{"ms":50}' --rate 100      # one tool, open model`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBenchmark(cmd, f)
@@ -76,7 +80,7 @@ and written).`,
 	fl.IntVar(&f.vus, "vus", 0, "closed model: VUs; open model: VUs started up front")
 	fl.IntVar(&f.maxVUs, "max-vus", 0, "open model: cap on VUs (default: --vus)")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
-	fl.IntVar(&f.queue, "queue", 0, "open model: ops that may wait for a free VU (default: 1 s of arrivals)")
+	fl.DurationVar(&f.maxDelay, "max-delay", 0, "open model: drop an op that cannot start this long after its intended start (default 1s)")
 	fl.DurationVarP(&f.duration, "duration", "d", 0, "measured window")
 	fl.DurationVar(&f.warmup, "warmup", 0, "warm-up before the measured window (results discarded)")
 	fl.DurationVar(&f.graceful, "graceful-stop", 0, "time in-flight ops get to finish after the window (default 5s)")
@@ -92,10 +96,16 @@ and written).`,
 	fl.IntVar(&f.maxResumes, "max-resumes", 0, "resume attempts without progress per stream (default 5; -1 disables)")
 	fl.BoolVar(&f.reissue, "reissue", false, "re-send a request whose stream broke before any event id")
 	fl.Int64Var(&f.seed, "seed", 0, "seed for op choice and jitter (default: the profile's, or 1)")
+	fl.StringVar(&f.tool, "tool", "", "benchmark one tool: replaces the profile's op mix with tools/call NAME")
+	fl.StringVar(&f.toolArgs, "args", "", "JSON arguments for --tool, e.g. '{\"ms\":50}'")
+	fl.BoolVar(&f.toolProgress, "progress-token", false, "with --tool: attach a progressToken so the server may stream progress")
 	fl.StringVarP(&f.out, "out", "o", "", "write summary.json and run.json to this directory")
 	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress on stderr")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
+	fl.IntVar(&f.procs, "procs", 0, "OS threads running Go code in mcpbench (GOMAXPROCS; 0: all cores). Fewer costs less CPU per op at moderate rates")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to this file")
+	fl.MarkHidden("cpuprofile")
 	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return profiles.Names(), cobra.ShellCompDirectiveDefault
 	})
@@ -122,12 +132,9 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	}
 	if set("rate") {
 		p.Rate = f.rate
-		if !set("queue") {
-			p.Queue = 0 // re-derive from the new rate
-		}
 	}
-	if set("queue") {
-		p.Queue = f.queue
+	if set("max-delay") {
+		p.MaxDelay = workload.Duration(f.maxDelay)
 	}
 	if set("duration") {
 		p.Duration = workload.Duration(f.duration)
@@ -171,6 +178,20 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	if set("server-mode") {
 		p.Server.Mode = f.serverMode
 	}
+	if set("args") && !set("tool") {
+		return errors.New("--args needs --tool")
+	}
+	if set("tool") {
+		var args map[string]any
+		if f.toolArgs != "" {
+			if err := json.Unmarshal([]byte(f.toolArgs), &args); err != nil {
+				return fmt.Errorf("--args: not a JSON object: %v", err)
+			}
+		}
+		one := 1
+		p.Ops = []workload.OpSpec{{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}}
+		p.Name = "tool " + f.tool
+	}
 	for _, h := range f.headers {
 		name, value, err := driver.ParseHeader(h)
 		if err != nil {
@@ -208,6 +229,9 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	raiseFileLimit()
+	if f.procs > 0 {
+		runtime.GOMAXPROCS(f.procs)
+	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -225,6 +249,14 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 		fmt.Fprintf(stderr, "mcpbench: no --url given: benchmarking the embedded reference server (%s mode) at %s\n", cmpOr(p.Server.Mode, "stateful"), srv.URL())
 	}
 
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return usageError("--cpuprofile: %v", err)
+		}
+		pprof.StartCPUProfile(pf)
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	}
 	ver, sdk := version()
 	started := time.Now()
 	prog := newProgress(stderr, f.quiet, plan)

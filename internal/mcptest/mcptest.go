@@ -402,17 +402,24 @@ func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "pipe" }
 
 // ServePipe serves h on an in-memory network and returns an HTTP client
-// dialing it and a stop function that shuts both down (call it before the
-// synctest bubble ends).
+// dialing it and a stop function that shuts both down, waiting (up to 10 s
+// of the bubble's clock) for running handlers to return, so a synctest
+// bubble ends with no goroutine left.
 func ServePipe(h http.Handler) (*http.Client, func()) {
 	p := NewPipe()
 	srv := &http.Server{Handler: h}
-	go srv.Serve(p)
+	done := make(chan struct{})
+	go func() { srv.Serve(p); close(done) }()
 	tr := &http.Transport{DialContext: p.Dial, DisableCompression: true}
 	return &http.Client{Transport: tr}, func() {
 		tr.CloseIdleConnections()
-		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
 		p.Close()
+		<-done
 	}
 }
 

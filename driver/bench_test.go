@@ -1,0 +1,127 @@
+package driver_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/refserver"
+)
+
+// sseHandler answers any request with a priming event and the response, the
+// way a 2025-11-25 server answers tools/call over SSE; initialize gets a
+// session id. It does as little as possible so the driver's cost shows.
+func sseHandler(w http.ResponseWriter, r *http.Request) {
+	var buf [4096]byte
+	n, _ := r.Body.Read(buf[:])
+	body := buf[:n]
+	if r.Method != http.MethodPost {
+		w.WriteHeader(405)
+		return
+	}
+	if bytes.Contains(body, []byte(`"notifications/initialized"`)) {
+		w.WriteHeader(202)
+		return
+	}
+	id := body[bytes.Index(body, []byte(`"id":`))+5:]
+	id = id[:bytes.IndexByte(id, ',')]
+	h := w.Header()
+	h["Content-Type"] = []string{"text/event-stream"}
+	if bytes.Contains(body, []byte(`"initialize"`)) {
+		h["Mcp-Session-Id"] = []string{"bench"}
+	}
+	out := make([]byte, 0, 256)
+	out = append(out, "event: prime\nid: e_0\ndata:\n\nevent: message\nid: e_1\ndata: {\"jsonrpc\":\"2.0\",\"id\":"...)
+	out = append(out, id...)
+	out = append(out, `,"result":{"protocolVersion":"2025-11-25","content":[{"type":"text","text":"hello"}]}}`+"\n\n"...)
+	w.Write(out)
+}
+
+func benchSession(b *testing.B, url string) *driver.Session {
+	s, err := driver.NewSession(&driver.Config{URL: url}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res driver.Result
+	if err := s.Initialize(b.Context(), &res); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkToolsCallSSE is the driver's hot path: one tools/call with a
+// progress token, answered over SSE (priming event + response) by a minimal
+// in-process server. Allocations include the server's (same process).
+func BenchmarkToolsCallSSE(b *testing.B) {
+	ts := httptest.NewServer(http.HandlerFunc(sseHandler))
+	defer ts.Close()
+	s := benchSession(b, ts.URL)
+	o, _ := driver.NewOp("", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hello"}}`), true)
+	var res driver.Result
+	b.ReportAllocs()
+	for b.Loop() {
+		res.Reset()
+		s.Do(b.Context(), o, &res)
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+}
+
+// BenchmarkToolsCallSSERefServer is the same call answered by the go-sdk
+// reference server in-process: the server's cost dominates.
+func BenchmarkToolsCallSSERefServer(b *testing.B) {
+	srv, err := refserver.Start(b.Context(), "", refserver.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	s := benchSession(b, srv.URL())
+	o, _ := driver.NewOp("", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hello"}}`), true)
+	var res driver.Result
+	b.ReportAllocs()
+	for b.Loop() {
+		res.Reset()
+		s.Do(b.Context(), o, &res)
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+}
+
+// BenchmarkSSEDecoder decodes a stream of progress notifications.
+func BenchmarkSSEDecoder(b *testing.B) {
+	var stream []byte
+	for i := range 100 {
+		stream = append(stream, "id: s_"+strconv.Itoa(i)+"\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":7,\"progress\":"+strconv.Itoa(i)+",\"total\":100}}\n\n"...)
+	}
+	r := bytes.NewReader(stream)
+	d := driver.NewSSEDecoder(r)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Reset(stream)
+		d.Start(r)
+		for {
+			if _, err := d.Next(); err != nil {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkParseMessage scans one progress notification.
+func BenchmarkParseMessage(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":3,"total":10,"message":"working"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := driver.ParseMessage(msg)
+		if err != nil || m.Kind != driver.KindNotification {
+			b.Fatal(err)
+		}
+		driver.FieldNumber(m.Params, "progress")
+	}
+}

@@ -1,0 +1,75 @@
+// Package driver is mcpbench's MCP client over the Streamable HTTP transport
+// (protocol versions 2025-03-26, 2025-06-18 and 2025-11-25): JSON-RPC
+// framing, SSE decoding, sessions, standalone GET streams, resumption with
+// Last-Event-ID honouring retry hints, answers to server→client requests,
+// DELETE. It measures what an SDK client hides: when a stream broke, what
+// was replayed, how long a reconnect waited.
+//
+// # Wire picture (2025-11-25 transports §Streamable HTTP)
+//
+//	client                                         server
+//	POST initialize ─────────────────────────────▶
+//	     ◀──────── 200 JSON or SSE, Mcp-Session-Id: S (optional)
+//	POST notifications/initialized (S, MCP-Protocol-Version: V) ──▶ 202
+//	POST tools/call id=7, _meta.progressToken=7 ───▶
+//	     ◀──────── 200 application/json {result}                    (one message), or
+//	     ◀──────── 200 text/event-stream
+//	                 id: a_0, data: ""            priming event (SEP-1699)
+//	                 id: a_1, data: progress 1/3
+//	                 ── connection breaks ──
+//	GET (S, Last-Event-ID: a_1), after the retry hint ─▶
+//	     ◀──────── 200 text/event-stream: a_2 progress 2/3, a_3 progress 3/3, a_4 {result}
+//	GET (S) standalone stream ───────────────────▶ 200 SSE (or 405: none offered, 409: one open)
+//	     ◀──────── notifications, server→client requests (answered by POST)
+//	DELETE (S) ──────────────────────────────────▶ 200 (405: not allowed, fine)
+//
+// # Lifecycle
+//
+// NewSession, Initialize (initialize → Mcp-Session-Id → notifications/
+// initialized; MCP-Protocol-Version on every later request from 2025-06-18),
+// Do per operation, OpenStream for the GET stream, Close (stops the stream,
+// DELETE). A 404 on a request that carries a session id means the session is
+// gone: Do re-initializes once and re-sends (Result.Reinits). A Session
+// belongs to one goroutine; its GET stream runs in a goroutine of its own.
+//
+// # Resume rules
+//
+//   - A response stream (POST answered with SSE) or the GET stream that ends
+//     or breaks before its end is resumed with GET + Last-Event-ID = the last
+//     event id committed on that stream (an event cut mid-way does not count).
+//   - Before reconnecting the client waits per Config.Reconnect: the last
+//     retry hint (honour-retry, the default: SEP-1699 says the client MUST),
+//     nothing (immediate), or exponential backoff with jitter from the hint.
+//     Without a hint, Config.DefaultRetry (1 s).
+//   - A server closing a stream on purpose after an event id (polling,
+//     SEP-1699) is a clean break, not an error (Resume.Clean).
+//   - Attempts that bring no new event id are bounded (MaxResumes); a stream
+//     broken before any event id cannot be resumed (SEP-1335's window):
+//     ErrUnresumable, or a re-send with a new id when ReissueUnresumable.
+//   - 404 on a resume: the session is gone. 405: the server does not resume.
+//
+// # Error taxonomy
+//
+// Errors wrap a sentinel (ErrSessionMissing, ErrBadResponse, ErrNoResponse,
+// ErrStreamBroken, ErrUnresumable, ErrStreamIdle, ErrToolError,
+// ErrRequestTimeout, ...), a *StatusError or a *RPCError; Classify maps them
+// to a Class (transport, timeout, http-status, session-missing, bad-response,
+// sse-malformed, jsonrpc-error, tool-error, stream-broken, unresumable,
+// canceled), which is what reports aggregate by.
+//
+// # Replay ledger
+//
+// Every SSE stream the driver reads is judged by a Ledger: duplicate event
+// ids, progress values seen twice or going backwards, messages for another
+// request (cross-stream), the response missing or progress k of n missing
+// (lost; n is the server's announced total or Op.ExpectProgress), a stream
+// that does not end after its response (unterminated), a break before any
+// id (unresumable). The GET stream's ledger checks numbered notifications.
+//
+// # Cost
+//
+// The hot path does not use reflection or maps: messages are scanned for
+// their top-level keys (ParseMessage), requests are rendered with append,
+// buffers are reused across operations, and H1Transport does the HTTP I/O
+// in the calling goroutine. See BenchmarkToolsCallSSE.
+package driver

@@ -1,0 +1,245 @@
+package driver_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/refserver"
+)
+
+func startRef(t *testing.T, mode refserver.Mode) *refserver.Server {
+	t.Helper()
+	srv, err := refserver.Start(t.Context(), "", refserver.Options{Mode: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func do(t *testing.T, s *driver.Session, o *driver.Op) driver.Result {
+	t.Helper()
+	var res driver.Result
+	s.Do(t.Context(), o, &res)
+	if res.Err != nil {
+		t.Fatalf("%s: %v (class %v, status %d)", o.Name, res.Err, res.Class, res.Status)
+	}
+	return res
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A full session against the official go-sdk server: initialize, every
+// operation, server polling with resumes, a GET stream with numbered
+// notifications, a server→client request, DELETE, and the session gone.
+func TestRefServerSessionLifecycle(t *testing.T) {
+	srv := startRef(t, refserver.ModeStateful)
+	cfg := &driver.Config{URL: srv.URL(), RequestTimeout: 10 * time.Second}
+	s, err := driver.NewSession(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res driver.Result
+	if err := s.Initialize(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if s.Protocol() != "2025-11-25" || s.ID() == "" {
+		t.Fatalf("protocol %q session %q", s.Protocol(), s.ID())
+	}
+	for _, o := range []*driver.Op{
+		op(t, "tools/list", "", false),
+		op(t, "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`, false),
+		op(t, "tools/call", `{"name":"payload","arguments":{"bytes":100000}}`, false),
+		op(t, "resources/list", "", false),
+		op(t, "resources/read", `{"uri":"mcpbench://static/large"}`, false),
+		op(t, "prompts/list", "", false),
+		op(t, "prompts/get", `{"name":"greet","arguments":{"name":"x"}}`, false),
+		op(t, "ping", "", false),
+	} {
+		r := do(t, s, o)
+		if !r.Ledger.Checked || r.Ledger.Faulty() {
+			t.Fatalf("%s: ledger checked %v %v", o.Name, r.Ledger.Checked, r.Ledger.Counts)
+		}
+	}
+	if r := do(t, s, op(t, "tools/call", `{"name":"payload","arguments":{"bytes":100000}}`, false)); r.BytesIn < 100000 {
+		t.Fatalf("payload: %d bytes in", r.BytesIn)
+	}
+
+	// SSE polling: the server closes the stream every 2 events with a
+	// 20 ms retry hint; the client resumes until the response. Events come
+	// slower than the hint so each close finds the client connected.
+	r := do(t, s, op(t, "tools/call", `{"name":"progress","arguments":{"count":6,"interval_ms":40,"close_after":2,"retry_ms":20}}`, true))
+	if r.Progress != 6 || len(r.Resumes) < 2 || r.Ledger.Faulty() {
+		t.Fatalf("polling: progress %d resumes %d ledger %v", r.Progress, len(r.Resumes), r.Ledger.Counts)
+	}
+	for _, rs := range r.Resumes {
+		if !rs.OK || !rs.Clean || rs.Hint != 20 || rs.Waited != 20*time.Millisecond {
+			t.Fatalf("resume %+v: want accepted, clean, waited the 20 ms hint", rs)
+		}
+	}
+
+	// GET stream with numbered notifications.
+	if err := s.OpenStream(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	do(t, s, op(t, "tools/call", `{"name":"notify","arguments":{"count":5,"interval_ms":1}}`, false))
+	waitFor(t, "5 numbered notifications on the GET stream", func() bool { return s.StreamStats().Events >= 5 })
+	if st := s.StreamStats(); st.Ledger.Faulty() || !st.Ledger.Checked {
+		t.Fatalf("GET ledger %v", st.Ledger.Counts)
+	}
+
+	// Server→client request (sampling) answered with the canned result.
+	if r := do(t, s, op(t, "tools/call", `{"name":"sample","arguments":{}}`, false)); r.Events < 2 {
+		t.Fatalf("sample: %d events (want the request and the response)", r.Events)
+	}
+
+	sid := s.ID()
+	if err := s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// The session is gone: the server must answer 404 to its id.
+	req, _ := http.NewRequest("POST", srv.URL(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("deleted session answered %d, want 404", resp.StatusCode)
+	}
+}
+
+// cutTransport breaks the first SSE response whose request body contains
+// match after `after` events: the stream ends with an error, as if the
+// connection died.
+type cutTransport struct {
+	rt    http.RoundTripper
+	match string
+	after int
+
+	mu   sync.Mutex
+	done bool
+}
+
+func (c *cutTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil && req.GetBody != nil {
+		b, _ := req.GetBody()
+		body, _ = io.ReadAll(b)
+	}
+	resp, err := c.rt.RoundTrip(req)
+	if err != nil || !bytes.Contains(body, []byte(c.match)) || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done {
+		return resp, nil
+	}
+	c.done = true
+	resp.Body = &cutBody{rc: resp.Body, left: c.after}
+	return resp, nil
+}
+
+type cutBody struct {
+	rc   io.ReadCloser
+	left int
+	prev byte
+	cut  bool
+}
+
+var errCut = errors.New("connection cut by test")
+
+func (b *cutBody) Read(p []byte) (int, error) {
+	if b.cut {
+		return 0, errCut
+	}
+	n, err := b.rc.Read(p)
+	for i := 0; i < n; i++ {
+		if p[i] == '\n' && b.prev == '\n' {
+			b.left--
+			if b.left == 0 {
+				b.cut = true
+				b.rc.Close()
+				return i + 1, nil
+			}
+		}
+		b.prev = p[i]
+	}
+	return n, err
+}
+
+func (b *cutBody) Close() error { return b.rc.Close() }
+
+// A stream cut mid-way by the network is resumed with Last-Event-ID and the
+// go-sdk server replays the rest from its event store: every progress
+// notification exactly once.
+func TestRefServerResumeAfterCut(t *testing.T) {
+	srv := startRef(t, refserver.ModeStateful)
+	ct := &cutTransport{rt: http.DefaultTransport, match: `"progress"`, after: 3} // priming + 2 progress
+	cfg := &driver.Config{URL: srv.URL(), HTTPClient: &http.Client{Transport: ct}, DefaultRetry: 10 * time.Millisecond}
+	s, _ := driver.NewSession(cfg, 1)
+	var res driver.Result
+	if err := s.Initialize(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	r := do(t, s, op(t, "tools/call", `{"name":"progress","arguments":{"count":8,"interval_ms":5}}`, true))
+	if !ct.done {
+		t.Fatal("the stream was not cut")
+	}
+	if len(r.Resumes) != 1 || !r.Resumes[0].OK || r.Resumes[0].Clean || r.Resumes[0].Hint != -1 || r.Resumes[0].Waited != 10*time.Millisecond {
+		t.Fatalf("resumes %+v: want one, accepted, after an error, default wait", r.Resumes)
+	}
+	if r.Progress != 8 || r.Ledger.Faulty() {
+		t.Fatalf("progress %d ledger %v: want all 8 exactly once", r.Progress, r.Ledger.Counts)
+	}
+	if ids := r.Ledger.EventIDs(); len(ids) < 10 { // priming + 8 progress + response
+		t.Fatalf("event ids %v", ids)
+	}
+	s.Close(context.Background())
+}
+
+// Stateless and JSON modes: no priming events, JSON answers, GET 405.
+func TestRefServerModes(t *testing.T) {
+	for _, mode := range []refserver.Mode{refserver.ModeStateless, refserver.ModeJSON} {
+		t.Run(string(mode), func(t *testing.T) {
+			srv := startRef(t, mode)
+			s, _ := driver.NewSession(&driver.Config{URL: srv.URL()}, 1)
+			var res driver.Result
+			if err := s.Initialize(t.Context(), &res); err != nil {
+				t.Fatal(err)
+			}
+			r := do(t, s, op(t, "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`, false))
+			if mode == refserver.ModeJSON && r.Ledger.Checked {
+				t.Fatal("json mode answered with a stream")
+			}
+			err := s.OpenStream(t.Context())
+			if mode == refserver.ModeStateless && !errors.Is(err, driver.ErrNoGETStream) {
+				t.Fatalf("stateless GET: %v, want 405", err)
+			}
+			s.Close(t.Context())
+		})
+	}
+}

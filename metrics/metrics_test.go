@@ -1,0 +1,145 @@
+package metrics
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+func result(op int, intendedMS, startMS, endMS int, class driver.Class, status int) *driver.Result {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	r := &driver.Result{Op: op, Intended: at(intendedMS), Start: at(startMS), FirstByte: at(startMS + 1), End: at(endMS), Class: class, Status: status}
+	if class != driver.ClassOK {
+		r.Err = errors.New(class.String())
+	}
+	return r
+}
+
+func TestRecorderMergesShardsAndIntervals(t *testing.T) {
+	rec := NewRecorder([]string{"a", "b"}, 64)
+	var wg sync.WaitGroup
+	// 100 VUs record 10 results each: op a takes 10 ms of service after
+	// waiting 0..99 ms from its intended start.
+	for vu := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sh := rec.Shard(vu)
+			for range 10 {
+				sh.Record(result(0, 0, vu, vu+10, driver.ClassOK, 200))
+			}
+		}()
+	}
+	wg.Wait()
+	rec.Shard(3).Record(result(1, 0, 0, 5, driver.ClassTimeout, 0))
+	rec.Shard(3).Record(result(1, 0, 0, 5, driver.ClassCanceled, 0))
+	rec.Shard(4).Dropped(1)
+	iv := rec.Tick(time.Now())
+	if iv.Ops[0].Count != 1000 || iv.All.Count != 1001 {
+		t.Fatalf("interval counts %d %d", iv.Ops[0].Count, iv.All.Count)
+	}
+	rec.Shard(7).Record(result(0, 0, 0, 1000, driver.ClassOK, 200))
+	rec.Tick(time.Now())
+	ops, all := rec.Summarize(10)
+	a, b := ops[0], ops[1]
+	if a.Count != 1001 || a.Rate != 100.1 || a.Errors != 0 {
+		t.Fatalf("a: %+v", a)
+	}
+	// HDR reports a bucket's highest equivalent value: 10 ms reads 10.007.
+	if a.Service.P50 < 10 || a.Service.P50 > 10.01 || a.Service.Max < 999 || a.Response.P50 < 59 || a.Response.P50 > 61 || a.Response.Max < 999 {
+		t.Fatalf("a latency: service %+v response %+v", a.Service, a.Response)
+	}
+	if a.TTFB.P50 < 1 || a.TTFB.P50 > 1.001 {
+		t.Fatalf("ttfb %+v", a.TTFB)
+	}
+	if b.Count != 1 || b.Errors != 1 || b.ErrorsByClass["timeout"] != 1 || b.Interrupted != 1 || b.Dropped != 1 || b.Status["0"] != 1 {
+		t.Fatalf("b: %+v", b)
+	}
+	if all.Count != 1002 || all.Errors != 1 || all.Dropped != 1 {
+		t.Fatalf("all: %+v", all)
+	}
+}
+
+func TestRecorderResumesAndLedger(t *testing.T) {
+	rec := NewRecorder([]string{"call"}, 1)
+	r := result(0, 0, 0, 2000, driver.ClassOK, 200)
+	r.Resumes = []driver.Resume{
+		{Hint: 500, Waited: 500 * time.Millisecond, TimeToResume: 510 * time.Millisecond, OK: true},
+		{Hint: 500, Waited: 0, TimeToResume: 3 * time.Millisecond, OK: false},
+	}
+	r.Ledger.Checked = true
+	r.Ledger.Counts[driver.VerdictLost] = 2
+	rec.Shard(0).Record(r)
+	rec.Tick(time.Now())
+	ops, _ := rec.Summarize(1)
+	o := ops[0]
+	if o.Resumes == nil || o.Resumes.Attempts != 2 || o.Resumes.Accepted != 1 || o.Resumes.Early != 1 {
+		t.Fatalf("resumes %+v", o.Resumes)
+	}
+	if o.Resumes.TimeToResume.Max < 509 || o.Resumes.Wait.Max < 499 {
+		t.Fatalf("resume latencies %+v", o.Resumes)
+	}
+	if o.Ledger == nil || o.Ledger.Streams != 1 || o.Ledger.Faulty != 1 || o.Ledger.Verdicts["lost"] != 2 || len(o.Ledger.Verdicts) != int(driver.NumVerdicts) {
+		t.Fatalf("ledger %+v", o.Ledger)
+	}
+	offs, n := rec.Offenders()
+	if n != 1 || len(offs) != 1 || offs[0].Verdicts["lost"] != 2 || offs[0].Op != "call" {
+		t.Fatalf("offenders %d %+v", n, offs)
+	}
+}
+
+// The text report depends only on the summary: a summary read back from
+// summary.json prints the same text.
+func TestTextFromFileMatches(t *testing.T) {
+	rec := NewRecorder([]string{"tools/call:echo", "ping"}, 4)
+	for i := range 200 {
+		rec.Shard(i).Record(result(i%2, 0, i%7, i%7+3, driver.ClassOK, 200))
+	}
+	rec.Shard(0).Record(result(1, 0, 0, 30, driver.ClassHTTPStatus, 503))
+	rec.Tick(time.Now())
+	ops, all := rec.Summarize(2)
+	s := &Summary{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: "2025-11-25", Profile: "smoke", Model: "open",
+		TargetRate: 100, Rate: all.Rate, DurationS: 2, VUs: 4, MaxVUs: 8, Ops: ops, All: all, Started: time.Unix(1, 0).UTC()}
+	var a bytes.Buffer
+	if err := WriteText(&a, s); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "summary.json")
+	if err := WriteJSON(path, s); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSummary(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	WriteText(&b, back)
+	if diff := cmp.Diff(a.String(), b.String()); diff != "" {
+		t.Fatalf("text from summary.json differs (-run +file):\n%s", diff)
+	}
+	for _, want := range []string{"p99.9", "tools/call:echo", "Service time", "coordinated omission", "http-status 1", "Errors: 1 of 201"} {
+		if !strings.Contains(a.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, a.String())
+		}
+	}
+}
+
+func TestGeneratorCost(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	g := GeneratorCost(Usage{At: t0, CPU: time.Second}, Usage{At: t0.Add(10 * time.Second), CPU: 3 * time.Second, MaxRSS: 64 << 20}, 40000, 2, false)
+	want := Generator{CPUSeconds: 2, CPUPerOpUS: 50, Cores: 0.2, MaxRSSMB: 64, NumCPU: 2}
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Fatal(diff)
+	}
+	if u := ReadUsage(); u.CPU <= 0 || u.MaxRSS <= 0 {
+		t.Fatalf("getrusage reading %+v", u)
+	}
+}
