@@ -813,7 +813,7 @@ func (rb *reqBody) Read(p []byte) (int, error) { return rb.r.Read(p) }
 
 // Bytes lets H1Transport write the body without copying it.
 func (rb *reqBody) Bytes() []byte { return rb.b }
-func (rb *reqBody) Close() error               { rb.closed.Store(true); return nil }
+func (rb *reqBody) Close() error  { rb.closed.Store(true); return nil }
 
 func (rb *reqBody) getBody() (io.ReadCloser, error) {
 	return io.NopCloser(bytes.NewReader(bytes.Clone(rb.b))), nil

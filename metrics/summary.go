@@ -116,14 +116,14 @@ type GETStreamSummary struct {
 // getrusage(2): if CPUPerOpUS is high or Cores near the machine's core
 // count, the generator may be the bottleneck.
 type Generator struct {
-	CPUSeconds     float64 `json:"cpu_s"`
-	CPUPerOpUS     float64 `json:"cpu_us_per_op"`
-	Cores          float64 `json:"cores_used"`
-	MaxRSSMB       float64 `json:"max_rss_mb"`
+	CPUSeconds float64 `json:"cpu_s"`
+	CPUPerOpUS float64 `json:"cpu_us_per_op"`
+	Cores      float64 `json:"cores_used"`
+	MaxRSSMB   float64 `json:"max_rss_mb"`
 	// StartLag is how late ops were sent after their intended start (ms):
 	// timer granularity, goroutine scheduling, waiting for a free VU. It is
 	// part of response time and not of service time.
-	StartLag Latency `json:"start_lag_ms"`
+	StartLag       Latency `json:"start_lag_ms"`
 	NumCPU         int     `json:"num_cpu"`
 	IncludesServer bool    `json:"includes_embedded_server"`
 }
