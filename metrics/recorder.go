@@ -58,6 +58,10 @@ type OpStats struct {
 	Faulty      int64 // streams with at least one verdict
 	Dropped     int64 // ops the schedule could not start (no free VU, queue full)
 	Interrupted int64 // ops cut short by the end of the run (not in latency)
+	// Examples holds the first error message seen per class: one example
+	// each, so the report can say what went wrong without aggregating by
+	// free text.
+	Examples [driver.NumClasses]string
 }
 
 func newOpStats() *OpStats {
@@ -104,11 +108,16 @@ func (o *OpStats) add(b *OpStats) {
 	o.Faulty += b.Faulty
 	o.Dropped += b.Dropped
 	o.Interrupted += b.Interrupted
+	for i, e := range b.Examples {
+		if o.Examples[i] == "" {
+			o.Examples[i] = e
+		}
+	}
 }
 
 // reset zeroes o, keeping its histograms.
 func (o *OpStats) reset() {
-	r, s, t, rs, w := o.Response, o.Service, o.TTFB, o.Resume, o.Wait
+	r, s, t, rs, w, ex := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.Examples
 	r.Reset()
 	s.Reset()
 	t.Reset()
@@ -116,7 +125,7 @@ func (o *OpStats) reset() {
 		rs.Reset()
 		w.Reset()
 	}
-	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w}
+	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, Examples: ex}
 }
 
 // Shard records results of the VUs striped onto it. Safe for concurrent
@@ -203,6 +212,9 @@ func (s *Shard) Record(res *driver.Result) {
 		o.Errors++
 	}
 	o.Classes[res.Class]++
+	if res.Err != nil && o.Examples[res.Class] == "" {
+		o.Examples[res.Class] = res.Err.Error()
+	}
 	if res.Status >= 0 && res.Status < len(o.Status) {
 		o.Status[res.Status]++
 	}

@@ -56,6 +56,8 @@ type OpSummary struct {
 	Errors        int64            `json:"errors"`
 	ErrorRate     float64          `json:"error_rate"` // errors / count, 0..1
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	// ErrorExamples is one error message per class (the first seen).
+	ErrorExamples map[string]string `json:"error_examples,omitempty"`
 	Status        map[string]int64 `json:"status,omitempty"` // by HTTP status; "0" = no response
 	Dropped       int64            `json:"dropped,omitempty"`
 	Interrupted   int64            `json:"interrupted,omitempty"`
@@ -97,6 +99,8 @@ type SessionSummary struct {
 	Initialize Latency `json:"initialize_ms"`
 	// FailClasses counts failed initializations by error class.
 	FailClasses map[string]int64 `json:"fail_classes,omitempty"`
+	// FailExamples is one error message per class (the first seen).
+	FailExamples map[string]string `json:"fail_examples,omitempty"`
 }
 
 // GETStreamSummary describes standalone GET streams.
@@ -176,6 +180,12 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 				s.ErrorsByClass = map[string]int64{}
 			}
 			s.ErrorsByClass[driver.Class(c).String()] = n
+			if ex := o.Examples[c]; ex != "" {
+				if s.ErrorExamples == nil {
+					s.ErrorExamples = map[string]string{}
+				}
+				s.ErrorExamples[driver.Class(c).String()] = ex
+			}
 		}
 	}
 	for code, n := range o.Status {

@@ -31,6 +31,11 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f("INTERRUPTED: %s — results cover the run up to that point\n", s.StopReason)
 	}
 	p.f("\n")
+	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
+		p.f("No operation ran: no session could be initialized (%d attempts failed: %s)\n", s.Sessions.Failed, classList(s.Sessions.FailClasses))
+		p.examples(s.Sessions.FailExamples)
+		return p.err
+	}
 	title := "Response time (ms)"
 	if s.Model == "open" {
 		title = "Response time (ms, from the intended start: coordinated omission corrected)"
@@ -48,6 +53,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	if s.All.Errors > 0 {
 		p.f("Errors: %d of %d (%.2f%%): %s\n", s.All.Errors, s.All.Count, 100*s.All.ErrorRate, classList(s.All.ErrorsByClass))
+		p.examples(s.All.ErrorExamples)
 	} else {
 		p.f("Errors: 0\n")
 	}
@@ -80,6 +86,9 @@ func WriteText(w io.Writer, s *Summary) error {
 	ss := s.Sessions
 	p.f("Sessions: %d opened, %d failed%s; initialize p50 %s p99 %s ms; %d closed, %d close failures\n",
 		ss.Opened, ss.Failed, failList(ss.FailClasses), ms(ss.Initialize.P50), ms(ss.Initialize.P99), ss.Closed, ss.CloseFails)
+	if ss.Failed > 0 {
+		p.examples(ss.FailExamples)
+	}
 	g := s.Generator
 	note := ""
 	if g.IncludesServer {
@@ -90,6 +99,13 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f("Start lag (sent after the intended start; in response time, not service time): p50 %s p99 %s max %s ms\n", ms(g.StartLag.P50), ms(g.StartLag.P99), ms(g.StartLag.Max))
 	}
 	return p.err
+}
+
+// examples prints one message per error class.
+func (p *printer) examples(m map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		p.f("  e.g. %s: %s\n", k, m[k])
+	}
 }
 
 type printer struct {

@@ -177,6 +177,7 @@ type engine struct {
 	sess     metrics.SessionSummary
 	initHist *hdr.Histogram
 	failCls  [driver.NumClasses]int64
+	failEx   [driver.NumClasses]string
 	get      getAgg
 	// negotiated is the protocol version the first session agreed on.
 	negotiated string
@@ -338,6 +339,9 @@ func (e *engine) initSession(ctx context.Context, s *driver.Session) bool {
 		if res.Class != driver.ClassCanceled {
 			e.sess.Failed++
 			e.failCls[res.Class]++
+			if e.failEx[res.Class] == "" {
+				e.failEx[res.Class] = err.Error()
+			}
 		}
 		return false
 	}
@@ -663,6 +667,12 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 				s.Sessions.FailClasses = map[string]int64{}
 			}
 			s.Sessions.FailClasses[driver.Class(c).String()] = n
+			if ex := e.failEx[c]; ex != "" {
+				if s.Sessions.FailExamples == nil {
+					s.Sessions.FailExamples = map[string]string{}
+				}
+				s.Sessions.FailExamples[driver.Class(c).String()] = ex
+			}
 		}
 	}
 	if g := &e.get; g.used {

@@ -168,13 +168,66 @@ func ParseProfile(data []byte) (*Profile, []error) {
 	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
+		paths := fieldPaths(data)
 		errs := make([]error, 0, len(te.Errors))
 		for _, m := range te.Errors {
-			errs = append(errs, errors.New(tidyYAMLError(m)))
+			errs = append(errs, errors.New(withField(tidyYAMLError(m), paths)))
 		}
 		return &p, errs
 	}
 	return &p, []error{fmt.Errorf("yaml: %v", err)}
+}
+
+var reLine = regexp.MustCompile(`^line (\d+): `)
+
+// withField prefixes a "line N: ..." message with the field at line N.
+func withField(m string, paths map[int]string) string {
+	s := reLine.FindStringSubmatch(m)
+	if s == nil {
+		return m
+	}
+	n, _ := strconv.Atoi(s[1])
+	if f, ok := paths[n]; ok {
+		return f + " (line " + s[1] + "): " + m[len(s[0]):]
+	}
+	return m
+}
+
+// fieldPaths maps the line of each mapping key in a YAML document to its
+// path ("ops[0].method").
+func fieldPaths(data []byte) map[int]string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	out := map[int]string{}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				p := k.Value
+				if path != "" {
+					p = path + "." + k.Value
+				}
+				if _, seen := out[k.Line]; !seen {
+					out[k.Line] = p
+				}
+				walk(v, p)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(&doc, "")
+	return out
 }
 
 var (
@@ -371,7 +424,7 @@ func (p *Profile) Validate() []error {
 			add("%s.expect.progress: %d, want ≥ 0", f, o.Expect.Progress)
 		}
 	}
-	if len(p.Ops) > 0 && total == 0 {
+	if len(p.Ops) > 0 && total == 0 && len(p.parseErrs) == 0 { // a weight that failed to parse reads 0
 		add("ops: all weights are 0")
 	}
 	return errs

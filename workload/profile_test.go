@@ -57,7 +57,7 @@ ops:
 		got = append(got, e.Error())
 	}
 	want := []string{
-		`line 3: "10 parsecs" is not a duration (want e.g. 10s, 250ms)`,
+		`duration (line 3): "10 parsecs" is not a duration (want e.g. 10s, 250ms)`,
 		`vus: -2, want at least 1`,
 		`ops[0].method: "tools/cal", want one of tools/call, tools/list, resources/list, resources/read, prompts/list, prompts/get, ping`,
 	}
@@ -74,9 +74,10 @@ func TestProfileYAMLMistakes(t *testing.T) {
 		yaml string
 		want []string
 	}{
-		{"vuz: 3\nops: [{method: ping}]", []string{`line 1: unknown field "vuz"`}},
-		{"vus: many\nops: [{method: ping}]", []string{`line 1: "many" is not an integer`}},
-		{"get_stream: maybe\nops: [{method: ping}]", []string{`line 1: "maybe" is not true or false`}},
+		{"vuz: 3\nops: [{method: ping}]", []string{`vuz (line 1): unknown field "vuz"`}},
+		{"vus: many\nops: [{method: ping}]", []string{`vus (line 1): "many" is not an integer`}},
+		{"get_stream: maybe\nops: [{method: ping}]", []string{`get_stream (line 1): "maybe" is not true or false`}},
+		{"ops:\n  - method: ping\n    weight: heavy", []string{`ops[0].weight (line 3): "heavy" is not an integer`}},
 		{"ops:\n  - method: tools/call\n  - method: prompts/get\n  - method: resources/read\n  - method: ping\n    arguments: {a: 1}\n    weight: -1",
 			[]string{"ops[0].tool: required for tools/call", "ops[1].prompt: required for prompts/get", "ops[2].uri: required for resources/read",
 				"ops[3].arguments: only tools/call and prompts/get take arguments", "ops[3].weight: -1, want ≥ 0"}},
