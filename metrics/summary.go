@@ -58,20 +58,20 @@ type OpSummary struct {
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
 	// ErrorExamples is one error message per class (the first seen).
 	ErrorExamples map[string]string `json:"error_examples,omitempty"`
-	Status        map[string]int64 `json:"status,omitempty"` // by HTTP status; "0" = no response
-	Dropped       int64            `json:"dropped,omitempty"`
-	Interrupted   int64            `json:"interrupted,omitempty"`
-	Response      Latency          `json:"response_time_ms"` // from the intended start (coordinated omission corrected)
-	Service       Latency          `json:"service_time_ms"`  // from the actual send
-	TTFB          Latency          `json:"ttfb_ms"`
-	BytesIn       int64            `json:"bytes_in"`
-	BytesOut      int64            `json:"bytes_out"`
-	Events        int64            `json:"sse_events"`
-	Progress      int64            `json:"progress_notifications"`
-	Reinits       int64            `json:"reinits,omitempty"`
-	Reissues      int64            `json:"reissues,omitempty"`
-	Resumes       *ResumeSummary   `json:"resumes,omitempty"`
-	Ledger        *LedgerSummary   `json:"ledger,omitempty"`
+	Status        map[string]int64  `json:"status,omitempty"` // by HTTP status; "0" = no response
+	Dropped       int64             `json:"dropped,omitempty"`
+	Interrupted   int64             `json:"interrupted,omitempty"`
+	Response      Latency           `json:"response_time_ms"` // from the intended start (coordinated omission corrected)
+	Service       Latency           `json:"service_time_ms"`  // from the actual send
+	TTFB          Latency           `json:"ttfb_ms"`
+	BytesIn       int64             `json:"bytes_in"`
+	BytesOut      int64             `json:"bytes_out"`
+	Events        int64             `json:"sse_events"`
+	Progress      int64             `json:"progress_notifications"`
+	Reinits       int64             `json:"reinits,omitempty"`
+	Reissues      int64             `json:"reissues,omitempty"`
+	Resumes       *ResumeSummary    `json:"resumes,omitempty"`
+	Ledger        *LedgerSummary    `json:"ledger,omitempty"`
 }
 
 // ResumeSummary describes resumes of broken response streams.
