@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI in-process and returns stdout, stderr and the exit
+// code main would use.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	code := exitOK
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+		errb.WriteString(ee.Error())
+	case err != nil:
+		code = exitUsage
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestRunEmbeddedWritesResults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	out, errs, code := run(t, "run", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir, "-H", "Authorization: Bearer s3cret")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"embedded reference server", "p99.9", "tools/call:echo", "Errors: 0"} {
+		if !strings.Contains(out+errs, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	var sum struct {
+		All struct{ Count, Errors int64 }
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(data, &sum)
+	if sum.All.Count == 0 || sum.All.Errors != 0 {
+		t.Fatalf("summary.json all = %+v", sum.All)
+	}
+	runJSON, _ := os.ReadFile(filepath.Join(dir, "run.json"))
+	if bytes.Contains(runJSON, []byte("s3cret")) || !bytes.Contains(runJSON, []byte("Authorization: [redacted]")) {
+		t.Fatalf("run.json must redact the header value:\n%s", runJSON)
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("vus: -1\nduration: soon\nops: [{method: nope}]\n"), 0o644)
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--profile", bad}, exitUsage, "3 problems"},
+		{[]string{"run", "--profile", "no-such-profile"}, exitUsage, "built-ins: "},
+		{[]string{"run", "--url", "ftp://x"}, exitUsage, "scheme"},
+		{[]string{"run", "--args", "{}"}, exitUsage, "--args needs --tool"},
+		{[]string{"run", "--url", closed, "-q", "--vus", "2"}, exitFailed, "transport 2"},
+		{[]string{"serve", "--mode", "bogus"}, exitUsage, "mode"},
+	}
+	for _, tt := range tests {
+		_, errs, code := run(t, tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errs, tt.code, tt.want)
+		}
+	}
+}
+
+func TestRunToolFlag(t *testing.T) {
+	out, errs, code := run(t, "run", "--tool", "slow", "--args", `{"ms":5}`, "--rate", "50", "--duration", "1s", "--warmup", "0s", "-q", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var s struct {
+		Model string
+		Ops   []struct {
+			Name    string
+			Count   int64
+			Service struct{ P50 float64 } `json:"service_time_ms"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	if s.Model != "open" || len(s.Ops) != 1 || s.Ops[0].Name != "tools/call:slow" || s.Ops[0].Count != 50 || s.Ops[0].Service.P50 < 5 {
+		t.Fatalf("summary %+v", s)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := run(t, "version")
+	if code != exitOK || !strings.HasPrefix(out, "mcpbench ") {
+		t.Fatalf("%d %q", code, out)
+	}
+}
