@@ -87,6 +87,9 @@ type Config struct {
 	// ReissueUnresumable re-sends a request (with a new id) whose response
 	// stream broke before any event id, instead of failing it.
 	ReissueUnresumable bool
+	// CheckDeleted makes Close probe a session after DELETE: the server
+	// must answer 404 to it (see Session.Hygiene).
+	CheckDeleted bool
 
 	// MaxResponseBytes bounds a JSON answer; 0 means 64 MiB.
 	MaxResponseBytes int64

@@ -179,8 +179,9 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 			return
 		}
 		h := s.hdr.Load()
+		at := time.Now()
 		r, err := s.send(ctx, http.MethodGet, nil, h.get, last)
-		rec := Resume{Hint: hint, Waited: wait, Clean: clean, TimeToResume: time.Since(brokeAt)}
+		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt)}
 		if !g.accept(r, err, &rec) {
 			fails++
 			if g.fatal(r) {
@@ -203,6 +204,9 @@ func (g *getStream) accept(r *http.Response, err error, rec *Resume) bool {
 		g.mu.Lock()
 		g.stats.Resumes = append(g.stats.Resumes, *rec)
 		g.mu.Unlock()
+		if f := g.s.OnGETResume; f != nil {
+			f(*rec)
+		}
 	}
 	if ok {
 		g.mu.Lock()
@@ -244,11 +248,9 @@ func (g *getStream) read(ctx context.Context, resp *http.Response) error {
 			return err
 		}
 		g.mu.Lock()
-		if ev.HasID {
-			g.stats.Ledger.eventID(ev.ID)
-		}
+		fresh := !ev.HasID || g.stats.Ledger.eventID(ev.ID)
 		g.mu.Unlock()
-		if len(ev.Data) == 0 {
+		if !fresh || len(ev.Data) == 0 {
 			continue
 		}
 		m, perr := ParseMessage(ev.Data)

@@ -593,6 +593,21 @@ func (b *h1body) abort() {
 	}
 }
 
+// Reset drops the connection with a TCP reset (SO_LINGER 0) instead of an
+// orderly close: the chaos layer's RST cut. A blocked Read returns an error.
+func (b *h1body) Reset() error {
+	if b.state.CompareAndSwap(0, 2) {
+		if b.stop != nil {
+			b.stop()
+		}
+		if tc, ok := b.pc.c.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
+		b.pc.c.Close()
+	}
+	return nil
+}
+
 // Close ends the body; unless it was read to its end, the connection is
 // closed (a blocked Read returns an error).
 func (b *h1body) Close() error {

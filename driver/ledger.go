@@ -119,22 +119,25 @@ func (l *Ledger) crossStream() {
 	l.Counts[VerdictCrossStream]++
 }
 
-// eventID notes an event id; a repeat is a duplicate.
-func (l *Ledger) eventID(id []byte) {
+// eventID notes an event id; a repeat is a duplicate. It reports whether
+// the id is new (a duplicate event must not be processed again, so one
+// replayed event counts once).
+func (l *Ledger) eventID(id []byte) bool {
 	if len(id) == 0 {
-		return
+		return true
 	}
 	l.Checked = true
 	h := maphash.Bytes(ledgerSeed, id)
 	if slices.Contains(l.ids, h) {
 		l.Counts[VerdictDuplicated]++
-		return
+		return false
 	}
 	l.ids = append(l.ids, h)
 	if len(l.idEnds) < 64 {
 		l.idArena = append(l.idArena, id...)
 		l.idEnds = append(l.idEnds, len(l.idArena))
 	}
+	return true
 }
 
 // progressValue notes a notifications/progress value for this stream's token.
@@ -176,7 +179,8 @@ func (l *Ledger) seq(n int64) {
 
 // finishOp closes the ledger of a request stream: the response must have
 // arrived, and with a known total (announced, or expect) every progress
-// value 1..total must have arrived.
+// value 1..total must have arrived. Each missing message counts as one
+// lost.
 func (l *Ledger) finishOp(gotResponse bool, expect int) {
 	if !gotResponse {
 		l.Counts[VerdictLost]++
@@ -185,7 +189,7 @@ func (l *Ledger) finishOp(gotResponse bool, expect int) {
 	if expect > 0 {
 		total = float64(expect)
 	}
-	if total > 0 && gotResponse {
+	if total > 0 {
 		if missing := int(total) - len(l.progress); missing > 0 {
 			l.Counts[VerdictLost] += missing
 		}

@@ -47,10 +47,15 @@ func NewOp(name, method string, params json.RawMessage, progress bool) (*Op, err
 
 // Resume records one resume attempt of a broken stream.
 type Resume struct {
+	// At is when the reconnect attempt was sent.
+	At time.Time
 	// Hint is the server's retry hint in effect (ms), -1 when none was sent.
 	Hint int
-	// Waited is how long the client waited before reconnecting.
+	// Waited is the wait the reconnect policy chose.
 	Waited time.Duration
+	// Delay is the actual time from the break to the reconnect attempt
+	// (Waited plus timer lag; for later attempts, the earlier attempts too).
+	Delay time.Duration
 	// TimeToResume runs from the break to the resumed stream's headers (or
 	// to the failure of the attempt).
 	TimeToResume time.Duration

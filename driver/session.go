@@ -59,6 +59,14 @@ type Session struct {
 
 	wantGET bool
 	get     *getStream
+
+	hygiene Ledger
+
+	// OnGETResume, when set before OpenStream, is called (from the GET
+	// stream's goroutine) for every resume attempt of the GET stream, so
+	// reconnects can be counted as they happen. It must be safe to call
+	// concurrently with the session's other methods and must not block.
+	OnGETResume func(Resume)
 }
 
 type sessHeaders struct {
@@ -488,10 +496,12 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 	for {
 		dec.Reset(s.watch(resp.Body, res, s.idleDur))
 		err := s.readEvents(ctx, dec, c, res, led)
+		brokeAt := time.Now()
 		s.unwatch()
 		if err == nil {
 			// Response delivered; the stream should end now.
-			if !dec.AtEOF() && !s.linger(resp.Body, res) {
+			// (A body our own idle timer closed is not the server's fault.)
+			if !dec.AtEOF() && !s.idleFired.Load() && !s.linger(resp.Body, res) {
 				led.Counts[VerdictUnterminated]++
 			}
 			resp.Body.Close()
@@ -525,7 +535,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			fails = 0
 			lastResumeID = id
 		}
-		resp, err = s.resume(ctx, dec, res, clean, &fails)
+		resp, err = s.resume(ctx, dec, res, clean, &fails, brokeAt)
 		if err != nil {
 			led.finishOp(false, 0)
 			return err
@@ -548,8 +558,8 @@ func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res 
 			}
 			return err
 		}
-		if ev.HasID {
-			led.eventID(ev.ID)
+		if ev.HasID && !led.eventID(ev.ID) {
+			continue // a replayed duplicate: counted once, not processed again
 		}
 		if len(ev.Data) == 0 {
 			continue // priming event or SEP-1699 close event: id/retry only
@@ -586,9 +596,8 @@ const lingerTimeout = 2 * time.Second
 // Last-Event-ID until the server accepts (2025-11-25 transports
 // §Resumability; SEP-1699 retry). fails counts consecutive attempts that
 // brought no new event id; attempts stop at MaxResumes.
-func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clean bool, fails *int) (*http.Response, error) {
+func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clean bool, fails *int, brokeAt time.Time) (*http.Response, error) {
 	last := string(dec.LastEventID())
-	brokeAt := time.Now()
 	for {
 		if *fails >= s.cfg.maxResumes() {
 			return nil, fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, *fails)
@@ -600,6 +609,8 @@ func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clea
 			return nil, s.ctxErr(ctx, err)
 		}
 		h := s.hdr.Load()
+		r.At = time.Now()
+		r.Delay = r.At.Sub(brokeAt)
 		resp, err := s.send(ctx, http.MethodGet, nil, h.get, last)
 		r.TimeToResume = time.Since(brokeAt)
 		if err != nil {
@@ -654,7 +665,9 @@ func (s *Session) reconnectDelay(hintMS, fails int) time.Duration {
 
 // Close ends the session: it stops the GET stream and sends DELETE with
 // the session id (2025-11-25 transports §Session Management, item 5);
-// 405 (the server does not allow it) and 404 (already gone) are fine.
+// 405 (the server does not allow it) and 404 (already gone) are fine. With
+// Config.CheckDeleted, a deleted session is then probed: the server must
+// answer 404 to its id (item 3); the verdict is in Hygiene.
 func (s *Session) Close(ctx context.Context) error {
 	s.stopGET()
 	h := s.hdr.Load()
@@ -669,11 +682,40 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	drain(resp)
 	switch resp.StatusCode {
-	case http.StatusOK, http.StatusAccepted, http.StatusNoContent, http.StatusMethodNotAllowed, http.StatusNotFound:
+	case http.StatusOK, http.StatusAccepted, http.StatusNoContent:
+		if s.cfg.CheckDeleted {
+			s.checkDeleted(ctx, h)
+		}
+		return nil
+	case http.StatusMethodNotAllowed, http.StatusNotFound:
 		return nil
 	}
 	return fmt.Errorf("DELETE: %w", &StatusError{resp.StatusCode})
 }
+
+// checkDeleted sends a ping on a deleted session: anything but 404 is a
+// hygiene fault (2xx: the session lives on; another status: the wrong
+// answer for a missing session).
+func (s *Session) checkDeleted(ctx context.Context, h *sessHeaders) {
+	body := appendRequest(s.body.buf(), s.next(), "ping", nil, nil)
+	resp, err := s.send(ctx, http.MethodPost, body, h.post, "")
+	if err != nil {
+		return
+	}
+	drain(resp)
+	s.hygiene.Checked = true
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		s.hygiene.Counts[VerdictDeletedSessionAccepted]++
+	default:
+		s.hygiene.Counts[VerdictWrongMissingStatus]++
+	}
+}
+
+// Hygiene returns the verdicts of the deleted-session check made by Close
+// (Config.CheckDeleted); Checked is false when none was made.
+func (s *Session) Hygiene() Ledger { return s.hygiene }
 
 // send issues one HTTP request. lastEventID is set on resume GETs.
 func (s *Session) send(ctx context.Context, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {

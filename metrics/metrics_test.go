@@ -72,8 +72,8 @@ func TestRecorderResumesAndLedger(t *testing.T) {
 	rec := NewRecorder([]string{"call"}, 1)
 	r := result(0, 0, 0, 2000, driver.ClassOK, 200)
 	r.Resumes = []driver.Resume{
-		{Hint: 500, Waited: 500 * time.Millisecond, TimeToResume: 510 * time.Millisecond, OK: true},
-		{Hint: 500, Waited: 0, TimeToResume: 3 * time.Millisecond, OK: false},
+		{Hint: 500, Waited: 500 * time.Millisecond, Delay: 501 * time.Millisecond, TimeToResume: 510 * time.Millisecond, OK: true},
+		{Hint: 500, Waited: 0, Delay: time.Millisecond, TimeToResume: 3 * time.Millisecond, OK: false},
 	}
 	r.Ledger.Checked = true
 	r.Ledger.Counts[driver.VerdictLost] = 2

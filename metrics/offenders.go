@@ -73,3 +73,10 @@ func (r *Recorder) Offenders() ([]Offender, int64) {
 	defer r.offenders.mu.Unlock()
 	return append([]Offender(nil), r.offenders.list...), r.offenders.seen
 }
+
+// OffendersFile is offenders.json: the first faulty streams (up to 100)
+// with their event ids, and how many there were in all.
+type OffendersFile struct {
+	Faulty int64      `json:"faulty_streams"`
+	First  []Offender `json:"first"`
+}

@@ -151,7 +151,19 @@ type Recorder struct {
 	lastTick  time.Time
 	offenders offenders
 	lag       *hdr.Histogram
+	tl        *Timeline
 }
+
+// Begin sets the start of the first interval (the run's start).
+func (r *Recorder) Begin(t time.Time) {
+	r.mu.Lock()
+	r.lastTick = t
+	r.mu.Unlock()
+}
+
+// SetTimeline makes every recorded resume attempt count in tl (call it
+// before recording starts).
+func (r *Recorder) SetTimeline(tl *Timeline) { r.tl = tl }
 
 // NewRecorder returns a recorder for ops named names (index = Result.Op)
 // with shards for up to vus VUs (0: one per core × 4).
@@ -240,11 +252,13 @@ func (s *Shard) Record(res *driver.Result) {
 			if rs.OK {
 				o.ResumesOK++
 			}
-			if rs.Hint >= 0 && rs.Waited < time.Duration(rs.Hint)*time.Millisecond {
+			early := Early(rs)
+			if early {
 				o.EarlyResume++
 			}
+			s.rec.tl.Add(rs.At, early)
 			o.Resume.RecordValue(us(rs.TimeToResume))
-			o.Wait.RecordValue(us(rs.Waited))
+			o.Wait.RecordValue(us(rs.Delay))
 		}
 	}
 	faulty := false
@@ -262,6 +276,12 @@ func (s *Shard) Record(res *driver.Result) {
 	if faulty {
 		s.rec.offenders.add(s.rec.names[res.Op], res)
 	}
+}
+
+// Early reports a reconnect attempt made before the server's retry hint
+// had passed since the break (SEP-1699: the client MUST wait it).
+func Early(r *driver.Resume) bool {
+	return r.Hint >= 0 && r.Delay < time.Duration(r.Hint)*time.Millisecond
 }
 
 // Dropped counts an op the schedule could not start.

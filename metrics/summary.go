@@ -36,6 +36,22 @@ type Summary struct {
 	Sessions   SessionSummary    `json:"sessions"`
 	GETStreams *GETStreamSummary `json:"get_streams,omitempty"`
 	Generator  Generator         `json:"generator"`
+
+	// Chaos is what the fault plan injected (nil without chaos).
+	Chaos *ChaosSummary `json:"chaos,omitempty"`
+	// Storms analyses each storm wave.
+	Storms []Wave `json:"storms,omitempty"`
+}
+
+// ChaosSummary describes the faults injected.
+type ChaosSummary struct {
+	Plan      any   `json:"plan"`
+	Seed      int64 `json:"seed"`
+	CutsFIN   int64 `json:"cuts_fin"`
+	CutsRST   int64 `json:"cuts_rst"`
+	Stalls    int64 `json:"stalls"`
+	Delays    int64 `json:"delays"`
+	StormCuts int64 `json:"storm_cuts"`
 }
 
 // Latency holds percentiles in milliseconds.
@@ -80,7 +96,7 @@ type ResumeSummary struct {
 	Accepted     int64   `json:"accepted"`
 	Early        int64   `json:"early"` // made before the retry hint had passed
 	TimeToResume Latency `json:"time_to_resume_ms"`
-	Wait         Latency `json:"reconnect_wait_ms"`
+	Wait         Latency `json:"reconnect_delay_ms"` // from the break to the reconnect attempt
 }
 
 // LedgerSummary is the replay ledger's verdict totals.
@@ -101,6 +117,11 @@ type SessionSummary struct {
 	FailClasses map[string]int64 `json:"fail_classes,omitempty"`
 	// FailExamples is one error message per class (the first seen).
 	FailExamples map[string]string `json:"fail_examples,omitempty"`
+	// Churned counts sessions closed and replaced during the run (churn).
+	Churned int64 `json:"churned,omitempty"`
+	// Hygiene is the verdict of the deleted-session checks (a deleted
+	// session must answer 404); nil when none was made.
+	Hygiene *LedgerSummary `json:"hygiene,omitempty"`
 }
 
 // GETStreamSummary describes standalone GET streams.

@@ -67,7 +67,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f("Requests re-issued after an unresumable break: %d\n", n)
 	}
 	if r := s.All.Resumes; r != nil {
-		p.f("Resumes (response streams): %d attempts, %d accepted, %d early (before the retry hint); time to resume p50 %s p99 %s max %s ms; wait p50 %s p99 %s ms\n",
+		p.f("Resumes (response streams): %d attempts, %d accepted, %d early (before the retry hint); time to resume p50 %s p99 %s max %s ms; reconnect delay p50 %s p99 %s ms\n",
 			r.Attempts, r.Accepted, r.Early, ms(r.TimeToResume.P50), ms(r.TimeToResume.P99), ms(r.TimeToResume.Max), ms(r.Wait.P50), ms(r.Wait.P99))
 	}
 	if l := s.All.Ledger; l != nil {
@@ -83,11 +83,33 @@ func WriteText(w io.Writer, s *Summary) error {
 			p.f("  replay ledger: %d judged, %d faulty: %s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 		}
 	}
+	if c := s.Chaos; c != nil {
+		p.f("Chaos (seed %d): %d cuts (%d rst, %d fin), %d stalls, %d delays, %d streams cut by storms\n", c.Seed, c.CutsRST+c.CutsFIN, c.CutsRST, c.CutsFIN, c.Stalls, c.Delays, c.StormCuts)
+	}
+	for _, w := range s.Storms {
+		p.f("Storm at %.1fs: %d reconnect attempts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)\n",
+			w.AtS, w.Attempts, w.PeakPerSec, w.FirstMS, w.P50MS, w.P95MS, w.LastMS, w.SpreadMS, w.Early)
+		rec := "not back in range before the end"
+		switch {
+		case w.RecoveryS == 0:
+			rec = "latency and errors stayed in their pre-storm range (1 s intervals)"
+		case w.RecoveryS > 0:
+			rec = fmt.Sprintf("recovery %.1f s after the cut", w.RecoveryS)
+		}
+		p.f("  errors during the wave %d, worst interval p99 %s ms; %s (pre-storm range: interval p99 ≤ %s ms, error rate %.2f%%)\n", w.Errors, ms(w.PeakP99MS), rec, ms(w.BaseP99MS), 100*w.BaseErrors)
+	}
 	ss := s.Sessions
 	p.f("Sessions: %d opened, %d failed%s; initialize p50 %s p99 %s ms; %d closed, %d close failures\n",
 		ss.Opened, ss.Failed, failList(ss.FailClasses), ms(ss.Initialize.P50), ms(ss.Initialize.P99), ss.Closed, ss.CloseFails)
 	if ss.Failed > 0 {
 		p.examples(ss.FailExamples)
+	}
+	if ss.Churned > 0 {
+		p.f("Churn: %d sessions replaced during the run\n", ss.Churned)
+	}
+	if h := ss.Hygiene; h != nil {
+		p.f("Session hygiene: %d deleted sessions probed: deleted-session-accepted %d · wrong-missing-session-status %d\n",
+			h.Streams, h.Verdicts[driver.VerdictDeletedSessionAccepted.String()], h.Verdicts[driver.VerdictWrongMissingStatus.String()])
 	}
 	g := s.Generator
 	note := ""

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,8 +174,49 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.store != nil && r.Method == http.MethodGet && len(r.Header.Values("Last-Event-ID")) == 0 {
 		r = h.freshGET(r)
 	}
+	if h.store != nil && r.Method == http.MethodGet && h.opts.GETRetry > 0 {
+		w = &retryWriter{ResponseWriter: w, line: []byte("retry: " + strconv.FormatInt(h.opts.GETRetry.Milliseconds(), 10) + "\n\n")}
+	}
 	h.mcp.ServeHTTP(w, r)
 }
+
+// retryWriter writes a retry field first in a 200 text/event-stream answer.
+type retryWriter struct {
+	http.ResponseWriter
+	line    []byte
+	started bool
+}
+
+func (w *retryWriter) WriteHeader(code int) {
+	if w.started {
+		return
+	}
+	w.started = true
+	w.ResponseWriter.WriteHeader(code)
+	if code == http.StatusOK && strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		w.ResponseWriter.Write(w.line)
+	}
+}
+
+func (w *retryWriter) Write(p []byte) (int, error) {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush implements http.Flusher (the SDK flushes every event).
+func (w *retryWriter) Flush() {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *retryWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // freshGET adapts a GET without Last-Event-ID. The SDK answers it by
 // replaying the session's standalone stream from index 0, and with 400 once

@@ -82,6 +82,13 @@ type Options struct {
 	// 0 disables ticks. Only ModeStateful and ModeJSON have sessions; the
 	// other modes ignore it.
 	TickInterval time.Duration
+
+	// GETRetry, if positive, starts every GET SSE response (standalone
+	// streams and resumes) with a retry field of this many milliseconds,
+	// the hint a client must wait before reconnecting when the stream
+	// breaks (SEP-1699). 0 sends none. Only ModeStateful and ModeJSON serve
+	// GET streams.
+	GETRetry time.Duration
 }
 
 // Validate reports every problem with o at once, each naming its field and
@@ -101,6 +108,10 @@ func (o Options) Validate() error {
 	if o.SessionTimeout < 0 {
 		errs = append(errs, fmt.Errorf("%w: SessionTimeout: %v is negative (0 means never)",
 			ErrInvalidOptions, o.SessionTimeout))
+	}
+	if o.GETRetry < 0 {
+		errs = append(errs, fmt.Errorf("%w: GETRetry: %v is negative (0 means no hint)",
+			ErrInvalidOptions, o.GETRetry))
 	}
 	if o.TickInterval < 0 {
 		errs = append(errs, fmt.Errorf("%w: TickInterval: %v is negative (0 means off)",

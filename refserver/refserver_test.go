@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -562,5 +563,22 @@ func TestSessionTimeout(t *testing.T) {
 	waitFor(t, "the idle session to close", func() bool { return s.Stats().SessionsClosed == 1 })
 	if _, err := cs.CallTool(t.Context(), tool("echo", map[string]any{"text": "x"})); err == nil {
 		t.Error("call on a timed-out session succeeded")
+	}
+}
+
+// GET streams start with the configured retry hint.
+func TestGETRetryHint(t *testing.T) {
+	s := startServer(t, Options{GETRetry: 2 * time.Second})
+	id := rawSession(t, s.URL())
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	h := sessionHeader(id)
+	h["Accept"] = "text/event-stream"
+	resp := rawRequestCtx(t, ctx, http.MethodGet, s.URL(), h, "")
+	defer resp.Body.Close()
+	buf := make([]byte, 64)
+	n, _ := io.ReadAtLeast(resp.Body, buf, len("retry: 2000\n\n"))
+	if got := string(buf[:n]); !strings.HasPrefix(got, "retry: 2000\n\n") {
+		t.Fatalf("GET stream starts with %q", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
 	"golang.org/x/sync/errgroup"
@@ -47,6 +48,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	d.DefaultRetry = p.Resume.DefaultRetry.D()
 	d.MaxResumes = p.Resume.MaxAttempts
 	d.ReissueUnresumable = p.Resume.Reissue
+	d.CheckDeleted = p.CheckDeleted
 	d.Seed = p.Seed
 	if len(p.Headers) > 0 {
 		d.Header = http.Header{}
@@ -116,6 +118,7 @@ func searchCum(cum []int, n int) int { return sort.SearchInts(cum, n+1) }
 // Progress is what the engine reports once per interval.
 type Progress struct {
 	Interval   metrics.Interval
+	Row        metrics.Row // the interval as intervals.csv writes it
 	Names      []string
 	Elapsed    time.Duration // since the start (warm-up included)
 	Phase      string        // "warm-up", "measure", "stopping"
@@ -134,6 +137,9 @@ type Options struct {
 	// OnInterval is called once per interval from the collector goroutine;
 	// it must not block for long (a slow sink must not push back on load).
 	OnInterval func(Progress)
+	// OnStart is called once the sessions are set up, when the clock starts,
+	// with the start time and the negotiated protocol version.
+	OnStart func(start time.Time, protocol string)
 	// Recorder to record into; nil makes one.
 	Recorder *metrics.Recorder
 	// Embedded marks a target that is the in-process reference server.
@@ -156,6 +162,9 @@ type engine struct {
 	pl   *Plan
 	opts Options
 	rec  *metrics.Recorder
+	inj  *chaos.Injector   // nil without chaos
+	tl   *metrics.Timeline // reconnect attempts over time
+	rows []metrics.Row     // one per interval (collector goroutine)
 
 	start, warmEnd, end time.Time
 	runCtx              context.Context // cancelled at the hard stop
@@ -181,6 +190,9 @@ type engine struct {
 	get      getAgg
 	// negotiated is the protocol version the first session agreed on.
 	negotiated string
+	hygiene    [driver.NumVerdicts]int64
+	hygChecked int64
+	churned    int64
 }
 
 // getAgg aggregates GET-stream stats of closed sessions.
@@ -200,6 +212,9 @@ type getAgg struct {
 func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) {
 	p := &pl.Profile
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder, initHist: metrics.NewHistogram(), stopAdmit: make(chan struct{})}
+	if p.Chaos != nil && !p.Chaos.Empty() {
+		e.inj = chaos.New(*p.Chaos, p.Seed)
+	}
 	if e.rec == nil {
 		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs)
 	}
@@ -229,6 +244,23 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	e.end = e.warmEnd.Add(p.Duration.D())
 	if p.Open() {
 		e.sched = Constant{PerSec: p.Rate, Duration: e.end.Sub(e.start)}
+	}
+	var span time.Duration // bins only for storm analysis: 16 B per 10 ms
+	if p.Chaos != nil && p.Chaos.Storm != nil {
+		span = e.end.Sub(e.start) + p.GracefulStop.D() + 30*time.Second
+	}
+	e.tl = metrics.NewTimeline(e.start, span)
+	e.rec.Begin(e.start)
+	e.rec.SetTimeline(e.tl)
+	if e.inj != nil {
+		e.inj.Start(e.start)
+		defer e.inj.Stop()
+	}
+	if e.opts.OnStart != nil {
+		e.mu.Lock()
+		proto := e.negotiated
+		e.mu.Unlock()
+		e.opts.OnStart(e.start, proto)
 	}
 	hard, cancelHard := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelHard(nil)
@@ -304,7 +336,7 @@ func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 			break
 		}
 		g.Go(func() error {
-			s, _ := driver.NewSession(&e.pl.Driver, i)
+			s, _ := driver.NewSession(e.cfgFor(i), i)
 			if e.initSession(ctx, s) {
 				out[i] = s
 			}
@@ -451,18 +483,44 @@ func (e *engine) vu(id int, s *driver.Session) {
 	var res driver.Result
 
 	if s == nil {
-		s, _ = driver.NewSession(&e.pl.Driver, id)
+		s, _ = driver.NewSession(e.cfgFor(id), id)
 		for !e.initSession(e.runCtx, s) {
 			if sleepOr(e.runCtx, e.stopAdmit, time.Second) {
 				return
 			}
 		}
 	}
-	defer e.closeSession(s)
+	defer func() { e.closeSession(s) }()
 	if p.GETStream {
 		e.openGET(s)
 	}
+	var expires time.Time
+	lifetime := func() time.Time {
+		if p.Churn.Rate <= 0 {
+			return time.Time{}
+		}
+		mean := float64(p.VUs) / p.Churn.Rate
+		return time.Now().Add(time.Duration((0.5 + rng.Float64()) * mean * float64(time.Second)))
+	}
+	expires = lifetime()
 	run := func(j *job) {
+		if !expires.IsZero() && time.Now().After(expires) {
+			// Churn: this session has lived its time; replace it.
+			e.closeSession(s)
+			e.mu.Lock()
+			e.churned++
+			e.mu.Unlock()
+			s, _ = driver.NewSession(e.cfgFor(id), id)
+			for !e.initSession(e.runCtx, s) {
+				if sleepOr(e.runCtx, e.stopAdmit, 100*time.Millisecond) {
+					return
+				}
+			}
+			if p.GETStream {
+				e.openGET(s)
+			}
+			expires = lifetime()
+		}
 		res.Reset()
 		res.Op = j.op
 		res.Intended = j.intended
@@ -511,7 +569,28 @@ func (e *engine) vu(id int, s *driver.Session) {
 	}
 }
 
+// cfgFor returns the driver config of VU vu: the plan's, with the VU's
+// chaos transport when a fault plan is on.
+func (e *engine) cfgFor(vu int) *driver.Config {
+	if e.inj == nil {
+		return &e.pl.Driver
+	}
+	c := e.pl.Driver
+	base := http.DefaultTransport
+	if c.HTTPClient != nil && c.HTTPClient.Transport != nil {
+		base = c.HTTPClient.Transport
+	}
+	c.HTTPClient = &http.Client{Transport: e.inj.Wrap(vu, base)}
+	return &c
+}
+
+// onGETResume counts a GET stream's reconnect attempt on the timeline.
+func (e *engine) onGETResume(r driver.Resume) {
+	e.tl.Add(r.At, metrics.Early(&r))
+}
+
 func (e *engine) openGET(s *driver.Session) {
+	s.OnGETResume = e.onGETResume
 	err := s.OpenStream(e.runCtx)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -540,6 +619,12 @@ func (e *engine) closeSession(s *driver.Session) {
 	} else {
 		e.sess.Closed++
 	}
+	if h := s.Hygiene(); h.Checked {
+		e.hygChecked++
+		for i, c := range h.Counts {
+			e.hygiene[i] += int64(c)
+		}
+	}
 	if st.Opened > 0 {
 		e.streamsOpen.Add(-1)
 		g := &e.get
@@ -553,14 +638,14 @@ func (e *engine) closeSession(s *driver.Session) {
 			if r.OK {
 				g.resumes.ResumesOK++
 			}
-			if r.Hint >= 0 && r.Waited < time.Duration(r.Hint)*time.Millisecond {
+			if metrics.Early(&r) {
 				g.resumes.EarlyResume++
 			}
 			if g.resumes.Resume == nil {
 				g.resumes.Resume, g.resumes.Wait = metrics.NewHistogram(), metrics.NewHistogram()
 			}
 			g.resumes.Resume.RecordValue(max(1, r.TimeToResume.Microseconds()))
-			g.resumes.Wait.RecordValue(max(1, r.Waited.Microseconds()))
+			g.resumes.Wait.RecordValue(max(1, r.Delay.Microseconds()))
 		}
 		if st.Ledger.Checked {
 			g.streams++
@@ -590,12 +675,21 @@ func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(e.opts.Interval)
 	defer t.Stop()
+	var reconnects int64
 	report := func(now time.Time) {
 		iv := e.rec.Tick(now)
+		row := metrics.RowOf(iv)
+		row.VUs, row.Sessions, row.Streams = e.live.Load(), e.sessionsOpen.Load(), e.streamsOpen.Load()
+		if e.pl.Profile.Open() && now.Before(e.end) {
+			row.TargetRate = e.pl.Profile.Rate
+		}
+		total := e.tl.Total()
+		row.Reconnects, reconnects = total-reconnects, total
+		e.rows = append(e.rows, row)
 		if e.opts.OnInterval == nil {
 			return
 		}
-		pr := Progress{Interval: iv, Names: e.pl.Names, Elapsed: now.Sub(e.start), VUs: e.live.Load(),
+		pr := Progress{Interval: iv, Row: row, Names: e.pl.Names, Elapsed: now.Sub(e.start), VUs: e.live.Load(),
 			Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
 		switch {
 		case now.Before(e.warmEnd):
@@ -687,6 +781,23 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 		s.GETStreams = gs
 	}
 	e.mu.Unlock()
+	if e.hygChecked > 0 {
+		s.Sessions.Hygiene = metrics.LedgerOf(e.hygChecked, 0, e.hygiene)
+		for _, n := range e.hygiene {
+			if n > 0 {
+				s.Sessions.Hygiene.Faulty++
+			}
+		}
+	}
+	s.Sessions.Churned = e.churned
+	if e.inj != nil {
+		st := e.inj.Stats()
+		s.Chaos = &metrics.ChaosSummary{Plan: e.inj.Plan(), Seed: p.Seed, CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
+			Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts}
+		if e.tl != nil && len(st.Waves) > 0 {
+			s.Storms = metrics.Storms(st.Waves, e.tl, e.rows)
+		}
+	}
 	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
 	s.Generator.StartLag = metrics.LatencyOf(e.rec.StartLag())
 	return s

@@ -17,7 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/profiles"
 	"go.yaml.in/yaml/v3"
 )
@@ -62,6 +64,13 @@ type Profile struct {
 	// Server configures the embedded reference server (ignored with URL).
 	Server ServerSpec `yaml:"server"`
 	Ops    []OpSpec   `yaml:"ops"`
+	// Chaos is the fault plan (see package chaos); nil injects nothing.
+	Chaos *chaos.Plan `yaml:"chaos"`
+	// Churn replaces sessions at a rate while the run goes.
+	Churn Churn `yaml:"churn"`
+	// CheckDeleted probes every deleted session: the server must answer
+	// 404 to it (a session hygiene verdict).
+	CheckDeleted bool `yaml:"check_deleted"`
 
 	// parseErrs are the YAML problems found while decoding; Validate
 	// reports them with the rest.
@@ -92,6 +101,19 @@ type Resume struct {
 type ServerSpec struct {
 	// Mode: stateful (default), stateless, json.
 	Mode string `yaml:"mode"`
+	// GETRetry is the retry hint the server sends on GET streams (0: none).
+	GETRetry Duration `yaml:"get_retry"`
+	// Tick makes every session receive a numbered notification on its GET
+	// stream this often (0: off).
+	Tick Duration `yaml:"tick"`
+}
+
+// Churn replaces sessions while the run goes: each VU closes its session
+// (DELETE) and opens a new one after a lifetime drawn around VUs / Rate
+// (×0.5 … ×1.5), so about Rate sessions per second are replaced.
+type Churn struct {
+	// Rate is sessions replaced per second; 0 means no churn.
+	Rate float64 `yaml:"rate"`
 }
 
 // OpSpec is one entry of the op mix.
@@ -128,33 +150,7 @@ var Methods = []string{"tools/call", "tools/list", "resources/list", "resources/
 
 // Duration is a time.Duration that reads "1.5s", "200ms" or a number of
 // seconds from YAML.
-type Duration time.Duration
-
-// D returns d as a time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }
-
-// UnmarshalYAML implements yaml.Unmarshaler.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: want a duration like 10s or 250ms", n.Line)}}
-	}
-	if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
-		*d = Duration(f * float64(time.Second))
-		return nil
-	}
-	v, err := time.ParseDuration(n.Value)
-	if err != nil {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration (want e.g. 10s, 250ms)", n.Line, n.Value)}}
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// MarshalYAML writes the duration as a string.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
-
-// MarshalJSON writes the duration as a string ("1.5s").
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+type Duration = units.Duration
 
 // ParseProfile decodes YAML. Unknown fields and type mistakes are returned
 // together (all of them, with line numbers); semantic checks are Validate's.
@@ -373,6 +369,16 @@ func (p *Profile) Validate() []error {
 	case "", driver.ReconnectHonourRetry, driver.ReconnectImmediate, driver.ReconnectBackoff:
 	default:
 		add("resume.policy: %q, want honour-retry, immediate or backoff", p.Resume.Policy)
+	}
+	if p.Chaos != nil {
+		p.Chaos.Defaults()
+		errs = append(errs, p.Chaos.Validate("chaos")...)
+	}
+	if p.Churn.Rate < 0 {
+		add("churn.rate: %g, want ≥ 0", p.Churn.Rate)
+	}
+	if p.Server.GETRetry < 0 || p.Server.Tick < 0 {
+		add("server: get_retry and tick must be ≥ 0")
 	}
 	switch p.Server.Mode {
 	case "", "stateful", "stateless", "json":

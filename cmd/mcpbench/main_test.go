@@ -16,6 +16,7 @@ import (
 // code main would use.
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	t.Chdir(t.TempDir()) // the default results directory lands there
 	root := newRootCmd()
 	var out, errb bytes.Buffer
 	root.SetOut(&out)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
@@ -33,9 +34,15 @@ type runFlags struct {
 	duration, warmup, graceful, think, maxDelay        time.Duration
 	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
 	getStream, insecure, reissue, quiet, jsonOut       bool
+	noResults                                          bool
 	cpuProfile, tool, toolArgs                         string
 	toolProgress                                       bool
-	headers                                            []string
+	headers, chaosSpecs                                []string
+	storm                                              string
+	chaosSeed                                          int64
+	churnRate                                          float64
+	checkDeleted                                       bool
+	getRetry, tick                                     time.Duration
 	seed                                               int64
 }
 
@@ -99,7 +106,15 @@ and written).`,
 	fl.StringVar(&f.tool, "tool", "", "benchmark one tool: replaces the profile's op mix with tools/call NAME")
 	fl.StringVar(&f.toolArgs, "args", "", "JSON arguments for --tool, e.g. '{\"ms\":50}'")
 	fl.BoolVar(&f.toolProgress, "progress-token", false, "with --tool: attach a progressToken so the server may stream progress")
-	fl.StringVarP(&f.out, "out", "o", "", "write summary.json and run.json to this directory")
+	fl.StringArrayVar(&f.chaosSpecs, "chaos", nil, "add a fault (repeatable): 'cut after_events=2 close=rst target=post p=1', 'cut mid_event=1', 'cut before_first_event', 'cut between=100ms-2s', 'stall after_events=1 stall=2s', 'delay delay=50ms p=0.1'")
+	fl.StringVar(&f.storm, "storm", "", "cut every open stream at a time: 'at=10s every=0 close=rst target=get'")
+	fl.Int64Var(&f.chaosSeed, "chaos-seed", 0, "seed of the fault schedule (default: --seed)")
+	fl.Float64Var(&f.churnRate, "churn-rate", 0, "replace sessions at this rate (sessions/s) while the run goes")
+	fl.BoolVar(&f.checkDeleted, "check-deleted", false, "after each DELETE check that the server answers 404 to the deleted session")
+	fl.DurationVar(&f.getRetry, "server-get-retry", 0, "embedded server: retry hint sent on GET streams")
+	fl.DurationVar(&f.tick, "server-tick", 0, "embedded server: numbered notification on every GET stream this often")
+	fl.StringVarP(&f.out, "out", "o", "", "results directory (default results/<time>-<profile>): run.json, intervals.csv, histograms.hlog, offenders.json, summary.json")
+	fl.BoolVar(&f.noResults, "no-results", false, "write no results directory")
 	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress on stderr")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
@@ -192,6 +207,40 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 		p.Ops = []workload.OpSpec{{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}}
 		p.Name = "tool " + f.tool
 	}
+	if len(f.chaosSpecs) > 0 || set("storm") || set("chaos-seed") {
+		if p.Chaos == nil {
+			p.Chaos = &chaos.Plan{}
+		}
+		for _, spec := range f.chaosSpecs {
+			ft, err := chaos.ParseFault(spec)
+			if err != nil {
+				return err
+			}
+			p.Chaos.Faults = append(p.Chaos.Faults, ft)
+		}
+		if set("storm") {
+			st, err := chaos.ParseStorm(f.storm)
+			if err != nil {
+				return err
+			}
+			p.Chaos.Storm = st
+		}
+		if set("chaos-seed") {
+			p.Chaos.Seed = f.chaosSeed
+		}
+	}
+	if set("churn-rate") {
+		p.Churn.Rate = f.churnRate
+	}
+	if set("check-deleted") {
+		p.CheckDeleted = f.checkDeleted
+	}
+	if set("server-get-retry") {
+		p.Server.GETRetry = workload.Duration(f.getRetry)
+	}
+	if set("server-tick") {
+		p.Server.Tick = workload.Duration(f.tick)
+	}
 	for _, h := range f.headers {
 		name, value, err := driver.ParseHeader(h)
 		if err != nil {
@@ -223,6 +272,11 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 		plan.Driver.Insecure = true
 		plan.SetURL(plan.Driver.URL, nil)
 	}
+	if f.noResults {
+		f.out = ""
+	} else if f.out == "" {
+		f.out = filepath.Join("results", time.Now().Format("20060102-150405")+"-"+safeName(plan.Profile.Name))
+	}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
 			return usageError("--out: %v", err)
@@ -240,7 +294,7 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	var srv *refserver.Server
 	if embedded {
 		mode := refserver.Mode(p.Server.Mode)
-		srv, err = refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{Mode: mode})
+		srv, err = refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{Mode: mode, GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D()})
 		if err != nil {
 			return &exitError{code: exitFailed, err: fmt.Errorf("start the embedded reference server: %w", err)}
 		}
@@ -260,10 +314,25 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	ver, sdk := version()
 	started := time.Now()
 	prog := newProgress(stderr, f.quiet, plan)
+	rec := metrics.NewRecorder(plan.Names, plan.Profile.MaxVUs)
+	var rw *metrics.ResultsWriter
+	var rwErr error
 	sum, runErr := workload.Run(interruptible(ctx), plan, workload.Options{
-		Embedded:   embedded,
-		Tool:       "mcpbench " + ver,
-		OnInterval: prog.interval,
+		Embedded: embedded,
+		Tool:     "mcpbench " + ver,
+		Recorder: rec,
+		OnStart: func(t0 time.Time, proto string) {
+			if f.out != "" {
+				info := runInfo(plan, proto, f, cmd, embedded, ver, sdk, started)
+				rw, rwErr = metrics.NewResultsWriter(f.out, plan.Names, t0, info)
+			}
+		},
+		OnInterval: func(pr workload.Progress) {
+			prog.interval(pr)
+			if rw != nil {
+				rw.Interval(pr.Interval, pr.Row, pr.Phase)
+			}
+		},
 	})
 	prog.done()
 
@@ -276,9 +345,15 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 			return err
 		}
 		if f.out != "" {
-			info := runInfo(plan, sum, f, cmd, embedded, ver, sdk, started)
-			if err := writeResults(f.out, sum, info); err != nil {
-				fmt.Fprintf(stderr, "mcpbench: writing results: %v\n", err)
+			if rw == nil && rwErr == nil { // the run never started (set-up failed)
+				rw, rwErr = metrics.NewResultsWriter(f.out, plan.Names, started, runInfo(plan, sum.Protocol, f, cmd, embedded, ver, sdk, started))
+			}
+			if rwErr == nil {
+				offs, faulty := rec.Offenders()
+				rwErr = rw.Close(sum, offs, faulty)
+			}
+			if rwErr != nil {
+				fmt.Fprintf(stderr, "mcpbench: writing results: %v\n", rwErr)
 			} else {
 				fmt.Fprintf(stderr, "mcpbench: results in %s\n", f.out)
 			}
@@ -304,13 +379,6 @@ func interruptible(ctx context.Context) context.Context {
 	return out
 }
 
-func writeResults(dir string, sum *metrics.Summary, info *metrics.RunInfo) error {
-	if err := metrics.WriteJSON(filepath.Join(dir, "run.json"), info); err != nil {
-		return err
-	}
-	return metrics.WriteJSON(filepath.Join(dir, "summary.json"), sum)
-}
-
 func writeJSON(w io.Writer, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -320,13 +388,13 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-func runInfo(plan *workload.Plan, sum *metrics.Summary, f *runFlags, cmd *cobra.Command, embedded bool, ver, sdk string, started time.Time) *metrics.RunInfo {
+func runInfo(plan *workload.Plan, negotiated string, f *runFlags, cmd *cobra.Command, embedded bool, ver, sdk string, started time.Time) *metrics.RunInfo {
 	info := &metrics.RunInfo{
 		Tool: "mcpbench", Version: ver, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), Started: started, Command: redactArgs(os.Args),
 		Target: plan.Driver.URL, Embedded: embedded,
 		ProtocolRequested:  cmpOr(plan.Driver.Protocol, driver.DefaultProtocol),
-		ProtocolNegotiated: sum.Protocol,
+		ProtocolNegotiated: negotiated,
 		Profile:            plan.Profile.Name,
 		Flags:              map[string]string{},
 		Headers:            driver.RedactHeader(plan.Driver.Header),
@@ -376,6 +444,17 @@ func redactHeaderArg(h string) string {
 		return "[redacted]"
 	}
 	return strings.TrimSpace(name) + ": [redacted]"
+}
+
+// safeName keeps a profile name usable in a directory name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 func cmpOr(s, def string) string {

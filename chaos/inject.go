@@ -1,0 +1,548 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// ErrReset is what a reader sees when a stream is cut with RST. It wraps
+// syscall.ECONNRESET, as a real reset would.
+var ErrReset = fmt.Errorf("chaos: connection reset: %w", syscall.ECONNRESET)
+
+// Decision is what the plan does to one stream (or request, for delays).
+type Decision struct {
+	// Fault is the index of the body fault (cut or stall) in the plan, -1
+	// for none.
+	Fault int
+	// At is the trigger time for a "between" fault.
+	At time.Duration
+	// Delay is how long the request is held back (sum of the delays drawn).
+	Delay time.Duration
+}
+
+// Injector applies a plan. Safe for concurrent use.
+type Injector struct {
+	plan Plan
+	seed int64
+
+	mu      sync.Mutex
+	open    map[*body]struct{}
+	storm   *time.Timer
+	waves   []time.Time
+	stopped bool
+
+	cutsFIN, cutsRST, stalls, delays, stormCuts atomic.Int64
+}
+
+// New returns an injector for plan (after Defaults and Validate); seed is
+// used when the plan has none.
+func New(plan Plan, seed int64) *Injector {
+	in := &Injector{plan: plan, seed: plan.Seed, open: map[*body]struct{}{}}
+	if in.seed == 0 {
+		in.seed = seed
+	}
+	return in
+}
+
+// Plan returns the plan applied.
+func (in *Injector) Plan() Plan { return in.plan }
+
+// rng returns the generator of a VU's stream kind: POST streams, GET
+// streams, and requests (delays) draw from separate sequences, so the
+// schedule of one does not depend on how many of the others there were.
+func rng(seed int64, vu int, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), uint64(vu)<<8|stream))
+}
+
+const (
+	streamPOST = iota
+	streamGET
+	streamReq
+)
+
+// decideBody draws the body fault of the next stream of a kind. It draws
+// the same numbers whatever the outcome, so the k-th stream's decision
+// depends only on (seed, VU, kind, k).
+func (in *Injector) decideBody(r *rand.Rand, get bool) Decision {
+	d := Decision{Fault: -1}
+	for i := range in.plan.Faults {
+		f := &in.plan.Faults[i]
+		if f.Action == ActionDelay || !f.Target.matches(get) {
+			continue
+		}
+		roll, frac := r.Float64(), r.Float64()
+		if d.Fault >= 0 || roll >= f.Probability {
+			continue
+		}
+		d.Fault = i
+		if b := f.When.Between; len(b) == 2 {
+			d.At = b[0].D() + time.Duration(frac*float64(b[1].D()-b[0].D()))
+		}
+	}
+	return d
+}
+
+// decideDelay draws the delay of the next request of a kind.
+func (in *Injector) decideDelay(r *rand.Rand, get bool) time.Duration {
+	var total time.Duration
+	for i := range in.plan.Faults {
+		f := &in.plan.Faults[i]
+		if f.Action != ActionDelay || !f.Target.matches(get) {
+			continue
+		}
+		if r.Float64() < f.Probability {
+			total += f.Delay.D()
+		}
+	}
+	return total
+}
+
+// Schedule returns the decisions for the first n POST streams and the
+// first n GET streams of VU vu, as a run with this plan and seed makes
+// them (for reproducibility checks and reports).
+func (in *Injector) Schedule(vu, n int) (post, get []Decision) {
+	rp, rg := rng(in.seed, vu, streamPOST), rng(in.seed, vu, streamGET)
+	for range n {
+		post = append(post, in.decideBody(rp, false))
+		get = append(get, in.decideBody(rg, true))
+	}
+	return post, get
+}
+
+func (in *Injector) hasDelays() bool {
+	for _, f := range in.plan.Faults {
+		if f.Action == ActionDelay {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *Injector) hasBodyFaults() bool {
+	for _, f := range in.plan.Faults {
+		if f.Action != ActionDelay {
+			return true
+		}
+	}
+	return false
+}
+
+// Wrap returns VU vu's transport: rt with the plan's faults. With an empty
+// plan it returns rt itself, so chaos off costs nothing.
+func (in *Injector) Wrap(vu int, rt http.RoundTripper) http.RoundTripper {
+	if in == nil || in.plan.Empty() {
+		return rt
+	}
+	return &transport{in: in, rt: rt, vu: vu,
+		rngPOST: rng(in.seed, vu, streamPOST), rngGET: rng(in.seed, vu, streamGET), rngReq: rng(in.seed, vu, streamReq)}
+}
+
+// transport is one VU's fault-injecting RoundTripper.
+type transport struct {
+	in *Injector
+	rt http.RoundTripper
+	vu int
+
+	mu                      sync.Mutex
+	rngPOST, rngGET, rngReq *rand.Rand
+	log                     []Applied // decisions applied, in order (for tests)
+}
+
+// Applied records one stream's decision as applied.
+type Applied struct {
+	GET      bool
+	Decision Decision
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	get := req.Method == http.MethodGet
+	if req.Method != http.MethodGet && req.Method != http.MethodPost {
+		return t.rt.RoundTrip(req)
+	}
+	if t.in.hasDelays() {
+		t.mu.Lock()
+		d := t.in.decideDelay(t.rngReq, get)
+		t.mu.Unlock()
+		if d > 0 {
+			t.in.delays.Add(1)
+			tm := time.NewTimer(d)
+			select {
+			case <-tm.C:
+			case <-req.Context().Done():
+				tm.Stop()
+				if req.Body != nil {
+					req.Body.Close()
+				}
+				return nil, context.Cause(req.Context())
+			}
+		}
+	}
+	resp, err := t.rt.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusOK || !isSSE(resp.Header.Get("Content-Type")) {
+		return resp, err
+	}
+	dec := Decision{Fault: -1}
+	if t.in.hasBodyFaults() {
+		t.mu.Lock()
+		r := t.rngPOST
+		if get {
+			r = t.rngGET
+		}
+		dec = t.in.decideBody(r, get)
+		t.log = append(t.log, Applied{GET: get, Decision: dec})
+		t.mu.Unlock()
+	}
+	storm := t.in.plan.Storm != nil && t.in.plan.Storm.Target.matches(get)
+	if dec.Fault < 0 && !storm {
+		return resp, nil
+	}
+	b := &body{rc: resp.Body, in: t.in, get: get}
+	if dec.Fault >= 0 {
+		f := t.in.plan.Faults[dec.Fault]
+		b.f = &f
+		if len(f.When.Between) == 2 {
+			b.timer = time.AfterFunc(dec.At, func() { b.trigger() })
+		}
+	}
+	if storm {
+		t.in.register(b)
+	}
+	resp.Body = b
+	return resp, nil
+}
+
+// Applied returns the decisions a VU transport made so far (for tests).
+func Log(rt http.RoundTripper) []Applied {
+	t, ok := rt.(*transport)
+	if !ok {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Applied(nil), t.log...)
+}
+
+func isSSE(ct string) bool {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.EqualFold(strings.TrimSpace(ct), "text/event-stream")
+}
+
+func (in *Injector) register(b *body) {
+	in.mu.Lock()
+	in.open[b] = struct{}{}
+	in.mu.Unlock()
+}
+
+func (in *Injector) unregister(b *body) {
+	in.mu.Lock()
+	delete(in.open, b)
+	in.mu.Unlock()
+}
+
+// Start starts the storm clock: the plan's storm fires At after t0 (and
+// every Every after). Call it once, when the run starts.
+func (in *Injector) Start(t0 time.Time) {
+	s := in.plan.Storm
+	if s == nil {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var fire func()
+	next := t0.Add(s.At.D())
+	fire = func() {
+		in.mu.Lock()
+		if in.stopped {
+			in.mu.Unlock()
+			return
+		}
+		in.waves = append(in.waves, time.Now())
+		var victims []*body
+		for b := range in.open {
+			if s.Target.matches(b.get) {
+				victims = append(victims, b)
+			}
+		}
+		if s.Every > 0 {
+			next = next.Add(s.Every.D())
+			in.storm = time.AfterFunc(time.Until(next), fire)
+		}
+		in.mu.Unlock()
+		for _, b := range victims {
+			if b.cut(s.Close) {
+				in.stormCuts.Add(1)
+			}
+		}
+	}
+	in.storm = time.AfterFunc(time.Until(next), fire)
+}
+
+// Stop stops the storm clock.
+func (in *Injector) Stop() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.stopped = true
+	if in.storm != nil {
+		in.storm.Stop()
+	}
+}
+
+// Stats counts what was injected.
+type Stats struct {
+	CutsFIN   int64       `json:"cuts_fin"`
+	CutsRST   int64       `json:"cuts_rst"`
+	Stalls    int64       `json:"stalls"`
+	Delays    int64       `json:"delays"`
+	StormCuts int64       `json:"storm_cuts"`
+	Waves     []time.Time `json:"storm_waves,omitempty"`
+}
+
+// Stats returns the counts so far.
+func (in *Injector) Stats() Stats {
+	in.mu.Lock()
+	waves := append([]time.Time(nil), in.waves...)
+	in.mu.Unlock()
+	return Stats{CutsFIN: in.cutsFIN.Load(), CutsRST: in.cutsRST.Load(), Stalls: in.stalls.Load(),
+		Delays: in.delays.Load(), StormCuts: in.stormCuts.Load(), Waves: waves}
+}
+
+// body wraps a response body and applies a fault to it.
+type body struct {
+	rc  io.ReadCloser
+	in  *Injector
+	f   *Fault // nil: only storms can cut it
+	get bool
+
+	// SSE event counting (WHATWG line rules: CR, LF, CRLF).
+	events    int
+	bytes     int64
+	lineStart bool // at the start of a line
+	prevCR    bool // the previous byte was CR (a following LF is part of it)
+	fields    bool // the current event has a non-comment line
+	comment   bool // the current line is a comment
+	timer     *time.Timer
+
+	pending  []byte      // bytes held back by a stall
+	fired    bool        // the fault has fired (a fault fires once)
+	stallReq atomic.Bool // the next Read stalls
+
+	mu     sync.Mutex
+	cutErr error // set once the stream is cut: what Read returns from then on
+	closed bool
+	done   chan struct{} // closed by a cut or Close: ends a stall
+}
+
+// trigger fires a "between" fault from its timer: a cut cuts now, a stall
+// makes the next Read wait.
+func (b *body) trigger() {
+	if b.f.Action == ActionCut {
+		b.cut(b.f.Close)
+		return
+	}
+	b.stallReq.Store(true)
+}
+
+// cut ends the stream: the underlying body is closed (RST: reset) and Read
+// returns io.EOF (FIN) or ErrReset from then on. It reports whether it cut.
+func (b *body) cut(c Close) bool {
+	b.mu.Lock()
+	if b.cutErr != nil || b.closed {
+		b.mu.Unlock()
+		return false
+	}
+	if c == CloseFIN {
+		b.cutErr = io.EOF
+		b.in.cutsFIN.Add(1)
+	} else {
+		b.cutErr = ErrReset
+		b.in.cutsRST.Add(1)
+	}
+	b.wake()
+	b.mu.Unlock()
+	if r, ok := b.rc.(interface{ Reset() error }); ok && c == CloseRST {
+		r.Reset()
+	} else {
+		b.rc.Close()
+	}
+	return true
+}
+
+// wake ends a stall in progress (b.mu held).
+func (b *body) wake() {
+	if b.done == nil {
+		b.done = make(chan struct{})
+	}
+	select {
+	case <-b.done:
+	default:
+		close(b.done)
+	}
+}
+
+func (b *body) doneCh() chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done == nil {
+		b.done = make(chan struct{})
+	}
+	return b.done
+}
+
+func (b *body) cutError() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cutErr
+}
+
+// Read implements io.Reader, applying the fault when its trigger is met.
+func (b *body) Read(p []byte) (int, error) {
+	if err := b.cutError(); err != nil {
+		return 0, err
+	}
+	if b.stallReq.CompareAndSwap(true, false) {
+		b.in.stalls.Add(1)
+		t := time.NewTimer(b.f.Stall.D())
+		select {
+		case <-t.C:
+		case <-b.doneCh():
+			t.Stop()
+			if err := b.cutError(); err != nil {
+				return 0, err
+			}
+			return 0, errClosed
+		}
+	}
+	if len(b.pending) > 0 {
+		n := copy(p, b.pending)
+		b.pending = b.pending[n:]
+		return n, nil
+	}
+	f := b.f
+	if f != nil && !b.fired && f.When.BeforeFirstEvent {
+		b.fired = true
+		if f.Action == ActionStall {
+			b.stallReq.Store(true)
+			return b.Read(p)
+		}
+		b.cut(f.Close)
+		return 0, b.cutError()
+	}
+	n, err := b.rc.Read(p)
+	if cerr := b.cutError(); cerr != nil {
+		return 0, cerr // cut while we were reading (storm or timer)
+	}
+	if f == nil || b.fired || n == 0 {
+		b.scan(p[:n], -1)
+		return n, err
+	}
+	i := b.scan(p[:n], b.stopAt())
+	if i < 0 {
+		return n, err
+	}
+	// The trigger is met at byte i: deliver what came before it.
+	b.fired = true
+	if f.Action == ActionStall {
+		b.pending = append(b.pending[:0], p[i:n]...)
+		b.stallReq.Store(true)
+		if i == 0 {
+			return b.Read(p)
+		}
+		return i, nil
+	}
+	b.cut(f.Close)
+	if i == 0 {
+		return 0, b.cutError()
+	}
+	return i, nil
+}
+
+var errClosed = errors.New("chaos: body closed")
+
+// stopAt tells scan which trigger to look for.
+func (b *body) stopAt() int {
+	switch {
+	case b.f.When.AfterEvents > 0:
+		return trigEvents
+	case b.f.When.AfterBytes > 0:
+		return trigBytes
+	case b.f.When.MidEvent != nil:
+		return trigMid
+	}
+	return -1
+}
+
+const (
+	trigEvents = iota
+	trigBytes
+	trigMid
+)
+
+// scan counts events and bytes in buf and returns the index just after the
+// point where trigger trig is met (-1: not met in buf).
+func (b *body) scan(buf []byte, trig int) int {
+	for i, c := range buf {
+		b.bytes++
+		if trig == trigBytes && b.bytes == b.f.When.AfterBytes {
+			return i + 1
+		}
+		switch {
+		case c == '\n' && b.prevCR:
+			b.prevCR = false
+			continue
+		case c == '\r' || c == '\n':
+			b.prevCR = c == '\r'
+			if b.lineStart {
+				// A blank line: dispatches an event if it had a field.
+				if b.fields {
+					b.events++
+					b.fields = false
+					if trig == trigEvents && b.events == b.f.When.AfterEvents {
+						return i + 1
+					}
+				}
+			} else if !b.comment {
+				b.fields = true
+				if trig == trigMid && b.events == *b.f.When.MidEvent {
+					return i + 1 // the event's first line is in; its end is not
+				}
+			}
+			b.lineStart, b.comment = true, false
+		default:
+			b.prevCR = false
+			if b.lineStart {
+				b.comment = c == ':'
+			}
+			b.lineStart = false
+		}
+	}
+	return -1
+}
+
+// Close implements io.Closer.
+func (b *body) Close() error {
+	b.mu.Lock()
+	already := b.closed
+	b.closed = true
+	b.wake()
+	b.mu.Unlock()
+	if already {
+		return nil
+	}
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.in.unregister(b)
+	return b.rc.Close()
+}

@@ -1,0 +1,248 @@
+package metrics
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// Timeline counts reconnect attempts in 10 ms bins from the start of a
+// run, for reconnect-storm analysis. Safe for concurrent use; Add is one
+// atomic increment.
+type Timeline struct {
+	start time.Time
+	bin   time.Duration
+	all   []atomic.Int64
+	early []atomic.Int64
+	count atomic.Int64
+}
+
+// TimelineBin is the resolution of a Timeline.
+const TimelineBin = 10 * time.Millisecond
+
+// NewTimeline returns a timeline with bins covering span from start (16
+// bytes per 10 ms); with span 0 it only counts.
+func NewTimeline(start time.Time, span time.Duration) *Timeline {
+	n := 0
+	if span > 0 {
+		n = int(span/TimelineBin) + 1
+	}
+	return &Timeline{start: start, bin: TimelineBin, all: make([]atomic.Int64, n), early: make([]atomic.Int64, n)}
+}
+
+// Add counts one reconnect attempt made at t; early marks one made before
+// the server's retry hint had passed. Attempts outside the span are
+// dropped.
+func (tl *Timeline) Add(t time.Time, early bool) {
+	if tl == nil {
+		return
+	}
+	tl.count.Add(1)
+	i := int(t.Sub(tl.start) / tl.bin)
+	if i < 0 || i >= len(tl.all) {
+		return
+	}
+	tl.all[i].Add(1)
+	if early {
+		tl.early[i].Add(1)
+	}
+}
+
+// Total returns the attempts counted so far.
+func (tl *Timeline) Total() int64 {
+	if tl == nil {
+		return 0
+	}
+	return tl.count.Load()
+}
+
+// Row is one interval of a run: what intervals.csv holds.
+type Row struct {
+	Start, End time.Time
+	TargetRate float64 // ops/s asked for (open model), 0 otherwise
+	Rate       float64 // completed ops/s
+	Ops        []RowOp // per op, in the recorder's order
+	All        RowOp
+	Reconnects int64 // resume attempts (response and GET streams)
+	VUs        int64
+	Sessions   int64
+	Streams    int64 // GET streams open
+	Dropped    int64
+}
+
+// RowOp is one op's numbers over an interval (latencies in ms).
+type RowOp struct {
+	Count, Errors, Resumes, Dropped int64
+	Classes                         [driver.NumClasses]int64 // by error class
+	P50, P90, P99, Max              float64
+}
+
+// RowOf summarizes an interval.
+func RowOf(iv Interval) Row {
+	r := Row{Start: iv.Start, End: iv.End}
+	secs := iv.End.Sub(iv.Start).Seconds()
+	row := func(o *OpStats) RowOp {
+		l := LatencyOf(o.Response)
+		ro := RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Dropped: o.Dropped, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+		copy(ro.Classes[:], o.Classes[:])
+		return ro
+	}
+	for _, o := range iv.Ops {
+		r.Ops = append(r.Ops, row(o))
+	}
+	r.All = row(iv.All)
+	if secs > 0 {
+		r.Rate = round3(float64(iv.All.Count) / secs)
+	}
+	r.Dropped = iv.All.Dropped
+	return r
+}
+
+// Wave is the analysis of one storm: every open stream cut at once.
+type Wave struct {
+	AtS        float64 `json:"at_s"`        // since the start of the run
+	Attempts   int64   `json:"attempts"`    // reconnect attempts until the next wave or the end
+	Early      int64   `json:"early"`       // of which before the retry hint had passed
+	PeakPerSec float64 `json:"peak_per_s"`  // most attempts in any 100 ms window, per second
+	FirstMS    float64 `json:"first_ms"`    // first attempt, after the wave
+	P50MS      float64 `json:"p50_ms"`      // half of the attempts were made by then
+	P95MS      float64 `json:"p95_ms"`      // 95 %
+	LastMS     float64 `json:"last_ms"`     // last attempt
+	SpreadMS   float64 `json:"spread_ms"`   // p95 − first: how long the wave lasted
+	Errors     int64   `json:"errors"`      // op errors from the wave to recovery (or the end)
+	PeakP99MS  float64 `json:"peak_p99_ms"` // the worst interval p99 from the wave to recovery
+	RecoveryS  float64 `json:"recovery_s"`  // from the cut until p99 and error rate are back in their pre-storm range; 0: never left it; -1: not within the run
+	BaseP99MS  float64 `json:"base_p99_ms"` // pre-storm range: the highest interval p99 of the 5 s before
+	BaseErrors float64 `json:"base_error_rate"`
+}
+
+// Storms analyses each storm wave from the reconnect timeline and the
+// interval rows. An interval is in the pre-storm range when its p99 is at
+// most max(1.1 × the highest interval p99 of the 5 s before the cut, that
+// + 1 ms) and its error rate at most the pre-storm rate + 1 %. Recovery is
+// the start of the first of two in-range intervals in a row at or after
+// the wave's first reconnect, measured from the cut; 0 when the intervals
+// around the wave never left the range.
+func Storms(waves []time.Time, tl *Timeline, rows []Row) []Wave {
+	var out []Wave
+	for wi, at := range waves {
+		w := Wave{AtS: round3(at.Sub(tl.start).Seconds()), RecoveryS: -1}
+		from := int(at.Sub(tl.start) / tl.bin)
+		to := len(tl.all)
+		if wi+1 < len(waves) {
+			to = min(to, int(waves[wi+1].Sub(tl.start)/tl.bin))
+		}
+		from = max(from, 0)
+		var counts []int64
+		for i := from; i < to; i++ {
+			c := tl.all[i].Load()
+			counts = append(counts, c)
+			w.Attempts += c
+			w.Early += tl.early[i].Load()
+		}
+		if w.Attempts > 0 {
+			binMS := float64(tl.bin / time.Millisecond)
+			var cum int64
+			first, p50, p95, last := -1, -1, -1, 0
+			for i, c := range counts {
+				if c == 0 {
+					continue
+				}
+				if first < 0 {
+					first = i
+				}
+				last = i
+				cum += c
+				if p50 < 0 && cum*2 >= w.Attempts {
+					p50 = i
+				}
+				if p95 < 0 && cum*100 >= w.Attempts*95 {
+					p95 = i
+				}
+			}
+			w.FirstMS, w.P50MS, w.P95MS, w.LastMS = float64(first)*binMS, float64(p50)*binMS, float64(p95)*binMS, float64(last)*binMS
+			w.SpreadMS = w.P95MS - w.FirstMS + binMS
+			window := int(100 * time.Millisecond / tl.bin)
+			var run, peak int64
+			for i, c := range counts {
+				run += c
+				if i >= window {
+					run -= counts[i-window]
+				}
+				peak = max(peak, run)
+			}
+			w.PeakPerSec = float64(peak) * float64(time.Second/(100*time.Millisecond))
+		}
+		w.BaseP99MS, w.BaseErrors = baseline(rows, at)
+		onset := at.Add(time.Duration(w.FirstMS) * time.Millisecond)
+		rec := recovery(rows, onset, w.BaseP99MS, w.BaseErrors)
+		var end time.Time // the wave's impact runs from the cut to here
+		switch {
+		case rec < 0:
+			w.RecoveryS = -1
+		case rec == 0:
+			w.RecoveryS = 0
+			end = onset.Add(time.Nanosecond) // just the interval holding the onset
+		default:
+			end = onset.Add(rec)
+			w.RecoveryS = round3(end.Sub(at).Seconds())
+		}
+		for _, r := range rows {
+			if r.End.After(at) && (end.IsZero() || r.Start.Before(end)) {
+				w.Errors += r.All.Errors
+				w.PeakP99MS = math.Max(w.PeakP99MS, r.All.P99)
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// baseline is the pre-storm range: the highest interval p99 and the error
+// rate of the 5 s before t.
+func baseline(rows []Row, t time.Time) (p99, errRate float64) {
+	var count, errs int64
+	for _, r := range rows {
+		if !r.End.After(t) && r.End.After(t.Add(-5*time.Second)) && r.All.Count > 0 {
+			p99 = math.Max(p99, r.All.P99)
+			count += r.All.Count
+			errs += r.All.Errors
+		}
+	}
+	if count == 0 {
+		return 0, 0
+	}
+	return p99, float64(errs) / float64(count)
+}
+
+// recovery returns how long after the wave's onset the run was back in
+// range (the start of two in-range intervals in a row), 0 if the interval
+// holding the onset was already in range, or -1.
+func recovery(rows []Row, onset time.Time, baseP99, baseErr float64) time.Duration {
+	limit := math.Max(1.1*baseP99, baseP99+1)
+	inRange := func(r Row) bool {
+		if r.All.Count == 0 {
+			return false
+		}
+		errRate := float64(r.All.Errors) / float64(r.All.Count)
+		return r.All.P99 <= limit && errRate <= baseErr+0.01
+	}
+	for i, r := range rows {
+		if !r.End.After(onset) || !inRange(r) {
+			continue
+		}
+		if i+1 < len(rows) && !inRange(rows[i+1]) && rows[i+1].All.Count > 0 {
+			continue
+		}
+		// rows[i] contains or follows the onset and is in range: back from
+		// its start (or never out, if it contains the onset).
+		start := r.Start
+		if start.Before(onset) {
+			return 0
+		}
+		return start.Sub(onset)
+	}
+	return -1
+}
