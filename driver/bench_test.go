@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/refserver"
 )
@@ -124,4 +125,40 @@ func BenchmarkParseMessage(b *testing.B) {
 		}
 		driver.FieldNumber(m.Params, "progress")
 	}
+}
+
+// benchChaos runs the hot path through a chaos transport built from plan.
+func benchChaos(b *testing.B, plan chaos.Plan) {
+	ts := httptest.NewServer(http.HandlerFunc(sseHandler))
+	defer ts.Close()
+	plan.Defaults()
+	base := driver.NewHTTPClient(&driver.Config{})
+	rt := chaos.New(plan, 1).Wrap(0, base.Transport)
+	s, err := driver.NewSession(&driver.Config{URL: ts.URL, HTTPClient: &http.Client{Transport: rt}}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res driver.Result
+	if err := s.Initialize(b.Context(), &res); err != nil {
+		b.Fatal(err)
+	}
+	o, _ := driver.NewOp("", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hello"}}`), true)
+	b.ReportAllocs()
+	for b.Loop() {
+		res.Reset()
+		s.Do(b.Context(), o, &res)
+		if res.Err != nil {
+			b.Fatal(res.Err)
+		}
+	}
+}
+
+// BenchmarkToolsCallSSEChaosOff: chaos configured with an empty plan (the
+// default): Wrap returns the transport itself.
+func BenchmarkToolsCallSSEChaosOff(b *testing.B) { benchChaos(b, chaos.Plan{}) }
+
+// BenchmarkToolsCallSSEChaosIdle: a plan whose cut never triggers, so every
+// response body goes through the chaos wrapper and its event counting.
+func BenchmarkToolsCallSSEChaosIdle(b *testing.B) {
+	benchChaos(b, chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 1 << 30}}}})
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -113,15 +114,16 @@ type Wave struct {
 	SpreadMS   float64 `json:"spread_ms"`   // p95 − first: how long the wave lasted
 	Errors     int64   `json:"errors"`      // op errors from the wave to recovery (or the end)
 	PeakP99MS  float64 `json:"peak_p99_ms"` // the worst interval p99 from the wave to recovery
-	RecoveryS  float64 `json:"recovery_s"`  // from the cut until p99 and error rate are back in their pre-storm range; 0: never left it; -1: not within the run
-	BaseP99MS  float64 `json:"base_p99_ms"` // pre-storm range: the highest interval p99 of the 5 s before
+	RecoveryS  float64 `json:"recovery_s"`  // from the cut to the end of the degraded intervals after the wave; 0: none degraded; -1: degraded to the end
+	BaseP99MS  float64 `json:"base_p99_ms"` // pre-storm envelope: the second highest interval p99 of the 10 s before
 	BaseErrors float64 `json:"base_error_rate"`
 }
 
 // Storms analyses each storm wave from the reconnect timeline and the
 // interval rows. An interval is in the pre-storm range when its p99 is at
-// most max(1.1 × the highest interval p99 of the 5 s before the cut, that
-// + 1 ms) and its error rate at most the pre-storm rate + 1 %. Recovery is
+// most max(1.1 × the pre-storm envelope, envelope + 1 ms) — the envelope is
+// the second highest interval p99 of the 10 s before the cut — and its
+// error rate at most the pre-storm rate + 1 %. Recovery is
 // the start of the first of two in-range intervals in a row at or after
 // the wave's first reconnect, measured from the cut; 0 when the intervals
 // around the wave never left the range.
@@ -177,14 +179,14 @@ func Storms(waves []time.Time, tl *Timeline, rows []Row) []Wave {
 		}
 		w.BaseP99MS, w.BaseErrors = baseline(rows, at)
 		onset := at.Add(time.Duration(w.FirstMS) * time.Millisecond)
-		rec := recovery(rows, onset, w.BaseP99MS, w.BaseErrors)
-		var end time.Time // the wave's impact runs from the cut to here
+		waveEnd := at.Add(time.Duration(w.LastMS)*time.Millisecond + tl.bin)
+		rec := recovery(rows, onset, waveEnd, w.BaseP99MS, w.BaseErrors)
+		end := waveEnd // the wave's impact runs from the cut to here
 		switch {
 		case rec < 0:
-			w.RecoveryS = -1
+			w.RecoveryS, end = -1, time.Time{}
 		case rec == 0:
 			w.RecoveryS = 0
-			end = onset.Add(time.Nanosecond) // just the interval holding the onset
 		default:
 			end = onset.Add(rec)
 			w.RecoveryS = round3(end.Sub(at).Seconds())
@@ -200,49 +202,65 @@ func Storms(waves []time.Time, tl *Timeline, rows []Row) []Wave {
 	return out
 }
 
-// baseline is the pre-storm range: the highest interval p99 and the error
-// rate of the 5 s before t.
+// baseline is the pre-storm range from the 10 s before t (the run's first
+// interval, often slow with start-up, left out): the second highest
+// interval p99 when there are five intervals or more (one outlier is
+// noise), else the highest; and the error rate.
 func baseline(rows []Row, t time.Time) (p99, errRate float64) {
+	var p99s []float64
 	var count, errs int64
-	for _, r := range rows {
-		if !r.End.After(t) && r.End.After(t.Add(-5*time.Second)) && r.All.Count > 0 {
-			p99 = math.Max(p99, r.All.P99)
-			count += r.All.Count
-			errs += r.All.Errors
+	for i, r := range rows {
+		if i == 0 || r.End.After(t) || !r.End.After(t.Add(-10*time.Second)) || r.All.Count == 0 {
+			continue
 		}
+		p99s = append(p99s, r.All.P99)
+		count += r.All.Count
+		errs += r.All.Errors
 	}
 	if count == 0 {
 		return 0, 0
 	}
+	slices.Sort(p99s)
+	p99 = p99s[len(p99s)-1]
+	if len(p99s) >= 5 {
+		p99 = p99s[len(p99s)-2]
+	}
 	return p99, float64(errs) / float64(count)
 }
 
-// recovery returns how long after the wave's onset the run was back in
-// range (the start of two in-range intervals in a row), 0 if the interval
-// holding the onset was already in range, or -1.
-func recovery(rows []Row, onset time.Time, baseP99, baseErr float64) time.Duration {
-	limit := math.Max(1.1*baseP99, baseP99+1)
-	inRange := func(r Row) bool {
+// recovery returns how long after the wave's onset the run was back: the
+// end of the unbroken run of degraded intervals that starts with the
+// intervals overlapping the wave [onset, waveEnd) (0 when none of them is
+// degraded), or -1 when the run ends degraded. An interval is degraded when its p99 exceeds
+// max(2 × the pre-storm envelope, envelope + 5 ms) or its error rate the
+// pre-storm rate + 1 %: single noisy intervals later on do not count.
+func recovery(rows []Row, onset, waveEnd time.Time, baseP99, baseErr float64) time.Duration {
+	limit := math.Max(2*baseP99, baseP99+5)
+	degraded := func(r Row) bool {
 		if r.All.Count == 0 {
 			return false
 		}
 		errRate := float64(r.All.Errors) / float64(r.All.Count)
-		return r.All.P99 <= limit && errRate <= baseErr+0.01
+		return r.All.P99 > limit || errRate > baseErr+0.01
 	}
-	for i, r := range rows {
-		if !r.End.After(onset) || !inRange(r) {
+	last := time.Time{}
+	for _, r := range rows {
+		if !r.End.After(onset) {
 			continue
 		}
-		if i+1 < len(rows) && !inRange(rows[i+1]) && rows[i+1].All.Count > 0 {
+		if degraded(r) {
+			last = r.End
 			continue
 		}
-		// rows[i] contains or follows the onset and is in range: back from
-		// its start (or never out, if it contains the onset).
-		start := r.Start
-		if start.Before(onset) {
-			return 0
+		if !r.Start.Before(waveEnd) || !last.IsZero() {
+			break // past the wave, or the degraded run is over
 		}
-		return start.Sub(onset)
 	}
-	return -1
+	switch {
+	case last.IsZero():
+		return 0
+	case !last.Before(rows[len(rows)-1].End):
+		return -1
+	}
+	return last.Sub(onset)
 }

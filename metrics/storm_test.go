@@ -34,6 +34,12 @@ func TestStorms(t *testing.T) {
 	if w.BaseP99MS != 4 || w.RecoveryS != 4 || w.Errors != 10 || w.PeakP99MS != 80 {
 		t.Fatalf("recovery: %+v (want back at 14 s: 4 s after the cut, 10 errors)", w)
 	}
+	// A noisy interval later (p99 9 ms: within 2 × 4 + ... no, above 8 but
+	// below 4 + 5 = 9) does not extend the recovery.
+	rows[16].All.P99 = 9
+	if w := Storms([]time.Time{at}, tl, rows)[0]; w.RecoveryS != 4 {
+		t.Fatalf("a later noisy interval moved recovery: %+v", w)
+	}
 	// The same storm leaving no trace in latency.
 	for i := range rows {
 		rows[i].All.P99, rows[i].All.Errors = 3, 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
@@ -336,6 +337,21 @@ func (h *handler) sendSeq(s *session) error {
 // tick sends a numbered notification every TickInterval until the session or
 // the handler ends.
 func (h *handler) tick(s *session) {
+	// Start at a random phase: sessions set up together must not tick in
+	// step (a burst every interval would show in every latency figure).
+	first := time.NewTimer(rand.N(h.opts.TickInterval))
+	select {
+	case <-first.C:
+	case <-s.done:
+		first.Stop()
+		return
+	case <-h.ctx.Done():
+		first.Stop()
+		return
+	}
+	if h.sendSeq(s) != nil {
+		return
+	}
 	t := time.NewTicker(h.opts.TickInterval)
 	defer t.Stop()
 	for {

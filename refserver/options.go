@@ -78,7 +78,8 @@ type Options struct {
 
 	// TickInterval, if positive, makes every initialized session send one
 	// numbered notification (the same shape the notify tool sends) on its
-	// standalone GET stream every TickInterval, for the session's lifetime.
+	// standalone GET stream every TickInterval, for the session's lifetime,
+	// starting at a random phase within the first interval.
 	// 0 disables ticks. Only ModeStateful and ModeJSON have sessions; the
 	// other modes ignore it.
 	TickInterval time.Duration
