@@ -67,7 +67,7 @@ func NewResultsWriter(dir string, names []string, start time.Time, info *RunInfo
 	}
 	w.hb = bufio.NewWriter(w.hf)
 	w.lw = hdr.NewHistogramLogWriter(w.hb)
-	w.lw.OutputComment("mcpbench interval histograms; values in microseconds (the max column reads as seconds); tags <op>.response and <op>.service")
+	w.lw.OutputComment("mcpbench interval histograms; values in microseconds (the max column reads as seconds); tags <op>.response, <op>.service and <op>.resume (time to resume)")
 	w.lw.OutputLogFormatVersion()
 	w.lw.OutputStartTime(start.UnixMilli())
 	w.lw.OutputBaseTime(start.UnixMilli())
@@ -136,10 +136,17 @@ func (w *ResultsWriter) Interval(iv Interval, row Row, phase string) error {
 		if o.Count == 0 {
 			continue
 		}
-		for _, h := range []struct {
+		hists := []struct {
 			kind string
 			h    *hdr.Histogram
-		}{{"response", o.Response}, {"service", o.Service}} {
+		}{{"response", o.Response}, {"service", o.Service}}
+		if o.Resume != nil && o.Resume.TotalCount() > 0 {
+			hists = append(hists, struct {
+				kind string
+				h    *hdr.Histogram
+			}{"resume", o.Resume})
+		}
+		for _, h := range hists {
 			h.h.SetTag(hlogTag(w.names[i]) + "." + h.kind)
 			h.h.SetStartTimeMs(iv.Start.UnixMilli())
 			h.h.SetEndTimeMs(iv.End.UnixMilli())

@@ -41,6 +41,18 @@ type Summary struct {
 	Chaos *ChaosSummary `json:"chaos,omitempty"`
 	// Storms analyses each storm wave.
 	Storms []Wave `json:"storms,omitempty"`
+	// Thresholds are the pass/fail criteria checked at the end (k6 style:
+	// any failure makes the run exit 99).
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+}
+
+// ThresholdResult is one threshold checked against the run.
+type ThresholdResult struct {
+	Expr   string  `json:"expr"`   // as written, e.g. "tools/call:p99<200ms"
+	Actual float64 `json:"actual"` // the measured value, in Unit
+	Limit  float64 `json:"limit"`  // the bound, in Unit
+	Unit   string  `json:"unit"`   // "ms", "%", "ops/s" or "" (a count)
+	Pass   bool    `json:"pass"`
 }
 
 // ChaosSummary describes the faults injected.
