@@ -111,6 +111,19 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f("Session hygiene: %d deleted sessions probed: deleted-session-accepted %d · wrong-missing-session-status %d\n",
 			h.Streams, h.Verdicts[driver.VerdictDeletedSessionAccepted.String()], h.Verdicts[driver.VerdictWrongMissingStatus.String()])
 	}
+	if len(s.Thresholds) > 0 {
+		p.f("Thresholds: %d of %d passed\n", len(s.Thresholds)-ThresholdsFailed(s.Thresholds), len(s.Thresholds))
+		for _, t := range s.Thresholds {
+			mark, actual := "PASS", fmt.Sprintf("%.4g %s", t.Actual, t.Unit)
+			if !t.Pass {
+				mark = "FAIL"
+			}
+			if t.Actual < 0 && !t.Pass {
+				actual = "no data"
+			}
+			p.f("  %s  %-40s (actual %s)\n", mark, t.Expr, strings.TrimSpace(actual))
+		}
+	}
 	g := s.Generator
 	note := ""
 	if g.IncludesServer {

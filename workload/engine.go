@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"runtime"
@@ -22,11 +23,12 @@ import (
 // Plan is a compiled, validated profile: driver config and ops ready to
 // send. Immutable once built.
 type Plan struct {
-	Profile Profile
-	Driver  driver.Config
-	Ops     []*driver.Op
-	Names   []string
-	cum     []int // cumulative weights, for the op mix
+	Profile    Profile
+	Driver     driver.Config
+	Ops        []*driver.Op
+	Names      []string
+	Thresholds []metrics.Threshold
+	cum        []int // cumulative weights, for the op mix
 }
 
 // Compile validates p (after Defaults) and builds the plan; hc is the HTTP
@@ -38,6 +40,10 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		return nil, &ProfileError{Source: p.Name, Errs: errs}
 	}
 	pl := &Plan{Profile: *p}
+	for _, t := range p.Thresholds {
+		th, _ := metrics.ParseThreshold(t) // Validate checked it
+		pl.Thresholds = append(pl.Thresholds, th)
+	}
 	d := &pl.Driver
 	d.URL = p.URL
 	d.Protocol = p.Protocol
@@ -691,13 +697,17 @@ func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 		}
 		pr := Progress{Interval: iv, Row: row, Names: e.pl.Names, Elapsed: now.Sub(e.start), VUs: e.live.Load(),
 			Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
+		// The phase of an interval is the phase it started in.
 		switch {
-		case now.Before(e.warmEnd):
-			pr.Phase, pr.Remaining = "warm-up", e.end.Sub(now)
-		case now.Before(e.end):
-			pr.Phase, pr.Remaining = "measure", e.end.Sub(now)
+		case iv.Start.Before(e.warmEnd):
+			pr.Phase = "warm-up"
+		case iv.Start.Before(e.end):
+			pr.Phase = "measure"
 		default:
 			pr.Phase = "stopping"
+		}
+		if now.Before(e.end) {
+			pr.Remaining = e.end.Sub(now)
 		}
 		if e.pl.Profile.Open() && pr.Phase != "stopping" {
 			pr.TargetRate = e.pl.Profile.Rate
@@ -717,7 +727,7 @@ func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 
 func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.Context) *metrics.Summary {
 	p := &e.pl.Profile
-	secs := to.Sub(from).Seconds()
+	secs := math.Round(to.Sub(from).Seconds()*1000) / 1000
 	if secs < 0 {
 		secs = 0
 	}
@@ -800,6 +810,9 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 	}
 	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
 	s.Generator.StartLag = metrics.LatencyOf(e.rec.StartLag())
+	if len(e.pl.Thresholds) > 0 {
+		s.Thresholds = metrics.CheckThresholds(s, e.pl.Thresholds)
+	}
 	return s
 }
 

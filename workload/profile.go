@@ -20,6 +20,7 @@ import (
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/units"
+	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
 	"go.yaml.in/yaml/v3"
 )
@@ -71,6 +72,10 @@ type Profile struct {
 	// CheckDeleted probes every deleted session: the server must answer
 	// 404 to it (a session hygiene verdict).
 	CheckDeleted bool `yaml:"check_deleted"`
+	// Thresholds are pass/fail criteria checked at the end, e.g.
+	// "tools/call:p99<200ms", "error_rate<1%", "lost==0" (see
+	// metrics.Threshold); a crossed one makes the run exit 99.
+	Thresholds []string `yaml:"thresholds"`
 
 	// parseErrs are the YAML problems found while decoding; Validate
 	// reports them with the rest.
@@ -373,6 +378,11 @@ func (p *Profile) Validate() []error {
 	if p.Chaos != nil {
 		p.Chaos.Defaults()
 		errs = append(errs, p.Chaos.Validate("chaos")...)
+	}
+	for i, t := range p.Thresholds {
+		if _, err := metrics.ParseThreshold(t); err != nil {
+			add("thresholds[%d]: %v", i, err)
+		}
 	}
 	if p.Churn.Rate < 0 {
 		add("churn.rate: %g, want ≥ 0", p.Churn.Rate)

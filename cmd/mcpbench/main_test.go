@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -115,5 +116,56 @@ func TestVersion(t *testing.T) {
 	out, _, code := run(t, "version")
 	if code != exitOK || !strings.HasPrefix(out, "mcpbench ") {
 		t.Fatalf("%d %q", code, out)
+	}
+}
+
+func TestThresholdExitCodes(t *testing.T) {
+	_, errs, code := run(t, "run", "--duration", "1s", "--warmup", "0s", "-q", "--threshold", "error_rate<1%", "--threshold", "p50<0.001ms")
+	if code != exitThresholds || !strings.Contains(errs, "p50<0.001ms") || strings.Contains(errs, "error_rate<1%,") {
+		t.Fatalf("crossed: exit %d, stderr %q; want 99 naming p50<0.001ms", code, errs)
+	}
+	_, errs, code = run(t, "run", "--duration", "1s", "--warmup", "0s", "-q", "--threshold", "error_rate<1%", "--threshold", "lost==0")
+	if code != exitOK {
+		t.Fatalf("passing: exit %d: %s", code, errs)
+	}
+}
+
+func TestCompareFailIfExit(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, p99 float64) string {
+		s := fmt.Sprintf(`{"profile":"x","ops":[{"name":"tools/call:echo","count":100,"rate":10,"response_time_ms":{"p99":%g}}],"all":{"name":"all","count":100,"rate":10,"response_time_ms":{"p99":%g}}}`, p99, p99)
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(s), 0o644)
+		return path
+	}
+	a, b := write("a.json", 10), write("b.json", 13)
+	out, errs, code := run(t, "compare", a, b, "--fail-if", "p99>+20%")
+	if code != exitThresholds || !strings.Contains(errs, "REGRESSION all: p99 10 → 13 (+30.0%)") || !strings.Contains(out, "+30.0%") {
+		t.Fatalf("planted regression: exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, errs, code := run(t, "compare", a, b, "--fail-if", "p99>+50%"); code != exitOK {
+		t.Fatalf("within the limit: exit %d %s", code, errs)
+	}
+	if _, _, code := run(t, "compare", a, b, "--fail-if", "p99>50%"); code != exitUsage {
+		t.Fatalf("bad limit: exit %d", code)
+	}
+}
+
+func TestReportFromFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	out, errs, code := run(t, "run", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	rep, errs, code := run(t, "report", dir)
+	if code != exitOK || !strings.HasPrefix(rep, out) || !strings.Contains(rep, "Detailed percentile spectrum: tools/call:echo") {
+		t.Fatalf("report (exit %d, %s) does not start with the run's output:\n--- run\n%s\n--- report\n%s", code, errs, out, rep)
+	}
+	md, _, _ := run(t, "report", dir, "--format", "markdown")
+	if !strings.Contains(md, "| `tools/call:echo` |") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+	if _, _, code := run(t, "report", t.TempDir()); code != exitFailed {
+		t.Fatalf("empty dir: exit %d", code)
 	}
 }

@@ -5,84 +5,119 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/workload"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 )
 
-// progress prints live progress on stderr: on a terminal one line updated
-// in place every interval; otherwise a plain line every 5 s.
+// progress shows a run's progress on stderr: on a terminal, a live bar
+// (mpb) with elapsed and remaining time, current rate, p99, errors and
+// resumes; otherwise (or with --quiet) one plain line every 5 s; nothing
+// with --no-progress.
 type progress struct {
-	w       io.Writer
-	quiet   bool
-	tty     bool
-	last    time.Time
-	wrote   bool
-	resumes int64
-	errors  int64
-	total   time.Duration
-	every   time.Duration
+	w     io.Writer
+	off   bool
+	plain bool
+	total time.Duration
+	every time.Duration
+
+	mu         sync.Mutex
+	last       time.Time
+	elapsed    time.Duration // at the last interval
+	elapsedAt  time.Time     // when that interval arrived
+	status     string
+	errors     int64
+	reconnects int64
+
+	p   *mpb.Progress
+	bar *mpb.Bar
 }
 
-func newProgress(w io.Writer, quiet bool, plan *workload.Plan) *progress {
-	p := &progress{w: w, quiet: quiet, every: 5 * time.Second}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
+func newProgress(w io.Writer, quiet, off bool, plan *workload.Plan) *progress {
+	pr := &progress{w: w, off: off, plain: true, every: 5 * time.Second}
+	pr.total = plan.Profile.Warmup.D() + plan.Profile.Duration.D()
+	if f, ok := w.(*os.File); ok && !quiet && !off && termWidth(f) >= 40 {
+		pr.plain = false
 	}
-	p.total = plan.Profile.Warmup.D() + plan.Profile.Duration.D()
-	return p
+	if !pr.plain && !off {
+		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(24), mpb.WithRefreshRate(200*time.Millisecond))
+		pr.bar = pr.p.New(pr.total.Milliseconds(), mpb.BarStyle().Lbound("[").Rbound("]"),
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+				pr.mu.Lock()
+				defer pr.mu.Unlock()
+				return pr.clock()
+			})),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+				pr.mu.Lock()
+				defer pr.mu.Unlock()
+				return pr.status
+			})),
+		)
+	}
+	return pr
 }
 
-func (p *progress) line(pr workload.Progress) string {
-	iv := pr.Interval
-	secs := iv.End.Sub(iv.Start).Seconds()
-	all := iv.All
-	rate := 0.0
-	if secs > 0 {
-		rate = float64(all.Count) / secs
+// clock renders elapsed/total (mu held), running between intervals.
+func (pr *progress) clock() string {
+	e := pr.elapsed
+	if !pr.elapsedAt.IsZero() {
+		e = min(e+time.Since(pr.elapsedAt), pr.total)
 	}
-	p.errors += all.Errors
-	p.resumes += all.Resumes
-	p99 := metrics.LatencyOf(all.Response).P99
+	return fmt.Sprintf("%5.1fs/%.0fs", e.Seconds(), pr.total.Seconds())
+}
+
+// line renders an interval's figures (mu held).
+func (pr *progress) line(p workload.Progress) string {
+	row := p.Row
+	pr.errors += row.All.Errors
+	pr.reconnects += row.Reconnects // resumes of response and GET streams
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%5.1fs/%.0fs %-8s] %8.1f ops/s", pr.Elapsed.Seconds(), p.total.Seconds(), pr.Phase, rate)
-	if pr.TargetRate > 0 {
-		fmt.Fprintf(&b, " (target %.4g)", pr.TargetRate)
+	fmt.Fprintf(&b, "%-8s %8.1f ops/s", p.Phase, row.Rate)
+	if p.TargetRate > 0 {
+		fmt.Fprintf(&b, " (target %.4g)", p.TargetRate)
 	}
-	fmt.Fprintf(&b, "  p99 %s ms  errors %d  resumes %d  VUs %d  sessions %d", fmtMS(p99), p.errors, p.resumes, pr.VUs, pr.Sessions)
-	if pr.Streams > 0 {
-		fmt.Fprintf(&b, "  GET streams %d", pr.Streams)
+	fmt.Fprintf(&b, "  p99 %s ms  errors %d  reconnects %d  VUs %d  sessions %d", fmtMS(row.All.P99), pr.errors, pr.reconnects, p.VUs, p.Sessions)
+	if p.Streams > 0 {
+		fmt.Fprintf(&b, "  GET streams %d", p.Streams)
 	}
-	if pr.Dropped > 0 {
-		fmt.Fprintf(&b, "  dropped %d", pr.Dropped)
+	if p.Dropped > 0 {
+		fmt.Fprintf(&b, "  dropped %d", p.Dropped)
+	}
+	if p.Remaining > 0 {
+		fmt.Fprintf(&b, "  %s left", p.Remaining.Round(time.Second))
 	}
 	return b.String()
 }
 
 // interval is the engine's OnInterval hook.
-func (p *progress) interval(pr workload.Progress) {
-	line := p.line(pr) // always, to keep running totals
-	if p.quiet {
-		return
+func (pr *progress) interval(p workload.Progress) {
+	if pr.bar != nil {
+		// Not under mu: the bar's renderer calls the decorators, which take it.
+		pr.bar.SetCurrent(min(p.Elapsed.Milliseconds(), pr.total.Milliseconds()))
 	}
-	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
-		p.wrote = true
-		return
-	}
-	now := time.Now()
-	if p.last.IsZero() || now.Sub(p.last) >= p.every || pr.Phase == "stopping" {
-		fmt.Fprintln(p.w, line)
-		p.last = now
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.elapsed, pr.elapsedAt = p.Elapsed, time.Now()
+	pr.status = pr.line(p)
+	switch {
+	case pr.off, pr.bar != nil:
+	default:
+		now := time.Now()
+		if pr.last.IsZero() || now.Sub(pr.last) >= pr.every || p.Phase == "stopping" {
+			fmt.Fprintf(pr.w, "[%s] %s\n", pr.clock(), pr.status)
+			pr.last = now
+		}
 	}
 }
 
-func (p *progress) done() {
-	if p.tty && p.wrote {
-		fmt.Fprintln(p.w)
+// done ends the live bar so the summary prints below it.
+func (pr *progress) done() {
+	if pr.bar != nil {
+		pr.bar.SetCurrent(pr.total.Milliseconds())
+		pr.p.Wait()
 	}
 }
 

@@ -34,10 +34,10 @@ type runFlags struct {
 	duration, warmup, graceful, think, maxDelay        time.Duration
 	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
 	getStream, insecure, reissue, quiet, jsonOut       bool
-	noResults                                          bool
+	noResults, noProgress                              bool
 	cpuProfile, tool, toolArgs                         string
 	toolProgress                                       bool
-	headers, chaosSpecs                                []string
+	headers, chaosSpecs, thresholds                    []string
 	storm                                              string
 	chaosSeed                                          int64
 	churnRate                                          float64
@@ -66,8 +66,8 @@ flags override its fields. Without --url the embedded reference server is
 started on a free loopback port.
 
 Exit codes: 0 done; 1 the run could not start or no operation succeeded;
-2 bad flags or profile; 130 interrupted (results so far are still printed
-and written).`,
+2 bad flags or profile; 99 a threshold was crossed; 130 interrupted
+(results so far are still printed and written).`,
 		Example: `  mcpbench run                                        # smoke profile, embedded server
   mcpbench run --profile tools-mix --out results/mix  # keep summary.json and run.json
   mcpbench run --url http://127.0.0.1:8080/mcp --vus 64 --duration 10s
@@ -109,6 +109,7 @@ and written).`,
 	fl.StringArrayVar(&f.chaosSpecs, "chaos", nil, "add a fault (repeatable): 'cut after_events=2 close=rst target=post p=1', 'cut mid_event=1', 'cut before_first_event', 'cut between=100ms-2s', 'stall after_events=1 stall=2s', 'delay delay=50ms p=0.1'")
 	fl.StringVar(&f.storm, "storm", "", "cut every open stream at a time: 'at=10s every=0 close=rst target=get'")
 	fl.Int64Var(&f.chaosSeed, "chaos-seed", 0, "seed of the fault schedule (default: --seed)")
+	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'error_rate<1%', 'lost==0'; a crossed one exits 99")
 	fl.Float64Var(&f.churnRate, "churn-rate", 0, "replace sessions at this rate (sessions/s) while the run goes")
 	fl.BoolVar(&f.checkDeleted, "check-deleted", false, "after each DELETE check that the server answers 404 to the deleted session")
 	fl.DurationVar(&f.getRetry, "server-get-retry", 0, "embedded server: retry hint sent on GET streams")
@@ -116,7 +117,8 @@ and written).`,
 	fl.StringVarP(&f.out, "out", "o", "", "results directory (default results/<time>-<profile>): run.json, intervals.csv, histograms.hlog, offenders.json, summary.json")
 	fl.BoolVar(&f.noResults, "no-results", false, "write no results directory")
 	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no live progress on stderr")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "progress as one plain line every 5 s, even on a terminal")
+	fl.BoolVar(&f.noProgress, "no-progress", false, "no progress output at all")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
 	fl.IntVar(&f.procs, "procs", 0, "OS threads running Go code in mcpbench (GOMAXPROCS; 0: all cores). Fewer costs less CPU per op at moderate rates")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to this file")
@@ -229,6 +231,7 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 			p.Chaos.Seed = f.chaosSeed
 		}
 	}
+	p.Thresholds = append(p.Thresholds, f.thresholds...)
 	if set("churn-rate") {
 		p.Churn.Rate = f.churnRate
 	}
@@ -313,7 +316,7 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	}
 	ver, sdk := version()
 	started := time.Now()
-	prog := newProgress(stderr, f.quiet, plan)
+	prog := newProgress(stderr, f.quiet, f.noProgress, plan)
 	rec := metrics.NewRecorder(plan.Names, plan.Profile.MaxVUs)
 	var rw *metrics.ResultsWriter
 	var rwErr error
@@ -364,6 +367,14 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 		return &exitError{code: exitFailed, err: runErr}
 	case sum.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: " + sum.StopReason)}
+	case metrics.ThresholdsFailed(sum.Thresholds) > 0:
+		var crossed []string
+		for _, t := range sum.Thresholds {
+			if !t.Pass {
+				crossed = append(crossed, t.Expr)
+			}
+		}
+		return &exitError{code: exitThresholds, err: fmt.Errorf("thresholds crossed: %s", strings.Join(crossed, ", "))}
 	case sum.All.Count == 0:
 		return &exitError{code: exitFailed, err: errors.New("no operation completed")}
 	case sum.All.Errors == sum.All.Count:
