@@ -3,7 +3,6 @@ package metrics
 import (
 	"strings"
 	"testing"
-
 )
 
 func sampleSummary() *Summary {
