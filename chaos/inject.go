@@ -163,7 +163,12 @@ type Applied struct {
 	Decision Decision
 }
 
-// RoundTrip implements http.RoundTripper.
+// RoundTrip implements http.RoundTripper. A body fault is drawn for every
+// request of a kind (so the k-th request of a VU always meets the same
+// fault); count- and byte-triggered faults act on SSE answers only; a
+// random-time fault ("between") is timed from when the request is sent, so
+// it can also cut a request whose answer has not begun (the round trip
+// then fails with ErrReset, as when the connection drops).
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	get := req.Method == http.MethodGet
 	if req.Method != http.MethodGet && req.Method != http.MethodPost {
@@ -187,10 +192,6 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	resp, err := t.rt.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusOK || !isSSE(resp.Header.Get("Content-Type")) {
-		return resp, err
-	}
 	dec := Decision{Fault: -1}
 	if t.in.hasBodyFaults() {
 		t.mu.Lock()
@@ -202,23 +203,95 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.log = append(t.log, Applied{GET: get, Decision: dec})
 		t.mu.Unlock()
 	}
+	var f *Fault
+	if dec.Fault >= 0 {
+		ff := t.in.plan.Faults[dec.Fault]
+		f = &ff
+	}
+	var pend *pending
+	if f != nil && len(f.When.Between) == 2 {
+		ctx, cancel := context.WithCancel(req.Context())
+		req = req.WithContext(ctx)
+		pend = &pending{cancel: cancel, close: f.Close, in: t.in}
+		pend.timer = time.AfterFunc(dec.At, pend.fire)
+	}
+	resp, err := t.rt.RoundTrip(req)
+	if pend != nil && pend.cutBeforeAnswer(err) {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, ErrReset
+	}
+	if err != nil || resp.StatusCode != http.StatusOK || !isSSE(resp.Header.Get("Content-Type")) {
+		if pend != nil {
+			pend.timer.Stop()
+			pend.cancel()
+		}
+		return resp, err
+	}
 	storm := t.in.plan.Storm != nil && t.in.plan.Storm.Target.matches(get)
-	if dec.Fault < 0 && !storm {
+	if f == nil && !storm {
 		return resp, nil
 	}
-	b := &body{rc: resp.Body, in: t.in, get: get}
-	if dec.Fault >= 0 {
-		f := t.in.plan.Faults[dec.Fault]
-		b.f = &f
-		if len(f.When.Between) == 2 {
-			b.timer = time.AfterFunc(dec.At, func() { b.trigger() })
-		}
-	}
+	b := &body{rc: resp.Body, in: t.in, get: get, f: f}
 	if storm {
 		t.in.register(b)
 	}
 	resp.Body = b
+	if pend != nil {
+		pend.attach(b)
+	}
 	return resp, nil
+}
+
+// pending is a random-time cut in flight: it aborts the request if it fires
+// before the answer's headers, else cuts the body (or stalls it).
+type pending struct {
+	in     *Injector
+	cancel context.CancelFunc
+	close  Close
+	timer  *time.Timer
+
+	mu      sync.Mutex
+	fired   bool
+	aborted bool
+	b       *body
+}
+
+func (p *pending) fire() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fired = true
+	if p.b != nil {
+		go p.b.trigger()
+		return
+	}
+	p.aborted = true
+	if p.close == CloseFIN {
+		p.in.cutsFIN.Add(1)
+	} else {
+		p.in.cutsRST.Add(1)
+	}
+	p.cancel()
+}
+
+// cutBeforeAnswer reports whether the timer aborted the round trip.
+func (p *pending) cutBeforeAnswer(err error) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.aborted
+}
+
+// attach hands the timer to the answer's body.
+func (p *pending) attach(b *body) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b.timer = p.timer
+	if p.fired {
+		go b.trigger()
+		return
+	}
+	p.b = b
 }
 
 // Applied returns the decisions a VU transport made so far (for tests).

@@ -13,19 +13,36 @@ import (
 	"time"
 )
 
-// Protocol versions the driver speaks (2025-03-26 … 2025-11-25 are the
-// session-based revisions of the Streamable HTTP transport).
+// Protocol versions the driver speaks. 2025-03-26 … 2025-11-25 are the
+// legacy, session-based revisions of the Streamable HTTP transport
+// (initialize handshake, Mcp-Session-Id, GET stream, Last-Event-ID);
+// 2026-07-28 is the modern, stateless one (SEP-2575: per-request _meta,
+// server/discover, Mcp-Method/Mcp-Name headers, subscriptions/listen, no
+// resumption).
 const (
 	Protocol20250326 = "2025-03-26"
 	Protocol20250618 = "2025-06-18"
 	Protocol20251125 = "2025-11-25"
+	Protocol20260728 = "2026-07-28"
+	// ProtocolAuto asks server/discover first and falls back to initialize
+	// (Negotiate), as the official clients do.
+	ProtocolAuto = "auto"
 	// DefaultProtocol is requested in initialize when Config.Protocol is "".
 	DefaultProtocol = Protocol20251125
 )
 
-// SupportedProtocols lists the versions the driver accepts from a server,
-// newest first.
-var SupportedProtocols = []string{Protocol20251125, Protocol20250618, Protocol20250326}
+// LegacyProtocols are the session-based versions, newest first.
+var LegacyProtocols = []string{Protocol20251125, Protocol20250618, Protocol20250326}
+
+// ModernProtocols are the stateless versions, newest first.
+var ModernProtocols = []string{Protocol20260728}
+
+// SupportedProtocols lists every version the driver speaks, newest first.
+var SupportedProtocols = append(append([]string(nil), ModernProtocols...), LegacyProtocols...)
+
+// IsModern reports whether a protocol version is a modern (stateless,
+// per-request _meta) one.
+func IsModern(p string) bool { return p >= Protocol20260728 }
 
 // Reconnect policies: how long a client waits before resuming a broken stream.
 const (
@@ -85,8 +102,12 @@ type Config struct {
 	// bring no new event id; 0 means 5; negative disables resumption.
 	MaxResumes int
 	// ReissueUnresumable re-sends a request (with a new id) whose response
-	// stream broke before any event id, instead of failing it.
+	// stream broke before any event id, instead of failing it. Under
+	// 2026-07-28, where no stream is resumable and a broken stream is a
+	// cancelled request, it re-issues every request whose stream broke.
 	ReissueUnresumable bool
+	// MaxReissues bounds re-issues of one request; 0 means 3.
+	MaxReissues int
 	// CheckDeleted makes Close probe a session after DELETE: the server
 	// must answer 404 to it (see Session.Hygiene).
 	CheckDeleted bool

@@ -46,6 +46,20 @@ var (
 	ErrResponseTooLarge = errors.New("response too large")
 )
 
+// JSON-RPC error codes of MCP 2026-07-28 (Streamable HTTP §Server
+// Validation; Versioning §Protocol Version Negotiation).
+const (
+	CodeHeaderMismatch     = -32020
+	CodeMissingCapability  = -32021
+	CodeUnsupportedVersion = -32022
+	CodeMethodNotFound     = -32601
+)
+
+// ErrStreamCancelled: under 2026-07-28 a response stream broke before its
+// response; closing a stream cancels its request (no resumption), so the
+// request is lost unless it is re-issued (Config.ReissueUnresumable).
+var ErrStreamCancelled = errors.New("response stream broke: request cancelled (2026-07-28 has no resumption)")
+
 // StatusError is an unexpected HTTP status.
 type StatusError struct {
 	Code int
@@ -70,6 +84,8 @@ const (
 	ClassStreamBroken                // a stream broke and could not be resumed
 	ClassUnresumable                 // a stream broke before any event id
 	ClassCanceled                    // the run ended (or Ctrl-C) while the operation ran
+	ClassHeaderMismatch              // 2026-07-28: -32020, headers do not match the body
+	ClassVersion                     // unsupported protocol version (-32022, or a version the driver does not speak)
 	NumClasses                       // number of classes
 )
 
@@ -86,6 +102,8 @@ var classNames = [...]string{
 	ClassStreamBroken:   "stream-broken",
 	ClassUnresumable:    "unresumable",
 	ClassCanceled:       "canceled",
+	ClassHeaderMismatch: "header-mismatch",
+	ClassVersion:        "unsupported-version",
 }
 
 // String returns the class name used in reports ("ok", "transport", ...).
@@ -127,17 +145,25 @@ func Classify(err error) Class {
 		return ClassSessionMissing
 	case errors.Is(err, ErrUnresumable):
 		return ClassUnresumable
-	case errors.Is(err, ErrStreamBroken):
+	case errors.Is(err, ErrStreamBroken), errors.Is(err, ErrStreamCancelled):
 		return ClassStreamBroken
 	case errors.Is(err, ErrSSEMalformed):
 		return ClassSSEMalformed
 	case errors.Is(err, ErrToolError):
 		return ClassToolError
+	case errors.Is(err, ErrUnsupportedVersion):
+		return ClassVersion
 	case errors.As(err, &re):
+		switch re.Code {
+		case CodeHeaderMismatch:
+			return ClassHeaderMismatch
+		case CodeUnsupportedVersion:
+			return ClassVersion
+		}
 		return ClassJSONRPC
 	case errors.As(err, &se):
 		return ClassHTTPStatus
-	case errors.Is(err, ErrBadResponse), errors.Is(err, ErrNoResponse), errors.Is(err, ErrUnsupportedVersion),
+	case errors.Is(err, ErrBadResponse), errors.Is(err, ErrNoResponse),
 		errors.Is(err, ErrResponseTooLarge), errors.Is(err, ErrNoGETStream), errors.Is(err, ErrGETStreamConflict):
 		return ClassBadResponse
 	case errors.As(err, &ne) && ne.Timeout():

@@ -21,6 +21,7 @@ type StreamStats struct {
 	Resumes   []Resume
 	Errors    int64  // failed GETs (resume or reopen)
 	LastError string // class of the last failure ("" when none)
+	Acked     int64  // 2026-07-28: subscriptions acknowledged
 	Ledger    Ledger // sequence numbers of numbered notifications
 }
 
@@ -47,13 +48,30 @@ func (s *Session) OpenStream(ctx context.Context) error {
 	return s.startGET(ctx)
 }
 
+// openStream opens (or, with lastID, resumes) the session's stream: a GET
+// (legacy), or a subscriptions/listen request (2026-07-28, which has no
+// GET stream and no resumption: lastID is ignored).
+func (s *Session) openStream(ctx context.Context, lastID string) (*http.Response, error) {
+	if !s.modern {
+		return s.send(ctx, http.MethodGet, nil, s.hdr.Load().get, lastID)
+	}
+	params := []byte(`{"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}`)
+	body := appendRequest(nil, s.nextListenID(), "subscriptions/listen", params, s.metaModern)
+	h := s.hdr.Load().post.Clone()
+	h[HeaderMethod] = []string{"subscriptions/listen"}
+	return s.sendBody(ctx, body, h)
+}
+
+// nextListenID numbers listen requests apart from the session's op ids
+// (the stream's goroutine must not touch s.nextID).
+func (s *Session) nextListenID() int64 { return 1<<40 + s.listenSeq.Add(1) }
+
 func (s *Session) startGET(ctx context.Context) error {
-	h := s.hdr.Load()
 	// The GET stream lives as long as the session, beyond the deadline of
 	// the operation that opened it; Close cancels it.
 	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	octx, ocancel := context.WithTimeout(gctx, s.cfg.requestTimeout()+time.Nanosecond)
-	resp, err := s.send(octx, http.MethodGet, nil, h.get, "")
+	resp, err := s.openStream(octx, "")
 	if err != nil {
 		ocancel()
 		cancel()
@@ -142,13 +160,13 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 		g.mu.Unlock()
 		clean := errors.Is(err, io.EOF)
 		last := string(g.dec.LastEventID())
-		if last == "" {
-			// Nothing to resume from: open a fresh stream after the wait.
+		if last == "" || s.modern {
+			// Nothing to resume from (or 2026-07-28, which never resumes):
+			// open a fresh stream after the wait.
 			if err := sleepCtx(ctx, s.reconnectDelay(g.dec.RetryMS, fails)); err != nil {
 				return
 			}
-			h := s.hdr.Load()
-			r, err := s.send(ctx, http.MethodGet, nil, h.get, "")
+			r, err := s.openStream(ctx, "")
 			if !g.accept(r, err, nil) {
 				fails++
 				if fails >= s.cfg.maxResumes()+1 || g.fatal(r) {
@@ -178,9 +196,8 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 		if err := sleepCtx(ctx, wait); err != nil {
 			return
 		}
-		h := s.hdr.Load()
 		at := time.Now()
-		r, err := s.send(ctx, http.MethodGet, nil, h.get, last)
+		r, err := s.openStream(ctx, last)
 		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt)}
 		if !g.accept(r, err, &rec) {
 			fails++
@@ -267,12 +284,23 @@ func (g *getStream) read(ctx context.Context, resp *http.Response) error {
 			g.stats.Requests++
 			g.mu.Unlock()
 		case KindNotification:
+			if string(m.Method) == "notifications/subscriptions/acknowledged" {
+				g.mu.Lock()
+				g.stats.Acked++
+				g.mu.Unlock()
+				continue
+			}
 			if seq, ok := notificationSeq(m); ok {
 				g.mu.Lock()
 				g.stats.Ledger.seq(seq)
 				g.mu.Unlock()
 			}
 		case KindResponse:
+			if s.modern && m.ID != nil {
+				// 2026-07-28: the listen request's own response ends the
+				// subscription gracefully (Subscriptions §Graceful Closure).
+				continue
+			}
 			// A response on the standalone stream is only allowed when
 			// resuming a request's stream (transports §Listening, item 4).
 			g.mu.Lock()

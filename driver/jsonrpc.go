@@ -115,10 +115,11 @@ func ParseMessage(b []byte) (Message, error) {
 }
 
 var (
-	errBadJSON    = errors.New("malformed JSON")
-	errNotJSONRPC = errors.New("not a JSON-RPC message")
-	litNull       = []byte("null")
-	litTrue       = []byte("true")
+	errBadJSON       = errors.New("malformed JSON")
+	errNotJSONRPC    = errors.New("not a JSON-RPC message")
+	litNull          = []byte("null")
+	litTrue          = []byte("true")
+	litInputRequired = []byte(`"input_required"`)
 )
 
 // Field returns the raw value of key in the JSON object obj, or nil.
@@ -284,11 +285,31 @@ func parseRPCError(raw []byte) *RPCError {
 // P is params with "_meta" merged in when meta is non-empty (meta is the
 // inside of the _meta object, without braces).
 func appendRequest(dst []byte, id int64, method string, params []byte, meta []byte) []byte {
+	return appendRequestExtra(dst, id, method, params, nil, meta)
+}
+
+// appendRequestExtra is appendRequest with extra top-level params fields
+// (without braces; e.g. the inputResponses of a multi round-trip retry).
+func appendRequestExtra(dst []byte, id int64, method string, params, extra, meta []byte) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = strconv.AppendInt(dst, id, 10)
 	dst = append(dst, `,"method":"`...)
 	dst = append(dst, method...)
 	dst = append(dst, '"')
+	if len(extra) > 0 {
+		p := bytes.TrimSpace(params)
+		if len(p) < 2 {
+			p = []byte("{}")
+		}
+		merged := make([]byte, 0, len(p)+len(extra)+1)
+		merged = append(merged, p[:len(p)-1]...)
+		if !isEmptyObject(p) {
+			merged = append(merged, ',')
+		}
+		merged = append(merged, extra...)
+		merged = append(merged, '}')
+		params = merged
+	}
 	return appendParams(dst, params, meta)
 }
 

@@ -243,3 +243,82 @@ func TestRefServerModes(t *testing.T) {
 		})
 	}
 }
+
+// The go-sdk server in 2026-07-28 mode: auto picks the modern protocol,
+// calls (progress over SSE, an input_required round trip, a listen
+// stream) work; in the legacy modes auto falls back to 2025-11-25.
+func TestRefServer2026(t *testing.T) {
+	for mode, want := range map[refserver.Mode]string{refserver.Mode2026: "2026-07-28", refserver.ModeStateful: "2025-11-25", refserver.ModeStateless: "2025-11-25"} {
+		srv := startRef(t, mode)
+		n, err := driver.Negotiate(t.Context(), &driver.Config{URL: srv.URL()})
+		if err != nil || n.Protocol != want {
+			t.Fatalf("%s: auto picked %+v %v, want %s", mode, n, err, want)
+		}
+	}
+	srv := startRef(t, refserver.Mode2026)
+	s, err := driver.NewSession(&driver.Config{URL: srv.URL(), Protocol: driver.Protocol20260728}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res driver.Result
+	if err := s.Initialize(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	do(t, s, op(t, "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`, false))
+	r := do(t, s, op(t, "tools/call", `{"name":"progress","arguments":{"count":4,"interval_ms":1}}`, true))
+	if r.Progress != 4 || r.Ledger.Faulty() {
+		t.Fatalf("progress %d ledger %v", r.Progress, r.Ledger.Counts)
+	}
+	if r := do(t, s, op(t, "tools/call", `{"name":"ask","arguments":{}}`, false)); r.InputRounds != 1 {
+		t.Fatalf("ask: %d input rounds, want 1", r.InputRounds)
+	}
+	do(t, s, op(t, "tools/call", `{"name":"count","arguments":{"key":"${request}","ms":1}}`, false))
+	do(t, s, op(t, "resources/read", `{"uri":"mcpbench://static/small"}`, false))
+	do(t, s, op(t, "prompts/get", `{"name":"greet","arguments":{"name":"x"}}`, false))
+	if err := s.OpenStream(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the listen acknowledgement", func() bool { return s.StreamStats().Acked == 1 })
+	s.Close(t.Context())
+	if st := srv.Stats(); st.Executions["s1-1"] != 1 || st.DoubleExecutions != 0 {
+		t.Fatalf("count executions %v", st.Executions)
+	}
+}
+
+func TestProbeRefServer(t *testing.T) {
+	cases := func(r *driver.ProbeReport) map[string]driver.ProbeCase {
+		m := map[string]driver.ProbeCase{}
+		for _, c := range r.Cases {
+			m[c.Case] = c
+		}
+		return m
+	}
+	srv := startRef(t, refserver.ModeStateful)
+	r, err := driver.Probe(t.Context(), &driver.Config{URL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Discover.Modern || r.Sessions != "stateful" || r.Recommended != "2025-11-25" || r.GETStream != "offered" || !r.EventIDs || !r.Priming || r.Answers != "sse" {
+		t.Fatalf("stateful: %+v", r)
+	}
+	c := cases(r)
+	for _, name := range []string{"request with an unknown session id", "request on the deleted session", "notification", "DELETE the session"} {
+		if !c[name].OK {
+			t.Errorf("stateful %q: %+v", name, c[name])
+		}
+	}
+	srv = startRef(t, refserver.Mode2026)
+	r, err = driver.Probe(t.Context(), &driver.Config{URL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = cases(r)
+	if !r.Discover.Modern || r.Recommended != "2026-07-28" || !r.Discover.ListenAck || r.Sessions != "stateless" || r.GETStream != "not offered (405)" {
+		t.Fatalf("2026: %+v", r)
+	}
+	for _, name := range []string{"2026-07-28: Mcp-Method header does not match the body", "2026-07-28: unknown method", "2026-07-28: unsupported (future) protocol version"} {
+		if !c[name].OK {
+			t.Errorf("2026 %q: %+v", name, c[name])
+		}
+	}
+}

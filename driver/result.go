@@ -24,9 +24,20 @@ type Op struct {
 	// progress notifications the op must receive (0: unknown, take the
 	// server's announced total if any).
 	ExpectProgress int
+	// ParamHeaders are the Mcp-Param-* headers of a tools/call under
+	// 2026-07-28 (see ParamHeaders), set before the op is first sent.
+	ParamHeaders [][2]string
 
 	isToolCall bool
+	mcpName    string   // Mcp-Name value (name or uri)
+	parts      [][]byte // Params split at RequestPlaceholder (nil: none)
 }
+
+// RequestPlaceholder in an op's params is replaced, per logical request,
+// by an id unique in the run ("<session>-<n>") that stays the same when
+// the request is re-issued or retried: a server can then tell a re-issue
+// from a new request (the reference server's count tool uses it).
+const RequestPlaceholder = "${request}"
 
 // NewOp validates params (a JSON object or empty) and returns the op.
 func NewOp(name, method string, params json.RawMessage, progress bool) (*Op, error) {
@@ -42,7 +53,11 @@ func NewOp(name, method string, params json.RawMessage, progress bool) (*Op, err
 	if name == "" {
 		name = method
 	}
-	return &Op{Name: name, Method: method, Params: p, Progress: progress, isToolCall: method == "tools/call"}, nil
+	op := &Op{Name: name, Method: method, Params: p, Progress: progress, isToolCall: method == "tools/call", mcpName: mcpName(method, p)}
+	if bytes.Contains(p, []byte(RequestPlaceholder)) {
+		op.parts = bytes.Split(p, []byte(RequestPlaceholder))
+	}
+	return op, nil
 }
 
 // Resume records one resume attempt of a broken stream.
@@ -92,7 +107,13 @@ type Result struct {
 	Progress int   // notifications/progress for this request received
 	Resumes  []Resume
 	Reinits  int // sessions re-initialized after a 404
-	Reissues int // requests re-sent after an unresumable break
+	Reissues int // requests re-sent after an unresumable break (2026-07-28: any break)
+	// Wasted is the time spent on attempts that broke and were re-issued:
+	// work the server may have done for nothing.
+	Wasted time.Duration
+	// InputRounds counts retries answering input_required results
+	// (2026-07-28 multi round-trip requests).
+	InputRounds int
 
 	Ledger Ledger // replay correctness of the op's response stream
 }

@@ -3,12 +3,14 @@ package driver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +62,14 @@ type Session struct {
 	wantGET bool
 	get     *getStream
 
+	// 2026-07-28 (modern, stateless) state.
+	modern     bool
+	metaModern []byte              // inside of the _meta of every request
+	opHdr      map[*Op]http.Header // per-op request headers
+	reqSeq     int64               // logical requests, for RequestPlaceholder
+	listenSeq  atomic.Int64        // subscriptions/listen requests
+	pbuf, mbuf []byte              // params and _meta render buffers
+
 	hygiene Ledger
 
 	// OnGETResume, when set before OpenStream, is called (from the GET
@@ -101,9 +111,18 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(num))),
 		idleDur: cfg.streamIdleTimeout(),
 	}
-	s.setHeaders("", "")
+	if p := cfg.protocol(); p == ProtocolAuto {
+		return nil, fmt.Errorf("protocol %q: call Negotiate first", p)
+	} else if IsModern(p) {
+		s.modern, s.proto = true, p
+		s.metaModern = modernMeta(cfg, p)
+	}
+	s.setHeaders("", s.proto)
 	return s, nil
 }
+
+// Modern reports whether the session speaks a modern (stateless) version.
+func (s *Session) Modern() bool { return s.modern }
 
 // ID returns the Mcp-Session-Id ("" when the server assigned none).
 func (s *Session) ID() string { return s.hdr.Load().sid }
@@ -143,10 +162,11 @@ type call struct {
 	init     bool
 	expect   int
 
-	gotResp bool
-	err     error  // outcome carried by the response (RPC error, isError)
-	result  []byte // copy of the result (initialize only)
-	sid     string // Mcp-Session-Id of the answer (initialize only)
+	gotResp  bool
+	inputReq []byte // an input_required result to answer (2026-07-28)
+	err      error  // outcome carried by the response (RPC error, isError)
+	result   []byte // copy of the result (initialize only)
+	sid      string // Mcp-Session-Id of the answer (initialize only)
 }
 
 var errSession404 = fmt.Errorf("%w", ErrSessionMissing)
@@ -172,6 +192,9 @@ func (s *Session) Initialize(ctx context.Context, res *Result) error {
 }
 
 func (s *Session) initialize(ctx context.Context, res *Result) error {
+	if s.modern {
+		return s.discover(ctx, res)
+	}
 	s.setHeaders("", "")
 	proto := s.cfg.protocol()
 	params := make([]byte, 0, 256)
@@ -189,7 +212,7 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 
 	c := call{id: s.next(), init: true}
 	body := appendRequest(s.body.buf(), c.id, "initialize", params, nil)
-	if err := s.exchange(ctx, body, &c, res); err != nil {
+	if err := s.exchange(ctx, body, &c, res, s.hdr.Load().post); err != nil {
 		return err
 	}
 	if c.err != nil {
@@ -226,6 +249,29 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("notifications/initialized: %w", &StatusError{resp.StatusCode})
 	}
+	return nil
+}
+
+// discover starts a modern session: server/discover (2026-07-28 server
+// §discover) must list the session's protocol version.
+func (s *Session) discover(ctx context.Context, res *Result) error {
+	c := call{id: s.next(), init: true}
+	body := appendRequest(s.body.buf(), c.id, "server/discover", nil, s.metaModern)
+	h := s.hdr.Load().post.Clone()
+	h[HeaderMethod] = []string{"server/discover"}
+	if err := s.exchange(ctx, body, &c, res, h); err != nil {
+		return err
+	}
+	if c.err != nil {
+		return c.err
+	}
+	var d struct {
+		Supported []string `json:"supportedVersions"`
+	}
+	if json.Unmarshal(c.result, &d) != nil || !slices.Contains(d.Supported, s.proto) {
+		return fmt.Errorf("%w: server/discover lists %v, not %s", ErrUnsupportedVersion, d.Supported, s.proto)
+	}
+	s.serverInfo = c.result
 	return nil
 }
 
@@ -274,8 +320,12 @@ func (s *Session) onOpTimeout() {
 	}
 }
 
-// maxReissues bounds re-sends of one op after unresumable breaks.
-const maxReissues = 3
+func (c *Config) maxReissues() int {
+	if c.MaxReissues > 0 {
+		return c.MaxReissues
+	}
+	return 3
+}
 
 // Do runs op as one JSON-RPC request and fills res (the caller sets
 // res.Op and res.Intended; Start, FirstByte, End and the rest are set here).
@@ -291,17 +341,39 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 	ctx, cancel := s.opContext(ctx)
 	defer s.endOp(cancel)
+	params := op.Params
+	if op.parts != nil {
+		s.reqSeq++
+		var key [40]byte
+		k := append(key[:0], 's')
+		k = appendInt(k, int64(s.num))
+		k = append(k, '-')
+		k = appendInt(k, s.reqSeq)
+		params = bytes.Join(op.parts, k)
+	}
+	hdr := s.hdr.Load().post
+	if s.modern {
+		hdr = s.modernHeaders(op)
+	}
+	var extra []byte // retry fields of a multi round-trip request
 	for {
+		attempt := time.Now()
 		c := call{id: s.next(), tool: op.isToolCall, progress: op.Progress, expect: op.ExpectProgress}
-		var meta []byte
+		meta := s.mbuf[:0]
 		if op.Progress {
-			var tmp [40]byte
-			meta = append(tmp[:0], `"progressToken":`...)
+			meta = append(meta, `"progressToken":`...)
 			meta = appendInt(meta, c.id)
 		}
-		body := appendRequest(s.body.buf(), c.id, op.Method, op.Params, meta)
+		if s.modern {
+			if len(meta) > 0 {
+				meta = append(meta, ',')
+			}
+			meta = append(meta, s.metaModern...)
+		}
+		s.mbuf = meta
+		body := appendRequestExtra(s.body.buf(), c.id, op.Method, params, extra, meta)
 		res.Ledger.restart()
-		err := s.exchange(ctx, body, &c, res)
+		err := s.exchange(ctx, body, &c, res, hdr)
 		switch {
 		case errors.Is(err, errSession404) && res.Reinits == 0:
 			res.Reinits++
@@ -315,12 +387,30 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 			}
 			res.BytesIn += scratch.BytesIn
 			res.BytesOut += scratch.BytesOut
+			hdr = s.hdr.Load().post
 			if s.wantGET {
 				s.restartGET(ctx)
 			}
 			continue
-		case errors.Is(err, ErrUnresumable) && s.cfg.ReissueUnresumable && res.Reissues < maxReissues && ctx.Err() == nil:
+		case s.cfg.ReissueUnresumable && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
+			(errors.Is(err, ErrUnresumable) || errors.Is(err, ErrStreamCancelled) ||
+				// 2026-07-28: a connection lost before the answer is a cancelled request too.
+				(s.modern && Classify(err) == ClassTransport)):
 			res.Reissues++
+			res.Wasted += time.Since(attempt)
+			continue
+		case err == nil && c.inputReq != nil:
+			if res.InputRounds >= maxInputRounds {
+				res.fail(fmt.Errorf("%w: still input_required after %d rounds", ErrBadResponse, res.InputRounds))
+				break
+			}
+			x, ierr := s.cfg.inputResponses(c.inputReq)
+			if ierr != nil {
+				res.fail(ierr)
+				break
+			}
+			extra = x
+			res.InputRounds++
 			continue
 		case err != nil:
 			res.fail(err)
@@ -335,9 +425,9 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 // exchange POSTs one request and reads its answer (JSON or SSE, resuming
 // broken streams). Errors of the exchange itself are returned; errors the
 // response carries are left in c.err.
-func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Result) error {
+func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Result, hdr http.Header) error {
 	h := s.hdr.Load()
-	resp, err := s.send(ctx, http.MethodPost, body, h.post, "")
+	resp, err := s.send(ctx, http.MethodPost, body, hdr, "")
 	res.BytesOut += int64(len(body))
 	if err != nil {
 		return s.ctxErr(ctx, err)
@@ -354,8 +444,7 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 		res.BytesIn += drain(resp)
 		return fmt.Errorf("%w: 202 Accepted to a request", ErrBadResponse)
 	case code < 200 || code > 299:
-		res.BytesIn += drain(resp)
-		return &StatusError{Code: code}
+		return s.statusError(resp, res)
 	}
 	if c.init {
 		c.sid = resp.Header.Get(HeaderSessionID)
@@ -370,6 +459,32 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 		return fmt.Errorf("%w: content type %q", ErrBadResponse, resp.Header.Get("Content-Type"))
 	}
 	return err
+}
+
+// statusError reads a non-2xx answer: a JSON-RPC error in its body is
+// returned as an *RPCError (so a 2026-07-28 -32020 or -32022 is classified
+// as such) — under a legacy version only for MCP's own codes — else a
+// *StatusError.
+func (s *Session) statusError(resp *http.Response, res *Result) error {
+	defer resp.Body.Close()
+	se := &StatusError{Code: resp.StatusCode}
+	if mediaType(resp.Header.Get("Content-Type")) != mtJSON {
+		res.BytesIn += drain(resp)
+		return se
+	}
+	b, n, _ := readAll(resp.Body, s.jbuf[:0], 64<<10)
+	s.jbuf = b[:0]
+	res.BytesIn += n
+	m, err := ParseMessage(bytes.TrimSpace(b))
+	if err != nil || m.Error == nil {
+		return se
+	}
+	re := parseRPCError(m.Error)
+	switch {
+	case s.modern, re.Code == CodeHeaderMismatch, re.Code == CodeUnsupportedVersion, re.Code == CodeMissingCapability:
+		return fmt.Errorf("%w (HTTP %d)", re, resp.StatusCode)
+	}
+	return se
 }
 
 // readJSON reads an application/json answer: one message or a batch.
@@ -440,6 +555,8 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 		switch {
 		case m.Error != nil:
 			c.err = parseRPCError(m.Error)
+		case s.modern && bytes.Equal(Field(m.Result, "resultType"), litInputRequired):
+			c.inputReq = bytes.Clone(m.Result) // answered by a retry (Do)
 		case c.tool && bytes.Equal(Field(m.Result, "isError"), litTrue):
 			c.err = ErrToolError
 		case c.init:
@@ -517,6 +634,14 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			return s.ctxErr(ctx, cerr)
 		}
 		clean := errors.Is(err, io.EOF)
+		if s.modern {
+			// 2026-07-28: no resumption; the broken stream cancelled the
+			// request (Do may re-issue it).
+			if errors.Is(err, ErrStreamIdle) {
+				return fmt.Errorf("%w: %w", ErrStreamIdle, ErrStreamCancelled)
+			}
+			return fmt.Errorf("%w (%v)", ErrStreamCancelled, breakCause(err))
+		}
 		if len(dec.LastEventID()) == 0 {
 			led.Counts[VerdictUnresumable]++
 			if errors.Is(err, ErrStreamIdle) {
@@ -671,7 +796,7 @@ func (s *Session) reconnectDelay(hintMS, fails int) time.Duration {
 func (s *Session) Close(ctx context.Context) error {
 	s.stopGET()
 	h := s.hdr.Load()
-	if h.sid == "" {
+	if h.sid == "" || s.modern {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, durOr(s.cfg.RequestTimeout, 30*time.Second))
@@ -745,12 +870,17 @@ func (s *Session) send(ctx context.Context, method string, body []byte, h http.H
 // sendCopy POSTs a message (an answer) with its own body buffer, so it can
 // run while s.body is in use.
 func (s *Session) sendCopy(ctx context.Context, msg []byte) (*http.Response, error) {
-	b := bytes.Clone(msg)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.u.String(), bytes.NewReader(b))
+	return s.sendBody(ctx, bytes.Clone(msg), s.hdr.Load().post)
+}
+
+// sendBody POSTs body (owned by the request) with headers h; for requests
+// made outside the session's op goroutine.
+func (s *Session) sendBody(ctx context.Context, body []byte, h http.Header) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.u.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	req.Header = s.hdr.Load().post
+	req.Header = h
 	return s.rt.RoundTrip(req)
 }
 

@@ -441,7 +441,7 @@ func TestProtocolVersionHeader(t *testing.T) {
 	defer ts.Close()
 	s, _ := driver.NewSession(&driver.Config{URL: ts.URL}, 1)
 	var res driver.Result
-	if err := s.Initialize(t.Context(), &res); !errors.Is(err, driver.ErrUnsupportedVersion) || res.Class != driver.ClassBadResponse {
+	if err := s.Initialize(t.Context(), &res); !errors.Is(err, driver.ErrUnsupportedVersion) || res.Class != driver.ClassVersion {
 		t.Fatalf("unsupported version: err %v class %v", err, res.Class)
 	}
 }

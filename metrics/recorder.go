@@ -53,6 +53,9 @@ type OpStats struct {
 	EarlyResume int64 // attempts made before the retry hint had passed
 	Reinits     int64
 	Reissues    int64
+	ReissuedOK  int64         // ops that completed after a re-issue
+	Wasted      time.Duration // time on broken attempts that were re-issued
+	InputRounds int64         // input_required retries
 	Verdicts    [driver.NumVerdicts]int64
 	Streams     int64 // streams the ledger judged
 	Faulty      int64 // streams with at least one verdict
@@ -104,6 +107,9 @@ func (o *OpStats) add(b *OpStats) {
 	o.EarlyResume += b.EarlyResume
 	o.Reinits += b.Reinits
 	o.Reissues += b.Reissues
+	o.ReissuedOK += b.ReissuedOK
+	o.Wasted += b.Wasted
+	o.InputRounds += b.InputRounds
 	o.Streams += b.Streams
 	o.Faulty += b.Faulty
 	o.Dropped += b.Dropped
@@ -244,6 +250,11 @@ func (s *Shard) Record(res *driver.Result) {
 	o.Progress += int64(res.Progress)
 	o.Reinits += int64(res.Reinits)
 	o.Reissues += int64(res.Reissues)
+	if res.Reissues > 0 && res.Class == driver.ClassOK {
+		o.ReissuedOK++
+	}
+	o.Wasted += res.Wasted
+	o.InputRounds += int64(res.InputRounds)
 	if len(res.Resumes) > 0 {
 		o.resumeHists()
 		for i := range res.Resumes {

@@ -17,6 +17,7 @@ type Summary struct {
 	Target      string    `json:"target"`
 	Embedded    bool      `json:"embedded_server"`
 	Protocol    string    `json:"protocol"`
+	ProtocolWhy string    `json:"protocol_why,omitempty"` // with --protocol auto: how it was decided
 	Profile     string    `json:"profile"`
 	Model       string    `json:"model"` // "open" (arrival rate) or "closed" (VUs)
 	Started     time.Time `json:"started"`
@@ -41,6 +42,8 @@ type Summary struct {
 	Chaos *ChaosSummary `json:"chaos,omitempty"`
 	// Storms analyses each storm wave.
 	Storms []Wave `json:"storms,omitempty"`
+	// Server holds the embedded reference server's own counters.
+	Server *ServerStats `json:"server,omitempty"`
 	// Thresholds are the pass/fail criteria checked at the end (k6 style:
 	// any failure makes the run exit 99).
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
@@ -53,6 +56,15 @@ type ThresholdResult struct {
 	Limit  float64 `json:"limit"`  // the bound, in Unit
 	Unit   string  `json:"unit"`   // "ms", "%", "ops/s" or "" (a count)
 	Pass   bool    `json:"pass"`
+}
+
+// ServerStats are the embedded reference server's counters: tool
+// executions, and keys of its count tool that ran more than once (a
+// re-issued request the server executed twice).
+type ServerStats struct {
+	ToolCalls        int64 `json:"tool_calls"`
+	DoubleExecutions int64 `json:"double_executions"`
+	CountKeys        int64 `json:"count_keys"`
 }
 
 // ChaosSummary describes the faults injected.
@@ -98,8 +110,13 @@ type OpSummary struct {
 	Progress      int64             `json:"progress_notifications"`
 	Reinits       int64             `json:"reinits,omitempty"`
 	Reissues      int64             `json:"reissues,omitempty"`
-	Resumes       *ResumeSummary    `json:"resumes,omitempty"`
-	Ledger        *LedgerSummary    `json:"ledger,omitempty"`
+	// ReissuedOK counts ops that completed after at least one re-issue.
+	ReissuedOK int64 `json:"completed_after_reissue,omitempty"`
+	// WastedMS is the time spent on attempts that broke and were re-issued.
+	WastedMS    float64        `json:"wasted_ms,omitempty"`
+	InputRounds int64          `json:"input_rounds,omitempty"`
+	Resumes     *ResumeSummary `json:"resumes,omitempty"`
+	Ledger      *LedgerSummary `json:"ledger,omitempty"`
 }
 
 // ResumeSummary describes resumes of broken response streams.
@@ -200,6 +217,9 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 		Progress:    o.Progress,
 		Reinits:     o.Reinits,
 		Reissues:    o.Reissues,
+		ReissuedOK:  o.ReissuedOK,
+		WastedMS:    round3(float64(o.Wasted) / 1e6),
+		InputRounds: o.InputRounds,
 	}
 	if secs > 0 {
 		s.Rate = round3(float64(o.Count) / secs)

@@ -22,6 +22,9 @@ func WriteText(w io.Writer, s *Summary) error {
 		target += " (embedded reference server)"
 	}
 	p.f("mcpbench  %s  ·  protocol %s  ·  %s\n", target, s.Protocol, s.Tool)
+	if s.ProtocolWhy != "" {
+		p.f("protocol %s\n", s.ProtocolWhy)
+	}
 	model := fmt.Sprintf("closed model, %d VUs", s.VUs)
 	if s.Model == "open" {
 		model = fmt.Sprintf("open model, arrival rate %.4g/s, %d VUs (max %d)", s.TargetRate, s.VUs, s.MaxVUs)
@@ -64,7 +67,13 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f("Sessions re-initialized after 404: %d\n", n)
 	}
 	if n := s.All.Reissues; n > 0 {
-		p.f("Requests re-issued after an unresumable break: %d\n", n)
+		p.f("Requests re-issued after a break with nothing to resume from: %d re-issues, %d requests completed after one; %.0f ms of work wasted on the broken attempts\n", n, s.All.ReissuedOK, s.All.WastedMS)
+	}
+	if n := s.All.InputRounds; n > 0 {
+		p.f("Multi round-trip requests: %d input_required rounds answered\n", n)
+	}
+	if sv := s.Server; sv != nil {
+		p.f("Reference server: %d tool executions; count tool: %d keys, %d executed more than once (a re-issued request that ran twice)\n", sv.ToolCalls, sv.CountKeys, sv.DoubleExecutions)
 	}
 	if r := s.All.Resumes; r != nil {
 		p.f("Resumes (response streams): %d attempts, %d accepted, %d early (before the retry hint); time to resume p50 %s p99 %s max %s ms; reconnect delay p50 %s p99 %s ms\n",

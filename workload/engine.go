@@ -54,6 +54,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	d.DefaultRetry = p.Resume.DefaultRetry.D()
 	d.MaxResumes = p.Resume.MaxAttempts
 	d.ReissueUnresumable = p.Resume.Reissue
+	d.MaxReissues = p.Resume.MaxReissues
 	d.CheckDeleted = p.CheckDeleted
 	d.Seed = p.Seed
 	if len(p.Headers) > 0 {
@@ -196,6 +197,7 @@ type engine struct {
 	get      getAgg
 	// negotiated is the protocol version the first session agreed on.
 	negotiated string
+	protoWhy   string // how auto decided
 	hygiene    [driver.NumVerdicts]int64
 	hygChecked int64
 	churned    int64
@@ -229,6 +231,20 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	}
 	if p.Open() {
 		e.maxDelay = p.MaxDelay.D()
+	}
+
+	// Decide the protocol era once per run (cached for every session).
+	if pl.Driver.Protocol == driver.ProtocolAuto || pl.Driver.Protocol == "" {
+		n, err := driver.Negotiate(ctx, &pl.Driver)
+		if err != nil {
+			n = driver.Negotiation{Protocol: driver.DefaultProtocol, Why: "server/discover failed: " + err.Error()}
+		}
+		pl.Driver.Protocol = n.Protocol
+		e.protoWhy = "auto: " + n.Why
+	}
+	if err := driver.PrepareOps(ctx, &pl.Driver, pl.Ops); err != nil {
+		sum := e.summary(time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}, ctx)
+		return sum, fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 
 	// Set up the initial sessions before the clock starts.
@@ -733,21 +749,22 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 	}
 	ops, all := e.rec.Summarize(secs)
 	s := &metrics.Summary{
-		Tool:      e.opts.Tool,
-		Target:    e.pl.Driver.URL,
-		Embedded:  e.opts.Embedded,
-		Protocol:  e.negotiated,
-		Profile:   p.Name,
-		Model:     "closed",
-		Started:   e.start,
-		DurationS: secs,
-		WarmupS:   p.Warmup.D().Seconds(),
-		Rate:      all.Rate,
-		VUs:       int(e.started.Load()),
-		MaxVUs:    p.MaxVUs,
-		Dropped:   e.dropped.Load(),
-		Ops:       ops,
-		All:       all,
+		Tool:        e.opts.Tool,
+		Target:      e.pl.Driver.URL,
+		Embedded:    e.opts.Embedded,
+		Protocol:    e.negotiated,
+		ProtocolWhy: e.protoWhy,
+		Profile:     p.Name,
+		Model:       "closed",
+		Started:     e.start,
+		DurationS:   secs,
+		WarmupS:     p.Warmup.D().Seconds(),
+		Rate:        all.Rate,
+		VUs:         int(e.started.Load()),
+		MaxVUs:      p.MaxVUs,
+		Dropped:     e.dropped.Load(),
+		Ops:         ops,
+		All:         all,
 	}
 	if s.Protocol == "" {
 		s.Protocol = "none negotiated (asked " + cmpOrS(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"

@@ -33,7 +33,9 @@ type Profile struct {
 	Description string `yaml:"description"`
 	// URL is the MCP endpoint; "" benchmarks the embedded reference server.
 	URL string `yaml:"url"`
-	// Protocol requested in initialize; "" means 2025-11-25.
+	// Protocol: auto (the default: server/discover first, initialize if
+	// the server is legacy), 2026-07-28, 2025-11-25, 2025-06-18 or
+	// 2025-03-26.
 	Protocol string `yaml:"protocol"`
 	// VUs: closed model, the number of VUs; open model, the VUs started
 	// before the clock starts (default 10).
@@ -98,13 +100,16 @@ type Resume struct {
 	DefaultRetry Duration `yaml:"default_retry"`
 	// MaxAttempts bounds attempts without progress (5; -1 disables resuming).
 	MaxAttempts int `yaml:"max_attempts"`
-	// Reissue re-sends a request whose stream broke before any event id.
+	// Reissue re-sends a request whose stream broke before any event id
+	// (2026-07-28: any broken request).
 	Reissue bool `yaml:"reissue"`
+	// MaxReissues bounds the re-sends of one request (default 3).
+	MaxReissues int `yaml:"max_reissues"`
 }
 
 // ServerSpec configures the embedded reference server.
 type ServerSpec struct {
-	// Mode: stateful (default), stateless, json.
+	// Mode: stateful (default), stateless, json, 2026-07-28.
 	Mode string `yaml:"mode"`
 	// GETRetry is the retry hint the server sends on GET streams (0: none).
 	GETRetry Duration `yaml:"get_retry"`
@@ -323,6 +328,9 @@ func (p *Profile) Defaults() {
 	if p.Seed == 0 {
 		p.Seed = 1
 	}
+	if p.Protocol == "" {
+		p.Protocol = driver.ProtocolAuto
+	}
 	if p.MaxDelay == 0 {
 		p.MaxDelay = Duration(time.Second)
 	}
@@ -348,8 +356,8 @@ func (p *Profile) Validate() []error {
 			add("%v", err)
 		}
 	}
-	if p.Protocol != "" && !slices.Contains(driver.SupportedProtocols, p.Protocol) {
-		add("protocol: %q not supported (want one of %s)", p.Protocol, strings.Join(driver.SupportedProtocols, ", "))
+	if p.Protocol != "" && p.Protocol != driver.ProtocolAuto && !slices.Contains(driver.SupportedProtocols, p.Protocol) {
+		add("protocol: %q not supported (want auto or one of %s)", p.Protocol, strings.Join(driver.SupportedProtocols, ", "))
 	}
 	if p.VUs < 1 {
 		add("vus: %d, want at least 1", p.VUs)
@@ -391,9 +399,9 @@ func (p *Profile) Validate() []error {
 		add("server: get_retry and tick must be ≥ 0")
 	}
 	switch p.Server.Mode {
-	case "", "stateful", "stateless", "json":
+	case "", "stateful", "stateless", "json", "2026-07-28":
 	default:
-		add("server.mode: %q, want stateful, stateless or json", p.Server.Mode)
+		add("server.mode: %q, want stateful, stateless, json or 2026-07-28", p.Server.Mode)
 	}
 	for k := range p.Headers {
 		if _, _, err := driver.ParseHeader(k + ": x"); err != nil {

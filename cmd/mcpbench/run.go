@@ -83,7 +83,7 @@ Exit codes: 0 done; 1 the run could not start or no operation succeeded;
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "MCP endpoint to benchmark (default: the embedded reference server)")
 	fl.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile name or YAML file")
-	fl.StringVar(&f.protocol, "protocol", "", "protocol version to request: 2025-11-25 (default), 2025-06-18, 2025-03-26")
+	fl.StringVar(&f.protocol, "protocol", "", "auto (default: server/discover, else initialize), 2026-07-28, 2025-11-25, 2025-06-18 or 2025-03-26")
 	fl.IntVar(&f.vus, "vus", 0, "closed model: VUs; open model: VUs started up front")
 	fl.IntVar(&f.maxVUs, "max-vus", 0, "open model: cap on VUs (default: --vus)")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
@@ -116,7 +116,7 @@ Exit codes: 0 done; 1 the run could not start or no operation succeeded;
 	fl.DurationVar(&f.tick, "server-tick", 0, "embedded server: numbered notification on every GET stream this often")
 	fl.StringVarP(&f.out, "out", "o", "", "results directory (default results/<time>-<profile>): run.json, intervals.csv, histograms.hlog, offenders.json, summary.json")
 	fl.BoolVar(&f.noResults, "no-results", false, "write no results directory")
-	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json")
+	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json, 2026-07-28")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "progress as one plain line every 5 s, even on a terminal")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "no progress output at all")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
@@ -338,6 +338,10 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 		},
 	})
 	prog.done()
+	if sum != nil && srv != nil {
+		st := srv.Stats()
+		sum.Server = &metrics.ServerStats{ToolCalls: st.ToolCalls, DoubleExecutions: st.DoubleExecutions, CountKeys: int64(len(st.Executions))}
+	}
 
 	if sum != nil {
 		if f.jsonOut {
@@ -404,7 +408,7 @@ func runInfo(plan *workload.Plan, negotiated string, f *runFlags, cmd *cobra.Com
 		Tool: "mcpbench", Version: ver, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), Started: started, Command: redactArgs(os.Args),
 		Target: plan.Driver.URL, Embedded: embedded,
-		ProtocolRequested:  cmpOr(plan.Driver.Protocol, driver.DefaultProtocol),
+		ProtocolRequested:  cmpOr(plan.Profile.Protocol, driver.ProtocolAuto),
 		ProtocolNegotiated: negotiated,
 		Profile:            plan.Profile.Name,
 		Flags:              map[string]string{},
