@@ -47,6 +47,8 @@ type IntervalRec struct {
 	All           IntervalOpRec
 	ErrorsByClass map[string]int64
 	Ops           map[string]IntervalOpRec
+	Self          ProcRow
+	Target        *ProcRow // nil when the target was not sampled
 }
 
 // IntervalOpRec is one op's columns of an interval (latencies in ms).
@@ -151,6 +153,10 @@ func (r *Results) readIntervals(path string) error {
 		ir := IntervalRec{T: fl("t_s"), Interval: fl("interval_s"), Phase: get("phase"), TargetRate: fl("target_rate"), Rate: fl("rate"),
 			VUs: in("vus"), Sessions: in("sessions"), Streams: in("get_streams"), Dropped: in("dropped"), Reconnects: in("reconnects"),
 			All: op("all"), ErrorsByClass: map[string]int64{}, Ops: map[string]IntervalOpRec{}}
+		ir.Self = ProcRow{Cores: fl("self_cores"), RSSMB: fl("self_rss_mb")}
+		if get("target_cores") != "" {
+			ir.Target = &ProcRow{Cores: fl("target_cores"), RSSMB: fl("target_rss_mb"), FDs: int(in("target_fds")), Threads: int(in("target_threads"))}
+		}
 		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
 			if n := in("errors_" + c.String()); n > 0 {
 				ir.ErrorsByClass[c.String()] = n

@@ -83,7 +83,8 @@ func (w *ResultsWriter) Dir() string { return w.dir }
 // CSVHeader returns the columns of intervals.csv: time and gauges, the
 // totals of every op, errors by class, then per op.
 func CSVHeader(names []string) []string {
-	h := []string{"t_s", "interval_s", "phase", "target_rate", "rate", "vus", "sessions", "get_streams", "dropped", "reconnects"}
+	h := []string{"t_s", "interval_s", "phase", "target_rate", "rate", "vus", "sessions", "get_streams", "dropped", "reconnects",
+		"self_cores", "self_rss_mb", "target_cores", "target_rss_mb", "target_fds", "target_threads"}
 	h = append(h, opColumns("all")...)
 	for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
 		h = append(h, "errors_"+c.String())
@@ -118,7 +119,13 @@ func (w *ResultsWriter) Interval(iv Interval, row Row, phase string) error {
 		return w.err
 	}
 	rec := []string{f3(row.End.Sub(w.start).Seconds()), f3(row.End.Sub(row.Start).Seconds()), phase,
-		f3(row.TargetRate), f3(row.Rate), i64(row.VUs), i64(row.Sessions), i64(row.Streams), i64(row.Dropped), i64(row.Reconnects)}
+		f3(row.TargetRate), f3(row.Rate), i64(row.VUs), i64(row.Sessions), i64(row.Streams), i64(row.Dropped), i64(row.Reconnects),
+		f3(row.Self.Cores), f3(row.Self.RSSMB)}
+	if t := row.Target; t != nil {
+		rec = append(rec, f3(t.Cores), f3(t.RSSMB), strconv.Itoa(t.FDs), strconv.Itoa(t.Threads))
+	} else {
+		rec = append(rec, "", "", "", "")
+	}
 	rec = append(rec, opCells(row.All)...)
 	for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
 		rec = append(rec, i64(row.All.Classes[c]))

@@ -71,6 +71,8 @@ type Row struct {
 	Sessions   int64
 	Streams    int64 // GET streams open
 	Dropped    int64
+	Self       ProcRow  // mcpbench itself
+	Target     *ProcRow // the target process (--target-pid), nil when not sampled
 }
 
 // RowOp is one op's numbers over an interval (latencies in ms).

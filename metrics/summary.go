@@ -42,6 +42,8 @@ type Summary struct {
 	Chaos *ChaosSummary `json:"chaos,omitempty"`
 	// Storms analyses each storm wave.
 	Storms []Wave `json:"storms,omitempty"`
+	// Target is the target process sampled with --target-pid.
+	TargetProc *TargetSummary `json:"target_process,omitempty"`
 	// Server holds the embedded reference server's own counters.
 	Server *ServerStats `json:"server,omitempty"`
 	// Thresholds are the pass/fail criteria checked at the end (k6 style:
@@ -174,6 +176,8 @@ type Generator struct {
 	CPUPerOpUS float64 `json:"cpu_us_per_op"`
 	Cores      float64 `json:"cores_used"`
 	MaxRSSMB   float64 `json:"max_rss_mb"`
+	// Bottleneck warns when mcpbench itself may limit the run ("" if not).
+	Bottleneck string `json:"bottleneck_warning,omitempty"`
 	// StartLag is how late ops were sent after their intended start (ms):
 	// timer granularity, goroutine scheduling, waiting for a free VU. It is
 	// part of response time and not of service time.

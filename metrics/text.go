@@ -139,6 +139,17 @@ func WriteText(w io.Writer, s *Summary) error {
 		note = " (includes the embedded server: use --url against a separate server to measure mcpbench alone)"
 	}
 	p.f("Generator: %.2f CPU-s, %.1f µs CPU per op, %.2f of %d cores, max RSS %.0f MB%s\n", g.CPUSeconds, g.CPUPerOpUS, g.Cores, g.NumCPU, g.MaxRSSMB, note)
+	if g.Bottleneck != "" {
+		p.f("WARNING: %s\n", g.Bottleneck)
+	}
+	if t := s.TargetProc; t != nil {
+		if t.Error != "" {
+			p.f("Target process %d: not sampled: %s\n", t.PID, t.Error)
+		} else {
+			p.f("Target process %d: %.2f CPU-s, %.1f µs CPU per op, %.2f cores; RSS %.0f → %.0f MB (max %.0f); fds %d → %d (max %d); %d threads\n",
+				t.PID, t.CPUSeconds, t.CPUPerOpUS, t.Cores, t.RSSStartMB, t.RSSEndMB, t.RSSMaxMB, t.FDsStart, t.FDsEnd, t.FDsMax, t.Threads)
+		}
+	}
 	if s.Model == "open" {
 		p.f("Start lag (sent after the intended start; in response time, not service time): p50 %s p99 %s max %s ms\n", ms(g.StartLag.P50), ms(g.StartLag.P99), ms(g.StartLag.Max))
 	}

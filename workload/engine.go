@@ -155,6 +155,10 @@ type Options struct {
 	Tool string
 	// SetupConcurrency bounds concurrent session set-ups; 0 means 64.
 	SetupConcurrency int
+	// TargetPID, when > 0, is the target server's process (same host,
+	// Linux): its CPU, RSS, open files and threads are sampled each
+	// interval and summarised.
+	TargetPID int
 }
 
 // ErrSetup is returned when no session could be initialized.
@@ -198,9 +202,17 @@ type engine struct {
 	// negotiated is the protocol version the first session agreed on.
 	negotiated string
 	protoWhy   string // how auto decided
-	hygiene    [driver.NumVerdicts]int64
-	hygChecked int64
-	churned    int64
+
+	// Process sampling (collector goroutine, then summary).
+	selfPrev, tgtPrev metrics.ProcSample
+	tgtFirst, tgtLast metrics.ProcSample
+	tgtMaxRSS         int64
+	tgtMaxFDs         int
+	tgtErr            error
+	tgtStarted        bool
+	hygiene           [driver.NumVerdicts]int64
+	hygChecked        int64
+	churned           int64
 }
 
 // getAgg aggregates GET-stream stats of closed sessions.
@@ -692,16 +704,58 @@ func verdictMap(c [driver.NumVerdicts]int) map[string]int {
 	return m
 }
 
+// sampleTarget reads the target process for an interval row and keeps
+// what the summary needs (the measured window's first and last samples,
+// the maxima).
+func (e *engine) sampleTarget(row *metrics.Row, now time.Time) {
+	pid := e.opts.TargetPID
+	if pid <= 0 || e.tgtErr != nil {
+		return
+	}
+	cur, err := metrics.ReadProc(pid)
+	if err != nil {
+		e.tgtErr = err
+		return
+	}
+	r := metrics.ProcDelta(e.tgtPrev, cur)
+	row.Target = &r
+	e.tgtPrev = cur
+	if !now.After(e.warmEnd) || e.tgtStarted && now.After(e.end.Add(time.Second)) {
+		if !now.After(e.warmEnd) {
+			e.tgtFirst = cur // the last sample before the window opens
+		}
+		return
+	}
+	if !e.tgtStarted {
+		e.tgtStarted = true
+		if e.tgtFirst.At.IsZero() {
+			e.tgtFirst = cur
+		}
+	}
+	e.tgtLast = cur
+	e.tgtMaxRSS = max(e.tgtMaxRSS, cur.RSS)
+	e.tgtMaxFDs = max(e.tgtMaxFDs, cur.FDs)
+}
+
 // collect merges metrics once per interval and reports progress.
 func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(e.opts.Interval)
 	defer t.Stop()
 	var reconnects int64
+	e.selfPrev, _ = metrics.ReadProc(0)
+	if pid := e.opts.TargetPID; pid > 0 {
+		e.tgtPrev, e.tgtErr = metrics.ReadProc(pid)
+	}
 	report := func(now time.Time) {
 		iv := e.rec.Tick(now)
 		row := metrics.RowOf(iv)
 		row.VUs, row.Sessions, row.Streams = e.live.Load(), e.sessionsOpen.Load(), e.streamsOpen.Load()
+		if cur, err := metrics.ReadProc(0); err == nil {
+			row.Self = metrics.ProcDelta(e.selfPrev, cur)
+			e.selfPrev = cur
+		}
+		e.sampleTarget(&row, now)
 		if e.pl.Profile.Open() && now.Before(e.end) {
 			row.TargetRate = e.pl.Profile.Rate
 		}
@@ -827,6 +881,36 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 	}
 	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
 	s.Generator.StartLag = metrics.LatencyOf(e.rec.StartLag())
+	g := &s.Generator
+	switch {
+	case !e.opts.Embedded && g.Cores >= 0.8*float64(runtime.GOMAXPROCS(0)):
+		g.Bottleneck = fmt.Sprintf("mcpbench used %.2f of its %d cores: the generator may be the bottleneck, and the results may understate the server", g.Cores, runtime.GOMAXPROCS(0))
+	case p.Open() && g.StartLag.P99 > 10:
+		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99): too few VUs (raise --max-vus) or a busy generator", g.StartLag.P99)
+	}
+	if pid := e.opts.TargetPID; pid > 0 {
+		t := &metrics.TargetSummary{PID: pid}
+		switch {
+		case e.tgtErr != nil:
+			t.Error = e.tgtErr.Error()
+		case !e.tgtFirst.At.IsZero() && !e.tgtLast.At.IsZero():
+			a, b := e.tgtFirst, e.tgtLast
+			cpu := (b.CPU - a.CPU).Seconds()
+			t.CPUSeconds = math.Round(cpu*1000) / 1000
+			if all.Count > 0 {
+				t.CPUPerOpUS = math.Round(cpu*1e6/float64(all.Count)*10) / 10
+			}
+			if w := b.At.Sub(a.At).Seconds(); w > 0 {
+				t.Cores = math.Round(cpu/w*1000) / 1000
+			}
+			mb := func(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }
+			t.RSSStartMB, t.RSSEndMB, t.RSSMaxMB = mb(a.RSS), mb(b.RSS), mb(e.tgtMaxRSS)
+			t.FDsStart, t.FDsEnd, t.FDsMax, t.Threads = a.FDs, b.FDs, e.tgtMaxFDs, b.Threads
+		default:
+			t.Error = "no sample inside the measured window"
+		}
+		s.TargetProc = t
+	}
 	if len(e.pl.Thresholds) > 0 {
 		s.Thresholds = metrics.CheckThresholds(s, e.pl.Thresholds)
 	}

@@ -29,7 +29,7 @@ import (
 // field of the same meaning when given.
 type runFlags struct {
 	url, profile, protocol, out, serverMode, reconnect string
-	vus, maxVUs, maxResumes, procs                     int
+	vus, maxVUs, maxResumes, procs, targetPID          int
 	rate                                               float64
 	duration, warmup, graceful, think, maxDelay        time.Duration
 	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
@@ -120,6 +120,7 @@ Exit codes: 0 done; 1 the run could not start or no operation succeeded;
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "progress as one plain line every 5 s, even on a terminal")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "no progress output at all")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
+	fl.IntVar(&f.targetPID, "target-pid", 0, "the target server's process id (same host, Linux): sample its CPU, RSS, open files and threads each interval")
 	fl.IntVar(&f.procs, "procs", 0, "OS threads running Go code in mcpbench (GOMAXPROCS; 0: all cores). Fewer costs less CPU per op at moderate rates")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to this file")
 	fl.MarkHidden("cpuprofile")
@@ -321,9 +322,10 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	var rw *metrics.ResultsWriter
 	var rwErr error
 	sum, runErr := workload.Run(interruptible(ctx), plan, workload.Options{
-		Embedded: embedded,
-		Tool:     "mcpbench " + ver,
-		Recorder: rec,
+		Embedded:  embedded,
+		Tool:      "mcpbench " + ver,
+		Recorder:  rec,
+		TargetPID: f.targetPID,
 		OnStart: func(t0 time.Time, proto string) {
 			if f.out != "" {
 				info := runInfo(plan, proto, f, cmd, embedded, ver, sdk, started)
