@@ -219,6 +219,12 @@ func (c *Config) inputResponses(result []byte) ([]byte, error) {
 	return b, nil
 }
 
+// RemovedInModern reports methods 2026-07-28 no longer has (SEP-2575:
+// ping, logging/setLevel).
+func RemovedInModern(method string) bool {
+	return method == "ping" || method == "logging/setLevel"
+}
+
 // maxInputRounds bounds the retries of a multi round-trip request.
 const maxInputRounds = 10
 

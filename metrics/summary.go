@@ -18,6 +18,7 @@ type Summary struct {
 	Embedded    bool      `json:"embedded_server"`
 	Protocol    string    `json:"protocol"`
 	ProtocolWhy string    `json:"protocol_why,omitempty"` // with --protocol auto: how it was decided
+	Notes       []string  `json:"notes,omitempty"`        // what the run changed or noticed
 	Profile     string    `json:"profile"`
 	Model       string    `json:"model"` // "open" (arrival rate) or "closed" (VUs)
 	Started     time.Time `json:"started"`

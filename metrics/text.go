@@ -33,6 +33,9 @@ func WriteText(w io.Writer, s *Summary) error {
 	if s.Interrupted {
 		p.f("INTERRUPTED: %s — results cover the run up to that point\n", s.StopReason)
 	}
+	for _, n := range s.Notes {
+		p.f("note: %s\n", n)
+	}
 	p.f("\n")
 	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
 		p.f("No operation ran: no session could be initialized (%d attempts failed: %s)\n", s.Sessions.Failed, classList(s.Sessions.FailClasses))

@@ -118,6 +118,22 @@ func (pl *Plan) opFor(h uint64) int {
 	return searchCum(pl.cum, int(x%uint64(pl.cum[len(pl.cum)-1])))
 }
 
+// weight returns op i's weight in the mix.
+func (pl *Plan) weight(i int) int {
+	if i == 0 {
+		return pl.cum[0]
+	}
+	return pl.cum[i] - pl.cum[i-1]
+}
+
+// disable takes op i out of the mix (its row stays, with no ops).
+func (pl *Plan) disable(i int) {
+	w := pl.weight(i)
+	for j := i; j < len(pl.cum); j++ {
+		pl.cum[j] -= w
+	}
+}
+
 // searchCum maps a draw n in [0, total) to the op whose cumulative weight
 // range holds it (ops of weight 0 are never chosen).
 func searchCum(cum []int, n int) int { return sort.SearchInts(cum, n+1) }
@@ -201,7 +217,8 @@ type engine struct {
 	get      getAgg
 	// negotiated is the protocol version the first session agreed on.
 	negotiated string
-	protoWhy   string // how auto decided
+	protoWhy   string   // how auto decided
+	notes      []string // said in the summary
 
 	// Process sampling (collector goroutine, then summary).
 	selfPrev, tgtPrev metrics.ProcSample
@@ -253,6 +270,18 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 		}
 		pl.Driver.Protocol = n.Protocol
 		e.protoWhy = "auto: " + n.Why
+	}
+	if driver.IsModern(pl.Driver.Protocol) {
+		for i, op := range pl.Ops {
+			if driver.RemovedInModern(op.Method) && pl.weight(i) > 0 {
+				pl.disable(i)
+				e.notes = append(e.notes, fmt.Sprintf("%s left out of the mix: %s has no %s (removed by SEP-2575)", op.Name, pl.Driver.Protocol, op.Method))
+			}
+		}
+		if pl.cum[len(pl.cum)-1] == 0 {
+			sum := e.summary(time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}, ctx)
+			return sum, fmt.Errorf("%w: no op of the mix exists in %s", ErrSetup, pl.Driver.Protocol)
+		}
 	}
 	if err := driver.PrepareOps(ctx, &pl.Driver, pl.Ops); err != nil {
 		sum := e.summary(time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}, ctx)
@@ -808,6 +837,7 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 		Embedded:    e.opts.Embedded,
 		Protocol:    e.negotiated,
 		ProtocolWhy: e.protoWhy,
+		Notes:       e.notes,
 		Profile:     p.Name,
 		Model:       "closed",
 		Started:     e.start,
