@@ -240,6 +240,8 @@ type Negotiation struct {
 	Discover json.RawMessage
 	// Why says how the era was decided (for reports).
 	Why string
+	// Status is the HTTP status of the server/discover answer.
+	Status int
 }
 
 // Negotiate decides which protocol era a server speaks (Versioning
@@ -263,7 +265,7 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 	if err != nil {
 		return Negotiation{}, err
 	}
-	n := Negotiation{Protocol: DefaultProtocol}
+	n := Negotiation{Protocol: DefaultProtocol, Status: status}
 	var m Message
 	if mediaType(ct) == mtJSON || mediaType(ct) == mtSSE {
 		m, _ = firstMessage(body, mediaType(ct) == mtSSE)

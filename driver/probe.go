@@ -85,7 +85,7 @@ func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Discover.Modern = n.Modern
+	r.Discover.Modern, r.Discover.Status = n.Modern, n.Status
 	if n.Modern {
 		r.Discover.Result = n.Discover
 		var d struct {
