@@ -72,7 +72,7 @@ func WriteMarkdown(w io.Writer, s *Summary) error {
 // op's response time (ms) from the run's merged histograms.
 func WriteSpectrum(w io.Writer, r *Results) error {
 	for _, name := range r.Ops {
-		h := r.Histograms[hlogTag(name)+".response"]
+		h := r.Histograms[HlogTag(name)+".response"]
 		if h == nil || h.TotalCount() == 0 {
 			continue
 		}

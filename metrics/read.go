@@ -245,7 +245,7 @@ func (r *Results) Rebuild() *Summary {
 		if o == nil || o.Count == 0 {
 			continue
 		}
-		tag := hlogTag(name)
+		tag := HlogTag(name)
 		o.Response = LatencyOf(r.Histograms[tag+".response"])
 		o.Service = LatencyOf(r.Histograms[tag+".service"])
 		for kind, h := range merged {

@@ -154,7 +154,7 @@ func (w *ResultsWriter) Interval(iv Interval, row Row, phase string) error {
 			}{"resume", o.Resume})
 		}
 		for _, h := range hists {
-			h.h.SetTag(hlogTag(w.names[i]) + "." + h.kind)
+			h.h.SetTag(HlogTag(w.names[i]) + "." + h.kind)
 			h.h.SetStartTimeMs(iv.Start.UnixMilli())
 			h.h.SetEndTimeMs(iv.End.UnixMilli())
 			if err := w.lw.OutputIntervalHistogram(h.h); err != nil {
@@ -172,8 +172,9 @@ func (w *ResultsWriter) Interval(iv Interval, row Row, phase string) error {
 	return nil
 }
 
-// hlogTag makes an op name usable as an hlog tag (no spaces or commas).
-func hlogTag(name string) string {
+// HlogTag makes an op name usable as an hlog tag (no spaces or commas):
+// histograms.hlog tags are HlogTag(op) + ".response", ".service", ".resume".
+func HlogTag(name string) string {
 	return strings.Map(func(r rune) rune {
 		if r == ' ' || r == ',' || r == '\t' || r == '\r' || r == '\n' {
 			return '_'

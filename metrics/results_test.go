@@ -65,7 +65,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	total := rec.Total()
 	for i, name := range names {
-		got := merged[hlogTag(name)+".response"]
+		got := merged[HlogTag(name)+".response"]
 		if got == nil || got.TotalCount() != total[i].Count || got.ValueAtQuantile(99) != total[i].Response.ValueAtQuantile(99) || got.Max() != total[i].Response.Max() {
 			t.Fatalf("%s: hlog %v vs recorder count %d p99 %d", name, got, total[i].Count, total[i].Response.ValueAtQuantile(99))
 		}

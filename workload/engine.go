@@ -785,8 +785,8 @@ func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 			e.selfPrev = cur
 		}
 		e.sampleTarget(&row, now)
-		if e.pl.Profile.Open() && now.Before(e.end) {
-			row.TargetRate = e.pl.Profile.Rate
+		if e.pl.Profile.Open() && iv.Start.Before(e.end) {
+			row.TargetRate = e.pl.Profile.Rate // the rate asked for when the interval began
 		}
 		total := e.tl.Total()
 		row.Reconnects, reconnects = total-reconnects, total
@@ -808,9 +808,7 @@ func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 		if now.Before(e.end) {
 			pr.Remaining = e.end.Sub(now)
 		}
-		if e.pl.Profile.Open() && pr.Phase != "stopping" {
-			pr.TargetRate = e.pl.Profile.Rate
-		}
+		pr.TargetRate = row.TargetRate
 		e.opts.OnInterval(pr)
 	}
 	for {

@@ -169,3 +169,21 @@ func TestReportFromFiles(t *testing.T) {
 		t.Fatalf("empty dir: exit %d", code)
 	}
 }
+
+func TestPlotCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	if _, errs, code := run(t, "run", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir); code != exitOK {
+		t.Fatalf("run: %d %s", code, errs)
+	}
+	out, errs, code := run(t, "plot", dir, "--format", "svg")
+	if code != exitOK || !strings.Contains(out, "latency.svg") || !strings.Contains(out, "report.html") {
+		t.Fatalf("plot: exit %d\n%s\n%s", code, out, errs)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil || !bytes.Contains(html, []byte("<svg")) {
+		t.Fatalf("report.html: %v", err)
+	}
+	if _, _, code := run(t, "plot", filepath.Join(dir, "nope")); code == exitOK {
+		t.Fatal("plot of a missing directory succeeded")
+	}
+}

@@ -30,6 +30,6 @@ fresh machine needs nothing else.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newServeCmd(), newProbeCmd(), newReportCmd(), newCompareCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newServeCmd(), newProbeCmd(), newReportCmd(), newCompareCmd(), newPlotCmd(), newVersionCmd())
 	return root
 }

@@ -1,0 +1,33 @@
+// Package plots draws charts of a results directory (gonum/plot, PNG or
+// SVG) and writes a self-contained HTML report of a run.
+//
+// It reads what the metrics package wrote and read back
+// ([metrics.ReadResults]): the interval rows of intervals.csv and the
+// HdrHistograms of histograms.hlog. It draws; it does not compute the
+// statistics the metrics package owns: interval percentiles are the ones
+// intervals.csv holds, whole-run percentiles come from the merged
+// histograms (values in µs, drawn in ms), and the summary tables print
+// summary.json (or [metrics.Results.Rebuild] when the run crashed before
+// writing it).
+//
+// The charts:
+//
+//   - [LatencyOverTime]: interval p50/p90/p99/max response time (ms) over
+//     time (s since the start), above the target and achieved rate (ops/s).
+//   - [Spectrum]: the response-time percentile spectrum of every op on a
+//     log "nines" axis (0%, 90%, 99%, 99.9%…), HdrHistogram style.
+//   - [ThroughputErrors]: completed ops/s, and errors/s by class (and
+//     dropped ops/s) over time.
+//   - [ResumesReconnects]: resume and reconnect attempts per second over
+//     time, with storm waves marked.
+//   - [TimeToResume]: the time-to-resume distribution and its percentile
+//     spectrum, when streams were resumed.
+//
+// A chart with nothing to show is not drawn: its function returns an
+// error wrapping [ErrNoData], and [Charts], [WriteCharts] and
+// [HTMLReport] list it as skipped with the reason.
+//
+// Output is deterministic: the same results give byte-identical SVG (the
+// golden tests rely on it). Nothing here is safe for concurrent use on
+// the same [Chart]; distinct charts may be drawn concurrently.
+package plots
