@@ -617,8 +617,10 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 		s.unwatch()
 		if err == nil {
 			// Response delivered; the stream should end now.
-			// (A body our own idle timer closed is not the server's fault.)
-			if !dec.AtEOF() && !s.idleFired.Load() && !s.linger(resp.Body, res) {
+			// Unterminated means the server kept the stream open past its
+			// response: the linger timed out. A stream broken under us (a
+			// reset, our own idle timer) is not that.
+			if !dec.AtEOF() && !s.idleFired.Load() && !s.linger(resp.Body, res) && s.idleFired.Load() {
 				led.Counts[VerdictUnterminated]++
 			}
 			resp.Body.Close()
@@ -698,7 +700,9 @@ func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res 
 }
 
 // linger reads what follows the response for a short while so the
-// connection can be reused; it reports whether the stream ended.
+// connection can be reused; it reports whether the stream ended. When it
+// did not, s.idleFired tells a timeout (the stream stayed open) from a
+// broken connection.
 func (s *Session) linger(body io.ReadCloser, res *Result) bool {
 	var buf [512]byte
 	r := s.watch(body, res, lingerTimeout)

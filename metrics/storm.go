@@ -78,6 +78,7 @@ type Row struct {
 // RowOp is one op's numbers over an interval (latencies in ms).
 type RowOp struct {
 	Count, Errors, Resumes, Dropped int64
+	Faulty                          int64                    // streams the replay ledger found faulty
 	Classes                         [driver.NumClasses]int64 // by error class
 	P50, P90, P99, Max              float64
 }
@@ -88,7 +89,7 @@ func RowOf(iv Interval) Row {
 	secs := iv.End.Sub(iv.Start).Seconds()
 	row := func(o *OpStats) RowOp {
 		l := LatencyOf(o.Response)
-		ro := RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Dropped: o.Dropped, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+		ro := RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Dropped: o.Dropped, Faulty: o.Faulty, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
 		copy(ro.Classes[:], o.Classes[:])
 		return ro
 	}

@@ -711,13 +711,17 @@ type Output struct {
 // needed) as <name>.png and/or <name>.svg and reports each chart: the
 // files written, or why it was skipped.
 func WriteCharts(dir string, res *metrics.Results, opts Options) ([]Output, error) {
-	formats := opts.Formats
-	if formats == 0 {
-		formats = PNG | SVG
-	}
 	items, err := Charts(res, opts)
 	if err != nil {
 		return nil, err
+	}
+	return writeItems(dir, items, opts.Formats)
+}
+
+// writeItems writes drawn charts as <name>.png and/or <name>.svg.
+func writeItems(dir string, items []Item, formats Format) ([]Output, error) {
+	if formats == 0 {
+		formats = PNG | SVG
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

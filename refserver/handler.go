@@ -76,6 +76,9 @@ type handler struct {
 	execMu     sync.Mutex
 	executions map[string]int64
 
+	leakMu sync.Mutex
+	leaked [][]byte // Options.LeakPerSession
+
 	toolCalls, doubles, opened, closed atomic.Int64
 
 	closeOnce sync.Once
@@ -258,6 +261,17 @@ func (h *handler) toolContext(next mcp.MethodHandler) mcp.MethodHandler {
 // initialized is the SDK's InitializedHandler: it starts tracking the
 // session and, with TickInterval, its ticks.
 func (h *handler) initialized(_ context.Context, req *mcp.InitializedRequest) {
+	if n := h.opts.LeakPerSession; n > 0 {
+		// A deliberate leak, for testing leak detection: memory kept for
+		// the server's lifetime, every page written so it is resident.
+		b := make([]byte, n)
+		for i := 0; i < n; i += 4096 {
+			b[i] = 1
+		}
+		h.leakMu.Lock()
+		h.leaked = append(h.leaked, b)
+		h.leakMu.Unlock()
+	}
 	if !h.mode.stateful() {
 		return // legacy clients of the stateless modes: no session to keep
 	}

@@ -90,6 +90,12 @@ type Options struct {
 	// breaks (SEP-1699). 0 sends none. Only ModeStateful and ModeJSON serve
 	// GET streams.
 	GETRetry time.Duration
+
+	// LeakPerSession, if positive, makes the server keep this many bytes
+	// for every session it initializes, for its whole lifetime: a
+	// deliberate memory leak, to test leak detection (mcpbench soak). Never
+	// set it otherwise.
+	LeakPerSession int
 }
 
 // Validate reports every problem with o at once, each naming its field and
@@ -109,6 +115,9 @@ func (o Options) Validate() error {
 	if o.SessionTimeout < 0 {
 		errs = append(errs, fmt.Errorf("%w: SessionTimeout: %v is negative (0 means never)",
 			ErrInvalidOptions, o.SessionTimeout))
+	}
+	if o.LeakPerSession < 0 {
+		errs = append(errs, fmt.Errorf("%w: LeakPerSession: %d is negative", ErrInvalidOptions, o.LeakPerSession))
 	}
 	if o.GETRetry < 0 {
 		errs = append(errs, fmt.Errorf("%w: GETRetry: %v is negative (0 means no hint)",

@@ -171,6 +171,10 @@ type Options struct {
 	Tool string
 	// SetupConcurrency bounds concurrent session set-ups; 0 means 64.
 	SetupConcurrency int
+	// Checkpoint, when > 0, calls OnCheckpoint this often (from the
+	// collector goroutine) with the summary of the measured window so far.
+	Checkpoint   time.Duration
+	OnCheckpoint func(*metrics.Summary)
 	// TargetPID, when > 0, is the target server's process (same host,
 	// Linux): its CPU, RSS, open files and threads are sampled each
 	// interval and summarised.
@@ -217,8 +221,9 @@ type engine struct {
 	get      getAgg
 	// negotiated is the protocol version the first session agreed on.
 	negotiated string
-	protoWhy   string   // how auto decided
-	notes      []string // said in the summary
+	protoWhy   string        // how auto decided
+	usage0     metrics.Usage // at the end of the warm-up
+	notes      []string      // said in the summary
 
 	// Process sampling (collector goroutine, then summary).
 	selfPrev, tgtPrev metrics.ProcSample
@@ -336,9 +341,14 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	})
 	defer stopWatch()
 
-	var usage0 metrics.Usage
 	usageSet := make(chan struct{})
-	warmTimer := time.AfterFunc(p.Warmup.D(), func() { usage0 = metrics.ReadUsage(); close(usageSet) })
+	warmTimer := time.AfterFunc(p.Warmup.D(), func() {
+		u := metrics.ReadUsage()
+		e.mu.Lock()
+		e.usage0 = u
+		e.mu.Unlock()
+		close(usageSet)
+	})
 	defer warmTimer.Stop()
 
 	collectorDone := make(chan struct{})
@@ -378,8 +388,13 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	case <-usageSet:
 	default: // stopped during warm-up
 		warmTimer.Stop()
-		usage0 = usage1
+		e.mu.Lock()
+		e.usage0 = usage1
+		e.mu.Unlock()
 	}
+	e.mu.Lock()
+	usage0 := e.usage0
+	e.mu.Unlock()
 	close(stopCollector)
 	<-collectorDone
 	measuredEnd := time.Now()
@@ -811,10 +826,20 @@ func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 		pr.TargetRate = row.TargetRate
 		e.opts.OnInterval(pr)
 	}
+	lastCP := time.Now()
 	for {
 		select {
 		case now := <-t.C:
 			report(now)
+			if cp := e.opts.Checkpoint; cp > 0 && e.opts.OnCheckpoint != nil && now.After(e.warmEnd) && now.Sub(lastCP) >= cp {
+				lastCP = now
+				e.mu.Lock()
+				u0 := e.usage0
+				e.mu.Unlock()
+				sum := e.summary(e.warmEnd, now, u0, metrics.ReadUsage(), context.Background())
+				sum.Interrupted, sum.StopReason = true, "checkpoint: the run goes on"
+				e.opts.OnCheckpoint(sum)
+			}
 		case <-stop:
 			report(time.Now())
 			return

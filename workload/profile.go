@@ -74,6 +74,10 @@ type Profile struct {
 	// CheckDeleted probes every deleted session: the server must answer
 	// 404 to it (a session hygiene verdict).
 	CheckDeleted bool `yaml:"check_deleted"`
+	// Sweep steps the load (mcpbench sweep); Soak configures a soak
+	// (mcpbench soak).
+	Sweep *SweepSpec `yaml:"sweep"`
+	Soak  *SoakSpec  `yaml:"soak"`
 	// Thresholds are pass/fail criteria checked at the end, e.g.
 	// "tools/call:p99<200ms", "error_rate<1%", "lost==0" (see
 	// metrics.Threshold); a crossed one makes the run exit 99.
@@ -386,6 +390,14 @@ func (p *Profile) Validate() []error {
 	if p.Chaos != nil {
 		p.Chaos.Defaults()
 		errs = append(errs, p.Chaos.Validate("chaos")...)
+	}
+	if p.Sweep != nil {
+		sw := *p.Sweep
+		sw.defaults()
+		errs = append(errs, sw.validate()...)
+	}
+	if p.Soak != nil && p.Soak.Checkpoint < 0 {
+		add("soak.checkpoint: want ≥ 0")
 	}
 	for i, t := range p.Thresholds {
 		if _, err := metrics.ParseThreshold(t); err != nil {

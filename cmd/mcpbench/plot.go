@@ -29,7 +29,11 @@ resume — as PNG and/or SVG, and writes one self-contained HTML report (run
 metadata, summary tables, thresholds, storms, replay ledger, every chart as
 inline SVG; no JavaScript, no network).
 
-A chart with nothing to show (no resumes, say) is skipped and said so.`,
+A chart with nothing to show (no resumes, say) is skipped and said so.
+
+For a sweep directory ("mcpbench sweep --out DIR") it draws the capacity
+charts: latency against throughput, errors against offered load, CPU and
+memory per step (with --target-pid), memory per session (session sweeps).`,
 		Example: `  mcpbench run --duration 30s --out results/r1
   mcpbench plot results/r1                       # results/r1/plots/*.png|svg, results/r1/report.html
   mcpbench plot results/r1 --format svg --out /tmp/charts --html /tmp/r1.html`,
@@ -54,6 +58,9 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usageError("%s: not a directory", dir)
+	}
+	if sw, err := metrics.ReadSweep(dir); err == nil {
+		return plotSweep(cmd, dir, sw, format, f)
 	}
 	res, err := metrics.ReadResults(dir)
 	if err != nil {
@@ -88,5 +95,27 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 		return &exitError{code: exitFailed, err: err}
 	}
 	fmt.Fprintln(stdout, html)
+	return nil
+}
+
+// plotSweep draws a sweep's capacity charts (and each step's charts).
+func plotSweep(cmd *cobra.Command, dir string, sw *metrics.Sweep, format plots.Format, f *plotFlags) error {
+	out := f.out
+	if out == "" {
+		out = filepath.Join(dir, "plots")
+	}
+	written, err := plots.WriteSweepCharts(out, sw, plots.Options{Formats: format})
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	for _, o := range written {
+		if o.Skipped != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "skipped %s: %s\n", o.Name, o.Skipped)
+			continue
+		}
+		for _, file := range o.Files {
+			fmt.Fprintln(cmd.OutOrStdout(), file)
+		}
+	}
 	return nil
 }

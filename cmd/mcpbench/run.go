@@ -7,19 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
-	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -80,6 +75,12 @@ Exit codes: 0 done; 1 the run could not start or no operation succeeded;
 			return runBenchmark(cmd, f)
 		},
 	}
+	f.register(cmd)
+	return cmd
+}
+
+// register defines the flags shared by run, soak and sweep.
+func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "", "MCP endpoint to benchmark (default: the embedded reference server)")
 	fl.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile name or YAML file")
@@ -127,7 +128,6 @@ Exit codes: 0 done; 1 the run could not start or no operation succeeded;
 	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return profiles.Names(), cobra.ShellCompDirectiveDefault
 	})
-	return cmd
 }
 
 // applyFlags overrides profile fields with the flags that were given.
@@ -259,115 +259,33 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 }
 
 func runBenchmark(cmd *cobra.Command, f *runFlags) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	p, err := workload.LoadProfile(f.profile)
+	env, err := prepare(cmd, f, nil)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return err
 	}
-	if err := applyFlags(p, f, cmd.Flags()); err != nil {
-		return usageError("%v", err)
-	}
-	insecure := f.insecure
-	plan, err := workload.Compile(p, nil)
+	defer env.close()
+	plan, err := env.compile()
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return err
 	}
-	if insecure {
-		plan.Driver.Insecure = true
-		plan.SetURL(plan.Driver.URL, nil)
+	r := env.newRecording(plan, f.out)
+	sum, runErr := workload.Run(interruptible(env.ctx), plan, r.options())
+	r.prog.done()
+	if sum == nil {
+		return &exitError{code: exitFailed, err: runErr}
 	}
-	if f.noResults {
-		f.out = ""
-	} else if f.out == "" {
-		f.out = filepath.Join("results", time.Now().Format("20060102-150405")+"-"+safeName(plan.Profile.Name))
+	env.serverStats(sum)
+	if err := env.print(sum); err != nil {
+		return err
 	}
-	if f.out != "" {
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return usageError("--out: %v", err)
-		}
-	}
-	raiseFileLimit()
-	if f.procs > 0 {
-		runtime.GOMAXPROCS(f.procs)
-	}
+	r.close(sum)
+	return exitFor(sum, runErr)
+}
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	embedded := plan.Driver.URL == ""
-	var srv *refserver.Server
-	if embedded {
-		mode := refserver.Mode(p.Server.Mode)
-		srv, err = refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{Mode: mode, GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D()})
-		if err != nil {
-			return &exitError{code: exitFailed, err: fmt.Errorf("start the embedded reference server: %w", err)}
-		}
-		defer srv.Close()
-		plan.SetURL(srv.URL(), nil)
-		fmt.Fprintf(stderr, "mcpbench: no --url given: benchmarking the embedded reference server (%s mode) at %s\n", cmpOr(p.Server.Mode, "stateful"), srv.URL())
-	}
-
-	if f.cpuProfile != "" {
-		pf, err := os.Create(f.cpuProfile)
-		if err != nil {
-			return usageError("--cpuprofile: %v", err)
-		}
-		pprof.StartCPUProfile(pf)
-		defer func() { pprof.StopCPUProfile(); pf.Close() }()
-	}
-	ver, sdk := version()
-	started := time.Now()
-	prog := newProgress(stderr, f.quiet, f.noProgress, plan)
-	rec := metrics.NewRecorder(plan.Names, plan.Profile.MaxVUs)
-	var rw *metrics.ResultsWriter
-	var rwErr error
-	sum, runErr := workload.Run(interruptible(ctx), plan, workload.Options{
-		Embedded:  embedded,
-		Tool:      "mcpbench " + ver,
-		Recorder:  rec,
-		TargetPID: f.targetPID,
-		OnStart: func(t0 time.Time, proto string) {
-			if f.out != "" {
-				info := runInfo(plan, proto, f, cmd, embedded, ver, sdk, started)
-				rw, rwErr = metrics.NewResultsWriter(f.out, plan.Names, t0, info)
-			}
-		},
-		OnInterval: func(pr workload.Progress) {
-			prog.interval(pr)
-			if rw != nil {
-				rw.Interval(pr.Interval, pr.Row, pr.Phase)
-			}
-		},
-	})
-	prog.done()
-	if sum != nil && srv != nil {
-		st := srv.Stats()
-		sum.Server = &metrics.ServerStats{ToolCalls: st.ToolCalls, DoubleExecutions: st.DoubleExecutions, CountKeys: int64(len(st.Executions))}
-	}
-
-	if sum != nil {
-		if f.jsonOut {
-			if err := writeJSON(stdout, sum); err != nil {
-				return err
-			}
-		} else if err := metrics.WriteText(stdout, sum); err != nil {
-			return err
-		}
-		if f.out != "" {
-			if rw == nil && rwErr == nil { // the run never started (set-up failed)
-				rw, rwErr = metrics.NewResultsWriter(f.out, plan.Names, started, runInfo(plan, sum.Protocol, f, cmd, embedded, ver, sdk, started))
-			}
-			if rwErr == nil {
-				offs, faulty := rec.Offenders()
-				rwErr = rw.Close(sum, offs, faulty)
-			}
-			if rwErr != nil {
-				fmt.Fprintf(stderr, "mcpbench: writing results: %v\n", rwErr)
-			} else {
-				fmt.Fprintf(stderr, "mcpbench: results in %s\n", f.out)
-			}
-		}
-	}
+// exitFor maps a run's outcome to the exit code: 1 the run could not
+// start, 130 interrupted, 99 a threshold crossed, 1 no operation
+// succeeded.
+func exitFor(sum *metrics.Summary, runErr error) error {
 	switch {
 	case runErr != nil:
 		return &exitError{code: exitFailed, err: runErr}

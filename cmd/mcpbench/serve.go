@@ -13,9 +13,10 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var (
-		addr string
-		mode string
-		tick time.Duration
+		addr           string
+		mode           string
+		tick, getRetry time.Duration
+		leak           int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -34,7 +35,7 @@ mcpbench://static/large; prompt greet{name}.`,
   mcpbench serve --mode json              # application/json answers`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick}
+			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak}
 			if err := opts.Validate(); err != nil {
 				return usageError("%v", err)
 			}
@@ -48,12 +49,17 @@ mcpbench://static/large; prompt greet{name}.`,
 			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench reference server (%s mode) listening on %s\n", opts.Mode, srv.URL())
 			fmt.Fprintf(cmd.OutOrStdout(), "pid %d; Ctrl-C to stop\n", os.Getpid())
 			<-ctx.Done()
-			fmt.Fprintln(cmd.OutOrStdout(), "stopping")
+			st := srv.Stats()
+			fmt.Fprintf(cmd.OutOrStdout(), "stopping: %d tool executions, %d sessions opened, %d closed; count tool: %d keys, %d executed more than once\n",
+				st.ToolCalls, st.SessionsOpened, st.SessionsClosed, len(st.Executions), st.DoubleExecutions)
 			return srv.Close() // bounded: running tools are aborted, connections forced closed after ~3 s
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen address (loopback by default; port 0 picks a free one)")
 	cmd.Flags().StringVar(&mode, "mode", "stateful", "stateful, stateless, json or 2026-07-28")
 	cmd.Flags().DurationVar(&tick, "tick", 0, "send a numbered notification on every session's GET stream this often (0: off)")
+	cmd.Flags().DurationVar(&getRetry, "get-retry", 0, "retry hint sent at the start of every GET stream (0: none)")
+	cmd.Flags().IntVar(&leak, "leak-per-session", 0, "TEST FIXTURE: keep this many bytes per session forever (a deliberate leak, to check mcpbench soak's leak verdict)")
+	cmd.Flags().MarkHidden("leak-per-session")
 	return cmd
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/workload"
+	"github.com/spf13/cobra"
+)
+
+func newSoakCmd() *cobra.Command {
+	f := &runFlags{}
+	var checkpoint time.Duration
+	cmd := &cobra.Command{
+		Use:   "soak",
+		Short: "Run for a long time with session churn and light chaos; judge drift, leaks and session hygiene",
+		Long: `soak runs a profile for a long time (hours), typically with session churn
+(sessions created and deleted at a rate), low-probability resume chaos and
+deleted-session checks, and judges it with pass/fail verdicts:
+
+  latency drift      the interval p99's slope over time
+  correctness drift  replay-ledger faults over time
+  target leak        the target's RSS and open files per hour (--target-pid)
+  session hygiene    a deleted session must answer 404
+
+Results are written as the run goes (as for run), with checkpoint.json (the
+summary so far) every --checkpoint and soak.json at the end. Ctrl-C gives the
+verdicts of what ran. Exit codes: 0 every verdict passed, 99 one failed,
+130 interrupted.`,
+		Example: `  mcpbench soak --profile soak-churn --duration 10m
+  mcpbench soak --profile soak-churn --url http://127.0.0.1:8080/mcp --target-pid 4242 --duration 4h`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := prepare(cmd, f, nil)
+			if err != nil {
+				return err
+			}
+			defer env.close()
+			plan, err := env.compile()
+			if err != nil {
+				return err
+			}
+			every := plan.Profile.Soak.CheckpointEvery()
+			if cmd.Flags().Changed("checkpoint") {
+				every = checkpoint
+			}
+			r := env.newRecording(plan, f.out)
+			opts := r.options()
+			if f.out != "" {
+				opts.Checkpoint = every
+				opts.OnCheckpoint = func(s *metrics.Summary) {
+					env.serverStats(s)
+					metrics.WriteJSON(filepath.Join(f.out, "checkpoint.json"), s)
+				}
+			}
+			sum, sk, runErr := workload.RunSoak(interruptible(env.ctx), plan, opts)
+			r.prog.done()
+			if sum == nil {
+				return &exitError{code: exitFailed, err: runErr}
+			}
+			env.serverStats(sum)
+			if err := env.print(sum); err != nil {
+				return err
+			}
+			fmt.Fprintln(env.stdout)
+			metrics.WriteSoakText(env.stdout, sk)
+			if f.out != "" {
+				metrics.WriteJSON(filepath.Join(f.out, "soak.json"), sk)
+			}
+			r.close(sum)
+			if err := exitFor(sum, runErr); err != nil {
+				var ee *exitError
+				if !errors.As(err, &ee) || ee.code != exitThresholds {
+					return err
+				}
+			}
+			if !sk.Pass {
+				return &exitError{code: exitThresholds, err: errors.New("a soak verdict failed")}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().DurationVar(&checkpoint, "checkpoint", 0, "write the summary so far to checkpoint.json this often (default 1m)")
+	return cmd
+}

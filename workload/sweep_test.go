@@ -1,0 +1,110 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// capacityFake serves one request at a time, 1 ms each: 1000 requests/s at
+// most. (A channel, not a mutex, so the synctest clock can advance.)
+func capacityFake() *mcptest.Server {
+	fake := okFake()
+	sem := make(chan struct{}, 1)
+	fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+		sem <- struct{}{}
+		time.Sleep(time.Millisecond)
+		<-sem
+		w.Result(r, map[string]any{"content": []any{}})
+	})
+	return fake
+}
+
+func sweepProfile() *Profile {
+	p := echoProfile()
+	p.VUs, p.MaxVUs = 4, 400
+	p.Sweep = &SweepSpec{By: "rate", From: 200, To: 1400, Steps: 5, Step: Duration(2 * time.Second), Warmup: Duration(500 * time.Millisecond),
+		SLO: SLOSpec{P99: Duration(20 * time.Millisecond)}}
+	return p
+}
+
+// The sweep runs steps up to the overload, stops once clearly past the
+// knee, and judges: maximum sustainable rate 800/s, the knee at 800/s.
+func TestSweepFindsTheKnee(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(capacityFake())
+		defer stop()
+		dir := t.TempDir()
+		sw, err := RunSweep(t.Context(), sweepProfile(), SweepOptions{Dir: dir, HTTPClient: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sw.Results) != 4 || !strings.Contains(sw.Verdict.StoppedEarly, "step 4 is clearly past the knee") {
+			t.Fatalf("%d steps, stopped %q", len(sw.Results), sw.Verdict.StoppedEarly)
+		}
+		for i, want := range []bool{true, true, true, false} {
+			if s := sw.Results[i]; s.Pass != want {
+				t.Fatalf("step %d (%g/s): pass %v (p99 %v, achieved %v, %v)", i+1, s.Value, s.Pass, s.Latency.P99, s.Achieved, s.Reasons)
+			}
+		}
+		v := sw.Verdict
+		if v.MaxStep != 3 || v.MaxSustainable < 790 || v.MaxSustainable > 810 || v.KneeStep != 3 || v.Knee != 800 {
+			t.Fatalf("verdict %+v", v)
+		}
+		back, err := metrics.ReadSweep(dir)
+		if err != nil || len(back.Results) != 4 {
+			t.Fatalf("sweep.json: %v", err)
+		}
+		for _, d := range []string{"step-01", "step-04"} {
+			if _, err := os.Stat(filepath.Join(dir, d, metrics.FileSummary)); err != nil {
+				t.Fatalf("%s: %v", d, err)
+			}
+		}
+	})
+}
+
+// Ctrl-C during a step keeps the finished steps and says where it stopped.
+func TestSweepInterruptKeepsSteps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(capacityFake())
+		defer stop()
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancelCause(t.Context())
+		// Step 1 takes 2.5 s; cut step 2 in its middle.
+		time.AfterFunc(3500*time.Millisecond, func() { cancel(errors.New("interrupted by signal")) })
+		sw, err := RunSweep(ctx, sweepProfile(), SweepOptions{Dir: dir, HTTPClient: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sw.Results) != 2 || !sw.Results[0].Pass || !sw.Results[1].Interrupted || !sw.Verdict.Interrupted ||
+			!strings.Contains(sw.Verdict.StoppedEarly, "interrupted during step 2 of 5") {
+			t.Fatalf("results %d, verdict %+v", len(sw.Results), sw.Verdict)
+		}
+		back, _ := metrics.ReadSweep(dir)
+		if back == nil || len(back.Results) != 2 || !back.Verdict.Interrupted {
+			t.Fatal("sweep.json does not keep the finished steps")
+		}
+	})
+}
+
+func TestSweepValidation(t *testing.T) {
+	p := echoProfile()
+	p.Sweep = &SweepSpec{By: "load", From: 0, To: 10, Steps: 1}
+	p.Defaults()
+	var got []string
+	for _, e := range p.Validate() {
+		got = append(got, e.Error())
+	}
+	want := `sweep.by: "load", want rate, vus or sessions`
+	if len(got) != 3 || got[0] != want {
+		t.Fatalf("%q", got)
+	}
+}
