@@ -49,6 +49,9 @@ type SweepStep struct {
 	Pass        bool     `json:"pass"`
 	Reasons     []string `json:"reasons,omitempty"` // why the step failed the SLO
 	Interrupted bool     `json:"interrupted,omitempty"`
+	// Refine marks a step added after the ladder to bisect between the
+	// highest passing and the lowest failing load.
+	Refine bool `json:"refine,omitempty"`
 }
 
 // SweepVerdict is the outcome of a sweep.
@@ -61,9 +64,9 @@ type SweepVerdict struct {
 	// the last passing step and the next one (0 when no crossing is in
 	// range); it is less quantised than the step grid.
 	Estimate float64 `json:"slo_crossing_estimate"`
-	// Knee is the load of the last step before latency climbs steeply (p99
-	// above twice the floor set by the first steps, and 1 ms more); 0:
-	// no knee in the range.
+	// Knee is the load of the last step before latency climbs steeply: the
+	// next step's p99 is at least twice its own (and 1 ms more); 0: no
+	// knee in the range.
 	Knee     float64 `json:"knee"`
 	KneeStep int     `json:"knee_step"`
 	// Per-session memory (sessions sweeps): the slope of RSS against open
@@ -144,35 +147,53 @@ func PastKnee(st SweepStep, slo SLO) bool {
 		(st.Offered > 0 && st.Achieved < 0.8*st.Offered)
 }
 
-// Judge computes the verdict of a sweep's steps.
+// Judge computes the verdict of a sweep's steps: the maximum sustainable
+// rate over every passing step (refinements included), the SLO crossing
+// interpolated between the highest passing load and the lowest failing
+// load above it, and the knee on the main ladder.
 func Judge(steps []SweepStep, slo SLO) SweepVerdict {
 	var v SweepVerdict
-	rate := func(s SweepStep) float64 { return s.Achieved }
-	for i, s := range steps {
-		if s.Pass && rate(s) > v.MaxSustainable {
-			v.MaxSustainable, v.MaxStep = round3(rate(s)), s.N
-			// The SLO crossing between this step and the next failing one.
-			if i+1 < len(steps) && !steps[i+1].Pass {
-				n := steps[i+1]
-				if n.Latency.P99 > s.Latency.P99 && n.Latency.P99 > slo.P99MS {
-					f := (slo.P99MS - s.Latency.P99) / (n.Latency.P99 - s.Latency.P99)
-					v.Estimate = round3(s.Value + f*(n.Value-s.Value))
-				} else {
-					v.Estimate = s.Value
-				}
+	byLoad := slices.Clone(steps)
+	slices.SortStableFunc(byLoad, func(a, b SweepStep) int { return cmpFloat(a.Value, b.Value) })
+	var pass, fail *SweepStep
+	for i := range byLoad {
+		s := &byLoad[i]
+		if s.Interrupted {
+			continue
+		}
+		if s.Pass {
+			if s.Achieved > v.MaxSustainable {
+				v.MaxSustainable, v.MaxStep = round3(s.Achieved), s.N
 			}
+			if pass == nil || s.Value > pass.Value {
+				pass, fail = s, nil
+			}
+		} else if pass != nil && fail == nil && s.Value > pass.Value {
+			fail = s
 		}
 	}
-	if len(steps) >= 2 {
-		floor := math.Min(steps[0].Latency.P99, steps[1].Latency.P99)
-		for i := 2; i < len(steps); i++ {
-			if steps[i].Latency.P99 > 2*floor+1 {
-				v.Knee, v.KneeStep = steps[i-1].Value, steps[i-1].N
-				break
-			}
+	if pass != nil && fail != nil {
+		if fail.Latency.P99 > pass.Latency.P99 && fail.Latency.P99 > slo.P99MS && pass.Latency.P99 <= slo.P99MS {
+			f := (slo.P99MS - pass.Latency.P99) / (fail.Latency.P99 - pass.Latency.P99)
+			v.Estimate = round3(pass.Value + f*(fail.Value-pass.Value))
+		} else {
+			v.Estimate = pass.Value
 		}
-		if v.KneeStep == 0 && steps[1].Latency.P99 > 2*steps[0].Latency.P99+1 {
-			v.Knee, v.KneeStep = steps[0].Value, steps[0].N
+	}
+	// The knee, on the main ladder: the step before the first one whose p99
+	// at least doubles from the step before it (and by more than 1 ms):
+	// latency's growth turns steep there.
+	var ladder []SweepStep
+	for _, s := range steps {
+		if !s.Refine && !s.Interrupted {
+			ladder = append(ladder, s)
+		}
+	}
+	for i := 1; i < len(ladder); i++ {
+		prev, cur := ladder[i-1].Latency.P99, ladder[i].Latency.P99
+		if cur >= 2*prev && cur > prev+1 {
+			v.Knee, v.KneeStep = ladder[i-1].Value, ladder[i-1].N
+			break
 		}
 	}
 	// Memory per session: least-squares slope of RSS (MB) on sessions.
@@ -194,6 +215,16 @@ func Judge(steps []SweepStep, slo SLO) SweepVerdict {
 		}
 	}
 	return v
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // LeastSquares returns the slope of y on x.
@@ -233,7 +264,11 @@ func WriteSweepText(w io.Writer, sw *Sweep) error {
 		if s.TgtRSSMB > 0 {
 			tc, tm = fmt.Sprintf("%.2f", s.TgtCores), fmt.Sprintf("%.0f", s.TgtRSSMB)
 		}
-		p.f("%4d %10s %10.1f %8.2f %9s %9s %9s %9s %8d %7.2f %7s %8s %8.0f  %s\n", s.N, load(s.Value), s.Achieved, s.ErrorRate,
+		n := fmt.Sprint(s.N)
+		if s.Refine {
+			n += "r"
+		}
+		p.f("%4s %10s %10.1f %8.2f %9s %9s %9s %9s %8d %7.2f %7s %8s %8.0f  %s\n", n, load(s.Value), s.Achieved, s.ErrorRate,
 			ms(s.Latency.P50), ms(s.Latency.P90), ms(s.Latency.P99), ms(s.Latency.Max), s.Faulty, s.GenCores, tc, tm, s.GenRSSMB, verdict)
 		if s.Warning != "" {
 			p.f("     warning: %s\n", s.Warning)
@@ -253,13 +288,19 @@ func WriteSweepText(w io.Writer, sw *Sweep) error {
 	if v.KneeStep > 0 {
 		p.f("Knee: latency starts to climb steeply after %s %s (step %d)\n", load(v.Knee), unit, v.KneeStep)
 	} else {
-		p.f("Knee: none in the range (p99 never doubled its floor)\n")
+		p.f("Knee: none in the range (p99 never doubled from one step to the next)\n")
 	}
 	if v.TargetKiBPerSession != 0 || v.GeneratorKiBPerSession != 0 {
 		p.f("Memory per session: target %.1f KiB, mcpbench %.1f KiB (RSS slope across steps)\n", v.TargetKiBPerSession, v.GeneratorKiBPerSession)
 	}
 	if v.StoppedEarly != "" {
 		p.f("Stopped early: %s\n", v.StoppedEarly)
+	}
+	for _, s := range sw.Results {
+		if s.Refine {
+			p.f("(steps marked r bisect between the highest passing and the lowest failing load)\n")
+			break
+		}
 	}
 	return p.err
 }

@@ -938,8 +938,10 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 	switch {
 	case !e.opts.Embedded && g.Cores >= 0.8*float64(runtime.GOMAXPROCS(0)):
 		g.Bottleneck = fmt.Sprintf("mcpbench used %.2f of its %d cores: the generator may be the bottleneck, and the results may understate the server", g.Cores, runtime.GOMAXPROCS(0))
+	case p.Open() && g.StartLag.P99 > 10 && s.VUs >= p.MaxVUs:
+		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99): every one of the %d VUs was busy (raise --max-vus, or the target is saturated)", g.StartLag.P99, p.MaxVUs)
 	case p.Open() && g.StartLag.P99 > 10:
-		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99): too few VUs (raise --max-vus) or a busy generator", g.StartLag.P99)
+		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99): the target did not keep up (VUs waited for answers), or the generator is busy", g.StartLag.P99)
 	}
 	if pid := e.opts.TargetPID; pid > 0 {
 		t := &metrics.TargetSummary{PID: pid}

@@ -29,6 +29,11 @@ type SweepSpec struct {
 	SLO    SLOSpec  `yaml:"slo"`
 	// KeepGoing runs every step, even past the knee.
 	KeepGoing bool `yaml:"keep_going"`
+	// Refine adds up to this many steps after the ladder, each bisecting
+	// between the highest passing and the lowest failing load, so the
+	// maximum sustainable rate is found to a finer grain than the ladder's
+	// (default 3; -1 disables).
+	Refine int `yaml:"refine"`
 }
 
 // SLOSpec is the service level a step must meet.
@@ -62,6 +67,9 @@ func (s *SweepSpec) defaults() {
 	}
 	if s.Warmup == 0 {
 		s.Warmup = Duration(3 * time.Second)
+	}
+	if s.Refine == 0 {
+		s.Refine = 3
 	}
 }
 
@@ -142,11 +150,16 @@ func RunSweep(ctx context.Context, p *Profile, opts SweepOptions) (*metrics.Swee
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	fails := 0
-	for i, v := range spec.Values() {
+	var fails int
+	ran := 0
+	// step runs one step of load v and records it; it reports whether the
+	// sweep must stop (interrupted, or an error).
+	step := func(v float64, refine bool) (stop bool, err error) {
+		ran++
+		n := ran
 		sp := *p
 		sp.Sweep = nil
-		sp.Name = fmt.Sprintf("%s step %d", p.Name, i+1)
+		sp.Name = fmt.Sprintf("%s step %d", p.Name, n)
 		sp.Duration, sp.Warmup = spec.Step, spec.Warmup
 		switch spec.By {
 		case "rate":
@@ -161,54 +174,107 @@ func RunSweep(ctx context.Context, p *Profile, opts SweepOptions) (*metrics.Swee
 		}
 		pl, err := Compile(&sp, opts.HTTPClient)
 		if err != nil {
-			return sw, err
+			return true, err
 		}
-		dir := fmt.Sprintf("step-%02d", i+1)
-		st, err := runStep(ctx, pl, filepath.Join(opts.Dir, dir), i+1, opts)
+		dir := fmt.Sprintf("step-%02d", n)
+		st, runErr := runStep(ctx, pl, filepath.Join(opts.Dir, dir), n, opts)
 		if st.Summary != nil {
 			sw.Protocol = st.Summary.Protocol
-			step := metrics.StepOf(i+1, spec.By, v, st.Summary, st.Last, slo)
-			step.Dir = dir
-			sw.Results = append(sw.Results, step)
+			res := metrics.StepOf(n, spec.By, v, st.Summary, st.Last, slo)
+			res.Dir, res.Refine = dir, refine
+			sw.Results = append(sw.Results, res)
 			if opts.OnStep != nil {
-				opts.OnStep(step)
+				opts.OnStep(res)
 			}
-			switch {
-			case step.Pass:
-				fails = 0
-			case !spec.KeepGoing && metrics.PastKnee(step, slo):
-				sw.Verdict.StoppedEarly = fmt.Sprintf("step %d is clearly past the knee (%v)", i+1, step.Reasons)
-			default:
-				fails++
-				if !spec.KeepGoing && fails >= 2 {
-					sw.Verdict.StoppedEarly = fmt.Sprintf("steps %d and %d both failed the SLO", i, i+1)
+			if !refine {
+				switch {
+				case res.Pass:
+					fails = 0
+				case !spec.KeepGoing && metrics.PastKnee(res, slo):
+					sw.Verdict.StoppedEarly = fmt.Sprintf("step %d is clearly past the knee (%v)", n, res.Reasons)
+				default:
+					fails++
+					if !spec.KeepGoing && fails >= 2 {
+						sw.Verdict.StoppedEarly = fmt.Sprintf("steps %d and %d both failed the SLO", n-1, n)
+					}
 				}
 			}
 		}
-		interrupted := ctx.Err() != nil
-		verdict := metrics.Judge(sw.Results, slo)
-		verdict.StoppedEarly = sw.Verdict.StoppedEarly
-		if interrupted {
-			verdict.Interrupted = true
-			verdict.StoppedEarly = fmt.Sprintf("interrupted during step %d of %d (%g %s); the finished steps are kept", i+1, spec.Steps, v, spec.By)
+		stoppedEarly := sw.Verdict.StoppedEarly
+		sw.Verdict = metrics.Judge(sw.Results, slo)
+		sw.Verdict.StoppedEarly = stoppedEarly
+		if ctx.Err() != nil {
+			sw.Verdict.Interrupted = true
+			sw.Verdict.StoppedEarly = fmt.Sprintf("interrupted during step %d (%g %s); the finished steps are kept", n, v, spec.By)
 		}
-		sw.Verdict = verdict
 		if werr := metrics.WriteSweepFiles(opts.Dir, sw); werr != nil {
-			return sw, werr
+			return true, werr
 		}
-		if err != nil && !errors.Is(err, ErrSetup) {
+		if runErr != nil && !errors.Is(runErr, ErrSetup) {
+			return true, runErr
+		}
+		if runErr != nil { // no session could start: the next step will not do better
+			sw.Verdict.StoppedEarly = fmt.Sprintf("step %d: %v", n, runErr)
+			metrics.WriteSweepFiles(opts.Dir, sw)
+			return true, nil
+		}
+		return ctx.Err() != nil, nil
+	}
+	for _, v := range spec.Values() {
+		stop, err := step(v, false)
+		if err != nil {
 			return sw, err
 		}
-		if interrupted || sw.Verdict.StoppedEarly != "" {
+		if stop || sw.Verdict.StoppedEarly != "" {
 			break
 		}
-		if err != nil { // no session could start: the next step will not do better
-			sw.Verdict.StoppedEarly = fmt.Sprintf("step %d: %v", i+1, err)
-			metrics.WriteSweepFiles(opts.Dir, sw)
+	}
+	// Refine: bisect between the highest passing and the lowest failing
+	// load above it.
+	for k := 0; k < spec.Refine && ctx.Err() == nil && !sw.Verdict.Interrupted; k++ {
+		lo, hi, ok := edge(sw.Results)
+		if !ok {
+			break
+		}
+		mid := (lo + hi) / 2
+		if spec.By != "rate" {
+			mid = float64(int(mid + 0.5))
+		} else {
+			mid = float64(int(mid + 0.5))
+		}
+		if mid <= lo || mid >= hi {
+			break
+		}
+		stop, err := step(mid, true)
+		if err != nil {
+			return sw, err
+		}
+		if stop {
 			break
 		}
 	}
 	return sw, nil
+}
+
+// edge returns the highest passing load and the lowest failing load above
+// it.
+func edge(steps []metrics.SweepStep) (lo, hi float64, ok bool) {
+	lo = -1
+	for _, s := range steps {
+		if s.Pass && s.Value > lo {
+			lo = s.Value
+		}
+	}
+	if lo < 0 {
+		return 0, 0, false
+	}
+	hi = -1
+	for _, s := range steps {
+		if !s.Pass && !s.Interrupted && s.Value > lo && (hi < 0 || s.Value < hi) {
+			hi = s.Value
+		}
+	}
+	return lo, hi, hi > 0
 }
 
 type stepRun struct {

@@ -37,7 +37,9 @@ func sweepProfile() *Profile {
 }
 
 // The sweep runs steps up to the overload, stops once clearly past the
-// knee, and judges: maximum sustainable rate 800/s, the knee at 800/s.
+// knee, bisects between 800/s (passed) and 1100/s (failed) three times,
+// and judges: the knee at 800/s, the maximum sustainable rate just under
+// the server's 1000/s.
 func TestSweepFindsTheKnee(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		hc, stop := mcptest.ServePipe(capacityFake())
@@ -47,7 +49,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(sw.Results) != 4 || !strings.Contains(sw.Verdict.StoppedEarly, "step 4 is clearly past the knee") {
+		if len(sw.Results) != 7 || !strings.Contains(sw.Verdict.StoppedEarly, "step 4 is clearly past the knee") {
 			t.Fatalf("%d steps, stopped %q", len(sw.Results), sw.Verdict.StoppedEarly)
 		}
 		for i, want := range []bool{true, true, true, false} {
@@ -55,12 +57,22 @@ func TestSweepFindsTheKnee(t *testing.T) {
 				t.Fatalf("step %d (%g/s): pass %v (p99 %v, achieved %v, %v)", i+1, s.Value, s.Pass, s.Latency.P99, s.Achieved, s.Reasons)
 			}
 		}
+		var refined []float64
+		for _, s := range sw.Results[4:] {
+			if !s.Refine {
+				t.Fatalf("step %d is not a refinement", s.N)
+			}
+			refined = append(refined, s.Value)
+		}
+		if refined[0] != 950 || (refined[1] != 875 && refined[1] != 1025) {
+			t.Fatalf("refinements %v: want bisection of 800..1100", refined)
+		}
 		v := sw.Verdict
-		if v.MaxStep != 3 || v.MaxSustainable < 790 || v.MaxSustainable > 810 || v.KneeStep != 3 || v.Knee != 800 {
+		if v.MaxSustainable < 940 || v.MaxSustainable > 1000 || v.KneeStep != 3 || v.Knee != 800 {
 			t.Fatalf("verdict %+v", v)
 		}
 		back, err := metrics.ReadSweep(dir)
-		if err != nil || len(back.Results) != 4 {
+		if err != nil || len(back.Results) != 7 {
 			t.Fatalf("sweep.json: %v", err)
 		}
 		for _, d := range []string{"step-01", "step-04"} {
@@ -85,7 +97,7 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(sw.Results) != 2 || !sw.Results[0].Pass || !sw.Results[1].Interrupted || !sw.Verdict.Interrupted ||
-			!strings.Contains(sw.Verdict.StoppedEarly, "interrupted during step 2 of 5") {
+			!strings.Contains(sw.Verdict.StoppedEarly, "interrupted during step 2 (500 rate)") {
 			t.Fatalf("results %d, verdict %+v", len(sw.Results), sw.Verdict)
 		}
 		back, _ := metrics.ReadSweep(dir)
