@@ -46,6 +46,18 @@ var verdictNames = [...]string{
 
 func (v Verdict) String() string { return verdictNames[v] }
 
+// VerdictMap returns the non-zero counts of c by verdict name
+// ("lost": 2, …); empty when c has none.
+func VerdictMap(c [NumVerdicts]int) map[string]int {
+	m := map[string]int{}
+	for i, n := range c {
+		if n != 0 {
+			m[Verdict(i).String()] = n
+		}
+	}
+	return m
+}
+
 // Verdicts returns every verdict in report order.
 func Verdicts() []Verdict {
 	out := make([]Verdict, NumVerdicts)

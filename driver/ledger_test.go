@@ -22,16 +22,6 @@ func counts(kv ...any) [driver.NumVerdicts]int {
 	return c
 }
 
-func verdictMap(c [driver.NumVerdicts]int) map[string]int {
-	m := map[string]int{}
-	for i, n := range c {
-		if n != 0 {
-			m[driver.Verdict(i).String()] = n
-		}
-	}
-	return m
-}
-
 // pipeSession starts an initialized session against fake inside the
 // bubble; the returned stop must be deferred.
 func pipeSession(t *testing.T, fake *mcptest.Server, mod func(*driver.Config)) (*driver.Session, *http.Client, func()) {
@@ -144,7 +134,7 @@ func TestLedgerReportsPlantedFaults(t *testing.T) {
 				defer stop()
 				var res driver.Result
 				s.Do(t.Context(), callEcho(t), &res)
-				if diff := cmp.Diff(verdictMap(tt.want), verdictMap(res.Ledger.Counts)); diff != "" {
+				if diff := cmp.Diff(driver.VerdictMap(tt.want), driver.VerdictMap(res.Ledger.Counts)); diff != "" {
 					t.Fatalf("verdicts (-planted +reported):\n%s (err %v)", diff, res.Err)
 				}
 				s.Close(t.Context())
@@ -200,10 +190,10 @@ func TestLedgerMisroutedConcurrentNotification(t *testing.T) {
 		go func() { defer wg.Done(); sa.Do(t.Context(), op(t, "tools/call", `{"name":"a"}`, true), &ra) }()
 		go func() { defer wg.Done(); sb.Do(t.Context(), op(t, "tools/call", `{"name":"b"}`, true), &rb) }()
 		wg.Wait()
-		if diff := cmp.Diff(verdictMap(counts(driver.VerdictLost, 1)), verdictMap(ra.Ledger.Counts)); diff != "" {
+		if diff := cmp.Diff(driver.VerdictMap(counts(driver.VerdictLost, 1)), driver.VerdictMap(ra.Ledger.Counts)); diff != "" {
 			t.Errorf("call a (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(verdictMap(counts(driver.VerdictCrossStream, 1)), verdictMap(rb.Ledger.Counts)); diff != "" {
+		if diff := cmp.Diff(driver.VerdictMap(counts(driver.VerdictCrossStream, 1)), driver.VerdictMap(rb.Ledger.Counts)); diff != "" {
 			t.Errorf("call b (-want +got):\n%s", diff)
 		}
 	})
@@ -242,7 +232,7 @@ func TestLedgerSessionHygiene(t *testing.T) {
 				if !h.Checked {
 					t.Fatal("no check made")
 				}
-				if diff := cmp.Diff(verdictMap(tt.want), verdictMap(h.Counts)); diff != "" {
+				if diff := cmp.Diff(driver.VerdictMap(tt.want), driver.VerdictMap(h.Counts)); diff != "" {
 					t.Fatalf("(-want +got):\n%s", diff)
 				}
 			})

@@ -36,7 +36,11 @@ type Soak struct {
 	DurationS float64       `json:"duration_s"`
 	Verdicts  []SoakVerdict `json:"verdicts"`
 	Pass      bool          `json:"pass"`
-	Points    []SoakPoint   `json:"points,omitempty"`
+	// Interrupted: the soak was stopped early (Ctrl-C); the verdicts
+	// judge what ran, PlannedS seconds were planned.
+	Interrupted bool        `json:"interrupted,omitempty"`
+	PlannedS    float64     `json:"planned_s,omitempty"`
+	Points      []SoakPoint `json:"points,omitempty"`
 }
 
 // TheilSen returns the Theil–Sen slope of y on x: the median of the
@@ -67,7 +71,9 @@ func TheilSen(x, y []float64) float64 {
 	return slopes[len(slopes)/2]
 }
 
-func medianOf(v []float64) float64 {
+// Median returns the middle value of v (the upper one of an even count);
+// 0 for an empty v. v is not modified.
+func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
@@ -123,7 +129,7 @@ func SoakVerdicts(points []SoakPoint, s *Summary) *Soak {
 		v := SoakVerdict{Name: "latency drift", Unit: "ms/h"}
 		if len(xs) >= 10 {
 			slope := TheilSen(xs, ys) * 3600
-			med := medianOf(ys)
+			med := Median(ys)
 			drift := slope * hours
 			limit := math.Max(0.5*med, 2)
 			v.Checked, v.Value, v.Pass = true, round3(slope), drift <= limit
@@ -170,7 +176,7 @@ func SoakVerdicts(points []SoakPoint, s *Summary) *Soak {
 			from := len(xs) / 3
 			rs := TheilSen(xs[from:], rss[from:]) * 3600
 			fs := TheilSen(xs[from:], fds[from:]) * 3600
-			medR, medF := medianOf(rss[from:]), medianOf(fds[from:])
+			medR, medF := Median(rss[from:]), Median(fds[from:])
 			limR, limF := math.Max(0.05*medR, 8), math.Max(10, 0.1*medF)
 			v.Checked, v.Value = true, round3(rs)
 			v.Pass = rs <= limR && fs <= limF
@@ -212,10 +218,11 @@ func WriteSoakText(w io.Writer, sk *Soak) error {
 		}
 		p.f("  %s  %-18s %s\n", mark, v.Name, v.Detail)
 	}
-	if sk.Pass {
-		p.f("Soak: PASS\n")
+	verdict := map[bool]string{true: "PASS", false: "FAIL"}[sk.Pass]
+	if sk.Interrupted {
+		p.f("Soak: %s (interrupted after %.0f s of %.0f s: the verdicts judge what ran)\n", verdict, sk.DurationS, sk.PlannedS)
 	} else {
-		p.f("Soak: FAIL\n")
+		p.f("Soak: %s\n", verdict)
 	}
 	return p.err
 }

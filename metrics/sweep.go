@@ -35,7 +35,7 @@ type SweepStep struct {
 	Faulty    int64   `json:"faulty_streams"`
 	Latency   Latency `json:"response_time_ms"`
 	Service   Latency `json:"service_time_ms"`
-	Sessions  int64   `json:"sessions"` // open at the end of the step's window
+	Sessions  int64   `json:"sessions"` // the most open at once in a measured interval
 
 	GenCores float64 `json:"generator_cores"`
 	GenCPUOp float64 `json:"generator_cpu_us_per_op"`
@@ -60,13 +60,16 @@ type SweepVerdict struct {
 	// SLO (0: none did).
 	MaxSustainable float64 `json:"max_sustainable_rate"`
 	MaxStep        int     `json:"max_sustainable_step"`
+	// MaxLoad is the highest offered load (ops/s, VUs or sessions, as the
+	// sweep's by) of a step that met the SLO (0: none did).
+	MaxLoad float64 `json:"max_load"`
 	// Estimate interpolates the load at which p99 crosses the SLO between
 	// the last passing step and the next one (0 when no crossing is in
 	// range); it is less quantised than the step grid.
 	Estimate float64 `json:"slo_crossing_estimate"`
 	// Knee is the load of the last step before latency climbs steeply: the
-	// next step's p99 is at least twice its own (and 1 ms more); 0: no
-	// knee in the range.
+	// next step's p99 is at least twice its own (and max(1 ms, SLO p99/10)
+	// more); 0: no knee in the range.
 	Knee     float64 `json:"knee"`
 	KneeStep int     `json:"knee_step"`
 	// Per-session memory (sessions sweeps): the slope of RSS against open
@@ -167,6 +170,7 @@ func Judge(steps []SweepStep, slo SLO) SweepVerdict {
 			}
 			if pass == nil || s.Value > pass.Value {
 				pass, fail = s, nil
+				v.MaxLoad = s.Value
 			}
 		} else if pass != nil && fail == nil && s.Value > pass.Value {
 			fail = s
@@ -181,7 +185,8 @@ func Judge(steps []SweepStep, slo SLO) SweepVerdict {
 		}
 	}
 	// The knee, on the main ladder: the step before the first one whose p99
-	// at least doubles from the step before it (and by more than 1 ms):
+	// at least doubles from the step before it (and rises by more than
+	// max(1 ms, SLO p99 / 10)):
 	// latency's growth turns steep there.
 	var ladder []SweepStep
 	for _, s := range steps {
@@ -189,9 +194,12 @@ func Judge(steps []SweepStep, slo SLO) SweepVerdict {
 			ladder = append(ladder, s)
 		}
 	}
+	// A rise smaller than a tenth of the SLO's p99 (and than 1 ms) is
+	// sampling noise at these latencies, not a knee.
+	minRise := max(1, slo.P99MS/10)
 	for i := 1; i < len(ladder); i++ {
 		prev, cur := ladder[i-1].Latency.P99, ladder[i].Latency.P99
-		if cur >= 2*prev && cur > prev+1 {
+		if cur >= 2*prev && cur > prev+minRise {
 			v.Knee, v.KneeStep = ladder[i-1].Value, ladder[i-1].N
 			break
 		}
@@ -247,7 +255,7 @@ func LeastSquares(x, y []float64) float64 {
 // WriteSweepText prints the step table and the verdict.
 func WriteSweepText(w io.Writer, sw *Sweep) error {
 	p := &printer{w: w}
-	unit := map[string]string{"rate": "ops/s", "vus": "VUs", "sessions": "sessions"}[sw.By]
+	unit := LoadUnit(sw.By)
 	p.f("mcpbench sweep  %s  ·  profile %s  ·  protocol %s\n", sw.Target, sw.Profile, sw.Protocol)
 	p.f("%s from %g to %g %s in %d steps of %.0f s; SLO: p99 ≤ %s ms, errors ≤ %.2f%%%s\n\n", sw.By, sw.From, sw.To, unit, sw.Steps, sw.StepS,
 		ms(sw.SLO.P99MS), sw.SLO.ErrorRate, map[bool]string{true: ", replay clean"}[sw.SLO.ReplayClean])
@@ -277,6 +285,9 @@ func WriteSweepText(w io.Writer, sw *Sweep) error {
 	v := sw.Verdict
 	p.f("\n")
 	if v.MaxSustainable > 0 {
+		if sw.By != "rate" {
+			p.f("Highest load under the SLO: %s %s\n", load(v.MaxLoad), unit)
+		}
 		p.f("Maximum sustainable rate under the SLO: %.1f ops/s (step %d)", v.MaxSustainable, v.MaxStep)
 		if v.Estimate > 0 {
 			p.f("; the SLO is crossed at about %.0f %s (interpolated)", v.Estimate, unit)
@@ -288,7 +299,7 @@ func WriteSweepText(w io.Writer, sw *Sweep) error {
 	if v.KneeStep > 0 {
 		p.f("Knee: latency starts to climb steeply after %s %s (step %d)\n", load(v.Knee), unit, v.KneeStep)
 	} else {
-		p.f("Knee: none in the range (p99 never doubled from one step to the next)\n")
+		p.f("Knee: none in the range (p99 never doubled, by more than %g ms, from one step to the next)\n", max(1, sw.SLO.P99MS/10))
 	}
 	if v.TargetKiBPerSession != 0 || v.GeneratorKiBPerSession != 0 {
 		p.f("Memory per session: target %.1f KiB, mcpbench %.1f KiB (RSS slope across steps)\n", v.TargetKiBPerSession, v.GeneratorKiBPerSession)
@@ -304,6 +315,21 @@ func WriteSweepText(w io.Writer, sw *Sweep) error {
 	}
 	return p.err
 }
+
+// LoadUnit names the unit of a sweep's load by its by ("rate": "ops/s",
+// "vus": "VUs", "sessions": "sessions").
+func LoadUnit(by string) string {
+	switch by {
+	case "vus":
+		return "VUs"
+	case "sessions":
+		return "sessions"
+	}
+	return "ops/s"
+}
+
+// FormatLoad formats a step's load with its unit: "1571 ops/s".
+func FormatLoad(v float64, by string) string { return load(v) + " " + LoadUnit(by) }
 
 // load formats a step's load: whole numbers, or three significant
 // decimals below 100.

@@ -104,7 +104,7 @@ func LatencyOverTime(res *metrics.Results, op string) (*Chart, error) {
 		})
 		ss = append(ss, series{pc.name, segs, lineStyle(pc.color, pc.width, false)})
 	}
-	if err := addAll(lat, ss, median(p50s)); err != nil {
+	if err := addAll(lat, ss, metrics.Median(p50s)); err != nil {
 		return nil, err
 	}
 
@@ -516,7 +516,7 @@ func segments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool)
 	for i, iv := range res.Intervals {
 		lengths[i] = iv.Interval
 	}
-	usual := median(lengths)
+	usual := metrics.Median(lengths)
 	var segs []plotter.XYs
 	var cur plotter.XYs
 	for i := range res.Intervals {
@@ -555,15 +555,6 @@ func anyInterval(res *metrics.Results, f func(*metrics.IntervalRec) bool) bool {
 		}
 	}
 	return false
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // summaryOf returns the run's summary, rebuilt from the interval files

@@ -337,7 +337,7 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	// Ctrl-C: stop admitting at once and cut in-flight ops.
 	stopWatch := context.AfterFunc(ctx, func() {
 		e.closeAdmit()
-		cancelHard(context.Cause(ctx))
+		cancelHard(stopCause{context.Cause(ctx)})
 	})
 	defer stopWatch()
 
@@ -377,7 +377,7 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	select {
 	case <-finished:
 	case <-grace.C:
-		cancelHard(errors.New("graceful stop expired"))
+		cancelHard(stopCause{errors.New("graceful stop expired")})
 		<-finished
 	case <-hard.Done():
 		<-finished
@@ -614,6 +614,11 @@ func (e *engine) vu(id int, s *driver.Session) {
 			j, wait, stop := e.claim()
 			switch {
 			case stop:
+				// The schedule has no slot left for this VU, but its
+				// session (and GET stream) stays open to the end of the
+				// window: the sessions gauge and a sessions sweep count
+				// on it.
+				<-e.stopAdmit
 				return
 			case wait > 0:
 				timer.Reset(wait)
@@ -732,20 +737,10 @@ func (e *engine) closeSession(s *driver.Session) {
 			}
 			if st.Ledger.Faulty() {
 				g.faulty++
-				e.rec.AddOffender(metrics.Offender{Op: "GET stream", Class: st.LastError, Verdicts: verdictMap(st.Ledger.Counts), EventIDs: st.Ledger.EventIDs(), Resumes: len(st.Resumes)})
+				e.rec.AddOffender(metrics.Offender{Op: "GET stream", Class: st.LastError, Verdicts: driver.VerdictMap(st.Ledger.Counts), EventIDs: st.Ledger.EventIDs(), Resumes: len(st.Resumes)})
 			}
 		}
 	}
-}
-
-func verdictMap(c [driver.NumVerdicts]int) map[string]int {
-	m := map[string]int{}
-	for i, n := range c {
-		if n != 0 {
-			m[driver.Verdict(i).String()] = n
-		}
-	}
-	return m
 }
 
 // sampleTarget reads the target process for an interval row and keeps
@@ -987,6 +982,15 @@ func failClasses(m map[string]int64) string {
 }
 
 // sleepOr waits d; it returns true if ctx ended or stop closed first.
+// stopCause is why the run cut its in-flight ops (Ctrl-C, the graceful
+// stop expired). It is also context.Canceled, so the driver classes the
+// ops it cut as canceled: interrupted by the run, not errors of the
+// server, and kept out of latency and the replay ledger.
+type stopCause struct{ why error }
+
+func (c stopCause) Error() string   { return c.why.Error() }
+func (c stopCause) Unwrap() []error { return []error{c.why, context.Canceled} }
+
 func sleepOr(ctx context.Context, stop <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

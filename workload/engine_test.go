@@ -254,6 +254,36 @@ func TestInterruptKeepsResults(t *testing.T) {
 	})
 }
 
+// The op in flight when Ctrl-C cuts the run is interrupted, not an error
+// of the server (nor a faulty stream).
+func TestInterruptedOpIsNotAnError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := mcptest.New()
+		fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+			time.Sleep(7 * time.Millisecond) // an op is in flight at 3 s
+			w.Result(r, map[string]any{"content": []any{}})
+		})
+		hc, stop := mcptest.ServePipe(fake)
+		defer stop()
+		p := echoProfile()
+		p.VUs, p.Duration = 1, Duration(time.Minute)
+		pl, err := Compile(p, hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancelCause(t.Context())
+		time.AfterFunc(3*time.Second, func() { cancel(errors.New("interrupted by signal")) })
+		sum, err := Run(ctx, pl, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := sum.Ops[0]
+		if op.Interrupted != 1 || op.Errors != 0 || sum.All.Errors != 0 || len(sum.All.ErrorsByClass) > 0 {
+			t.Fatalf("interrupted %d, errors %d (all %d, classes %v): the cut op must count as interrupted only", op.Interrupted, op.Errors, sum.All.Errors, sum.All.ErrorsByClass)
+		}
+	})
+}
+
 func TestPick(t *testing.T) {
 	pl := &Plan{cum: []int{1, 4, 4, 10}}
 	for n, want := range map[int]int{0: 0, 1: 1, 3: 1, 4: 3, 9: 3} {

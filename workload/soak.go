@@ -52,5 +52,7 @@ func RunSoak(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, *me
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return sum, metrics.SoakVerdicts(points, sum), err
+	sk := metrics.SoakVerdicts(points, sum)
+	sk.Interrupted, sk.PlannedS = sum.Interrupted, pl.Profile.Duration.D().Seconds()
+	return sum, sk, err
 }

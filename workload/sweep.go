@@ -182,6 +182,7 @@ func RunSweep(ctx context.Context, p *Profile, opts SweepOptions) (*metrics.Swee
 			sw.Protocol = st.Summary.Protocol
 			res := metrics.StepOf(n, spec.By, v, st.Summary, st.Last, slo)
 			res.Dir, res.Refine = dir, refine
+			res.Sessions = st.Sessions
 			sw.Results = append(sw.Results, res)
 			if opts.OnStep != nil {
 				opts.OnStep(res)
@@ -205,7 +206,7 @@ func RunSweep(ctx context.Context, p *Profile, opts SweepOptions) (*metrics.Swee
 		sw.Verdict.StoppedEarly = stoppedEarly
 		if ctx.Err() != nil {
 			sw.Verdict.Interrupted = true
-			sw.Verdict.StoppedEarly = fmt.Sprintf("interrupted during step %d (%g %s); the finished steps are kept", n, v, spec.By)
+			sw.Verdict.StoppedEarly = fmt.Sprintf("interrupted during step %d (%s); the finished steps are kept", n, metrics.FormatLoad(v, spec.By))
 		}
 		if werr := metrics.WriteSweepFiles(opts.Dir, sw); werr != nil {
 			return true, werr
@@ -280,6 +281,9 @@ func edge(steps []metrics.SweepStep) (lo, hi float64, ok bool) {
 type stepRun struct {
 	Summary *metrics.Summary
 	Last    *metrics.Row // the last measured interval
+	// Sessions is the most sessions open at once in a measured interval
+	// (the last row may be sampled as the window closes them).
+	Sessions int64
 }
 
 // runStep runs one step into its results directory.
@@ -306,6 +310,7 @@ func runStep(ctx context.Context, pl *Plan, dir string, n int, opts SweepOptions
 			if p.Phase == "measure" {
 				row := p.Row
 				out.Last = &row
+				out.Sessions = max(out.Sessions, row.Sessions)
 			}
 			if rw != nil {
 				rw.Interval(p.Interval, p.Row, p.Phase)

@@ -97,7 +97,7 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(sw.Results) != 2 || !sw.Results[0].Pass || !sw.Results[1].Interrupted || !sw.Verdict.Interrupted ||
-			!strings.Contains(sw.Verdict.StoppedEarly, "interrupted during step 2 (500 rate)") {
+			!strings.Contains(sw.Verdict.StoppedEarly, "interrupted during step 2 (500 ops/s)") {
 			t.Fatalf("results %d, verdict %+v", len(sw.Results), sw.Verdict)
 		}
 		back, _ := metrics.ReadSweep(dir)
@@ -119,4 +119,33 @@ func TestSweepValidation(t *testing.T) {
 	if len(got) != 3 || got[0] != want {
 		t.Fatalf("%q", got)
 	}
+}
+
+// A sessions sweep holds every step's sessions open to the end of the
+// step, even though at 10 ops/s most VUs run no op in the window, and
+// judges memory per session across steps.
+func TestSessionSweepHoldsSessions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(okFake())
+		defer stop()
+		p := echoProfile()
+		p.Rate = 10
+		p.Sweep = &SweepSpec{By: "sessions", From: 20, To: 60, Steps: 3, Step: Duration(2 * time.Second), Warmup: Duration(500 * time.Millisecond),
+			SLO: SLOSpec{P99: Duration(20 * time.Millisecond)}}
+		sw, err := RunSweep(t.Context(), p, SweepOptions{Dir: t.TempDir(), HTTPClient: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sw.Results) != 3 {
+			t.Fatalf("%d steps, want 3 (%q)", len(sw.Results), sw.Verdict.StoppedEarly)
+		}
+		for _, s := range sw.Results {
+			if s.Sessions != int64(s.Value) || !s.Pass || s.Count != 20 {
+				t.Fatalf("step %d: %d sessions open at the end of the window, want %g; pass %v, count %d (want 20)", s.N, s.Sessions, s.Value, s.Pass, s.Count)
+			}
+		}
+		if sw.Verdict.MaxLoad != 60 {
+			t.Fatalf("highest load under the SLO %g, want 60 sessions", sw.Verdict.MaxLoad)
+		}
+	})
 }

@@ -187,3 +187,59 @@ func TestPlotCommand(t *testing.T) {
 		t.Fatal("plot of a missing directory succeeded")
 	}
 }
+
+func TestSweepCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sw")
+	out, errs, code := run(t, "sweep", "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "50", "--to", "100", "--steps", "2", "--step", "1s", "--step-warmup", "0s", "-q", "--out", dir)
+	if code != exitOK || !strings.Contains(out, "Maximum sustainable rate under the SLO: ") || !strings.Contains(errs, "mcpbench plot "+dir) {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errs)
+	}
+	var sw struct {
+		Results []struct {
+			Value  float64
+			Pass   bool
+			Errors int64
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil || json.Unmarshal(data, &sw) != nil || len(sw.Results) != 2 || sw.Results[0].Value != 50 || sw.Results[1].Value != 100 || !sw.Results[0].Pass || sw.Results[1].Errors != 0 {
+		t.Fatalf("sweep.json (%v): %s", err, data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "step-02", "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := run(t, "sweep", "--duration", "10s"); code != exitUsage || !strings.Contains(errs, "use --step") {
+		t.Fatalf("sweep --duration: exit %d %s", code, errs)
+	}
+}
+
+func TestSoakCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "soak")
+	out, errs, code := run(t, "soak", "--profile", "soak-churn", "--duration", "3s", "--warmup", "0s", "--churn-rate", "5", "-q", "--out", dir)
+	if code != exitOK && code != exitThresholds {
+		t.Fatalf("soak: exit %d\n%s\n%s", code, out, errs)
+	}
+	var sk struct {
+		Verdicts []struct{ Name string }
+		Pass     bool
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "soak.json"))
+	if err != nil || json.Unmarshal(data, &sk) != nil {
+		t.Fatalf("soak.json (%v): %s", err, data)
+	}
+	var names []string
+	for _, v := range sk.Verdicts {
+		names = append(names, v.Name)
+	}
+	if got := strings.Join(names, ", "); got != "latency drift, correctness drift, target leak, session hygiene" {
+		t.Fatalf("verdicts %q", got)
+	}
+	if sk.Pass != (code == exitOK) {
+		t.Fatalf("soak.json pass %v but exit %d", sk.Pass, code)
+	}
+	for _, want := range []string{"latency drift", "session hygiene"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

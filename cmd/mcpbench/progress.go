@@ -75,11 +75,20 @@ func (pr *progress) line(p workload.Progress) string {
 	pr.errors += row.All.Errors
 	pr.reconnects += row.Reconnects // resumes of response and GET streams
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %8.1f ops/s", p.Phase, row.Rate)
-	if p.TargetRate > 0 {
-		fmt.Fprintf(&b, " (target %.4g)", p.TargetRate)
+	if p.Phase == "warm-up" {
+		// Warm-up ops are not recorded: no rate or latency to show yet.
+		fmt.Fprintf(&b, "%-8s (not measured)", p.Phase)
+		if p.TargetRate > 0 {
+			fmt.Fprintf(&b, " target %.4g ops/s", p.TargetRate)
+		}
+		fmt.Fprintf(&b, "  reconnects %d  VUs %d  sessions %d", pr.reconnects, p.VUs, p.Sessions)
+	} else {
+		fmt.Fprintf(&b, "%-8s %8.1f ops/s", p.Phase, row.Rate)
+		if p.TargetRate > 0 {
+			fmt.Fprintf(&b, " (target %.4g)", p.TargetRate)
+		}
+		fmt.Fprintf(&b, "  p99 %s ms  errors %d  reconnects %d  VUs %d  sessions %d", fmtMS(row.All.P99), pr.errors, pr.reconnects, p.VUs, p.Sessions)
 	}
-	fmt.Fprintf(&b, "  p99 %s ms  errors %d  reconnects %d  VUs %d  sessions %d", fmtMS(row.All.P99), pr.errors, pr.reconnects, p.VUs, p.Sessions)
 	if p.Streams > 0 {
 		fmt.Fprintf(&b, "  GET streams %d", p.Streams)
 	}

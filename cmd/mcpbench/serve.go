@@ -48,6 +48,9 @@ mcpbench://static/large; prompt greet{name}.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench reference server (%s mode) listening on %s\n", opts.Mode, srv.URL())
 			fmt.Fprintf(cmd.OutOrStdout(), "pid %d; Ctrl-C to stop\n", os.Getpid())
+			if leak > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "TEST FIXTURE: leaking %d bytes per session on purpose\n", leak)
+			}
 			<-ctx.Done()
 			st := srv.Stats()
 			fmt.Fprintf(cmd.OutOrStdout(), "stopping: %d tool executions, %d sessions opened, %d closed; count tool: %d keys, %d executed more than once\n",

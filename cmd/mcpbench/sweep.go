@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
@@ -44,6 +45,16 @@ Ctrl-C keeps every finished step.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			set := cmd.Flags().Changed
+			for name, use := range map[string]string{
+				"duration":   "--step (measured time per step)",
+				"warmup":     "--step-warmup",
+				"threshold":  "--slo-p99 and --slo-errors (each step is judged against the SLO)",
+				"no-results": "--out (a sweep keeps every step's results)",
+			} {
+				if set(name) {
+					return usageError("--%s does not apply to sweep: use %s", name, use)
+				}
+			}
 			env, err := prepare(cmd, f, func(p *workload.Profile) error {
 				if p.Sweep == nil {
 					p.Sweep = &workload.SweepSpec{}
@@ -98,10 +109,13 @@ Ctrl-C keeps every finished step.`,
 				OnStep: func(st metrics.SweepStep) {
 					prog.done()
 					verdict := "pass"
-					if !st.Pass {
-						verdict = fmt.Sprintf("FAIL %v", st.Reasons)
+					switch {
+					case st.Interrupted:
+						verdict = "interrupted (a partial step, not judged)"
+					case !st.Pass:
+						verdict = "FAIL: " + strings.Join(st.Reasons, "; ")
 					}
-					fmt.Fprintf(env.stderr, "mcpbench: step %d (%g %s): achieved %.1f/s, p99 %.2f ms, errors %.2f%%: %s\n", st.N, st.Value, st.By, st.Achieved, st.Latency.P99, st.ErrorRate, verdict)
+					fmt.Fprintf(env.stderr, "mcpbench: step %d (%s): achieved %.1f ops/s, p99 %.2f ms, errors %.2f%%: %s\n", st.N, metrics.FormatLoad(st.Value, st.By), st.Achieved, st.Latency.P99, st.ErrorRate, verdict)
 					prog = newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Profile: workload.Profile{Duration: env.profile.Sweep.Step, Warmup: env.profile.Sweep.Warmup}})
 				},
 			})
@@ -137,6 +151,10 @@ Ctrl-C keeps every finished step.`,
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
+	for _, name := range []string{"duration", "warmup", "threshold", "no-results"} {
+		fl.MarkHidden(name)
+	}
+	fl.Lookup("out").Usage = "results directory (default results/<time>-<profile>): sweep.json, sweep.csv and each step's run files in step-NN/"
 	fl.StringVar(&by, "by", "", "what to step: rate (default), vus or sessions")
 	fl.Float64Var(&from, "from", 0, "first step's load")
 	fl.Float64Var(&to, "to", 0, "last step's load")
