@@ -184,6 +184,7 @@ type Generator struct {
 	// part of response time and not of service time.
 	StartLag       Latency `json:"start_lag_ms"`
 	NumCPU         int     `json:"num_cpu"`
+	GOMAXPROCS     int     `json:"gomaxprocs"` // Ps running mcpbench's Go code (--procs)
 	IncludesServer bool    `json:"includes_embedded_server"`
 }
 

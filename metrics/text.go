@@ -141,7 +141,11 @@ func WriteText(w io.Writer, s *Summary) error {
 	if g.IncludesServer {
 		note = " (includes the embedded server: use --url against a separate server to measure mcpbench alone)"
 	}
-	p.f("Generator: %.2f CPU-s, %.1f µs CPU per op, %.2f of %d cores, max RSS %.0f MB%s\n", g.CPUSeconds, g.CPUPerOpUS, g.Cores, g.NumCPU, g.MaxRSSMB, note)
+	procs := ""
+	if g.GOMAXPROCS > 0 && g.GOMAXPROCS < g.NumCPU {
+		procs = fmt.Sprintf(" (GOMAXPROCS %d)", g.GOMAXPROCS)
+	}
+	p.f("Generator: %.2f CPU-s, %.1f µs CPU per op, %.2f of %d cores%s, max RSS %.0f MB%s\n", g.CPUSeconds, g.CPUPerOpUS, g.Cores, g.NumCPU, procs, g.MaxRSSMB, note)
 	if g.Bottleneck != "" {
 		p.f("WARNING: %s\n", g.Bottleneck)
 	}

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"image/png"
@@ -271,3 +272,63 @@ func TestLegendName(t *testing.T) {
 
 // The ticker is usable on its own on a gonum axis.
 var _ plot.Ticker = NinesTicks{}
+
+func readSweep(t *testing.T, name string) *metrics.Sweep {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sw metrics.Sweep
+	if err := json.Unmarshal(data, &sw); err != nil {
+		t.Fatal(err)
+	}
+	return &sw
+}
+
+// Capacity charts of two recorded sweeps: a rate sweep of the reference
+// server with refinement steps (run after higher loads), and a session
+// sweep.
+func TestGoldenSweepSVG(t *testing.T) {
+	rate, sessions := readSweep(t, "sweep-rate.json"), readSweep(t, "sweep-sessions.json")
+	tests := []struct {
+		file  string
+		chart func() (*Chart, error)
+	}{
+		{"capacity-latency.svg", func() (*Chart, error) { return CapacityLatency(rate) }},
+		{"capacity-errors.svg", func() (*Chart, error) { return CapacityErrors(rate) }},
+		{"capacity-resources.svg", func() (*Chart, error) { return CapacityResources(rate) }},
+		{"capacity-memory.svg", func() (*Chart, error) { return CapacityMemory(sessions) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			c, err := tt.chart()
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.file, svgOf(t, c))
+		})
+	}
+	if _, err := CapacityMemory(rate); !errors.Is(err, ErrNoData) {
+		t.Errorf("memory per session of a rate sweep: %v, want ErrNoData", err)
+	}
+}
+
+// Lines run left to right: refinement steps (run last) are sorted in, and
+// an interrupted (partial) step is left out.
+func TestSweepStepsSorted(t *testing.T) {
+	sw := &metrics.Sweep{Results: []metrics.SweepStep{
+		{N: 1, Value: 500, Achieved: 500}, {N: 2, Value: 1500, Achieved: 1400}, {N: 3, Value: 1000, Achieved: 1000},
+		{N: 4, Value: 1250, Achieved: 1250, Interrupted: true},
+	}}
+	var got []int
+	for _, s := range finished(sw, offered) {
+		got = append(got, s.N)
+	}
+	if diff := cmp.Diff([]int{1, 3, 2}, got); diff != "" {
+		t.Fatalf("order (-want +got):\n%s", diff)
+	}
+	if s := stepByN(sw, 3); s == nil || s.Value != 1000 {
+		t.Fatalf("stepByN(3) = %+v", s)
+	}
+}

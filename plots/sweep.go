@@ -1,10 +1,12 @@
 package plots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/mcpbench/mcpbench/metrics"
@@ -20,6 +22,33 @@ func sweepSubtitle(sw *metrics.Sweep) string {
 	return fmt.Sprintf("%s  ·  profile %s  ·  protocol %s  ·  %s", sw.Target, sw.Profile, cmpOr(sw.Protocol, "-"), sw.Started.UTC().Format("2006-01-02 15:04 UTC"))
 }
 
+// finished returns the sweep's judged steps (an interrupted step is
+// partial) sorted by key, so a line runs left to right even when
+// refinement steps ran after higher loads.
+func finished(sw *metrics.Sweep, key func(metrics.SweepStep) float64) []metrics.SweepStep {
+	var out []metrics.SweepStep
+	for _, s := range sw.Results {
+		if !s.Interrupted {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b metrics.SweepStep) int { return cmp.Compare(key(a), key(b)) })
+	return out
+}
+
+func offered(s metrics.SweepStep) float64  { return s.Value }
+func achieved(s metrics.SweepStep) float64 { return s.Achieved }
+
+// stepByN returns step n of the sweep (nil when it is not there).
+func stepByN(sw *metrics.Sweep, n int) *metrics.SweepStep {
+	for i := range sw.Results {
+		if sw.Results[i].N == n {
+			return &sw.Results[i]
+		}
+	}
+	return nil
+}
+
 func loadUnit(by string) string {
 	switch by {
 	case "vus":
@@ -33,7 +62,8 @@ func loadUnit(by string) string {
 // CapacityLatency draws response-time percentiles against the achieved
 // throughput of each step, with the SLO's p99 and the knee.
 func CapacityLatency(sw *metrics.Sweep) (*Chart, error) {
-	if len(sw.Results) == 0 {
+	steps := finished(sw, achieved)
+	if len(steps) == 0 {
 		return nil, noData("no finished step")
 	}
 	p := newPanel("Response time against achieved throughput (one point per step)", "achieved throughput (ops/s)", "response time (ms)")
@@ -48,7 +78,7 @@ func CapacityLatency(sw *metrics.Sweep) (*Chart, error) {
 	}
 	// A log axis when the tail dwarfs the median (past the knee).
 	lo, hi := math.Inf(1), 0.0
-	for _, s := range sw.Results {
+	for _, s := range steps {
 		lo, hi = math.Min(lo, math.Max(s.Latency.P50, 0.001)), math.Max(hi, s.Latency.Max)
 	}
 	useLog := hi > 30*lo
@@ -59,12 +89,12 @@ func CapacityLatency(sw *metrics.Sweep) (*Chart, error) {
 		return v
 	}
 	xmax := 0.0
-	for _, s := range sw.Results {
+	for _, s := range steps {
 		xmax = math.Max(xmax, s.Achieved)
 	}
 	for i, k := range pick {
-		xy := make(plotter.XYs, 0, len(sw.Results))
-		for _, s := range sw.Results {
+		xy := make(plotter.XYs, 0, len(steps))
+		for _, s := range steps {
 			xy = append(xy, plotter.XY{X: s.Achieved, Y: y(k.get(s.Latency))})
 		}
 		if err := addSeries(p, k.name, []plotter.XYs{xy}, lineStyle(colorN(i), 1.5, false)); err != nil {
@@ -81,13 +111,13 @@ func CapacityLatency(sw *metrics.Sweep) (*Chart, error) {
 		}
 		hi = math.Max(hi, sw.SLO.P99MS)
 	}
-	if v := sw.Verdict; v.KneeStep > 0 {
-		x := sw.Results[v.KneeStep-1].Achieved
+	if v := sw.Verdict; v.KneeStep > 0 && stepByN(sw, v.KneeStep) != nil {
+		x := stepByN(sw, v.KneeStep).Achieved
 		p.Plot.Add(vline{X: x, LineStyle: lineStyle(colorN(4), 1.2, true)})
 		p.Legend.Add(fmt.Sprintf("knee (step %d)", v.KneeStep), vline{X: x, LineStyle: lineStyle(colorN(4), 1.2, true)})
 	}
-	if v := sw.Verdict; v.MaxStep > 0 {
-		x := sw.Results[v.MaxStep-1].Achieved
+	if v := sw.Verdict; v.MaxStep > 0 && stepByN(sw, v.MaxStep) != nil {
+		x := stepByN(sw, v.MaxStep).Achieved
 		p.Plot.Add(vline{X: x, LineStyle: lineStyle(colorN(2), 1.2, true)})
 		p.Legend.Add(fmt.Sprintf("max sustainable (%.0f/s)", v.MaxSustainable), vline{X: x, LineStyle: lineStyle(colorN(2), 1.2, true)})
 	}
@@ -118,19 +148,20 @@ func trim(v float64) string { return fmt.Sprintf("%g", math.Round(v*1000)/1000) 
 // CapacityErrors draws the error rate of each step against the load
 // offered (and, for rate sweeps, the achieved against the offered rate).
 func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
-	if len(sw.Results) == 0 {
+	steps := finished(sw, offered)
+	if len(steps) == 0 {
 		return nil, noData("no finished step")
 	}
 	p := newPanel("Error rate against offered load", loadUnit(sw.By), "errors (% of ops)")
 	xy := plotter.XYs{}
-	for _, s := range sw.Results {
+	for _, s := range steps {
 		xy = append(xy, plotter.XY{X: s.Value, Y: s.ErrorRate})
 	}
 	if err := addSeries(p, "error rate", []plotter.XYs{xy}, lineStyle(colorN(3), 1.5, false)); err != nil {
 		return nil, err
 	}
 	addDots(p, xy, colorN(3))
-	xmax := sw.Results[len(sw.Results)-1].Value * 1.05
+	xmax := steps[len(steps)-1].Value * 1.05
 	if err := addSeries(p, fmt.Sprintf("SLO %s%%", trim(sw.SLO.ErrorRate)), []plotter.XYs{{{X: 0, Y: sw.SLO.ErrorRate}, {X: xmax, Y: sw.SLO.ErrorRate}}}, lineStyle(color.Black, 1, true)); err != nil {
 		return nil, err
 	}
@@ -140,7 +171,7 @@ func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
 	if sw.By == "rate" {
 		q := newPanel("Achieved against offered rate", loadUnit(sw.By), "ops/s")
 		ach, ideal := plotter.XYs{}, plotter.XYs{{X: 0, Y: 0}, {X: xmax, Y: xmax}}
-		for _, s := range sw.Results {
+		for _, s := range steps {
 			ach = append(ach, plotter.XY{X: s.Value, Y: s.Achieved})
 		}
 		if err := addSeries(q, "achieved", []plotter.XYs{ach}, lineStyle(colorN(0), 1.5, false)); err != nil {
@@ -160,19 +191,20 @@ func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
 // CapacityResources draws CPU (cores) and RSS (MB) per step for the
 // target (--target-pid) and for mcpbench itself.
 func CapacityResources(sw *metrics.Sweep) (*Chart, error) {
+	steps := finished(sw, offered)
 	hasTgt := false
-	for _, s := range sw.Results {
+	for _, s := range steps {
 		if s.TgtRSSMB > 0 {
 			hasTgt = true
 		}
 	}
-	if len(sw.Results) == 0 || !hasTgt {
+	if len(steps) == 0 || !hasTgt {
 		return nil, noData("the target process was not sampled (--target-pid)")
 	}
 	cpu := newPanel("CPU per step", loadUnit(sw.By), "cores")
 	mem := newPanel("Resident memory per step", loadUnit(sw.By), "RSS (MB)")
 	var tc, gc, tm, gm plotter.XYs
-	for _, s := range sw.Results {
+	for _, s := range steps {
 		tc = append(tc, plotter.XY{X: s.Value, Y: s.TgtCores})
 		gc = append(gc, plotter.XY{X: s.Value, Y: s.GenCores})
 		tm = append(tm, plotter.XY{X: s.Value, Y: s.TgtRSSMB})
@@ -190,7 +222,7 @@ func CapacityResources(sw *metrics.Sweep) (*Chart, error) {
 		}
 		addDots(x.p, x.xy, colorN(x.i))
 	}
-	xmax := sw.Results[len(sw.Results)-1].Value * 1.05
+	xmax := steps[len(steps)-1].Value * 1.05
 	for _, p := range []*Panel{cpu, mem} {
 		p.Plot.X.Min, p.Plot.X.Max = 0, xmax
 		fromZero(p.Plot)
@@ -201,13 +233,14 @@ func CapacityResources(sw *metrics.Sweep) (*Chart, error) {
 // CapacityMemory draws RSS against open sessions (session sweeps), with
 // the per-session slope.
 func CapacityMemory(sw *metrics.Sweep) (*Chart, error) {
-	if sw.By != "sessions" || len(sw.Results) < 2 {
+	steps := finished(sw, func(s metrics.SweepStep) float64 { return float64(s.Sessions) })
+	if sw.By != "sessions" || len(steps) < 2 {
 		return nil, noData("not a session sweep")
 	}
 	v := sw.Verdict
 	p := newPanel(fmt.Sprintf("RSS against open sessions: target %.1f KiB/session, mcpbench %.1f KiB/session", v.TargetKiBPerSession, v.GeneratorKiBPerSession), "open sessions", "RSS (MB)")
 	var tm, gm plotter.XYs
-	for _, s := range sw.Results {
+	for _, s := range steps {
 		if s.TgtRSSMB > 0 {
 			tm = append(tm, plotter.XY{X: float64(s.Sessions), Y: s.TgtRSSMB})
 		}

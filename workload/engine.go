@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ type Plan struct {
 func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	p.Defaults()
 	if errs := p.Validate(); len(errs) > 0 {
-		return nil, &ProfileError{Source: p.Name, Errs: errs}
+		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
 	pl := &Plan{Profile: *p}
 	for _, t := range p.Thresholds {
@@ -203,6 +204,7 @@ type engine struct {
 
 	sched    Schedule
 	next     atomic.Uint64 // next arrival slot to claim (open model)
+	spawning atomic.Int64  // VUs added by spawn still initializing
 	maxDelay time.Duration
 	live     atomic.Int64
 	started  atomic.Int64
@@ -498,10 +500,21 @@ func (e *engine) launch(id int, s *driver.Session) {
 // goroutines (the way wrk2 paces per connection). A slot claimed after its
 // due time (every VU was busy) runs at once, still timed from its intended
 // start; one claimed later than max_delay is dropped and counted. While
-// every VU is busy and a slot is overdue, VUs are added up to max_vus.
+// every VU is busy and a slot is overdue, VUs are added up to max_vus: one
+// every 5 ms at most (watchArrivals), and never more than maxSpawning
+// still initializing.
 
-// spawnLag is how overdue a slot must be before another VU is added.
+// spawnLag is how overdue the next unclaimed slot must be before another
+// VU is added.
 const spawnLag = 2 * time.Millisecond
+
+// maxSpawning bounds the added VUs still initializing their sessions. A
+// hiccup of a few milliseconds makes every slot overdue for a moment;
+// without a bound each overdue claim would add a VU, each new VU costs
+// the server an initialize, the server falls further behind and the run
+// spirals to max_vus. With it the pool still grows by hundreds of VUs a
+// second when the load truly needs them.
+const maxSpawning = 4
 
 // claim takes the next arrival slot: the op to run and its intended start,
 // or stop when the schedule is over.
@@ -543,9 +556,10 @@ func (e *engine) watchArrivals() {
 func (e *engine) spawn() {
 	e.spawnMu.Lock()
 	defer e.spawnMu.Unlock()
-	if isClosed(e.stopAdmit) || e.live.Load() >= int64(e.pl.Profile.MaxVUs) {
+	if isClosed(e.stopAdmit) || e.live.Load() >= int64(e.pl.Profile.MaxVUs) || e.spawning.Load() >= maxSpawning {
 		return
 	}
+	e.spawning.Add(1)
 	e.launch(int(e.started.Load()), nil)
 }
 
@@ -561,11 +575,18 @@ func (e *engine) vu(id int, s *driver.Session) {
 	var res driver.Result
 
 	if s == nil {
+		spawned := p.Open() // the open model adds VUs through spawn
 		s, _ = driver.NewSession(e.cfgFor(id), id)
 		for !e.initSession(e.runCtx, s) {
 			if sleepOr(e.runCtx, e.stopAdmit, time.Second) {
+				if spawned {
+					e.spawning.Add(-1)
+				}
 				return
 			}
+		}
+		if spawned {
+			e.spawning.Add(-1)
 		}
 	}
 	defer func() { e.closeSession(s) }()
@@ -633,8 +654,6 @@ func (e *engine) vu(id int, s *driver.Session) {
 					shard.Dropped(j.op)
 				}
 				continue
-			case -wait > spawnLag:
-				e.spawn()
 			}
 			run(&j)
 		}
@@ -929,6 +948,7 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 	}
 	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
 	s.Generator.StartLag = metrics.LatencyOf(e.rec.StartLag())
+	s.Generator.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	g := &s.Generator
 	switch {
 	case !e.opts.Embedded && g.Cores >= 0.8*float64(runtime.GOMAXPROCS(0)):

@@ -131,6 +131,43 @@ func TestOpenModelAddsVUs(t *testing.T) {
 	})
 }
 
+// A 50 ms hiccup of the server at 1000 ops/s makes ~50 slots overdue at
+// once. The pool grows by a handful of VUs, not by one per late op: each
+// added VU costs the server an initialize, and adding them by the dozen
+// is how a brief hiccup spirals into max_vus sessions.
+func TestOpenModelHiccupAddsFewVUs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		hiccupFrom, hiccupTo := start.Add(time.Second), start.Add(time.Second+50*time.Millisecond)
+		hold := func() {
+			if now := time.Now(); !now.Before(hiccupFrom) && now.Before(hiccupTo) {
+				time.Sleep(hiccupTo.Sub(now))
+			}
+		}
+		fake := mcptest.New()
+		fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+			time.Sleep(time.Millisecond)
+			w.Result(r, map[string]any{"content": []any{}})
+		})
+		// Every request (initialize too) is held through the hiccup.
+		server := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hold()
+			fake.ServeHTTP(w, r)
+		})
+		p := echoProfile()
+		p.Rate, p.VUs, p.MaxVUs = 1000, 4, 2000
+		p.Duration = Duration(2 * time.Second)
+		sum := runFake(t, p, server)
+		if sum.Ops[0].Errors != 0 || sum.Dropped != 0 {
+			t.Fatalf("errors %d dropped %d", sum.Ops[0].Errors, sum.Dropped)
+		}
+		if sum.VUs > 16 {
+			t.Fatalf("%d VUs started after a 50 ms hiccup: want a handful (4 up front, at most %d initializing at once)", sum.VUs, maxSpawning)
+		}
+		t.Logf("%d VUs", sum.VUs)
+	})
+}
+
 // Warm-up results are discarded; the closed model's counts and rate cover
 // the measured window only.
 func TestClosedModelWarmupExcluded(t *testing.T) {

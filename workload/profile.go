@@ -29,6 +29,9 @@ import (
 // examples). Zero values mean the documented defaults; Validate reports
 // every problem at once.
 type Profile struct {
+	// Source is where the profile came from: a built-in's name or the
+	// file's path (for error messages; not a YAML field).
+	Source      string `yaml:"-"`
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	// URL is the MCP endpoint; "" benchmarks the embedded reference server.
@@ -286,6 +289,7 @@ func LoadProfile(nameOrFile string) (*Profile, error) {
 	}
 	p, errs := ParseProfile(data)
 	p.parseErrs = errs
+	p.Source = nameOrFile
 	if p.Name == "" {
 		p.Name = strings.TrimSuffix(nameOrFile, ".yaml")
 	}

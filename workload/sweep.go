@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -142,7 +143,7 @@ func RunSweep(ctx context.Context, p *Profile, opts SweepOptions) (*metrics.Swee
 	spec := *p.Sweep
 	spec.defaults()
 	if errs := spec.validate(); len(errs) > 0 {
-		return nil, &ProfileError{Source: p.Name, Errs: errs}
+		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
 	slo := spec.SLO.slo()
 	sw := &metrics.Sweep{Tool: opts.Tool, Target: p.URL, Profile: p.Name, Started: time.Now(), By: spec.By, From: spec.From, To: spec.To,

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -65,9 +67,6 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		}
 	}
 	raiseFileLimit()
-	if f.procs > 0 {
-		runtime.GOMAXPROCS(f.procs)
-	}
 	e.ver, e.sdk = version()
 	e.ctx, e.stop = signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	e.closers = append(e.closers, e.stop)
@@ -78,7 +77,7 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		pp.Defaults()
 		if errs := pp.Validate(); len(errs) > 0 {
 			e.close()
-			return nil, &exitError{code: exitUsage, err: &workload.ProfileError{Source: p.Name, Errs: errs}}
+			return nil, &exitError{code: exitUsage, err: &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}}
 		}
 		e.embedded = true
 		e.srv, err = refserver.Start(context.WithoutCancel(e.ctx), "127.0.0.1:0", refserver.Options{
@@ -91,6 +90,7 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		p.URL = e.srv.URL()
 		fmt.Fprintf(e.stderr, "mcpbench: no --url given: benchmarking the embedded reference server (%s mode) at %s\n", cmpOr(p.Server.Mode, "stateful"), p.URL)
 	}
+	e.setProcs(p)
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
@@ -198,4 +198,45 @@ func (r *recording) close(sum *metrics.Summary) {
 
 func (e *env) runInfo(plan *workload.Plan, proto string) *metrics.RunInfo {
 	return runInfo(plan, proto, e.f, e.cmd, e.embedded, e.ver, e.sdk, e.started)
+}
+
+// perPCapacity is the open-model rate one P (GOMAXPROCS) carries at about
+// half load: mcpbench spends ~150 µs of CPU per tools/call over SSE.
+const perPCapacity = 3300.0
+
+// setProcs sets GOMAXPROCS: --procs when given; else, for an open-model
+// rate against a separate server, as few Ps as the rate needs. With more
+// Ps than the work needs, each VU wake-up also wakes an idle P that spins
+// and sleeps again (futex, nanosleep): measured at 2000 ops/s on 2 cores,
+// 153–158 µs of CPU per op with 2 Ps against 134–138 µs with 1, with the
+// same latency and start lag. The embedded server shares the process, so
+// it keeps every core; so does the closed model, whose rate is unknown.
+func (e *env) setProcs(p *workload.Profile) {
+	if e.f.procs > 0 {
+		runtime.GOMAXPROCS(e.f.procs)
+		return
+	}
+	n, rate := autoProcs(p, e.embedded, runtime.NumCPU())
+	if n > 0 && n < runtime.GOMAXPROCS(0) {
+		runtime.GOMAXPROCS(n)
+		fmt.Fprintf(e.stderr, "mcpbench: GOMAXPROCS %d of %d cores: enough for %g ops/s and cheaper per op (--procs N to choose)\n", n, runtime.NumCPU(), rate)
+	}
+}
+
+// autoProcs returns the Ps an open-model run of p needs on numCPU cores
+// and the rate it sized them for (0: keep every core).
+func autoProcs(p *workload.Profile, embedded bool, numCPU int) (int, float64) {
+	rate := p.Rate
+	if s := p.Sweep; s != nil {
+		switch s.By {
+		case "rate", "":
+			rate = max(s.From, s.To)
+		case "vus":
+			rate = 0
+		}
+	}
+	if embedded || rate <= 0 {
+		return 0, 0
+	}
+	return min(max(1, int(math.Ceil(rate/perPCapacity))), numCPU), rate
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // run executes the CLI in-process and returns stdout, stderr and the exit
@@ -76,7 +78,7 @@ func TestRunExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"run", "--profile", bad}, exitUsage, "3 problems"},
+		{[]string{"run", "--profile", bad}, exitUsage, "profile " + bad + ": 3 problems"},
 		{[]string{"run", "--profile", "no-such-profile"}, exitUsage, "built-ins: "},
 		{[]string{"run", "--url", "ftp://x"}, exitUsage, "scheme"},
 		{[]string{"run", "--args", "{}"}, exitUsage, "--args needs --tool"},
@@ -240,6 +242,31 @@ func TestSoakCommand(t *testing.T) {
 	for _, want := range []string{"latency drift", "session hygiene"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestAutoProcs(t *testing.T) {
+	open := func(rate float64) *workload.Profile { return &workload.Profile{Rate: rate} }
+	tests := []struct {
+		name     string
+		p        *workload.Profile
+		embedded bool
+		cpus     int
+		want     int
+	}{
+		{"2000/s fits one P", open(2000), false, 2, 1},
+		{"8000/s needs three, capped at the cores", open(8000), false, 2, 2},
+		{"8000/s on 8 cores", open(8000), false, 8, 3},
+		{"embedded server keeps every core", open(2000), true, 2, 0},
+		{"closed model keeps every core", open(0), false, 2, 0},
+		{"rate sweep sized for its top step", &workload.Profile{Rate: 100, Sweep: &workload.SweepSpec{By: "rate", From: 500, To: 8000}}, false, 8, 3},
+		{"VU sweep keeps every core", &workload.Profile{Rate: 100, Sweep: &workload.SweepSpec{By: "vus", From: 10, To: 100}}, false, 8, 0},
+		{"session sweep sized for its rate", &workload.Profile{Rate: 100, Sweep: &workload.SweepSpec{By: "sessions", From: 1000, To: 5000}}, false, 8, 1},
+	}
+	for _, tt := range tests {
+		if got, _ := autoProcs(tt.p, tt.embedded, tt.cpus); got != tt.want {
+			t.Errorf("%s: %d Ps, want %d", tt.name, got, tt.want)
 		}
 	}
 }

@@ -103,8 +103,8 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 		}
 		fmt.Fprintf(&b, "initialize %-13s yes: negotiated %s, Mcp-Session-Id %s\n", l.Requested, l.Negotiated, yes(l.SessionID))
 	}
-	fmt.Fprintf(&b, "\nsessions     %s\nanswers      %s\nevent ids    %s\npriming      %s\nretry hints  %v\nGET stream   %s\nauto picks   %s\n",
-		r.Sessions, r.Answers, yes(r.EventIDs), yes(r.Priming), r.RetryHints, r.GETStream, r.Recommended)
+	fmt.Fprintf(&b, "\nsessions     %s\nanswers      %s\nevent ids    %s\npriming      %s\nretry hints  %s\nGET stream   %s\nauto picks   %s\n",
+		r.Sessions, r.Answers, yes(r.EventIDs), yes(r.Priming), hints(r.RetryHints), r.GETStream, r.Recommended)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
@@ -124,4 +124,16 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// hints lists the retry hints a probe saw ("none seen" for none).
+func hints(ms []int) string {
+	if len(ms) == 0 {
+		return "none seen"
+	}
+	parts := make([]string, len(ms))
+	for i, v := range ms {
+		parts[i] = fmt.Sprintf("%d ms", v)
+	}
+	return strings.Join(parts, ", ")
 }
