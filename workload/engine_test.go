@@ -259,29 +259,37 @@ func TestSetupFailureIsClassified(t *testing.T) {
 	}
 }
 
+// runInterrupted runs one VU for a minute against a server that answers
+// each call in callTime, and cancels the run (Ctrl-C) at 3 s.
+func runInterrupted(t *testing.T, callTime time.Duration) *metrics.Summary {
+	t.Helper()
+	fake := mcptest.New()
+	fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+		time.Sleep(callTime)
+		w.Result(r, map[string]any{"content": []any{}})
+	})
+	hc, stop := mcptest.ServePipe(fake)
+	defer stop()
+	p := echoProfile()
+	p.VUs, p.Duration = 1, Duration(time.Minute)
+	pl, err := Compile(p, hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	time.AfterFunc(3*time.Second, func() { cancel(errors.New("interrupted by signal")) })
+	sum, err := Run(ctx, pl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
 // Cancelling the context (Ctrl-C) stops the run early; the summary keeps
 // what was measured and says it was interrupted.
 func TestInterruptKeepsResults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fake := mcptest.New()
-		fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
-			time.Sleep(10 * time.Millisecond)
-			w.Result(r, map[string]any{"content": []any{}})
-		})
-		hc, stop := mcptest.ServePipe(fake)
-		defer stop()
-		p := echoProfile()
-		p.VUs, p.Duration = 1, Duration(time.Minute)
-		pl, err := Compile(p, hc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancelCause(t.Context())
-		time.AfterFunc(3*time.Second, func() { cancel(errors.New("interrupted by signal")) })
-		sum, err := Run(ctx, pl, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sum := runInterrupted(t, 10*time.Millisecond)
 		if !sum.Interrupted || sum.StopReason != "interrupted by signal" {
 			t.Fatalf("interrupted %v reason %q", sum.Interrupted, sum.StopReason)
 		}
@@ -295,25 +303,7 @@ func TestInterruptKeepsResults(t *testing.T) {
 // of the server (nor a faulty stream).
 func TestInterruptedOpIsNotAnError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fake := mcptest.New()
-		fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
-			time.Sleep(7 * time.Millisecond) // an op is in flight at 3 s
-			w.Result(r, map[string]any{"content": []any{}})
-		})
-		hc, stop := mcptest.ServePipe(fake)
-		defer stop()
-		p := echoProfile()
-		p.VUs, p.Duration = 1, Duration(time.Minute)
-		pl, err := Compile(p, hc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancelCause(t.Context())
-		time.AfterFunc(3*time.Second, func() { cancel(errors.New("interrupted by signal")) })
-		sum, err := Run(ctx, pl, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sum := runInterrupted(t, 7*time.Millisecond) // an op is in flight at 3 s
 		op := sum.Ops[0]
 		if op.Interrupted != 1 || op.Errors != 0 || sum.All.Errors != 0 || len(sum.All.ErrorsByClass) > 0 {
 			t.Fatalf("interrupted %d, errors %d (all %d, classes %v): the cut op must count as interrupted only", op.Interrupted, op.Errors, sum.All.Errors, sum.All.ErrorsByClass)
