@@ -41,8 +41,8 @@ func sseHandler(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-func benchSession(b *testing.B, url string) *driver.Session {
-	s, err := driver.NewSession(&driver.Config{URL: url}, 1)
+func benchSession(b *testing.B, cfg *driver.Config) *driver.Session {
+	s, err := driver.NewSession(cfg, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,13 +53,9 @@ func benchSession(b *testing.B, url string) *driver.Session {
 	return s
 }
 
-// BenchmarkToolsCallSSE is the driver's hot path: one tools/call with a
-// progress token, answered over SSE (priming event + response) by a minimal
-// in-process server. Allocations include the server's (same process).
-func BenchmarkToolsCallSSE(b *testing.B) {
-	ts := httptest.NewServer(http.HandlerFunc(sseHandler))
-	defer ts.Close()
-	s := benchSession(b, ts.URL)
+// benchCalls times one tools/call (echo, with a progress token) per
+// iteration on s.
+func benchCalls(b *testing.B, s *driver.Session) {
 	o, _ := driver.NewOp("", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hello"}}`), true)
 	var res driver.Result
 	b.ReportAllocs()
@@ -72,6 +68,15 @@ func BenchmarkToolsCallSSE(b *testing.B) {
 	}
 }
 
+// BenchmarkToolsCallSSE is the driver's hot path: one tools/call with a
+// progress token, answered over SSE (priming event + response) by a minimal
+// in-process server. Allocations include the server's (same process).
+func BenchmarkToolsCallSSE(b *testing.B) {
+	ts := httptest.NewServer(http.HandlerFunc(sseHandler))
+	defer ts.Close()
+	benchCalls(b, benchSession(b, &driver.Config{URL: ts.URL}))
+}
+
 // BenchmarkToolsCallSSERefServer is the same call answered by the go-sdk
 // reference server in-process: the server's cost dominates.
 func BenchmarkToolsCallSSERefServer(b *testing.B) {
@@ -80,17 +85,7 @@ func BenchmarkToolsCallSSERefServer(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	s := benchSession(b, srv.URL())
-	o, _ := driver.NewOp("", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hello"}}`), true)
-	var res driver.Result
-	b.ReportAllocs()
-	for b.Loop() {
-		res.Reset()
-		s.Do(b.Context(), o, &res)
-		if res.Err != nil {
-			b.Fatal(res.Err)
-		}
-	}
+	benchCalls(b, benchSession(b, &driver.Config{URL: srv.URL()}))
 }
 
 // BenchmarkSSEDecoder decodes a stream of progress notifications.
@@ -134,23 +129,7 @@ func benchChaos(b *testing.B, plan chaos.Plan) {
 	plan.Defaults()
 	base := driver.NewHTTPClient(&driver.Config{})
 	rt := chaos.New(plan, 1).Wrap(0, base.Transport)
-	s, err := driver.NewSession(&driver.Config{URL: ts.URL, HTTPClient: &http.Client{Transport: rt}}, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var res driver.Result
-	if err := s.Initialize(b.Context(), &res); err != nil {
-		b.Fatal(err)
-	}
-	o, _ := driver.NewOp("", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hello"}}`), true)
-	b.ReportAllocs()
-	for b.Loop() {
-		res.Reset()
-		s.Do(b.Context(), o, &res)
-		if res.Err != nil {
-			b.Fatal(res.Err)
-		}
-	}
+	benchCalls(b, benchSession(b, &driver.Config{URL: ts.URL, HTTPClient: &http.Client{Transport: rt}}))
 }
 
 // BenchmarkToolsCallSSEChaosOff: chaos configured with an empty plan (the

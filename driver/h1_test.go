@@ -18,6 +18,13 @@ import (
 // rawServer answers every connection with the given raw bytes per request.
 func rawServer(t *testing.T, answer func(req *http.Request) string) (string, *atomic.Int64) {
 	t.Helper()
+	return serveRaw(t, answer, false)
+}
+
+// serveRaw serves raw HTTP/1.1 answers; once closes each connection after
+// its first answer. It returns the URL and the count of connections.
+func serveRaw(t *testing.T, answer func(req *http.Request) string, once bool) (string, *atomic.Int64) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +51,7 @@ func rawServer(t *testing.T, answer func(req *http.Request) string) (string, *at
 					if a == "" {
 						return
 					}
-					if _, err := io.WriteString(c, a); err != nil {
+					if _, err := io.WriteString(c, a); err != nil || once {
 						return
 					}
 				}
@@ -111,31 +118,8 @@ func TestH1Bodies(t *testing.T) {
 
 // rawServerOnce answers one request per connection and closes it.
 func rawServerOnce(t *testing.T, raw string) (string, *atomic.Int64) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	conns := &atomic.Int64{}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			go func() {
-				defer c.Close()
-				req, err := http.ReadRequest(bufio.NewReader(c))
-				if err != nil {
-					return
-				}
-				io.Copy(io.Discard, req.Body)
-				io.WriteString(c, raw)
-			}()
-		}
-	}()
-	return "http://" + l.Addr().String(), conns
+	t.Helper()
+	return serveRaw(t, func(*http.Request) string { return raw }, true)
 }
 
 // A kept-alive connection the server closed is retried on a fresh one.

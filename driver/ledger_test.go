@@ -39,6 +39,15 @@ func pipeSession(t *testing.T, fake *mcptest.Server, mod func(*driver.Config)) (
 	return s, hc, stop
 }
 
+// cutAfterFirstProgress answers tools/call on session s1 with a priming
+// event (a0) and progress 1 of total (a1), then cuts the stream.
+func cutAfterFirstProgress(fake *mcptest.Server, total float64) {
+	fake.Handle(mcptest.K("POST", "s1", "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+		w.Events(mcptest.Event{ID: "a0", EmptyData: true}, mcptest.Event{ID: "a1", Data: mcptest.Progress(r.ProgressToken(), 1, total)})
+		w.Cut()
+	})
+}
+
 // first finds the tools/call a resume belongs to.
 func first(fake *mcptest.Server) *mcptest.Request {
 	return fake.Find(mcptest.K("POST", mcptest.Any, "tools/call", mcptest.Any))[0]
@@ -52,11 +61,7 @@ func TestLedgerReportsPlantedFaults(t *testing.T) {
 		want  [driver.NumVerdicts]int
 	}{
 		{"clean stream with a resume", func(fake *mcptest.Server) {
-			fake.Handle(mcptest.K("POST", "s1", "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
-				tok := r.ProgressToken()
-				w.Events(mcptest.Event{ID: "a0", EmptyData: true}, mcptest.Event{ID: "a1", Data: mcptest.Progress(tok, 1, 3)})
-				w.Cut()
-			})
+			cutAfterFirstProgress(fake, 3)
 			fake.Handle(mcptest.K("GET", "s1", "", "a1"), func(w *mcptest.Writer, r *mcptest.Request) {
 				c := first(fake)
 				w.Events(mcptest.Event{ID: "a2", Data: mcptest.Progress(c.ProgressToken(), 2, 3)},
@@ -74,11 +79,7 @@ func TestLedgerReportsPlantedFaults(t *testing.T) {
 			})
 		}, counts(driver.VerdictLost, 1)},
 		{"duplicates an event on replay", func(fake *mcptest.Server) {
-			fake.Handle(mcptest.K("POST", "s1", "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
-				tok := r.ProgressToken()
-				w.Events(mcptest.Event{ID: "a0", EmptyData: true}, mcptest.Event{ID: "a1", Data: mcptest.Progress(tok, 1, 2)})
-				w.Cut()
-			})
+			cutAfterFirstProgress(fake, 2)
 			fake.Handle(mcptest.K("GET", "s1", "", "a1"), func(w *mcptest.Writer, r *mcptest.Request) {
 				c := first(fake)
 				w.Events(mcptest.Event{ID: "a1", Data: mcptest.Progress(c.ProgressToken(), 1, 2)}, // already delivered
@@ -87,11 +88,7 @@ func TestLedgerReportsPlantedFaults(t *testing.T) {
 			})
 		}, counts(driver.VerdictDuplicated, 1)},
 		{"replays a message of another stream", func(fake *mcptest.Server) {
-			fake.Handle(mcptest.K("POST", "s1", "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
-				tok := r.ProgressToken()
-				w.Events(mcptest.Event{ID: "a0", EmptyData: true}, mcptest.Event{ID: "a1", Data: mcptest.Progress(tok, 1, 2)})
-				w.Cut()
-			})
+			cutAfterFirstProgress(fake, 2)
 			fake.Handle(mcptest.K("GET", "s1", "", "a1"), func(w *mcptest.Writer, r *mcptest.Request) {
 				c := first(fake)
 				w.Events(mcptest.Event{ID: "b7", Data: mcptest.Progress(`"other-call"`, 5, 9)}, // from another stream
@@ -100,11 +97,7 @@ func TestLedgerReportsPlantedFaults(t *testing.T) {
 			})
 		}, counts(driver.VerdictCrossStream, 1)},
 		{"never ends a resumed stream", func(fake *mcptest.Server) {
-			fake.Handle(mcptest.K("POST", "s1", "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
-				tok := r.ProgressToken()
-				w.Events(mcptest.Event{ID: "a0", EmptyData: true}, mcptest.Event{ID: "a1", Data: mcptest.Progress(tok, 1, 2)})
-				w.Cut()
-			})
+			cutAfterFirstProgress(fake, 2)
 			fake.Handle(mcptest.K("GET", "s1", "", "a1"), func(w *mcptest.Writer, r *mcptest.Request) {
 				c := first(fake)
 				w.Events(mcptest.Event{ID: "a2", Data: mcptest.Progress(c.ProgressToken(), 2, 2)},
@@ -113,11 +106,7 @@ func TestLedgerReportsPlantedFaults(t *testing.T) {
 			})
 		}, counts(driver.VerdictUnterminated, 1)},
 		{"answers a live resume with nothing", func(fake *mcptest.Server) {
-			fake.Handle(mcptest.K("POST", "s1", "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
-				tok := r.ProgressToken()
-				w.Events(mcptest.Event{ID: "a0", EmptyData: true}, mcptest.Event{ID: "a1", Data: mcptest.Progress(tok, 1, 3)})
-				w.Cut()
-			})
+			cutAfterFirstProgress(fake, 3)
 			fake.Handle(mcptest.K("GET", "s1", "", "a1"), func(w *mcptest.Writer, r *mcptest.Request) {
 				w.StartSSE()
 				w.Flush()
