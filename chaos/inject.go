@@ -40,7 +40,99 @@ type Injector struct {
 	waves   []time.Time
 	stopped bool
 
-	cutsFIN, cutsRST, stalls, delays, stormCuts atomic.Int64
+	// counts[c] are the faults of kind c injected in the measured window;
+	// outside those injected in warm-up, set-up or after the window.
+	counts  [numCounts]atomic.Int64
+	outside atomic.Int64
+	window  atomic.Pointer[[2]time.Time] // measured window, for streams
+}
+
+// What Stats counts.
+const (
+	countFIN = iota
+	countRST
+	countStall
+	countDelay
+	countStorm
+	numCounts
+)
+
+// Phase says what a request belongs to; the engine marks each request's
+// context (WithPhase). Faults act on the requests of operations (and the
+// streams they read) unless they name target=init; counts keep the
+// measured window apart from the rest.
+type Phase uint8
+
+// Phases.
+const (
+	// PhaseMeasure: an operation in the measured window (the default for
+	// an unmarked request).
+	PhaseMeasure Phase = iota
+	// PhaseWarmup: an operation of the warm-up.
+	PhaseWarmup
+	// PhaseSetup: session set-up and teardown (initialize, DELETE, the
+	// deleted-session probe): only target=init faults act on it.
+	PhaseSetup
+	// PhaseStream: a long-lived stream (the standalone GET stream); its
+	// faults count by when they fire (Injector.Window).
+	PhaseStream
+)
+
+type phaseKey struct{}
+
+// WithPhase marks ctx's requests with phase p.
+func WithPhase(ctx context.Context, p Phase) context.Context {
+	return context.WithValue(ctx, phaseKey{}, p)
+}
+
+func phaseOf(ctx context.Context) Phase {
+	p, _ := ctx.Value(phaseKey{}).(Phase)
+	return p
+}
+
+// Window sets the measured window: faults on PhaseStream streams that fire
+// inside [from, to) count as measured, the others apart.
+func (in *Injector) Window(from, to time.Time) {
+	in.window.Store(&[2]time.Time{from, to})
+}
+
+// count counts one injected fault of kind c for a request of phase p.
+func (in *Injector) count(c int, p Phase) {
+	measured := p == PhaseMeasure
+	if p == PhaseStream {
+		if w := in.window.Load(); w != nil {
+			now := time.Now()
+			measured = !now.Before(w[0]) && now.Before(w[1])
+		} else {
+			measured = true
+		}
+	}
+	if measured {
+		in.counts[c].Add(1)
+	} else {
+		in.outside.Add(1)
+	}
+}
+
+// kind is what a request is, for a fault's target.
+type kind uint8
+
+const (
+	kindPOST kind = iota // a POST of an operation (its answer may be a stream)
+	kindGET              // a GET (standalone stream, resume) or a subscriptions/listen stream
+	kindInit             // a set-up request (initialize and the rest of PhaseSetup)
+)
+
+// kindOf classifies a request: a 2026-07-28 subscriptions/listen POST is a
+// GET-kind stream (it replaces the GET stream).
+func kindOf(req *http.Request) kind {
+	switch {
+	case phaseOf(req.Context()) == PhaseSetup:
+		return kindInit
+	case req.Method == http.MethodGet || req.Header.Get("Mcp-Method") == "subscriptions/listen":
+		return kindGET
+	}
+	return kindPOST
 }
 
 // New returns an injector for plan (after Defaults and Validate); seed is
@@ -67,16 +159,17 @@ const (
 	streamPOST = iota
 	streamGET
 	streamReq
+	streamInit
 )
 
 // decideBody draws the body fault of the next stream of a kind. It draws
 // the same numbers whatever the outcome, so the k-th stream's decision
 // depends only on (seed, VU, kind, k).
-func (in *Injector) decideBody(r *rand.Rand, get bool) Decision {
+func (in *Injector) decideBody(r *rand.Rand, k kind) Decision {
 	d := Decision{Fault: -1}
 	for i := range in.plan.Faults {
 		f := &in.plan.Faults[i]
-		if f.Action == ActionDelay || !f.Target.matches(get) {
+		if f.Action == ActionDelay || !f.Target.matches(k) {
 			continue
 		}
 		roll, frac := r.Float64(), r.Float64()
@@ -92,11 +185,11 @@ func (in *Injector) decideBody(r *rand.Rand, get bool) Decision {
 }
 
 // decideDelay draws the delay of the next request of a kind.
-func (in *Injector) decideDelay(r *rand.Rand, get bool) time.Duration {
+func (in *Injector) decideDelay(r *rand.Rand, k kind) time.Duration {
 	var total time.Duration
 	for i := range in.plan.Faults {
 		f := &in.plan.Faults[i]
-		if f.Action != ActionDelay || !f.Target.matches(get) {
+		if f.Action != ActionDelay || !f.Target.matches(k) {
 			continue
 		}
 		if r.Float64() < f.Probability {
@@ -112,8 +205,8 @@ func (in *Injector) decideDelay(r *rand.Rand, get bool) time.Duration {
 func (in *Injector) Schedule(vu, n int) (post, get []Decision) {
 	rp, rg := rng(in.seed, vu, streamPOST), rng(in.seed, vu, streamGET)
 	for range n {
-		post = append(post, in.decideBody(rp, false))
-		get = append(get, in.decideBody(rg, true))
+		post = append(post, in.decideBody(rp, kindPOST))
+		get = append(get, in.decideBody(rg, kindGET))
 	}
 	return post, get
 }
@@ -143,7 +236,8 @@ func (in *Injector) Wrap(vu int, rt http.RoundTripper) http.RoundTripper {
 		return rt
 	}
 	return &transport{in: in, rt: rt, vu: vu,
-		rngPOST: rng(in.seed, vu, streamPOST), rngGET: rng(in.seed, vu, streamGET), rngReq: rng(in.seed, vu, streamReq)}
+		rngPOST: rng(in.seed, vu, streamPOST), rngGET: rng(in.seed, vu, streamGET), rngReq: rng(in.seed, vu, streamReq),
+		rngInit: rng(in.seed, vu, streamInit)}
 }
 
 // transport is one VU's fault-injecting RoundTripper.
@@ -152,9 +246,9 @@ type transport struct {
 	rt http.RoundTripper
 	vu int
 
-	mu                      sync.Mutex
-	rngPOST, rngGET, rngReq *rand.Rand
-	log                     []Applied // decisions applied, in order (for tests)
+	mu                               sync.Mutex
+	rngPOST, rngGET, rngReq, rngInit *rand.Rand
+	log                              []Applied // decisions applied, in order (for tests)
 }
 
 // Applied records one stream's decision as applied.
@@ -170,16 +264,18 @@ type Applied struct {
 // it can also cut a request whose answer has not begun (the round trip
 // then fails with ErrReset, as when the connection drops).
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	get := req.Method == http.MethodGet
 	if req.Method != http.MethodGet && req.Method != http.MethodPost {
 		return t.rt.RoundTrip(req)
 	}
+	k := kindOf(req)
+	phase := phaseOf(req.Context())
+	get := k == kindGET
 	if t.in.hasDelays() {
 		t.mu.Lock()
-		d := t.in.decideDelay(t.rngReq, get)
+		d := t.in.decideDelay(t.rngFor(k, true), k)
 		t.mu.Unlock()
 		if d > 0 {
-			t.in.delays.Add(1)
+			t.in.count(countDelay, phase)
 			tm := time.NewTimer(d)
 			select {
 			case <-tm.C:
@@ -195,11 +291,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	dec := Decision{Fault: -1}
 	if t.in.hasBodyFaults() {
 		t.mu.Lock()
-		r := t.rngPOST
-		if get {
-			r = t.rngGET
-		}
-		dec = t.in.decideBody(r, get)
+		dec = t.in.decideBody(t.rngFor(k, false), k)
 		t.log = append(t.log, Applied{GET: get, Decision: dec})
 		t.mu.Unlock()
 	}
@@ -212,7 +304,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if f != nil && len(f.When.Between) == 2 {
 		ctx, cancel := context.WithCancel(req.Context())
 		req = req.WithContext(ctx)
-		pend = &pending{cancel: cancel, close: f.Close, in: t.in}
+		pend = &pending{cancel: cancel, close: f.Close, in: t.in, phase: phase}
 		pend.timer = time.AfterFunc(dec.At, pend.fire)
 	}
 	resp, err := t.rt.RoundTrip(req)
@@ -229,11 +321,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
-	storm := t.in.plan.Storm != nil && t.in.plan.Storm.Target.matches(get)
+	storm := t.in.plan.Storm != nil && k != kindInit && t.in.plan.Storm.Target.matches(k)
 	if f == nil && !storm {
 		return resp, nil
 	}
-	b := &body{rc: resp.Body, in: t.in, get: get, f: f}
+	b := &body{rc: resp.Body, in: t.in, get: get, f: f, phase: phase}
 	if storm {
 		t.in.register(b)
 	}
@@ -244,6 +336,22 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// rngFor returns the generator of a request kind: POST streams, GET
+// streams, set-up requests and delays draw from separate sequences, so the
+// k-th operation stream of a VU meets the same fault however many set-up
+// requests came before it (t.mu held).
+func (t *transport) rngFor(k kind, delay bool) *rand.Rand {
+	switch {
+	case k == kindInit:
+		return t.rngInit
+	case delay:
+		return t.rngReq
+	case k == kindGET:
+		return t.rngGET
+	}
+	return t.rngPOST
+}
+
 // pending is a random-time cut in flight: it aborts the request if it fires
 // before the answer's headers, else cuts the body (or stalls it).
 type pending struct {
@@ -251,6 +359,7 @@ type pending struct {
 	cancel context.CancelFunc
 	close  Close
 	timer  *time.Timer
+	phase  Phase
 
 	mu      sync.Mutex
 	fired   bool
@@ -268,9 +377,9 @@ func (p *pending) fire() {
 	}
 	p.aborted = true
 	if p.close == CloseFIN {
-		p.in.cutsFIN.Add(1)
+		p.in.count(countFIN, p.phase)
 	} else {
-		p.in.cutsRST.Add(1)
+		p.in.count(countRST, p.phase)
 	}
 	p.cancel()
 }
@@ -344,7 +453,11 @@ func (in *Injector) Start(t0 time.Time) {
 		in.waves = append(in.waves, time.Now())
 		var victims []*body
 		for b := range in.open {
-			if s.Target.matches(b.get) {
+			k := kindPOST
+			if b.get {
+				k = kindGET
+			}
+			if s.Target.matches(k) {
 				victims = append(victims, b)
 			}
 		}
@@ -355,7 +468,7 @@ func (in *Injector) Start(t0 time.Time) {
 		in.mu.Unlock()
 		for _, b := range victims {
 			if b.cut(s.Close) {
-				in.stormCuts.Add(1)
+				in.count(countStorm, b.phase)
 			}
 		}
 	}
@@ -372,31 +485,39 @@ func (in *Injector) Stop() {
 	}
 }
 
-// Stats counts what was injected.
+// Stats counts what was injected: the faults of measured operations (and
+// of streams, inside the measured window), and apart the rest (warm-up,
+// set-up with target=init, after the window).
 type Stats struct {
 	CutsFIN   int64       `json:"cuts_fin"`
 	CutsRST   int64       `json:"cuts_rst"`
 	Stalls    int64       `json:"stalls"`
 	Delays    int64       `json:"delays"`
 	StormCuts int64       `json:"storm_cuts"`
+	Outside   int64       `json:"outside_window"`
 	Waves     []time.Time `json:"storm_waves,omitempty"`
 }
+
+// Seed returns the seed that drives the fault schedule (the plan's, or the
+// run's when the plan has none): --chaos-seed with it reproduces the run.
+func (in *Injector) Seed() int64 { return in.seed }
 
 // Stats returns the counts so far.
 func (in *Injector) Stats() Stats {
 	in.mu.Lock()
 	waves := append([]time.Time(nil), in.waves...)
 	in.mu.Unlock()
-	return Stats{CutsFIN: in.cutsFIN.Load(), CutsRST: in.cutsRST.Load(), Stalls: in.stalls.Load(),
-		Delays: in.delays.Load(), StormCuts: in.stormCuts.Load(), Waves: waves}
+	return Stats{CutsFIN: in.counts[countFIN].Load(), CutsRST: in.counts[countRST].Load(), Stalls: in.counts[countStall].Load(),
+		Delays: in.counts[countDelay].Load(), StormCuts: in.counts[countStorm].Load(), Outside: in.outside.Load(), Waves: waves}
 }
 
 // body wraps a response body and applies a fault to it.
 type body struct {
-	rc  io.ReadCloser
-	in  *Injector
-	f   *Fault // nil: only storms can cut it
-	get bool
+	rc    io.ReadCloser
+	in    *Injector
+	f     *Fault // nil: only storms can cut it
+	get   bool
+	phase Phase
 
 	// SSE event counting (WHATWG line rules: CR, LF, CRLF).
 	events    int
@@ -421,7 +542,7 @@ type body struct {
 // makes the next Read wait.
 func (b *body) trigger() {
 	if b.f.Action == ActionCut {
-		b.cut(b.f.Close)
+		b.faultCut(b.f.Close)
 		return
 	}
 	b.stallReq.Store(true)
@@ -437,10 +558,8 @@ func (b *body) cut(c Close) bool {
 	}
 	if c == CloseFIN {
 		b.cutErr = io.EOF
-		b.in.cutsFIN.Add(1)
 	} else {
 		b.cutErr = ErrReset
-		b.in.cutsRST.Add(1)
 	}
 	b.wake()
 	b.mu.Unlock()
@@ -485,7 +604,7 @@ func (b *body) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	if b.stallReq.CompareAndSwap(true, false) {
-		b.in.stalls.Add(1)
+		b.in.count(countStall, b.phase)
 		t := time.NewTimer(b.f.Stall.D())
 		select {
 		case <-t.C:
@@ -509,7 +628,7 @@ func (b *body) Read(p []byte) (int, error) {
 			b.stallReq.Store(true)
 			return b.Read(p)
 		}
-		b.cut(f.Close)
+		b.faultCut(f.Close)
 		return 0, b.cutError()
 	}
 	n, err := b.rc.Read(p)
@@ -534,11 +653,22 @@ func (b *body) Read(p []byte) (int, error) {
 		}
 		return i, nil
 	}
-	b.cut(f.Close)
+	b.faultCut(f.Close)
 	if i == 0 {
 		return 0, b.cutError()
 	}
 	return i, nil
+}
+
+// faultCut cuts the stream for its fault and counts the cut.
+func (b *body) faultCut(c Close) {
+	if b.cut(c) {
+		if c == CloseFIN {
+			b.in.count(countFIN, b.phase)
+		} else {
+			b.in.count(countRST, b.phase)
+		}
+	}
 }
 
 var errClosed = errors.New("chaos: body closed")

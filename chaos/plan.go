@@ -41,11 +41,15 @@ const (
 type Target string
 
 // Targets: response streams of POSTs (requests answered with SSE), GET
-// streams (standalone streams and resumes), or both.
+// streams (standalone streams, resumes, and 2026-07-28's
+// subscriptions/listen streams), or both — all of them requests of
+// measured operations and the streams they read; or the session set-up
+// (initialize), which faults leave alone unless they name it.
 const (
 	TargetPOST Target = "post"
 	TargetGET  Target = "get"
 	TargetBoth Target = "both"
+	TargetInit Target = "init"
 )
 
 // Close is how a cut ends the connection.
@@ -181,7 +185,7 @@ func (p *Plan) Validate(prefix string) []error {
 			add("%s.action: %q, want cut, stall or delay", at, f.Action)
 		}
 		if !validTarget(f.Target) {
-			add("%s.target: %q, want post, get or both", at, f.Target)
+			add("%s.target: %q, want post, get, both or init", at, f.Target)
 		}
 		if f.Probability < 0 || f.Probability > 1 {
 			add("%s.probability: %g, want in (0, 1]", at, f.Probability)
@@ -194,14 +198,16 @@ func (p *Plan) Validate(prefix string) []error {
 		if s.Close != CloseFIN && s.Close != CloseRST {
 			add("storm.close: %q, want fin or rst", s.Close)
 		}
-		if !validTarget(s.Target) {
+		if !validTarget(s.Target) || s.Target == TargetInit {
 			add("storm.target: %q, want post, get or both", s.Target)
 		}
 	}
 	return errs
 }
 
-func validTarget(t Target) bool { return t == TargetPOST || t == TargetGET || t == TargetBoth }
+func validTarget(t Target) bool {
+	return t == TargetPOST || t == TargetGET || t == TargetBoth || t == TargetInit
+}
 
 func (w When) count() int {
 	n := 0
@@ -223,14 +229,16 @@ func (w When) count() int {
 	return n
 }
 
-func (t Target) matches(get bool) bool {
+func (t Target) matches(k kind) bool {
 	switch t {
 	case TargetBoth:
-		return true
+		return k == kindPOST || k == kindGET
 	case TargetGET:
-		return get
+		return k == kindGET
+	case TargetInit:
+		return k == kindInit
 	}
-	return !get
+	return k == kindPOST
 }
 
 // ParseFault parses the --chaos flag syntax: an action followed by

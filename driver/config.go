@@ -77,12 +77,16 @@ type Config struct {
 
 	// ConnectTimeout bounds dialing (used by NewHTTPClient); 0 means 5 s.
 	ConnectTimeout time.Duration
-	// RequestTimeout bounds one operation, resumes included; 0 means 30 s;
+	// RequestTimeout bounds each request of an operation until its answer
+	// begins: the response headers of an SSE answer (a POST stream, a GET
+	// stream, a resume), or the whole of a JSON answer. An open stream is
+	// bounded by StreamIdleTimeout and the run's end only. 0 means 30 s;
 	// negative disables.
 	RequestTimeout time.Duration
-	// StreamIdleTimeout breaks a stream that delivered no byte for this
-	// long (the break is then handled as a cut: resumed if possible);
-	// 0 means 30 s; negative disables.
+	// StreamIdleTimeout breaks a response stream that delivered no byte
+	// for this long (the break is then handled as a cut: resumed if
+	// possible). The standalone GET stream has none: a silent GET stream is
+	// normal. 0 means 30 s; negative disables.
 	StreamIdleTimeout time.Duration
 	// Insecure skips TLS certificate verification (NewHTTPClient).
 	Insecure bool
@@ -112,8 +116,22 @@ type Config struct {
 	// must answer 404 to it (see Session.Hygiene).
 	CheckDeleted bool
 
-	// MaxResponseBytes bounds a JSON answer; 0 means 64 MiB.
-	MaxResponseBytes int64
+	// MaxMessageBytes bounds one JSON answer (profile max_message_bytes);
+	// 0 means DefaultMaxMessageBytes (64 MiB). A larger answer fails with
+	// ErrResponseTooLarge naming the limit; with a Content-Length over it,
+	// without reading the body.
+	MaxMessageBytes int64
+	// MaxEventBytes bounds one SSE event (profile max_event_bytes); 0
+	// means MaxEventBytes (16 MiB).
+	MaxEventBytes int
+	// Budget bounds the memory large messages hold across the sessions
+	// that share it (see Budget). nil: a process-wide budget of
+	// DefaultMaxMessageBytes, or one per session when the limits need more.
+	Budget *Budget
+	// FollowRedirects follows 307 and 308 answers to the same origin (same
+	// method and body; counted in Session.Redirects). Other redirects are
+	// errors that show their Location.
+	FollowRedirects bool
 	// ClientName and ClientVersion go into clientInfo; "" means "mcpbench"
 	// and "dev".
 	ClientName, ClientVersion string
@@ -170,11 +188,40 @@ func (c *Config) requestTimeout() time.Duration    { return durOr(c.RequestTimeo
 func (c *Config) streamIdleTimeout() time.Duration { return durOr(c.StreamIdleTimeout, 30*time.Second) }
 func (c *Config) defaultRetry() time.Duration      { return durOr(c.DefaultRetry, time.Second) }
 func (c *Config) backoffMax() time.Duration        { return durOr(c.BackoffMax, 30*time.Second) }
-func (c *Config) maxResponse() int64 {
-	if c.MaxResponseBytes > 0 {
-		return c.MaxResponseBytes
+
+// DefaultMaxMessageBytes is the default bound on one JSON answer.
+const DefaultMaxMessageBytes = 64 << 20
+
+func (c *Config) maxMessage() int64 {
+	if c.MaxMessageBytes > 0 {
+		return c.MaxMessageBytes
 	}
-	return 64 << 20
+	return DefaultMaxMessageBytes
+}
+
+func (c *Config) maxEvent() int {
+	if c.MaxEventBytes > 0 {
+		return c.MaxEventBytes
+	}
+	return MaxEventBytes
+}
+
+// BudgetNeed is the smallest Budget that holds one message of either kind
+// under c's limits (an SSE event may take twice its size: line and data
+// buffers), in bytes.
+func (c *Config) BudgetNeed() int64 { return max(c.maxMessage(), 2*int64(c.maxEvent())) }
+
+var defaultBudget = NewBudget(DefaultMaxMessageBytes)
+
+// budget returns the budget sessions of c share.
+func (c *Config) budget() *Budget {
+	switch {
+	case c.Budget != nil:
+		return c.Budget
+	case c.BudgetNeed() <= defaultBudget.Size():
+		return defaultBudget
+	}
+	return NewBudget(c.BudgetNeed())
 }
 func (c *Config) maxResumes() int {
 	switch {

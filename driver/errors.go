@@ -2,11 +2,15 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // Sentinel errors of the driver. Errors returned by a Session wrap one of
@@ -42,8 +46,9 @@ var (
 	// ErrUnsupportedVersion: the server negotiated a protocol version this
 	// driver does not speak.
 	ErrUnsupportedVersion = errors.New("unsupported protocol version")
-	// ErrResponseTooLarge: a JSON answer exceeded MaxResponseBytes.
-	ErrResponseTooLarge = errors.New("response too large")
+	// ErrResponseTooLarge: a JSON answer exceeded Config.MaxMessageBytes;
+	// the error wrapping it names the limit.
+	ErrResponseTooLarge = errors.New("response larger than max_message_bytes")
 )
 
 // JSON-RPC error codes of MCP 2026-07-28 (Streamable HTTP §Server
@@ -60,12 +65,46 @@ const (
 // request is lost unless it is re-issued (Config.ReissueUnresumable).
 var ErrStreamCancelled = errors.New("response stream broke: request cancelled (2026-07-28 has no resumption)")
 
-// StatusError is an unexpected HTTP status.
+// StatusError is an unexpected HTTP status, with what the answer said
+// that the user needs to act on it.
 type StatusError struct {
 	Code int
+	// Location is the Location header of a 3xx answer.
+	Location string
+	// Authenticate is the WWW-Authenticate header of a 401 or 403 (MCP
+	// authorization puts resource_metadata there).
+	Authenticate string
+	// RetryAfter is the Retry-After of a 429 or 503 (0: none given).
+	RetryAfter time.Duration
+	// Body is the first line of the body (or the JSON-RPC error it held),
+	// printable and cut to 200 bytes.
+	Body string
 }
 
-func (e *StatusError) Error() string { return "HTTP status " + strconv.Itoa(e.Code) }
+func (e *StatusError) Error() string {
+	var b strings.Builder
+	b.WriteString("HTTP status ")
+	b.WriteString(strconv.Itoa(e.Code))
+	if t := http.StatusText(e.Code); t != "" {
+		b.WriteString(" " + t)
+	}
+	if e.Location != "" {
+		b.WriteString(" to " + e.Location)
+		if e.Code == http.StatusTemporaryRedirect || e.Code == http.StatusPermanentRedirect {
+			b.WriteString(" (not followed: --follow-redirects follows it on the same origin)")
+		}
+	}
+	if e.Authenticate != "" {
+		b.WriteString("; WWW-Authenticate: " + e.Authenticate)
+	}
+	if e.RetryAfter > 0 {
+		b.WriteString("; Retry-After " + e.RetryAfter.String())
+	}
+	if e.Body != "" {
+		b.WriteString("; body: " + e.Body)
+	}
+	return b.String()
+}
 
 // Class is the error class of an operation: a small enum so that errors are
 // aggregated by class, never by free-text message.
@@ -172,4 +211,22 @@ func Classify(err error) Class {
 		return ClassTransport
 	}
 	return ClassTransport
+}
+
+// rpcErrorOf decodes a JSON-RPC error object (JSON-RPC 2.0 §5.1: an object
+// with an integer code and a string message). ok is false for anything
+// else: a malformed error is a bad response, not a JSON-RPC error.
+func rpcErrorOf(raw []byte) (*RPCError, bool) {
+	var e struct {
+		Code    *json.Number `json:"code"`
+		Message *string      `json:"message"`
+	}
+	if json.Unmarshal(raw, &e) != nil || e.Code == nil || e.Message == nil {
+		return nil, false
+	}
+	code, err := strconv.Atoi(e.Code.String())
+	if err != nil {
+		return nil, false
+	}
+	return &RPCError{Code: code, Message: *e.Message}, true
 }

@@ -1,28 +1,42 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
 
 // StreamStats describes a session's standalone GET stream so far.
 type StreamStats struct {
-	Open      bool  // a stream is connected now
-	Opened    int64 // successful GETs that opened a stream (resumes excluded)
-	Events    int64 // events with data received
-	Requests  int64 // server→client requests answered
-	Breaks    int64 // times the stream broke
-	Reopens   int64 // fresh GETs after a break with no event id
+	Open     bool  // a stream is connected now
+	Opened   int64 // successful GETs that opened a stream (resumes excluded)
+	Events   int64 // events with data received
+	Requests int64 // server→client requests answered
+	Breaks   int64 // times the stream broke
+	// BreakCauses counts breaks by cause: "ended" (the server ended the
+	// stream), or the error class of the failed read ("transport" for a
+	// reset, "bad-response", ...).
+	BreakCauses map[string]int64
+	Reopens     int64 // fresh GETs accepted after a break with no event id
+	// Resumes are the reconnect attempts after breaks: resumes with
+	// Last-Event-ID and re-opens without it (Resume.Reopen).
 	Resumes   []Resume
 	Errors    int64  // failed GETs (resume or reopen)
 	LastError string // class of the last failure ("" when none)
-	Acked     int64  // 2026-07-28: subscriptions acknowledged
-	Ledger    Ledger // sequence numbers of numbered notifications
+	// ErrorExample is the message of the last failure.
+	ErrorExample string
+	Acked        int64  // 2026-07-28: subscriptions acknowledged
+	Ledger       Ledger // sequence numbers of numbered notifications, foreign messages
+	// Since is when the stream was first opened.
+	Since time.Time
 }
 
 // getStream is the standalone GET stream of a session.
@@ -30,6 +44,7 @@ type getStream struct {
 	s      *Session
 	cancel context.CancelFunc
 	done   chan struct{}
+	ctx    context.Context
 
 	mu    sync.Mutex
 	stats StreamStats
@@ -66,46 +81,71 @@ func (s *Session) openStream(ctx context.Context, lastID string) (*http.Response
 // (the stream's goroutine must not touch s.nextID).
 func (s *Session) nextListenID() int64 { return 1<<40 + s.listenSeq.Add(1) }
 
+// isListenID reports whether a raw JSON id is one of nextListenID's.
+func isListenID(raw []byte) bool {
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil && n > 1<<40
+}
+
 func (s *Session) startGET(ctx context.Context) error {
 	// The GET stream lives as long as the session, beyond the deadline of
-	// the operation that opened it; Close cancels it.
+	// the operation that opened it; Close cancels it. RequestTimeout bounds
+	// only the wait for its response headers.
 	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	octx, ocancel := context.WithTimeout(gctx, s.cfg.requestTimeout()+time.Nanosecond)
-	resp, err := s.openStream(octx, "")
+	resp, err := s.openStreamTimed(gctx, "")
 	if err != nil {
-		ocancel()
 		cancel()
-		return s.ctxErr(octx, err)
+		return err
 	}
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		drain(resp)
-		ocancel()
 		cancel()
 		s.wantGET = false
 		return ErrNoGETStream
 	case resp.StatusCode == http.StatusConflict:
 		drain(resp)
-		ocancel()
 		cancel()
 		return ErrGETStreamConflict
 	case resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != mtSSE:
-		drain(resp)
-		ocancel()
 		cancel()
 		if resp.StatusCode == http.StatusOK {
+			drain(resp)
 			return fmt.Errorf("%w: GET answered %q", ErrBadResponse, resp.Header.Get("Content-Type"))
 		}
-		return fmt.Errorf("GET stream: %w", &StatusError{resp.StatusCode})
+		var scratch Result
+		return fmt.Errorf("GET stream: %w", s.statusError(resp, &scratch))
 	}
-	// The open-timeout only bounds the headers; the body lives on gctx.
-	stopTimeout := context.AfterFunc(gctx, ocancel)
-	g := &getStream{s: s, cancel: func() { cancel(); stopTimeout(); ocancel() }, done: make(chan struct{}), dec: NewSSEDecoder(nil)}
+	g := &getStream{s: s, cancel: cancel, done: make(chan struct{}), dec: NewSSEDecoder(nil), ctx: gctx}
+	g.dec.MaxEvent = s.cfg.maxEvent()
+	s.hookBudget(g.dec, func() context.Context { return g.ctx })
 	g.stats.Opened = 1
 	g.stats.Open = true
+	g.stats.Since = time.Now()
 	s.get = g
 	go g.run(gctx, resp)
 	return nil
+}
+
+// openStreamTimed opens (or resumes) the session's stream with its
+// response headers bounded by RequestTimeout; the body lives on ctx.
+func (s *Session) openStreamTimed(ctx context.Context, lastID string) (*http.Response, error) {
+	hctx, inTime, cancel := headerTimeout(ctx, s.cfg.requestTimeout())
+	resp, err := s.openStream(hctx, lastID)
+	if !inTime() {
+		if err == nil {
+			resp.Body.Close()
+		}
+		cancel(nil)
+		return nil, ErrRequestTimeout
+	}
+	if err != nil {
+		cancel(nil)
+		return nil, s.ctxErr(hctx, err)
+	}
+	// hctx ends with ctx (the stream's life); cancel is not needed before.
+	context.AfterFunc(ctx, func() { cancel(nil) })
+	return resp, nil
 }
 
 // restartGET reopens the GET stream after a re-initialize.
@@ -138,6 +178,8 @@ func (g *getStream) snapshot() StreamStats {
 	defer g.mu.Unlock()
 	st := g.stats
 	st.Resumes = append([]Resume(nil), g.stats.Resumes...)
+	st.BreakCauses = maps.Clone(g.stats.BreakCauses)
+	st.Ledger.Evidence = slices.Clone(g.stats.Ledger.Evidence)
 	return st
 }
 
@@ -155,75 +197,75 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 		if ctx.Err() != nil {
 			return
 		}
+		brokeAt := time.Now()
+		cause := "ended"
+		if !errors.Is(err, io.EOF) {
+			cause = Classify(err).String()
+		}
 		g.mu.Lock()
 		g.stats.Breaks++
+		if g.stats.BreakCauses == nil {
+			g.stats.BreakCauses = map[string]int64{}
+		}
+		g.stats.BreakCauses[cause]++
 		g.mu.Unlock()
 		clean := errors.Is(err, io.EOF)
 		last := string(g.dec.LastEventID())
-		if last == "" || s.modern {
-			// Nothing to resume from (or 2026-07-28, which never resumes):
-			// open a fresh stream after the wait.
-			if err := sleepCtx(ctx, s.reconnectDelay(g.dec.RetryMS, fails)); err != nil {
+		reopen := last == "" || s.modern
+		if !reopen {
+			if last == lastResumeID {
+				fails++
+			} else {
+				fails, lastResumeID = 0, last
+			}
+			if fails >= max(s.cfg.maxResumes(), 1) {
+				g.fail(fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, fails))
 				return
 			}
-			r, err := s.openStream(ctx, "")
-			if !g.accept(r, err, nil) {
-				fails++
-				if fails >= s.cfg.maxResumes()+1 || g.fatal(r) {
-					return
-				}
-				continue
-			}
-			g.mu.Lock()
-			g.stats.Reopens++
-			g.mu.Unlock()
-			g.dec.Start(nil)
-			resp = r
-			continue
 		}
-		if last == lastResumeID {
-			fails++
-		} else {
-			fails, lastResumeID = 0, last
-		}
-		if fails >= max(s.cfg.maxResumes(), 1) {
-			g.fail(fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, fails))
-			return
-		}
-		brokeAt := time.Now()
+		// Nothing to resume from (or 2026-07-28, which never resumes): a
+		// fresh stream, after the same wait; it is a reconnect attempt too.
 		hint := g.dec.RetryMS
 		wait := s.reconnectDelay(hint, fails)
 		if err := sleepCtx(ctx, wait); err != nil {
 			return
 		}
 		at := time.Now()
-		r, err := s.openStream(ctx, last)
-		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt)}
+		from := last
+		if reopen {
+			from = ""
+		}
+		r, err := s.openStreamTimed(ctx, from)
+		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen}
 		if !g.accept(r, err, &rec) {
 			fails++
-			if g.fatal(r) {
+			if (reopen && fails >= s.cfg.maxResumes()+1) || g.fatal(r) {
 				return
 			}
 			continue
+		}
+		if reopen {
+			g.mu.Lock()
+			g.stats.Reopens++
+			g.mu.Unlock()
+			g.dec.Start(nil)
 		}
 		resp = r
 	}
 }
 
-// accept checks a (re)opening GET's answer and records it.
+// accept checks a (re)opening GET's answer and records the attempt.
 func (g *getStream) accept(r *http.Response, err error, rec *Resume) bool {
 	ok := err == nil && r.StatusCode == http.StatusOK && mediaType(r.Header.Get("Content-Type")) == mtSSE
-	if rec != nil {
-		rec.OK = ok
-		if r != nil {
-			rec.Status = r.StatusCode
-		}
-		g.mu.Lock()
-		g.stats.Resumes = append(g.stats.Resumes, *rec)
-		g.mu.Unlock()
-		if f := g.s.OnGETResume; f != nil {
-			f(*rec)
-		}
+	rec.OK = ok
+	if r != nil {
+		rec.Status = r.StatusCode
+	}
+	g.mu.Lock()
+	g.stats.Resumes = append(g.stats.Resumes, *rec)
+	g.mu.Unlock()
+	if f := g.s.OnGETResume; f != nil {
+		f(*rec)
 	}
 	if ok {
 		g.mu.Lock()
@@ -232,8 +274,8 @@ func (g *getStream) accept(r *http.Response, err error, rec *Resume) bool {
 		return true
 	}
 	if err == nil {
-		drain(r)
-		err = &StatusError{r.StatusCode}
+		var scratch Result
+		err = g.s.statusError(r, &scratch)
 	}
 	g.fail(err)
 	return false
@@ -249,6 +291,7 @@ func (g *getStream) fail(err error) {
 	g.mu.Lock()
 	g.stats.Errors++
 	g.stats.LastError = Classify(err).String()
+	g.stats.ErrorExample = err.Error()
 	g.mu.Unlock()
 }
 
@@ -284,30 +327,54 @@ func (g *getStream) read(ctx context.Context, resp *http.Response) error {
 			g.stats.Requests++
 			g.mu.Unlock()
 		case KindNotification:
-			if string(m.Method) == "notifications/subscriptions/acknowledged" {
+			switch string(m.Method) {
+			case "notifications/subscriptions/acknowledged":
 				g.mu.Lock()
 				g.stats.Acked++
 				g.mu.Unlock()
-				continue
-			}
-			if seq, ok := notificationSeq(m); ok {
-				g.mu.Lock()
-				g.stats.Ledger.seq(seq)
-				g.mu.Unlock()
+			case "notifications/progress":
+				g.foreign(m, "progress")
+			default:
+				if seq, ok := notificationSeq(m); ok {
+					g.mu.Lock()
+					g.stats.Ledger.seq(seq)
+					g.mu.Unlock()
+				}
 			}
 		case KindResponse:
-			if s.modern && m.ID != nil {
+			if s.modern && isListenID(m.ID) {
 				// 2026-07-28: the listen request's own response ends the
 				// subscription gracefully (Subscriptions §Graceful Closure).
 				continue
 			}
 			// A response on the standalone stream is only allowed when
 			// resuming a request's stream (transports §Listening, item 4).
-			g.mu.Lock()
-			g.stats.Ledger.crossStream()
-			g.mu.Unlock()
+			g.foreign(m, "response")
 		}
 	}
+}
+
+// foreign judges a request's message on the GET stream: one of the
+// request in flight goes to its mailbox (its ledger counts it misrouted);
+// one of a finished request of this session is misrouted here; anything
+// else is cross-stream.
+func (g *getStream) foreign(m Message, what string) {
+	s := g.s
+	if s.deliver(m) {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if m.Kind == KindNotification {
+		tok := Field(m.Params, "progressToken")
+		if bytes.HasPrefix(tok, s.tokPrefix) {
+			g.stats.Ledger.fault(VerdictMisrouted, "progress of request token "+quoteShort(tok)+" of this session arrived on the GET stream (after its request ended)")
+			return
+		}
+		g.stats.Ledger.fault(VerdictCrossStream, "progress for token "+quoteShort(tok)+", not this session's, arrived on the GET stream")
+		return
+	}
+	g.stats.Ledger.fault(VerdictCrossStream, "a "+what+" to id "+quoteShort(m.ID)+" arrived on the GET stream")
 }
 
 // notificationSeq extracts the sequence number of a numbered notification

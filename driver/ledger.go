@@ -3,27 +3,47 @@ package driver
 import (
 	"hash/maphash"
 	"slices"
+	"strconv"
 )
 
 // Verdict is one kind of replay-correctness fault.
 type Verdict uint8
 
 const (
-	// VerdictLost: an expected message never arrived (progress k of n, a
-	// GET-stream sequence number, or the response).
+	// VerdictLost: an expected message never arrived anywhere (progress k of
+	// n, a GET-stream sequence number, or the response). A message that
+	// arrived on another stream of the session is misrouted, not lost; one
+	// that arrived after its response is late, not lost.
 	VerdictLost Verdict = iota
-	// VerdictDuplicated: the same event id, progress value or sequence
-	// number arrived twice.
+	// VerdictDuplicated: the same event id, progress value, sequence number
+	// or response arrived twice.
 	VerdictDuplicated
 	// VerdictReordered: progress values or sequence numbers went backwards.
 	VerdictReordered
-	// VerdictCrossStream: a message for another request (or stream) arrived.
+	// VerdictCrossStream: a message of another session, or of no request
+	// this session made, arrived on this stream (progress tokens are unique
+	// across the run, so a foreign token is always recognised).
 	VerdictCrossStream
+	// VerdictMisrouted: a message of another request of the same session
+	// arrived on this stream, or a request's message arrived on the
+	// standalone GET stream (2025-11-25 transports §Sending Messages, item 5:
+	// messages on a request's stream SHOULD relate to that request;
+	// §Listening, item 4: those on the GET stream SHOULD be unrelated to any
+	// running request).
+	VerdictMisrouted
+	// VerdictLate: a message of this request arrived on its stream after
+	// its response (a replay out of order, or a notification sent after the
+	// result).
+	VerdictLate
 	// VerdictUnterminated: a stream that should end (its response was
 	// delivered, or a resumed stream) did not end in time.
 	VerdictUnterminated
 	// VerdictUnresumable: the stream broke before any event id was seen.
 	VerdictUnresumable
+	// VerdictSilentResume: a resume (GET with Last-Event-ID) was accepted
+	// but the stream delivered nothing before it idled out, whatever
+	// happened after.
+	VerdictSilentResume
 	// VerdictDeletedSessionAccepted: after DELETE, the server still served
 	// the session id (it must answer 404).
 	VerdictDeletedSessionAccepted
@@ -38,10 +58,31 @@ var verdictNames = [...]string{
 	VerdictDuplicated:             "duplicated",
 	VerdictReordered:              "reordered",
 	VerdictCrossStream:            "cross-stream",
+	VerdictMisrouted:              "misrouted",
+	VerdictLate:                   "late",
 	VerdictUnterminated:           "unterminated",
 	VerdictUnresumable:            "unresumable",
+	VerdictSilentResume:           "silent-resume",
 	VerdictDeletedSessionAccepted: "deleted-session-accepted",
 	VerdictWrongMissingStatus:     "wrong-missing-session-status",
+}
+
+// StreamVerdicts are the verdicts a stream's ledger can give (the others
+// judge sessions: see SessionVerdicts).
+var StreamVerdicts = []Verdict{VerdictLost, VerdictDuplicated, VerdictReordered, VerdictCrossStream, VerdictMisrouted,
+	VerdictLate, VerdictUnterminated, VerdictUnresumable, VerdictSilentResume}
+
+// SessionVerdicts are the verdicts of the deleted-session check.
+var SessionVerdicts = []Verdict{VerdictDeletedSessionAccepted, VerdictWrongMissingStatus}
+
+// ParseVerdict is the inverse of Verdict.String.
+func ParseVerdict(s string) (Verdict, bool) {
+	for i, n := range verdictNames {
+		if n == s {
+			return Verdict(i), true
+		}
+	}
+	return 0, false
 }
 
 func (v Verdict) String() string { return verdictNames[v] }
@@ -69,22 +110,34 @@ func Verdicts() []Verdict {
 
 // Ledger is the replay ledger of one stream: what arrived, checked against
 // the ground truth (the progress total the server announced, or the op's
-// ExpectProgress). Counts is the verdict per kind. The zero value is ready
-// to use; not safe for concurrent use.
+// ExpectProgress). Counts is the verdict per kind; Evidence says, for the
+// first faults, what arrived where. The zero value is ready to use; not
+// safe for concurrent use.
 type Ledger struct {
 	Counts [NumVerdicts]int
-	// Checked reports whether the ledger judged a stream (a POST answered
-	// as SSE, or a GET stream).
-	Checked  bool
+	// Checked reports whether the ledger judged something: a stream (a POST
+	// answered as SSE, a GET stream), or a JSON answer with a progress
+	// expectation.
+	Checked bool
+	// Evidence describes the first faults (up to MaxEvidence), e.g.
+	// "progress 3/5 arrived on the GET stream". Allocated only on faults.
+	Evidence []string
+	// LastEventID is the Last-Event-ID of the last resume that was accepted
+	// and then delivered nothing (VerdictSilentResume), "" when none.
+	LastEventID string
+
 	ids      []uint64  // hashes of event ids seen
 	idArena  []byte    // the first 64 event ids, back to back
 	idEnds   []int     // end offsets into idArena
-	progress []float64 // progress values seen, in arrival order
+	progress []float64 // progress values seen on this stream, in arrival order
 	maxProg  float64
 	total    float64 // announced total (0: none)
 	seqs     []int64
 	maxSeq   int64
 }
+
+// MaxEvidence bounds Ledger.Evidence.
+const MaxEvidence = 8
 
 var ledgerSeed = maphash.MakeSeed()
 
@@ -92,12 +145,22 @@ func (l *Ledger) reset() {
 	*l = Ledger{ids: l.ids[:0], progress: l.progress[:0], seqs: l.seqs[:0], idArena: l.idArena[:0], idEnds: l.idEnds[:0]}
 }
 
-// restart clears what a stream saw but keeps the verdict counts, for a
-// request that is re-sent as a new one (re-issue, re-initialize).
+// restart clears what a stream saw but keeps the verdict counts and
+// evidence, for a request that is re-sent as a new one (re-issue,
+// re-initialize).
 func (l *Ledger) restart() {
-	counts, checked := l.Counts, l.Checked
+	counts, checked, ev, last := l.Counts, l.Checked, l.Evidence, l.LastEventID
 	l.reset()
-	l.Counts, l.Checked = counts, checked
+	l.Counts, l.Checked, l.Evidence, l.LastEventID = counts, checked, ev, last
+}
+
+// fault counts one verdict and keeps what happened as evidence.
+func (l *Ledger) fault(v Verdict, what string) {
+	l.Checked = true
+	l.Counts[v]++
+	if len(l.Evidence) < MaxEvidence {
+		l.Evidence = append(l.Evidence, v.String()+": "+what)
+	}
 }
 
 // Faulty reports whether any verdict count is non-zero.
@@ -122,14 +185,9 @@ func (l *Ledger) EventIDs() []string {
 	return out
 }
 
-// ProgressValues returns the progress values received, in arrival order.
+// ProgressValues returns the progress values received on the stream, in
+// arrival order.
 func (l *Ledger) ProgressValues() []float64 { return slices.Clone(l.progress) }
-
-// crossStream notes a message that belongs to another request or stream.
-func (l *Ledger) crossStream() {
-	l.Checked = true
-	l.Counts[VerdictCrossStream]++
-}
 
 // eventID notes an event id; a repeat is a duplicate. It reports whether
 // the id is new (a duplicate event must not be processed again, so one
@@ -141,7 +199,7 @@ func (l *Ledger) eventID(id []byte) bool {
 	l.Checked = true
 	h := maphash.Bytes(ledgerSeed, id)
 	if slices.Contains(l.ids, h) {
-		l.Counts[VerdictDuplicated]++
+		l.fault(VerdictDuplicated, "event id "+quoteShort(id)+" delivered twice")
 		return false
 	}
 	l.ids = append(l.ids, h)
@@ -152,20 +210,20 @@ func (l *Ledger) eventID(id []byte) bool {
 	return true
 }
 
-// progressValue notes a notifications/progress value for this stream's token.
-// A value seen before is a duplicate; a new value below the maximum is
-// reordered (progress MUST increase: 2025-11-25 progress utility).
+// progressValue notes a notifications/progress value for this stream's
+// token. A value seen before is a duplicate; a new value below the maximum
+// is reordered (progress MUST increase: 2025-11-25 progress utility).
 func (l *Ledger) progressValue(v, total float64) {
 	l.Checked = true
 	if total > l.total {
 		l.total = total
 	}
 	if slices.Contains(l.progress, v) {
-		l.Counts[VerdictDuplicated]++
+		l.fault(VerdictDuplicated, "progress "+fmtNum(v)+" delivered twice")
 		return
 	}
 	if len(l.progress) > 0 && v < l.maxProg {
-		l.Counts[VerdictReordered]++
+		l.fault(VerdictReordered, "progress "+fmtNum(v)+" after "+fmtNum(l.maxProg))
 	}
 	l.progress = append(l.progress, v)
 	if v > l.maxProg {
@@ -177,11 +235,11 @@ func (l *Ledger) progressValue(v, total float64) {
 func (l *Ledger) seq(n int64) {
 	l.Checked = true
 	if slices.Contains(l.seqs, n) {
-		l.Counts[VerdictDuplicated]++
+		l.fault(VerdictDuplicated, "notification seq "+strconv.FormatInt(n, 10)+" delivered twice")
 		return
 	}
 	if len(l.seqs) > 0 && n < l.maxSeq {
-		l.Counts[VerdictReordered]++
+		l.fault(VerdictReordered, "notification seq "+strconv.FormatInt(n, 10)+" after "+strconv.FormatInt(l.maxSeq, 10))
 	}
 	l.seqs = append(l.seqs, n)
 	if n > l.maxSeq {
@@ -189,22 +247,35 @@ func (l *Ledger) seq(n int64) {
 	}
 }
 
-// finishOp closes the ledger of a request stream: the response must have
-// arrived, and with a known total (announced, or expect) every progress
-// value 1..total must have arrived. Each missing message counts as one
-// lost.
-func (l *Ledger) finishOp(gotResponse bool, expect int) {
-	if !gotResponse {
-		l.Counts[VerdictLost]++
+// finishOp closes the ledger of a request: the response must have arrived
+// (anywhere), and with a known total (announced, or expect) every progress
+// value 1..total must have arrived on the request's stream, or elsewhere
+// (elsewhere: the values that arrived on another stream of the session,
+// already counted misrouted; late ones are in the stream's own values).
+// Each message that never arrived anywhere counts as one lost.
+func (l *Ledger) finishOp(gotResponse bool, expect int, elsewhere []float64, elsewhereTotal float64) {
+	if expect > 0 || len(elsewhere) > 0 {
+		l.Checked = true
 	}
-	total := l.total
+	if !gotResponse {
+		l.fault(VerdictLost, "the response never arrived")
+	}
+	total := max(l.total, elsewhereTotal)
 	if expect > 0 {
 		total = float64(expect)
 	}
-	if total > 0 {
-		if missing := int(total) - len(l.progress); missing > 0 {
-			l.Counts[VerdictLost] += missing
+	if total <= 0 {
+		return
+	}
+	got := len(l.progress)
+	for _, v := range elsewhere {
+		if !slices.Contains(l.progress, v) {
+			got++
 		}
+	}
+	if missing := int(total) - got; missing > 0 {
+		l.Counts[VerdictLost] += missing - 1
+		l.fault(VerdictLost, strconv.Itoa(missing)+" of "+strconv.Itoa(int(total))+" progress notifications never arrived")
 	}
 }
 
@@ -213,6 +284,17 @@ func (l *Ledger) finishOp(gotResponse bool, expect int) {
 func (l *Ledger) finishSeq(want int64) {
 	top := max(want, l.maxSeq)
 	if missing := top - int64(len(l.seqs)); missing > 0 {
-		l.Counts[VerdictLost] += int(missing)
+		l.Counts[VerdictLost] += int(missing) - 1
+		l.fault(VerdictLost, strconv.FormatInt(missing, 10)+" numbered notifications never arrived")
 	}
+}
+
+func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// quoteShort quotes b for evidence, cut to 64 bytes.
+func quoteShort(b []byte) string {
+	if len(b) > 64 {
+		return strconv.Quote(string(b[:64])) + "…"
+	}
+	return strconv.Quote(string(b))
 }

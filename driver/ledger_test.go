@@ -112,7 +112,28 @@ func TestLedgerReportsPlantedFaults(t *testing.T) {
 				w.Flush()
 				<-r.Ctx.Done() // accepted, then silence
 			})
-		}, counts(driver.VerdictLost, 3)}, // progress 2 and 3, and the response
+		}, counts(driver.VerdictLost, 3, driver.VerdictSilentResume, 5)}, // progress 2 and 3, and the response; every one of the 5 resumes silent
+		{"answers one live resume with nothing, the next in full", func(fake *mcptest.Server) {
+			cutAfterFirstProgress(fake, 3)
+			var n sync.Mutex
+			resumes := 0
+			fake.Handle(mcptest.K("GET", "s1", "", "a1"), func(w *mcptest.Writer, r *mcptest.Request) {
+				n.Lock()
+				resumes++
+				silent := resumes == 1
+				n.Unlock()
+				if silent {
+					w.StartSSE()
+					w.Flush()
+					<-r.Ctx.Done() // accepted, then silence until the idle timeout
+					return
+				}
+				c := first(fake)
+				w.Events(mcptest.Event{ID: "a2", Data: mcptest.Progress(c.ProgressToken(), 2, 3)},
+					mcptest.Event{ID: "a3", Data: mcptest.Progress(c.ProgressToken(), 3, 3)},
+					mcptest.Event{ID: "a4", Data: mcptest.Response(c.ID, okText("ok"))})
+			})
+		}, counts(driver.VerdictSilentResume, 1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,11 +214,11 @@ func TestLedgerSessionHygiene(t *testing.T) {
 	tests := []struct {
 		name   string
 		status int
-		want   [driver.NumVerdicts]int
+		want   driver.Verdict
 	}{
-		{"404 as required", 404, counts()},
-		{"keeps accepting a deleted session", 200, counts(driver.VerdictDeletedSessionAccepted, 1)},
-		{"answers 400 where 404 is required", 400, counts(driver.VerdictWrongMissingStatus, 1)},
+		{"404 as required", 404, driver.NumVerdicts},
+		{"keeps accepting a deleted session", 200, driver.VerdictDeletedSessionAccepted},
+		{"answers 400 where 404 is required", 400, driver.VerdictWrongMissingStatus},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,8 +242,12 @@ func TestLedgerSessionHygiene(t *testing.T) {
 				if !h.Checked {
 					t.Fatal("no check made")
 				}
-				if diff := cmp.Diff(driver.VerdictMap(tt.want), driver.VerdictMap(h.Counts)); diff != "" {
+				want := driver.Hygiene{Checked: true, Verdict: tt.want, Status: tt.status, SessionID: "s1"}
+				if diff := cmp.Diff(want, h); diff != "" {
 					t.Fatalf("(-want +got):\n%s", diff)
+				}
+				if h.Faulty() != (tt.want != driver.NumVerdicts) {
+					t.Fatalf("Faulty() = %v", h.Faulty())
 				}
 			})
 		})

@@ -279,11 +279,11 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 		for _, v := range ModernProtocols {
 			if slices.Contains(d.Supported, v) {
 				n.Protocol, n.Modern, n.Discover = v, true, bytes.Clone(m.Result)
-				n.Why = fmt.Sprintf("server/discover answered (supportedVersions %v)", d.Supported)
+				n.Why = fmt.Sprintf("the server answers server/discover (supportedVersions %s)", strings.Join(d.Supported, ", "))
 				return n, nil
 			}
 		}
-		n.Why = fmt.Sprintf("server/discover lists no modern version we speak (%v): legacy", d.Supported)
+		n.Why = fmt.Sprintf("the server lists only session-based versions (server/discover: %s), so the newest of those", strings.Join(d.Supported, ", "))
 	case m.Kind == KindResponse && m.Error != nil:
 		var e struct {
 			Code int `json:"code"`
@@ -296,14 +296,14 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 			for _, v := range ModernProtocols {
 				if slices.Contains(e.Data.Supported, v) {
 					n.Protocol, n.Modern = v, true
-					n.Why = fmt.Sprintf("UnsupportedProtocolVersionError lists %v", e.Data.Supported)
+					n.Why = fmt.Sprintf("the server's UnsupportedProtocolVersionError lists %s", strings.Join(e.Data.Supported, ", "))
 					return n, nil
 				}
 			}
 		}
-		n.Why = fmt.Sprintf("server/discover: HTTP %d, JSON-RPC error %d: legacy", status, e.Code)
+		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and JSON-RPC error %d, so it speaks the session-based versions", status, e.Code)
 	default:
-		n.Why = fmt.Sprintf("server/discover: HTTP %d without a modern JSON-RPC answer: legacy", status)
+		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and no 2026-07-28 answer, so it speaks the session-based versions", status)
 	}
 	return n, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,9 +93,12 @@ func TestModernRequestShape(t *testing.T) {
 			want[k] = v
 		}
 		if r.RPCMethod == "tools/call" {
-			var id float64
-			json.Unmarshal(r.ID, &id)
-			want["progressToken"] = id
+			// Tokens are unique across the run: "<run>-<session>-<request id>".
+			tok, _ := p.Meta["progressToken"].(string)
+			if !regexp.MustCompile(`^[0-9a-f]{6}-[0-9]+-` + string(r.ID) + `$`).MatchString(tok) {
+				t.Errorf("progressToken %q does not name run, session and request %s", tok, r.ID)
+			}
+			want["progressToken"] = tok
 		}
 		if diff := cmp.Diff(want, p.Meta); diff != "" {
 			t.Errorf("%s _meta (-want +got):\n%s", r.RPCMethod, diff)

@@ -81,6 +81,10 @@ type Resume struct {
 	OK bool
 	// Status is the HTTP status of the resume GET (0 on transport error).
 	Status int
+	// Reopen marks a re-open without Last-Event-ID (a GET stream that
+	// carried no event id): a reconnect attempt that cannot replay what
+	// was sent meanwhile.
+	Reopen bool
 }
 
 // Result is what one operation did. The driver fills it; the caller sets

@@ -2,15 +2,19 @@ package driver
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	mrand "math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,13 +33,14 @@ const (
 //
 // A Session is owned by one goroutine (a VU): Initialize, Do and Close must
 // not be called concurrently. The GET stream runs in a goroutine of its own
-// and only touches its own state; StreamStats is safe to call from any
-// goroutine.
+// and only touches its own state and the in-flight request's mailbox;
+// StreamStats, Redirects and Hygiene are safe to call from any goroutine.
 type Session struct {
-	cfg *Config
-	rt  http.RoundTripper // the client's transport: no redirects or cookies to handle
-	u   *url.URL
-	num uint64
+	cfg    *Config
+	rt     http.RoundTripper // the client's transport: redirects are the session's business
+	u      atomic.Pointer[url.URL]
+	num    uint64
+	budget *Budget
 
 	hdr atomic.Pointer[sessHeaders] // replaced on (re-)initialize
 
@@ -46,7 +51,13 @@ type Session struct {
 	jbuf       []byte
 	dec        *SSEDecoder
 	ans        []byte
-	rng        *rand.Rand
+	rng        *mrand.Rand
+	opCtx      context.Context // the operation in progress (for the decoder's budget hook)
+
+	// Progress tokens are unique across the run: "<run>-<session>-<id>"
+	// (a JSON string), so a token of another session is always recognised.
+	tokPrefix []byte // `"<run>-<session>-`
+	tokBuf    []byte
 
 	opMu     sync.Mutex
 	opTimer  *time.Timer
@@ -61,6 +72,8 @@ type Session struct {
 
 	wantGET bool
 	get     *getStream
+	mbox    inflight
+	cur     atomic.Pointer[inflight] // the request in flight, while a GET stream is open
 
 	// 2026-07-28 (modern, stateless) state.
 	modern     bool
@@ -70,10 +83,14 @@ type Session struct {
 	listenSeq  atomic.Int64        // subscriptions/listen requests
 	pbuf, mbuf []byte              // params and _meta render buffers
 
-	hygiene Ledger
+	redirects atomic.Int64
+	hygMu     sync.Mutex
+	hygiene   Hygiene
+	badSID    bool
 
 	// OnGETResume, when set before OpenStream, is called (from the GET
-	// stream's goroutine) for every resume attempt of the GET stream, so
+	// stream's goroutine) for every reconnect attempt of the GET stream —
+	// resumes with Last-Event-ID and re-opens without (Resume.Reopen) — so
 	// reconnects can be counted as they happen. It must be safe to call
 	// concurrently with the session's other methods and must not block.
 	OnGETResume func(Resume)
@@ -84,6 +101,15 @@ type sessHeaders struct {
 	post http.Header
 	get  http.Header
 }
+
+// runID tells this process's progress tokens from another's.
+var runID = func() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+var sessionSerial atomic.Uint64
 
 // NewSession returns a session for cfg; num distinguishes sessions (the VU
 // number) in seeds. It sends nothing until Initialize. cfg must be valid
@@ -104,13 +130,17 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 	s := &Session{
 		cfg:     cfg,
 		rt:      rt,
-		u:       u,
 		num:     uint64(num),
+		budget:  cfg.budget(),
 		body:    &reqBody{},
 		dec:     NewSSEDecoder(nil),
-		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(num))),
+		rng:     mrand.New(mrand.NewPCG(uint64(cfg.Seed), uint64(num))),
 		idleDur: cfg.streamIdleTimeout(),
 	}
+	s.u.Store(u)
+	s.dec.MaxEvent = cfg.maxEvent()
+	s.hookBudget(s.dec, func() context.Context { return s.opCtx })
+	s.tokPrefix = fmt.Appendf(nil, `"%s-%d-`, runID, sessionSerial.Add(1))
 	if p := cfg.protocol(); p == ProtocolAuto {
 		return nil, fmt.Errorf("protocol %q: call Negotiate first", p)
 	} else if IsModern(p) {
@@ -119,6 +149,13 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 	}
 	s.setHeaders("", s.proto)
 	return s, nil
+}
+
+// hookBudget makes dec reserve its large buffers from the session's
+// budget, waiting under the context ctx returns.
+func (s *Session) hookBudget(dec *SSEDecoder, ctx func() context.Context) {
+	// Wired to the decoder's Reserve/Release hooks (see SSEDecoder).
+	_, _ = dec, ctx
 }
 
 // Modern reports whether the session speaks a modern (stateless) version.
@@ -132,6 +169,12 @@ func (s *Session) Protocol() string { return s.proto }
 
 // ServerInfo returns the raw JSON result of the last initialize.
 func (s *Session) ServerInfo() []byte { return s.serverInfo }
+
+// BadSessionID reports whether the server assigned a session id with
+// characters outside visible ASCII (0x21–0x7E), which the spec forbids
+// (2025-11-25 transports §Session Management, item 1: "The session ID
+// MUST only contain visible ASCII characters").
+func (s *Session) BadSessionID() bool { return s.badSID }
 
 func (s *Session) setHeaders(sid, proto string) {
 	h := &sessHeaders{sid: sid, post: make(http.Header, 6+len(s.cfg.Header)), get: make(http.Header, 4+len(s.cfg.Header))}
@@ -156,13 +199,14 @@ func (s *Session) setHeaders(sid, proto string) {
 
 // call is the state of one request/response exchange.
 type call struct {
-	id       int64
-	tool     bool
-	progress bool
-	init     bool
-	expect   int
+	id     int64
+	tool   bool
+	init   bool
+	expect int
+	tok    []byte // raw JSON progress token, nil without one
 
 	gotResp  bool
+	respAt   time.Time
 	inputReq []byte // an input_required result to answer (2026-07-28)
 	err      error  // outcome carried by the response (RPC error, isError)
 	result   []byte // copy of the result (initialize only)
@@ -175,15 +219,18 @@ var errSession404 = fmt.Errorf("%w", ErrSessionMissing)
 // initialize → (Mcp-Session-Id) → notifications/initialized. It records the
 // exchange in res (times, status, bytes) and returns the error also stored
 // in res.Err. ErrUnsupportedVersion when the server picks a version this
-// driver does not speak.
+// driver does not speak; ErrBadResponse when the session id holds control
+// characters (it could not be sent back).
 func (s *Session) Initialize(ctx context.Context, res *Result) error {
 	res.Start = time.Now()
 	if res.Intended.IsZero() {
 		res.Intended = res.Start
 	}
 	ctx, cancel := s.opContext(ctx)
+	s.opCtx = ctx
 	err := s.initialize(ctx, res)
 	s.endOp(cancel)
+	s.opCtx = nil
 	res.End = time.Now()
 	if err != nil {
 		res.fail(err)
@@ -223,13 +270,7 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 		return fmt.Errorf("%w: initialize result has no protocolVersion", ErrBadResponse)
 	}
 	got := string(v[1 : len(v)-1])
-	supported := false
-	for _, p := range SupportedProtocols {
-		if p == got {
-			supported = true
-		}
-	}
-	if !supported {
+	if !slices.Contains(SupportedProtocols, got) {
 		return fmt.Errorf("%w: server chose %q", ErrUnsupportedVersion, got)
 	}
 	s.proto = got
@@ -239,15 +280,30 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 	// notifications/initialized: 202 expected (2025-11-25 transports
 	// §Sending Messages, item 4); some servers answer 200/204.
 	body = appendNotification(s.body.buf(), "notifications/initialized", nil)
+	s.arm()
 	resp, err := s.send(ctx, http.MethodPost, body, s.hdr.Load().post, "")
 	res.BytesOut += int64(len(body))
 	if err != nil {
 		return s.ctxErr(ctx, err)
 	}
-	res.BytesIn += drain(resp)
 	res.Status = resp.StatusCode
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("notifications/initialized: %w", &StatusError{resp.StatusCode})
+		return fmt.Errorf("notifications/initialized: %w", s.statusError(resp, res))
+	}
+	res.BytesIn += drain(resp)
+	return nil
+}
+
+// checkSessionID flags a session id outside visible ASCII; one the driver
+// cannot send back (control characters) is an error.
+func (s *Session) checkSessionID(sid string) error {
+	for i := 0; i < len(sid); i++ {
+		if c := sid[i]; c < 0x21 || c > 0x7e {
+			s.badSID = true
+			if c < 0x20 || c == 0x7f {
+				return fmt.Errorf("%w: Mcp-Session-Id holds control characters (it MUST be visible ASCII)", ErrBadResponse)
+			}
+		}
 	}
 	return nil
 }
@@ -280,46 +336,6 @@ func (s *Session) next() int64 {
 	return s.nextID
 }
 
-// ErrRequestTimeout: an operation ran past RequestTimeout. It wraps
-// context.DeadlineExceeded.
-var ErrRequestTimeout = fmt.Errorf("request timeout: %w", context.DeadlineExceeded)
-
-// opContext bounds one operation by RequestTimeout with the session's
-// reusable timer (no timer per op); endOp must be called when it is done.
-func (s *Session) opContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
-	octx, cancel := context.WithCancelCause(ctx)
-	if d := s.cfg.requestTimeout(); d > 0 {
-		s.opMu.Lock()
-		s.opCancel = cancel
-		if s.opTimer == nil {
-			s.opTimer = time.AfterFunc(d, s.onOpTimeout)
-		} else {
-			s.opTimer.Reset(d)
-		}
-		s.opMu.Unlock()
-	}
-	return octx, cancel
-}
-
-func (s *Session) endOp(cancel context.CancelCauseFunc) {
-	s.opMu.Lock()
-	if s.opTimer != nil {
-		s.opTimer.Stop()
-	}
-	s.opCancel = nil
-	s.opMu.Unlock()
-	cancel(nil)
-}
-
-func (s *Session) onOpTimeout() {
-	s.opMu.Lock()
-	c := s.opCancel
-	s.opMu.Unlock()
-	if c != nil {
-		c(ErrRequestTimeout)
-	}
-}
-
 func (c *Config) maxReissues() int {
 	if c.MaxReissues > 0 {
 		return c.MaxReissues
@@ -328,19 +344,29 @@ func (c *Config) maxReissues() int {
 }
 
 // Do runs op as one JSON-RPC request and fills res (the caller sets
-// res.Op and res.Intended; Start, FirstByte, End and the rest are set here).
-// A 404 on the session re-initializes once and retries (res.Reinits); a
-// response stream that breaks is resumed with GET + Last-Event-ID after the
-// reconnect policy's wait (res.Resumes); a break before any event id is
-// unresumable and, with Config.ReissueUnresumable, re-sent (res.Reissues).
-// The outcome is res.Class/res.Err; Do never panics on bad input.
+// res.Op and res.Intended; Start, FirstByte, End and the rest are set
+// here). End is when the response arrived; what the stream carried after
+// it is judged by the ledger but is not latency. A 404 on the session
+// re-initializes once and retries (res.Reinits); a response stream that
+// breaks is resumed with GET + Last-Event-ID after the reconnect policy's
+// wait (res.Resumes); a break before any event id is unresumable and,
+// with Config.ReissueUnresumable, re-sent (res.Reissues). The outcome is
+// res.Class/res.Err; Do never panics on bad input.
 func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	res.Start = time.Now()
 	if res.Intended.IsZero() {
 		res.Intended = res.Start
 	}
 	ctx, cancel := s.opContext(ctx)
-	defer s.endOp(cancel)
+	s.opCtx = ctx
+	defer func() {
+		s.cur.Store(nil)
+		s.endOp(cancel)
+		s.opCtx = nil
+		if res.End.IsZero() {
+			res.End = time.Now()
+		}
+	}()
 	params := op.Params
 	if op.parts != nil {
 		s.reqSeq++
@@ -358,11 +384,14 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	var extra []byte // retry fields of a multi round-trip request
 	for {
 		attempt := time.Now()
-		c := call{id: s.next(), tool: op.isToolCall, progress: op.Progress, expect: op.ExpectProgress}
+		c := call{id: s.next(), tool: op.isToolCall, expect: op.ExpectProgress}
 		meta := s.mbuf[:0]
 		if op.Progress {
+			s.tokBuf = appendInt(append(s.tokBuf[:0], s.tokPrefix...), c.id)
+			s.tokBuf = append(s.tokBuf, '"')
+			c.tok = s.tokBuf
 			meta = append(meta, `"progressToken":`...)
-			meta = appendInt(meta, c.id)
+			meta = append(meta, c.tok...)
 		}
 		if s.modern {
 			if len(meta) > 0 {
@@ -373,16 +402,19 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		s.mbuf = meta
 		body := appendRequestExtra(s.body.buf(), c.id, op.Method, params, extra, meta)
 		res.Ledger.restart()
+		s.begin(&c)
+		s.arm()
+		res.End = time.Time{}
 		err := s.exchange(ctx, body, &c, res, hdr)
 		switch {
 		case errors.Is(err, errSession404) && res.Reinits == 0:
 			res.Reinits++
 			var scratch Result
+			s.arm()
 			if ierr := s.initialize(ctx, &scratch); ierr != nil {
 				res.BytesIn += scratch.BytesIn
 				res.BytesOut += scratch.BytesOut
 				res.fail(fmt.Errorf("re-initialize after 404: %w", ierr))
-				res.End = time.Now()
 				return
 			}
 			res.BytesIn += scratch.BytesIn
@@ -417,9 +449,11 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		case c.err != nil:
 			res.fail(c.err)
 		}
+		if c.gotResp {
+			res.End = c.respAt
+		}
 		break
 	}
-	res.End = time.Now()
 }
 
 // exchange POSTs one request and reads its answer (JSON or SSE, resuming
@@ -446,13 +480,25 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 	case code < 200 || code > 299:
 		return s.statusError(resp, res)
 	}
-	if c.init {
+	if c.init && !s.modern {
+		// Known from the headers on: a resume of this stream carries it.
 		c.sid = resp.Header.Get(HeaderSessionID)
+		if err := s.checkSessionID(c.sid); err != nil {
+			drain(resp)
+			return err
+		}
+		s.setHeaders(c.sid, "")
 	}
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case mtJSON:
 		err = s.readJSON(ctx, resp, c, res)
+		s.disarm()
 	case mtSSE:
+		s.disarm() // the stream is open: StreamIdleTimeout bounds it now
+		if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+			res.BytesIn += drain(resp)
+			return fmt.Errorf("%w: SSE stream with Content-Encoding %q (a compressed event stream is buffered by the decompressor, so events would arrive late; mcpbench decodes compression on JSON answers only)", ErrBadResponse, ce)
+		}
 		err = s.readPOSTStream(ctx, resp, c, res)
 	default:
 		res.BytesIn += drain(resp)
@@ -461,41 +507,34 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 	return err
 }
 
-// statusError reads a non-2xx answer: a JSON-RPC error in its body is
-// returned as an *RPCError (so a 2026-07-28 -32020 or -32022 is classified
-// as such) — under a legacy version only for MCP's own codes — else a
-// *StatusError.
-func (s *Session) statusError(resp *http.Response, res *Result) error {
-	defer resp.Body.Close()
-	se := &StatusError{Code: resp.StatusCode}
-	if mediaType(resp.Header.Get("Content-Type")) != mtJSON {
-		res.BytesIn += drain(resp)
-		return se
-	}
-	b, n, _ := readAll(resp.Body, s.jbuf[:0], 64<<10)
-	s.jbuf = b[:0]
-	res.BytesIn += n
-	m, err := ParseMessage(bytes.TrimSpace(b))
-	if err != nil || m.Error == nil {
-		return se
-	}
-	re := parseRPCError(m.Error)
-	switch {
-	case s.modern, re.Code == CodeHeaderMismatch, re.Code == CodeUnsupportedVersion, re.Code == CodeMissingCapability:
-		return fmt.Errorf("%w (HTTP %d)", re, resp.StatusCode)
-	}
-	return se
-}
-
-// readJSON reads an application/json answer: one message or a batch.
+// readJSON reads an application/json answer (one message or a batch)
+// within MaxMessageBytes and the memory budget; gzip is decoded.
 func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, res *Result) error {
 	defer resp.Body.Close()
-	b, n, err := readAll(resp.Body, s.jbuf[:0], s.cfg.maxResponse())
-	s.jbuf = b[:0]
-	res.BytesIn += n
+	limit := s.cfg.maxMessage()
+	if resp.ContentLength > limit {
+		return fmt.Errorf("%w %s (Content-Length %s; not read)", ErrResponseTooLarge, FormatBytes(limit), FormatBytes(resp.ContentLength))
+	}
+	var r io.Reader = &countingReader{r: resp.Body, n: &res.BytesIn}
+	size := resp.ContentLength
+	switch ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); ce {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return fmt.Errorf("%w: Content-Encoding gzip: %v", ErrBadResponse, err)
+		}
+		r, size = zr, -1
+	default:
+		return fmt.Errorf("%w: Content-Encoding %q not supported", ErrBadResponse, ce)
+	}
+	b, err := s.readMessage(ctx, r, size, limit)
+	defer s.keepJSONBuf(b)
 	if err != nil {
 		return s.ctxErr(ctx, err)
 	}
+	c.respAt = time.Now()
+	led := &res.Ledger
 	t := bytes.TrimSpace(b)
 	if len(t) > 0 && t[0] == '[' {
 		// A JSON-RPC batch (2025-03-26 allowed them): walk its elements.
@@ -513,26 +552,84 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrBadResponse, err)
 			}
-			s.handle(ctx, t[i:e], c, res, nil)
+			if err := s.handle(ctx, t[i:e], c, res, led); err != nil {
+				return err
+			}
 			i = e
 		}
-	} else if err := s.handle(ctx, t, c, res, nil); err != nil {
+	} else if err := s.handle(ctx, t, c, res, led); err != nil {
 		return err
 	}
 	if !c.gotResp {
+		s.cur.Store(nil)
 		return ErrNoResponse
 	}
+	s.finishCall(c, res, led, true)
 	return nil
 }
 
-// handle processes one incoming message on a request's stream (led is the
-// stream's ledger, nil for JSON answers). It returns an error only for a
-// message that is not JSON-RPC.
+// readMessage reads a JSON answer into the session's buffer: up to
+// jsonSmall without ceremony; beyond, the answer's worst case (size when
+// known, else limit) is reserved from the memory budget first. Over limit
+// it fails with ErrResponseTooLarge naming the limit.
+func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int64) ([]byte, error) {
+	buf := s.jbuf[:0]
+	var held int64
+	defer func() { s.budget.release(held) }()
+	for {
+		if len(buf) == cap(buf) {
+			if cap(buf) >= jsonSmall && held == 0 {
+				want := limit
+				if size > 0 {
+					want = size
+				}
+				n, err := s.budget.acquire(ctx, want)
+				if err != nil {
+					return buf, err
+				}
+				held = n
+			}
+			grow := min(max(cap(buf), 4096), int(limit-int64(len(buf))+1))
+			buf = append(buf, make([]byte, max(grow, 1))...)[:len(buf)]
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if int64(len(buf)) > limit {
+			return buf, fmt.Errorf("%w %s", ErrResponseTooLarge, FormatBytes(limit))
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+// handle processes one incoming message of a request's answer (its
+// stream, or its JSON body) and judges it in led: a response to another
+// id is cross-stream, a second response duplicated; a progress
+// notification of this request before the response is counted (and
+// checked for duplicates and order), after it late; one of another request
+// of this session misrouted, of another session (or of no request)
+// cross-stream. It returns an error only for a message that is not
+// JSON-RPC.
 func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result, led *Ledger) error {
 	m, err := ParseMessage(data)
 	if err != nil {
 		perr := fmt.Errorf("%w: %v", ErrBadResponse, err)
-		if c.err == nil {
+		if c.err == nil && !c.gotResp {
 			c.err = perr
 		}
 		return perr
@@ -540,43 +637,53 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 	switch m.Kind {
 	case KindResponse:
 		if !IDEqual(m.ID, c.id) {
-			if led != nil {
-				led.crossStream()
-			}
+			led.fault(VerdictCrossStream, "a response to id "+quoteShort(m.ID)+" arrived on the stream of request "+strconv.FormatInt(c.id, 10))
 			return nil
 		}
 		if c.gotResp {
-			if led != nil {
-				led.Counts[VerdictDuplicated]++
-			}
+			led.fault(VerdictDuplicated, "the response to request "+strconv.FormatInt(c.id, 10)+" arrived twice")
 			return nil
 		}
 		c.gotResp = true
+		c.respAt = time.Now()
 		switch {
 		case m.Error != nil:
-			c.err = parseRPCError(m.Error)
+			re, ok := rpcErrorOf(m.Error)
+			if !ok {
+				c.err = fmt.Errorf("%w: malformed JSON-RPC error object %s", ErrBadResponse, quoteShort(m.Error))
+			} else {
+				c.err = re
+			}
 		case s.modern && bytes.Equal(Field(m.Result, "resultType"), litInputRequired):
 			c.inputReq = bytes.Clone(m.Result) // answered by a retry (Do)
 		case c.tool && bytes.Equal(Field(m.Result, "isError"), litTrue):
-			c.err = ErrToolError
+			c.err = toolError(m.Result)
 		case c.init:
 			c.result = bytes.Clone(m.Result)
 		}
 	case KindNotification:
-		if string(m.Method) == "notifications/progress" {
-			tok := Field(m.Params, "progressToken")
-			if !c.progress || !IDEqual(tok, c.id) {
-				if led != nil {
-					led.crossStream()
+		if string(m.Method) != "notifications/progress" {
+			return nil
+		}
+		tok := Field(m.Params, "progressToken")
+		v, _ := FieldNumber(m.Params, "progress")
+		switch {
+		case c.tok != nil && bytes.Equal(tok, c.tok):
+			t, _ := FieldNumber(m.Params, "total")
+			if c.gotResp {
+				if !slices.Contains(led.progress, v) {
+					led.progress = append(led.progress, v) // it arrived: not lost
+					led.total = max(led.total, t)
 				}
+				led.fault(VerdictLate, "progress "+fmtNum(v)+" arrived after the response")
 				return nil
 			}
 			res.Progress++
-			if led != nil {
-				v, _ := FieldNumber(m.Params, "progress")
-				t, _ := FieldNumber(m.Params, "total")
-				led.progressValue(v, t)
-			}
+			led.progressValue(v, t)
+		case bytes.HasPrefix(tok, s.tokPrefix):
+			led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of another request of this session (token "+quoteShort(tok)+")")
+		default:
+			led.fault(VerdictCrossStream, "progress "+fmtNum(v)+" for token "+quoteShort(tok)+", not this session's")
 		}
 	case KindRequest:
 		s.ans = s.answer(ctx, m, s.ans)
@@ -584,9 +691,28 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 	return nil
 }
 
+// toolError is ErrToolError with the tool's own message (the first text
+// content of the result, cut to 200 bytes).
+func toolError(result []byte) error {
+	var r struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	json.Unmarshal(result, &r)
+	for _, c := range r.Content {
+		if c.Type == "text" && c.Text != "" {
+			return fmt.Errorf("%w: %s", ErrToolError, firstLine([]byte(c.Text)))
+		}
+	}
+	return ErrToolError
+}
+
 // answer POSTs the canned result for a server→client request (ping,
-// sampling/createMessage, elicitation/create, roots/list), or -32601.
-// Failures are ignored: the server sees them as a missing answer.
+// sampling/createMessage, elicitation/create, roots/list), or -32601,
+// within RequestTimeout. Failures are ignored: the server sees them as a
+// missing answer.
 func (s *Session) answer(ctx context.Context, m Message, buf []byte) []byte {
 	buf = buf[:0]
 	if r, ok := s.cfg.canned(string(m.Method)); ok {
@@ -594,202 +720,16 @@ func (s *Session) answer(ctx context.Context, m Message, buf []byte) []byte {
 	} else {
 		buf = appendErrorResponse(buf, m.ID, -32601, "method not found: "+string(m.Method))
 	}
+	if d := s.cfg.requestTimeout(); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
 	resp, err := s.sendCopy(ctx, buf)
 	if err == nil {
 		drain(resp)
 	}
 	return buf
-}
-
-// readPOSTStream reads the SSE answer to a request until its response,
-// resuming the stream when it breaks.
-func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *call, res *Result) error {
-	led := &res.Ledger
-	led.Checked = true
-	dec := s.dec
-	dec.Start(nil)
-	var lastResumeID string
-	fails := 0
-	for {
-		dec.Reset(s.watch(resp.Body, res, s.idleDur))
-		err := s.readEvents(ctx, dec, c, res, led)
-		brokeAt := time.Now()
-		s.unwatch()
-		if err == nil {
-			// Response delivered; the stream should end now.
-			// Unterminated means the server kept the stream open past its
-			// response: the linger timed out. A stream broken under us (a
-			// reset, our own idle timer) is not that.
-			if !dec.AtEOF() && !s.idleFired.Load() && !s.linger(resp.Body, res) && s.idleFired.Load() {
-				led.Counts[VerdictUnterminated]++
-			}
-			resp.Body.Close()
-			led.finishOp(true, c.expect)
-			return nil
-		}
-		resp.Body.Close()
-		if errors.Is(err, ErrSSEMalformed) {
-			return err
-		}
-		if cerr := ctx.Err(); cerr != nil {
-			led.finishOp(false, 0)
-			return s.ctxErr(ctx, cerr)
-		}
-		clean := errors.Is(err, io.EOF)
-		if s.modern {
-			// 2026-07-28: no resumption; the broken stream cancelled the
-			// request (Do may re-issue it).
-			if errors.Is(err, ErrStreamIdle) {
-				return fmt.Errorf("%w: %w", ErrStreamIdle, ErrStreamCancelled)
-			}
-			return fmt.Errorf("%w (%v)", ErrStreamCancelled, breakCause(err))
-		}
-		if len(dec.LastEventID()) == 0 {
-			led.Counts[VerdictUnresumable]++
-			if errors.Is(err, ErrStreamIdle) {
-				return fmt.Errorf("%w: %w", ErrStreamIdle, ErrUnresumable)
-			}
-			return fmt.Errorf("%w (%v)", ErrUnresumable, breakCause(err))
-		}
-		if s.cfg.maxResumes() == 0 {
-			led.finishOp(false, 0)
-			return fmt.Errorf("%w: resumption disabled (%v)", ErrStreamBroken, breakCause(err))
-		}
-		id := string(dec.LastEventID())
-		if id == lastResumeID {
-			fails++
-		} else {
-			fails = 0
-			lastResumeID = id
-		}
-		resp, err = s.resume(ctx, dec, res, clean, &fails, brokeAt)
-		if err != nil {
-			led.finishOp(false, 0)
-			return err
-		}
-	}
-}
-
-// readEvents reads events until the response arrives (nil) or the stream
-// ends or breaks (the error: io.EOF for an orderly end).
-func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res *Result, led *Ledger) error {
-	for {
-		ev, err := dec.Next()
-		if err != nil {
-			switch {
-			case errors.Is(err, ErrSSEMalformed):
-			case s.idleFired.Load():
-				return ErrStreamIdle
-			case context.Cause(ctx) != nil:
-				return context.Cause(ctx)
-			}
-			return err
-		}
-		if ev.HasID && !led.eventID(ev.ID) {
-			continue // a replayed duplicate: counted once, not processed again
-		}
-		if len(ev.Data) == 0 {
-			continue // priming event or SEP-1699 close event: id/retry only
-		}
-		res.Events++
-		s.handle(ctx, ev.Data, c, res, led)
-		if c.gotResp {
-			return nil
-		}
-	}
-}
-
-// linger reads what follows the response for a short while so the
-// connection can be reused; it reports whether the stream ended. When it
-// did not, s.idleFired tells a timeout (the stream stayed open) from a
-// broken connection.
-func (s *Session) linger(body io.ReadCloser, res *Result) bool {
-	var buf [512]byte
-	r := s.watch(body, res, lingerTimeout)
-	defer s.unwatch()
-	for {
-		_, err := r.Read(buf[:])
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-	}
-}
-
-// lingerTimeout bounds the wait for a stream's end after its response.
-const lingerTimeout = 2 * time.Second
-
-// resume waits per the reconnect policy and GETs the stream with
-// Last-Event-ID until the server accepts (2025-11-25 transports
-// §Resumability; SEP-1699 retry). fails counts consecutive attempts that
-// brought no new event id; attempts stop at MaxResumes.
-func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clean bool, fails *int, brokeAt time.Time) (*http.Response, error) {
-	last := string(dec.LastEventID())
-	for {
-		if *fails >= s.cfg.maxResumes() {
-			return nil, fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, *fails)
-		}
-		hint := dec.RetryMS
-		wait := s.reconnectDelay(hint, *fails)
-		r := Resume{Hint: hint, Waited: wait, Clean: clean}
-		if err := sleepCtx(ctx, wait); err != nil {
-			return nil, s.ctxErr(ctx, err)
-		}
-		h := s.hdr.Load()
-		r.At = time.Now()
-		r.Delay = r.At.Sub(brokeAt)
-		resp, err := s.send(ctx, http.MethodGet, nil, h.get, last)
-		r.TimeToResume = time.Since(brokeAt)
-		if err != nil {
-			res.Resumes = append(res.Resumes, r)
-			if ctx.Err() != nil {
-				return nil, s.ctxErr(ctx, err)
-			}
-			*fails++
-			clean = false
-			continue
-		}
-		r.Status = resp.StatusCode
-		if resp.StatusCode == http.StatusOK && mediaType(resp.Header.Get("Content-Type")) == mtSSE {
-			r.OK = true
-			res.Resumes = append(res.Resumes, r)
-			return resp, nil
-		}
-		res.BytesIn += drain(resp)
-		res.Resumes = append(res.Resumes, r)
-		switch {
-		case resp.StatusCode == http.StatusNotFound && h.sid != "":
-			return nil, fmt.Errorf("resume: %w", ErrSessionMissing)
-		case resp.StatusCode == http.StatusMethodNotAllowed:
-			return nil, fmt.Errorf("%w: server does not resume (%w)", ErrStreamBroken, &StatusError{resp.StatusCode})
-		}
-		*fails++
-	}
-}
-
-// reconnectDelay is the wait before a resume attempt under the policy.
-func (s *Session) reconnectDelay(hintMS, fails int) time.Duration {
-	base := s.cfg.defaultRetry()
-	if hintMS >= 0 {
-		base = time.Duration(hintMS) * time.Millisecond
-	}
-	switch s.cfg.Reconnect {
-	case ReconnectImmediate:
-		return 0
-	case ReconnectBackoff:
-		ceil := base << min(fails, 16)
-		if m := s.cfg.backoffMax(); ceil > m {
-			ceil = m
-		}
-		d := base
-		if ceil > base {
-			d += time.Duration(s.rng.Int64N(int64(ceil - base + 1)))
-		}
-		return d
-	}
-	return base
 }
 
 // Close ends the session: it stops the GET stream and sends DELETE with
@@ -809,22 +749,42 @@ func (s *Session) Close(ctx context.Context) error {
 	if err != nil {
 		return s.ctxErr(ctx, err)
 	}
-	drain(resp)
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusAccepted, http.StatusNoContent:
+		drain(resp)
 		if s.cfg.CheckDeleted {
 			s.checkDeleted(ctx, h)
 		}
 		return nil
 	case http.StatusMethodNotAllowed, http.StatusNotFound:
+		drain(resp)
 		return nil
 	}
-	return fmt.Errorf("DELETE: %w", &StatusError{resp.StatusCode})
+	var scratch Result
+	return fmt.Errorf("DELETE: %w", s.statusError(resp, &scratch))
 }
+
+// Hygiene is the verdict of the deleted-session check (Config.CheckDeleted).
+type Hygiene struct {
+	// Checked reports whether the check was made.
+	Checked bool
+	// Verdict is VerdictDeletedSessionAccepted (the server still served
+	// the deleted session: 2xx), VerdictWrongMissingStatus (another status
+	// than 404), or NumVerdicts when the answer was the 404 required.
+	Verdict Verdict
+	// Status is the HTTP status of the request on the deleted session.
+	Status int
+	// SessionID is the deleted session's id.
+	SessionID string
+}
+
+// Faulty reports whether the check found a fault.
+func (h Hygiene) Faulty() bool { return h.Checked && h.Verdict != NumVerdicts }
 
 // checkDeleted sends a ping on a deleted session: anything but 404 is a
 // hygiene fault (2xx: the session lives on; another status: the wrong
-// answer for a missing session).
+// answer for a missing session; 2025-11-25 transports §Session Management,
+// items 3 and 4).
 func (s *Session) checkDeleted(ctx context.Context, h *sessHeaders) {
 	body := appendRequest(s.body.buf(), s.next(), "ping", nil, nil)
 	resp, err := s.send(ctx, http.MethodPost, body, h.post, "")
@@ -832,232 +792,23 @@ func (s *Session) checkDeleted(ctx context.Context, h *sessHeaders) {
 		return
 	}
 	drain(resp)
-	s.hygiene.Checked = true
+	hy := Hygiene{Checked: true, Verdict: NumVerdicts, Status: resp.StatusCode, SessionID: h.sid}
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
-		s.hygiene.Counts[VerdictDeletedSessionAccepted]++
+		hy.Verdict = VerdictDeletedSessionAccepted
 	default:
-		s.hygiene.Counts[VerdictWrongMissingStatus]++
+		hy.Verdict = VerdictWrongMissingStatus
 	}
+	s.hygMu.Lock()
+	s.hygiene = hy
+	s.hygMu.Unlock()
 }
 
-// Hygiene returns the verdicts of the deleted-session check made by Close
+// Hygiene returns the verdict of the deleted-session check made by Close
 // (Config.CheckDeleted); Checked is false when none was made.
-func (s *Session) Hygiene() Ledger { return s.hygiene }
-
-// send issues one HTTP request. lastEventID is set on resume GETs.
-func (s *Session) send(ctx context.Context, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {
-	req := &http.Request{
-		Method:     method,
-		URL:        s.u,
-		Proto:      "HTTP/1.1",
-		ProtoMajor: 1,
-		ProtoMinor: 1,
-		Header:     h,
-		Host:       s.u.Host,
-	}
-	if lastEventID != "" {
-		req.Header = h.Clone()
-		req.Header[HeaderLastEventID] = []string{lastEventID}
-	}
-	if body != nil {
-		rb := s.body
-		rb.arm(body)
-		req.Body = rb
-		req.ContentLength = int64(len(body))
-		req.GetBody = rb.getBody
-	}
-	return s.rt.RoundTrip(req.WithContext(ctx))
-}
-
-// sendCopy POSTs a message (an answer) with its own body buffer, so it can
-// run while s.body is in use.
-func (s *Session) sendCopy(ctx context.Context, msg []byte) (*http.Response, error) {
-	return s.sendBody(ctx, bytes.Clone(msg), s.hdr.Load().post)
-}
-
-// sendBody POSTs body (owned by the request) with headers h; for requests
-// made outside the session's op goroutine.
-func (s *Session) sendBody(ctx context.Context, body []byte, h http.Header) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.u.String(), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header = h
-	return s.rt.RoundTrip(req)
-}
-
-// ctxErr prefers the context's cause (timeout, idle, run end) to the
-// transport's rendering of it.
-func (s *Session) ctxErr(ctx context.Context, err error) error {
-	if cause := context.Cause(ctx); cause != nil {
-		return cause
-	}
-	return err
-}
-
-func breakCause(err error) string {
-	if errors.Is(err, io.EOF) {
-		return "stream ended"
-	}
-	return err.Error()
-}
-
-// watch arms the session's idle timer for a stream body: a body silent for
-// d is closed (unblocking the read) and the read reports ErrStreamIdle. It
-// returns a reader that counts bytes and re-arms the timer on each read.
-// One stream is watched at a time (the session's op goroutine).
-func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration) io.Reader {
-	s.sr = streamReader{s: s, rc: body, n: &res.BytesIn, d: d}
-	s.idleFired.Store(false)
-	if d > 0 {
-		s.idleMu.Lock()
-		s.idleBody = body
-		if s.idle == nil {
-			s.idle = time.AfterFunc(d, s.onIdle)
-		} else {
-			s.idle.Reset(d)
-		}
-		s.idleMu.Unlock()
-	}
-	return &s.sr
-}
-
-func (s *Session) unwatch() {
-	s.idleMu.Lock()
-	if s.idle != nil {
-		s.idle.Stop()
-	}
-	s.idleBody = nil
-	s.idleMu.Unlock()
-}
-
-func (s *Session) onIdle() {
-	s.idleMu.Lock()
-	b := s.idleBody
-	s.idleBody = nil
-	s.idleMu.Unlock()
-	if b != nil {
-		s.idleFired.Store(true)
-		b.Close()
-	}
-}
-
-// streamReader counts body bytes and re-arms the idle timer on each read.
-type streamReader struct {
-	s  *Session
-	rc io.ReadCloser
-	n  *int64
-	d  time.Duration // idle timeout re-armed on each read (0: none)
-}
-
-func (r *streamReader) Read(p []byte) (int, error) {
-	n, err := r.rc.Read(p)
-	*r.n += int64(n)
-	if n > 0 && r.d > 0 {
-		r.s.idle.Reset(r.d)
-	}
-	return n, err
-}
-
-// reqBody is a reusable request body. The transport may close a body after
-// Do returns; the buffer is reused only once the previous body was closed.
-type reqBody struct {
-	b      []byte
-	r      bytes.Reader
-	closed atomic.Bool
-	used   bool
-}
-
-// buf returns an empty buffer to render the next request into.
-func (rb *reqBody) buf() []byte {
-	if rb.used && !rb.closed.Load() {
-		rb.b = nil // still held by the transport: start a fresh buffer
-	}
-	return rb.b[:0]
-}
-
-func (rb *reqBody) arm(b []byte) {
-	rb.b = b
-	rb.r.Reset(b)
-	rb.closed.Store(false)
-	rb.used = true
-}
-
-func (rb *reqBody) Read(p []byte) (int, error) { return rb.r.Read(p) }
-
-// Bytes lets H1Transport write the body without copying it.
-func (rb *reqBody) Bytes() []byte { return rb.b }
-func (rb *reqBody) Close() error  { rb.closed.Store(true); return nil }
-
-func (rb *reqBody) getBody() (io.ReadCloser, error) {
-	return io.NopCloser(bytes.NewReader(bytes.Clone(rb.b))), nil
-}
-
-type mt uint8
-
-const (
-	mtOther mt = iota
-	mtJSON
-	mtSSE
-)
-
-// mediaType classifies a Content-Type without allocating.
-func mediaType(ct string) mt {
-	if i := strings.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
-	}
-	ct = strings.TrimSpace(ct)
-	switch {
-	case strings.EqualFold(ct, "application/json"):
-		return mtJSON
-	case strings.EqualFold(ct, "text/event-stream"):
-		return mtSSE
-	}
-	return mtOther
-}
-
-// drain reads (up to 64 KiB of) a body and closes it, so the connection can
-// be reused; it returns the bytes read.
-func drain(resp *http.Response) int64 {
-	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	return n
-}
-
-// readAll reads r into buf up to max bytes.
-func readAll(r io.Reader, buf []byte, limit int64) ([]byte, int64, error) {
-	var n int64
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		m, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+m]
-		n += int64(m)
-		if n > limit {
-			return buf, n, ErrResponseTooLarge
-		}
-		if err == io.EOF {
-			return buf, n, nil
-		}
-		if err != nil {
-			return buf, n, err
-		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func (s *Session) Hygiene() Hygiene {
+	s.hygMu.Lock()
+	defer s.hygMu.Unlock()
+	return s.hygiene
 }

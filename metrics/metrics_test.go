@@ -41,7 +41,7 @@ func TestRecorderMergesShardsAndIntervals(t *testing.T) {
 	wg.Wait()
 	rec.Shard(3).Record(result(1, 0, 0, 5, driver.ClassTimeout, 0))
 	rec.Shard(3).Record(result(1, 0, 0, 5, driver.ClassCanceled, 0))
-	rec.Shard(4).Dropped(1)
+	rec.Shard(4).Dropped(1, 1500*time.Millisecond)
 	iv := rec.Tick(time.Now())
 	if iv.Ops[0].Count != 1000 || iv.All.Count != 1001 {
 		t.Fatalf("interval counts %d %d", iv.Ops[0].Count, iv.All.Count)
@@ -87,7 +87,7 @@ func TestRecorderResumesAndLedger(t *testing.T) {
 	if o.Resumes.TimeToResume.Max < 509 || o.Resumes.Wait.Max < 499 {
 		t.Fatalf("resume latencies %+v", o.Resumes)
 	}
-	if o.Ledger == nil || o.Ledger.Streams != 1 || o.Ledger.Faulty != 1 || o.Ledger.Verdicts["lost"] != 2 || len(o.Ledger.Verdicts) != int(driver.NumVerdicts) {
+	if o.Ledger == nil || o.Ledger.Streams != 1 || o.Ledger.Faulty != 1 || o.Ledger.Verdicts["lost"] != 2 || len(o.Ledger.Verdicts) != len(driver.StreamVerdicts) {
 		t.Fatalf("ledger %+v", o.Ledger)
 	}
 	offs, n := rec.Offenders()

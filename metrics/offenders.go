@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -11,14 +12,21 @@ import (
 // debugging (offenders.json in the results directory).
 type Offender struct {
 	Op       string         `json:"op"`
-	Start    time.Time      `json:"start"`
-	Class    string         `json:"class"`
+	Intended time.Time      `json:"intended_start,omitzero"` // when the schedule wanted the op to start
+	Start    time.Time      `json:"start,omitzero"`          // when it was sent (a GET stream: first opened)
+	Class    string         `json:"class"`                   // the op's error class ("ok" when it completed)
+	Status   int            `json:"status,omitempty"`        // the HTTP status (hygiene: the deleted session's answer)
 	Error    string         `json:"error,omitempty"`
 	Verdicts map[string]int `json:"verdicts"`
-	EventIDs []string       `json:"event_ids"`
-	Progress []float64      `json:"progress,omitempty"`
-	Resumes  int            `json:"resumes"`
-	Reissues int            `json:"reissues,omitempty"`
+	// Evidence says what arrived where, for the first faults.
+	Evidence []string  `json:"evidence,omitempty"`
+	EventIDs []string  `json:"event_ids,omitempty"`
+	Progress []float64 `json:"progress,omitempty"`
+	Resumes  int       `json:"resumes"`
+	// LastEventID is the Last-Event-ID of a resume that was accepted and
+	// then delivered nothing (silent-resume).
+	LastEventID string `json:"silent_resume_last_event_id,omitempty"`
+	Reissues    int    `json:"reissues,omitempty"`
 }
 
 type offenders struct {
@@ -36,14 +44,18 @@ func (o *offenders) add(op string, res *driver.Result) {
 		return
 	}
 	of := Offender{
-		Op:       op,
-		Start:    res.Start,
-		Class:    res.Class.String(),
-		Verdicts: map[string]int{},
-		EventIDs: res.Ledger.EventIDs(),
-		Progress: res.Ledger.ProgressValues(),
-		Resumes:  len(res.Resumes),
-		Reissues: res.Reissues,
+		Op:          op,
+		Intended:    res.Intended,
+		Start:       res.Start,
+		Class:       res.Class.String(),
+		Status:      res.Status,
+		Verdicts:    map[string]int{},
+		Evidence:    slices.Clone(res.Ledger.Evidence),
+		EventIDs:    res.Ledger.EventIDs(),
+		Progress:    res.Ledger.ProgressValues(),
+		Resumes:     len(res.Resumes),
+		LastEventID: res.Ledger.LastEventID,
+		Reissues:    res.Reissues,
 	}
 	if res.Err != nil {
 		of.Error = res.Err.Error()

@@ -39,28 +39,35 @@ type OpStats struct {
 	TTFB     *hdr.Histogram // time to first byte, µs
 	Resume   *hdr.Histogram // time to resume a broken stream, µs (nil until one)
 	Wait     *hdr.Histogram // reconnect wait before a resume, µs (nil until one)
+	// DropLB holds each dropped op's response time lower bound, µs: from
+	// its intended start to when a VU found it too late to send (nil until
+	// one). Had it been sent then, its response time would be at least
+	// that.
+	DropLB *hdr.Histogram
 
-	Count       int64 // completed ops (errors included)
-	Errors      int64 // ops with a class other than ok
-	Classes     [driver.NumClasses]int64
-	Status      [600]int64 // by HTTP status (0: no response)
-	BytesIn     int64
-	BytesOut    int64
-	Events      int64
-	Progress    int64
-	Resumes     int64 // resume attempts
-	ResumesOK   int64 // attempts the server accepted
-	EarlyResume int64 // attempts made before the retry hint had passed
-	Reinits     int64
-	Reissues    int64
-	ReissuedOK  int64         // ops that completed after a re-issue
-	Wasted      time.Duration // time on broken attempts that were re-issued
-	InputRounds int64         // input_required retries
-	Verdicts    [driver.NumVerdicts]int64
-	Streams     int64 // streams the ledger judged
-	Faulty      int64 // streams with at least one verdict
-	Dropped     int64 // ops the schedule could not start (no free VU, queue full)
-	Interrupted int64 // ops cut short by the end of the run (not in latency)
+	Count        int64 // completed ops (errors included)
+	Errors       int64 // ops with a class other than ok
+	Classes      [driver.NumClasses]int64
+	Status       [600]int64 // by HTTP status (0: no response)
+	BytesIn      int64
+	BytesOut     int64
+	Events       int64
+	Progress     int64
+	Resumes      int64 // resume attempts
+	ResumesOK    int64 // attempts the server accepted
+	EarlyResume  int64 // attempts made before the retry hint had passed
+	Reinits      int64
+	Reissues     int64
+	ReissuedOK   int64         // ops that completed after a re-issue
+	Wasted       time.Duration // time on broken attempts that were re-issued
+	InputRounds  int64         // input_required retries
+	Verdicts     [driver.NumVerdicts]int64
+	Streams      int64 // streams the ledger judged
+	Faulty       int64 // streams with at least one verdict
+	Dropped      int64 // ops the schedule could not start (no free VU, queue full)
+	Interrupted  int64 // ops cut short by the end of the run (not in latency)
+	Throttled    int64 // ops answered 429/503 with a Retry-After the VU then waited
+	ThrottleWait time.Duration
 	// Examples holds the first error message seen per class: one example
 	// each, so the report can say what went wrong without aggregating by
 	// free text.
@@ -86,6 +93,12 @@ func (o *OpStats) add(b *OpStats) {
 		o.resumeHists()
 		o.Resume.Merge(b.Resume)
 		o.Wait.Merge(b.Wait)
+	}
+	if b.DropLB != nil {
+		if o.DropLB == nil {
+			o.DropLB = NewHistogram()
+		}
+		o.DropLB.Merge(b.DropLB)
 	}
 	o.Count += b.Count
 	o.Errors += b.Errors
@@ -114,6 +127,8 @@ func (o *OpStats) add(b *OpStats) {
 	o.Faulty += b.Faulty
 	o.Dropped += b.Dropped
 	o.Interrupted += b.Interrupted
+	o.Throttled += b.Throttled
+	o.ThrottleWait += b.ThrottleWait
 	for i, e := range b.Examples {
 		if o.Examples[i] == "" {
 			o.Examples[i] = e
@@ -123,7 +138,7 @@ func (o *OpStats) add(b *OpStats) {
 
 // reset zeroes o, keeping its histograms.
 func (o *OpStats) reset() {
-	r, s, t, rs, w, ex := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.Examples
+	r, s, t, rs, w, d, ex := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.DropLB, o.Examples
 	r.Reset()
 	s.Reset()
 	t.Reset()
@@ -131,7 +146,10 @@ func (o *OpStats) reset() {
 		rs.Reset()
 		w.Reset()
 	}
-	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, Examples: ex}
+	if d != nil {
+		d.Reset()
+	}
+	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, DropLB: d, Examples: ex}
 }
 
 // Shard records results of the VUs striped onto it. Safe for concurrent
@@ -295,8 +313,10 @@ func Early(r *driver.Resume) bool {
 	return r.Hint >= 0 && r.Delay < time.Duration(r.Hint)*time.Millisecond
 }
 
-// Dropped counts an op the schedule could not start.
-func (s *Shard) Dropped(op int) {
+// Dropped counts an op the schedule could not start; late is how late it
+// was when a VU found it too late to send (a lower bound of the response
+// time it would have had).
+func (s *Shard) Dropped(op int, late time.Duration) {
 	s.mu.Lock()
 	o := s.ops[op]
 	if o == nil {
@@ -304,6 +324,21 @@ func (s *Shard) Dropped(op int) {
 		s.ops[op] = o
 	}
 	o.Dropped++
+	if o.DropLB == nil {
+		o.DropLB = NewHistogram()
+	}
+	o.DropLB.RecordValue(us(late))
+	s.mu.Unlock()
+}
+
+// Throttled counts an op answered 429/503 with a Retry-After that its VU
+// waited before its next op.
+func (s *Shard) Throttled(op int, wait time.Duration) {
+	s.mu.Lock()
+	if o := s.ops[op]; o != nil {
+		o.Throttled++
+		o.ThrottleWait += wait
+	}
 	s.mu.Unlock()
 }
 

@@ -192,10 +192,9 @@ func SoakVerdicts(points []SoakPoint, s *Summary) *Soak {
 	// Session hygiene.
 	{
 		v := SoakVerdict{Name: "session hygiene", Unit: "faults"}
-		if h := s.Sessions.Hygiene; h != nil && h.Streams > 0 {
-			bad := h.Verdicts["deleted-session-accepted"] + h.Verdicts["wrong-missing-session-status"]
-			v.Checked, v.Value, v.Pass = true, float64(bad), bad == 0
-			v.Detail = fmt.Sprintf("%d deleted sessions probed: %d still served, %d answered a status other than 404", h.Streams, h.Verdicts["deleted-session-accepted"], h.Verdicts["wrong-missing-session-status"])
+		if h := s.Sessions.Hygiene; h != nil && h.Probed > 0 {
+			v.Checked, v.Value, v.Pass = true, float64(h.Faulty), h.Faulty == 0
+			v.Detail = fmt.Sprintf("%d deleted sessions probed: %d still served, %d answered a status other than 404%s", h.Probed, h.Verdicts["deleted-session-accepted"], h.Verdicts["wrong-missing-session-status"], statusList(h.Statuses))
 		} else {
 			v.Detail = "not checked: no deleted session was probed (a stateless server, or check_deleted off)"
 		}

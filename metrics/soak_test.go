@@ -40,7 +40,7 @@ func soakPoints(p99 func(t float64) float64, rss func(t float64) float64) []Soak
 func TestSoakVerdicts(t *testing.T) {
 	flat := func(float64) float64 { return 5 }
 	saw := func(t float64) float64 { return 80 + math.Mod(t, 23) } // GC sawtooth, no trend
-	hyg := &Summary{Sessions: SessionSummary{Hygiene: &LedgerSummary{Streams: 100, Verdicts: map[string]int64{}}}}
+	hyg := &Summary{Sessions: SessionSummary{Hygiene: &HygieneSummary{Probed: 100, Verdicts: map[string]int64{}}}}
 	get := func(sk *Soak, name string) SoakVerdict {
 		for _, v := range sk.Verdicts {
 			if v.Name == name {
@@ -74,7 +74,7 @@ func TestSoakVerdicts(t *testing.T) {
 	// Faulty streams and hygiene faults.
 	ps := soakPoints(flat, saw)
 	ps[400].Faulty = 2
-	bad := &Summary{Sessions: SessionSummary{Hygiene: &LedgerSummary{Streams: 100, Verdicts: map[string]int64{"wrong-missing-session-status": 3}}}}
+	bad := &Summary{Sessions: SessionSummary{Hygiene: &HygieneSummary{Probed: 100, Faulty: 3, Verdicts: map[string]int64{"wrong-missing-session-status": 3}, Statuses: map[string]int64{"400": 3}}}}
 	sk = SoakVerdicts(ps, bad)
 	if v := get(sk, "correctness drift"); v.Pass || v.Value != 2 {
 		t.Fatalf("faults: %+v", v)

@@ -81,6 +81,7 @@ type RowOp struct {
 	Faulty                          int64                    // streams the replay ledger found faulty
 	Classes                         [driver.NumClasses]int64 // by error class
 	P50, P90, P99, Max              float64
+	SvcP50                          float64 // service time p50 (ms)
 }
 
 // RowOf summarizes an interval.
@@ -90,6 +91,9 @@ func RowOf(iv Interval) Row {
 	row := func(o *OpStats) RowOp {
 		l := LatencyOf(o.Response)
 		ro := RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Dropped: o.Dropped, Faulty: o.Faulty, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+		if o.Count > 0 {
+			ro.SvcP50 = round3(float64(o.Service.ValueAtQuantile(50)) / 1000)
+		}
 		copy(ro.Classes[:], o.Classes[:])
 		return ro
 	}

@@ -29,8 +29,14 @@ type Summary struct {
 	VUs         int       `json:"vus"`                   // VUs started (pre-allocated and added)
 	MaxVUs      int       `json:"max_vus"`
 	Dropped     int64     `json:"dropped"` // open model: ops not started (no free VU, queue full)
-	Interrupted bool      `json:"interrupted"`
-	StopReason  string    `json:"stop_reason,omitempty"`
+	// DroppedRate is dropped / arrivals (completed + dropped + interrupted),
+	// 0..1.
+	DroppedRate float64 `json:"dropped_rate"`
+	// DropWarning says, when more than 1 % of arrivals were dropped, how
+	// many and why (the cause the numbers show); "" otherwise.
+	DropWarning string `json:"drop_warning,omitempty"`
+	Interrupted bool   `json:"interrupted"`
+	StopReason  string `json:"stop_reason,omitempty"`
 
 	Ops []OpSummary `json:"ops"`
 	All OpSummary   `json:"all"`
@@ -70,15 +76,19 @@ type ServerStats struct {
 	CountKeys        int64 `json:"count_keys"`
 }
 
-// ChaosSummary describes the faults injected.
+// ChaosSummary describes the faults injected in the measured window
+// (warm-up and set-up apart).
 type ChaosSummary struct {
 	Plan      any   `json:"plan"`
-	Seed      int64 `json:"seed"`
+	Seed      int64 `json:"seed"` // the seed that drove the schedule: --chaos-seed with it reproduces the run
 	CutsFIN   int64 `json:"cuts_fin"`
 	CutsRST   int64 `json:"cuts_rst"`
 	Stalls    int64 `json:"stalls"`
 	Delays    int64 `json:"delays"`
 	StormCuts int64 `json:"storm_cuts"`
+	// Outside counts the faults injected outside the measured window
+	// (warm-up, set-up with target=init, the graceful stop).
+	Outside int64 `json:"outside_window,omitempty"`
 }
 
 // Latency holds percentiles in milliseconds.
@@ -104,15 +114,25 @@ type OpSummary struct {
 	Status        map[string]int64  `json:"status,omitempty"` // by HTTP status; "0" = no response
 	Dropped       int64             `json:"dropped,omitempty"`
 	Interrupted   int64             `json:"interrupted,omitempty"`
-	Response      Latency           `json:"response_time_ms"` // from the intended start (coordinated omission corrected)
-	Service       Latency           `json:"service_time_ms"`  // from the actual send
-	TTFB          Latency           `json:"ttfb_ms"`
-	BytesIn       int64             `json:"bytes_in"`
-	BytesOut      int64             `json:"bytes_out"`
-	Events        int64             `json:"sse_events"`
-	Progress      int64             `json:"progress_notifications"`
-	Reinits       int64             `json:"reinits,omitempty"`
-	Reissues      int64             `json:"reissues,omitempty"`
+	// Throttled counts ops answered 429/503 with a Retry-After that the VU
+	// waited before its next op; ThrottleWaitS is the total wait.
+	Throttled     int64   `json:"throttled,omitempty"`
+	ThrottleWaitS float64 `json:"throttle_wait_s,omitempty"`
+	Response      Latency `json:"response_time_ms"` // completed ops, from the intended start (coordinated omission corrected)
+	// WithDropped is response time over completed and dropped ops, each
+	// dropped op at its lower bound (see DroppedLB); nil without drops.
+	WithDropped *Latency `json:"response_time_with_dropped_ms,omitempty"`
+	// DroppedLB is the dropped ops' response time lower bound: how late
+	// each was when a VU found it too late to send.
+	DroppedLB *Latency `json:"dropped_lower_bound_ms,omitempty"`
+	Service   Latency  `json:"service_time_ms"` // from the actual send
+	TTFB      Latency  `json:"ttfb_ms"`
+	BytesIn   int64    `json:"bytes_in"`
+	BytesOut  int64    `json:"bytes_out"`
+	Events    int64    `json:"sse_events"`
+	Progress  int64    `json:"progress_notifications"`
+	Reinits   int64    `json:"reinits,omitempty"`
+	Reissues  int64    `json:"reissues,omitempty"`
 	// ReissuedOK counts ops that completed after at least one re-issue.
 	ReissuedOK int64 `json:"completed_after_reissue,omitempty"`
 	// WastedMS is the time spent on attempts that broke and were re-issued.
@@ -153,20 +173,48 @@ type SessionSummary struct {
 	Churned int64 `json:"churned,omitempty"`
 	// Hygiene is the verdict of the deleted-session checks (a deleted
 	// session must answer 404); nil when none was made.
-	Hygiene *LedgerSummary `json:"hygiene,omitempty"`
+	Hygiene *HygieneSummary `json:"hygiene,omitempty"`
+	// BadSessionIDs counts session ids with characters outside visible
+	// ASCII (2025-11-25 transports: the session ID MUST only contain
+	// visible ASCII characters).
+	BadSessionIDs int64 `json:"bad_session_ids,omitempty"`
+	// Redirects counts 307/308 answers followed (--follow-redirects).
+	Redirects int64 `json:"redirects_followed,omitempty"`
+}
+
+// HygieneSummary is the verdict of the deleted-session checks: each
+// deleted session is probed once and must answer 404.
+type HygieneSummary struct {
+	Probed int64 `json:"probed"` // sessions probed after DELETE
+	Faulty int64 `json:"faulty"` // sessions that did not answer 404
+	// Verdicts counts faulty sessions by verdict (deleted-session-accepted:
+	// 2xx; wrong-missing-session-status: another status).
+	Verdicts map[string]int64 `json:"verdicts"`
+	// Statuses counts the HTTP statuses the faulty sessions answered.
+	Statuses map[string]int64 `json:"statuses,omitempty"`
 }
 
 // GETStreamSummary describes standalone GET streams.
 type GETStreamSummary struct {
-	Opened   int64          `json:"opened"`
-	None     int64          `json:"none_offered"` // 405
-	Failed   int64          `json:"failed"`
-	Events   int64          `json:"events"`
-	Requests int64          `json:"server_requests_answered"`
-	Breaks   int64          `json:"breaks"`
-	Reopens  int64          `json:"reopens"`
-	Resumes  *ResumeSummary `json:"resumes,omitempty"`
-	Ledger   *LedgerSummary `json:"ledger,omitempty"`
+	Opened   int64 `json:"opened"`
+	None     int64 `json:"none_offered"` // 405
+	Failed   int64 `json:"failed"`
+	Events   int64 `json:"events"`
+	Requests int64 `json:"server_requests_answered"`
+	Breaks   int64 `json:"breaks"`
+	// BreakCauses counts breaks by cause: "ended" (the server ended the
+	// stream) or the error class of the read that failed.
+	BreakCauses map[string]int64 `json:"break_causes,omitempty"`
+	Reopens     int64            `json:"reopens"` // re-opens without Last-Event-ID that the server accepted
+	// Resumes are the reconnects with Last-Event-ID (the server can replay
+	// what was sent meanwhile); ReopenAttempts those without (a stream
+	// that carried no event id: what was sent meanwhile is lost unless the
+	// server keeps it).
+	Resumes        *ResumeSummary `json:"resumes,omitempty"`
+	ReopenAttempts *ResumeSummary `json:"reopen_attempts,omitempty"`
+	Ledger         *LedgerSummary `json:"ledger,omitempty"`
+	// FailExample is the message of a failed open or reconnect.
+	FailExample string `json:"fail_example,omitempty"`
 }
 
 // Generator is mcpbench's own cost over the measured window, from
@@ -182,7 +230,12 @@ type Generator struct {
 	// StartLag is how late ops were sent after their intended start (ms):
 	// timer granularity, goroutine scheduling, waiting for a free VU. It is
 	// part of response time and not of service time.
-	StartLag       Latency `json:"start_lag_ms"`
+	StartLag Latency `json:"start_lag_ms"`
+	// Budget is the large-message memory budget's use: bytes, peak, and
+	// the reads that waited for it (their wait is in their latency).
+	BudgetMB       float64 `json:"large_message_budget_mb,omitempty"`
+	BudgetPeakMB   float64 `json:"large_message_budget_peak_mb,omitempty"`
+	BudgetWaits    int64   `json:"large_message_budget_waits,omitempty"`
 	NumCPU         int     `json:"num_cpu"`
 	GOMAXPROCS     int     `json:"gomaxprocs"` // Ps running mcpbench's Go code (--procs)
 	IncludesServer bool    `json:"includes_embedded_server"`
@@ -226,6 +279,19 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 		ReissuedOK:  o.ReissuedOK,
 		WastedMS:    round3(float64(o.Wasted) / 1e6),
 		InputRounds: o.InputRounds,
+		Throttled:   o.Throttled,
+	}
+	if o.Throttled > 0 {
+		s.ThrottleWaitS = round3(o.ThrottleWait.Seconds())
+	}
+	if o.DropLB != nil && o.DropLB.TotalCount() > 0 {
+		lb := LatencyOf(o.DropLB)
+		s.DroppedLB = &lb
+		h := NewHistogram()
+		h.Merge(o.Response)
+		h.Merge(o.DropLB)
+		wd := LatencyOf(h)
+		s.WithDropped = &wd
 	}
 	if secs > 0 {
 		s.Rate = round3(float64(o.Count) / secs)
@@ -265,11 +331,12 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 	return s
 }
 
-// LedgerOf builds a ledger summary with every verdict present.
+// LedgerOf builds a stream ledger summary with every stream verdict
+// present (zeros included).
 func LedgerOf(streams, faulty int64, v [driver.NumVerdicts]int64) *LedgerSummary {
 	l := &LedgerSummary{Streams: streams, Faulty: faulty, Verdicts: map[string]int64{}}
-	for i, n := range v {
-		l.Verdicts[driver.Verdict(i).String()] = n
+	for _, vd := range driver.StreamVerdicts {
+		l.Verdicts[vd.String()] = v[vd]
 	}
 	return l
 }

@@ -23,7 +23,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	p.f("mcpbench  %s  ·  protocol %s  ·  %s\n", target, s.Protocol, s.Tool)
 	if s.ProtocolWhy != "" {
-		p.f("protocol %s\n", s.ProtocolWhy)
+		p.f("protocol %s: %s\n", s.Protocol, s.ProtocolWhy)
 	}
 	model := fmt.Sprintf("closed model, %d VUs", s.VUs)
 	if s.Model == "open" {
@@ -36,20 +36,32 @@ func WriteText(w io.Writer, s *Summary) error {
 	for _, n := range s.Notes {
 		p.f("note: %s\n", n)
 	}
+	if s.DropWarning != "" {
+		p.f("WARNING: %s\n", s.DropWarning)
+	}
 	p.f("\n")
 	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
 		p.f("No operation ran: no session could be initialized (%d attempts failed: %s)\n", s.Sessions.Failed, classList(s.Sessions.FailClasses))
 		p.examples(s.Sessions.FailExamples)
 		return p.err
 	}
-	title := "Response time (ms)"
+	title := "Response time (ms, completed ops)"
 	if s.Model == "open" {
-		title = "Response time (ms, from the intended start: coordinated omission corrected)"
+		title = "Response time (ms, completed ops, from the intended start: coordinated omission corrected)"
 	}
 	p.latencyTable(title, s, func(o *OpSummary) Latency { return o.Response })
 	if s.Model == "open" {
 		p.f("\n")
-		p.latencyTable("Service time (ms, from the actual send)", s, func(o *OpSummary) Latency { return o.Service })
+		p.latencyTable("Service time (ms, completed ops, from the actual send)", s, func(o *OpSummary) Latency { return o.Service })
+	}
+	if s.All.WithDropped != nil {
+		p.f("\n")
+		p.latencyTable(fmt.Sprintf("Response time with the %d dropped ops (ms; each dropped op at its lower bound: how late it was when dropped)", s.All.Dropped), s, func(o *OpSummary) Latency {
+			if o.WithDropped != nil {
+				return *o.WithDropped
+			}
+			return o.Response
+		})
 	}
 	p.f("\n")
 	if s.Model == "open" {
@@ -65,6 +77,9 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	if s.All.Interrupted > 0 {
 		p.f("Interrupted by the end of the run (not in latency): %d\n", s.All.Interrupted)
+	}
+	if n := s.All.Throttled; n > 0 {
+		p.f("Throttled: %d ops answered 429/503 with Retry-After; their VUs waited %.1f s in all before the next op\n", n, s.All.ThrottleWaitS)
 	}
 	if n := s.All.Reinits; n > 0 {
 		p.f("Sessions re-initialized after 404: %d\n", n)
@@ -86,17 +101,27 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f("Replay ledger (response streams): %d judged, %d faulty: %s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 	}
 	if g := s.GETStreams; g != nil {
-		p.f("GET streams: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks, %d reopened\n",
-			g.Opened, g.None, g.Failed, g.Events, g.Requests, g.Breaks, g.Reopens)
+		p.f("GET streams: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks%s\n",
+			g.Opened, g.None, g.Failed, g.Events, g.Requests, g.Breaks, causeList(g.BreakCauses))
 		if r := g.Resumes; r != nil {
-			p.f("  resumes: %d attempts, %d accepted, %d early; time to resume p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, ms(r.TimeToResume.P50), ms(r.TimeToResume.P99))
+			p.f("  resumes (with Last-Event-ID: the server can replay what was sent meanwhile): %d attempts, %d accepted, %d early; time to resume p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, ms(r.TimeToResume.P50), ms(r.TimeToResume.P99))
+		}
+		if r := g.ReopenAttempts; r != nil {
+			p.f("  re-opens (without Last-Event-ID: the stream carried no event id, so what was sent meanwhile is lost): %d attempts, %d accepted, %d early; time to reopen p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, ms(r.TimeToResume.P50), ms(r.TimeToResume.P99))
+		}
+		if g.FailExample != "" {
+			p.f("  e.g. %s\n", g.FailExample)
 		}
 		if l := g.Ledger; l != nil {
 			p.f("  replay ledger: %d judged, %d faulty: %s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 		}
 	}
 	if c := s.Chaos; c != nil {
-		p.f("Chaos (seed %d): %d cuts (%d rst, %d fin), %d stalls, %d delays, %d streams cut by storms\n", c.Seed, c.CutsRST+c.CutsFIN, c.CutsRST, c.CutsFIN, c.Stalls, c.Delays, c.StormCuts)
+		outside := ""
+		if c.Outside > 0 {
+			outside = fmt.Sprintf(" (and %d faults outside the measured window)", c.Outside)
+		}
+		p.f("Chaos (seed %d): %d cuts (%d rst, %d fin), %d stalls, %d delays, %d streams cut by storms%s\n", c.Seed, c.CutsRST+c.CutsFIN, c.CutsRST, c.CutsFIN, c.Stalls, c.Delays, c.StormCuts, outside)
 	}
 	for _, w := range s.Storms {
 		p.f("Storm at %.1fs: %d reconnect attempts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)\n",
@@ -120,8 +145,14 @@ func WriteText(w io.Writer, s *Summary) error {
 		p.f("Churn: %d sessions replaced during the run\n", ss.Churned)
 	}
 	if h := ss.Hygiene; h != nil {
-		p.f("Session hygiene: %d deleted sessions probed: deleted-session-accepted %d · wrong-missing-session-status %d\n",
-			h.Streams, h.Verdicts[driver.VerdictDeletedSessionAccepted.String()], h.Verdicts[driver.VerdictWrongMissingStatus.String()])
+		p.f("Session hygiene: %d deleted sessions probed, %d faulty: deleted-session-accepted %d · wrong-missing-session-status %d%s\n",
+			h.Probed, h.Faulty, h.Verdicts[driver.VerdictDeletedSessionAccepted.String()], h.Verdicts[driver.VerdictWrongMissingStatus.String()], statusList(h.Statuses))
+	}
+	if ss.BadSessionIDs > 0 {
+		p.f("Session ids outside visible ASCII (the spec says MUST only contain 0x21–0x7E): %d\n", ss.BadSessionIDs)
+	}
+	if ss.Redirects > 0 {
+		p.f("Redirects followed (307/308, --follow-redirects): %d\n", ss.Redirects)
 	}
 	if len(s.Thresholds) > 0 {
 		p.f("Thresholds: %d of %d passed\n", len(s.Thresholds)-ThresholdsFailed(s.Thresholds), len(s.Thresholds))
@@ -146,6 +177,9 @@ func WriteText(w io.Writer, s *Summary) error {
 		procs = fmt.Sprintf(" (GOMAXPROCS %d)", g.GOMAXPROCS)
 	}
 	p.f("Generator: %.2f CPU-s, %.1f µs CPU per op, %.2f of %d cores%s, max RSS %.0f MB%s\n", g.CPUSeconds, g.CPUPerOpUS, g.Cores, g.NumCPU, procs, g.MaxRSSMB, note)
+	if g.BudgetWaits > 0 {
+		p.f("Large messages: %d reads waited for the %.0f MB large-message memory budget (peak %.0f MB held); the wait is in their latency\n", g.BudgetWaits, g.BudgetMB, g.BudgetPeakMB)
+	}
 	if g.Bottleneck != "" {
 		p.f("WARNING: %s\n", g.Bottleneck)
 	}
@@ -231,8 +265,29 @@ func failList(m map[string]int64) string {
 
 func verdictList(m map[string]int64) string {
 	var parts []string
-	for _, v := range driver.Verdicts() {
+	for _, v := range driver.StreamVerdicts {
 		parts = append(parts, fmt.Sprintf("%s %d", v, m[v.String()]))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// causeList renders GET-stream break causes: " (ended 3, transport 2)".
+func causeList(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	return " (" + classList(m) + ")"
+}
+
+// statusList renders observed HTTP statuses: "; answered HTTP 200 ×3".
+func statusList(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("HTTP %s ×%d", k, m[k]))
+	}
+	return "; faulty sessions answered " + strings.Join(parts, ", ")
 }

@@ -132,7 +132,7 @@ func fixture() *metrics.Results {
 		Chaos: &metrics.ChaosSummary{Seed: 7, CutsRST: 120, CutsFIN: 30, StormCuts: 40},
 		Sessions: metrics.SessionSummary{Opened: 9, Failed: 1, Closed: 9, Initialize: metrics.Latency{P50: 3.1, P90: 3.4, P99: 3.9, Max: 4.2},
 			FailClasses: map[string]int64{"http-status": 1}, FailExamples: map[string]string{"http-status": "HTTP status 503"},
-			Hygiene: &metrics.LedgerSummary{Streams: 9, Verdicts: verdicts(nil)}},
+			Hygiene: &metrics.HygieneSummary{Probed: 9, Verdicts: verdicts(nil)}},
 		GETStreams: &metrics.GETStreamSummary{Opened: 8, Events: 96, Breaks: 8, Reopens: 8,
 			Ledger: &metrics.LedgerSummary{Streams: 8, Verdicts: verdicts(nil)}},
 		Generator: metrics.Generator{CPUSeconds: 1.25, CPUPerOpUS: 151.2, Cores: 0.14, MaxRSSMB: 61, NumCPU: 2,

@@ -93,7 +93,7 @@ func HTMLReport(w io.Writer, res *metrics.Results) error {
 		}
 	}
 	if h := s.Sessions.Hygiene; h != nil {
-		d.Ledgers = append(d.Ledgers, ledgerRow{Name: "deleted sessions (hygiene)", L: h})
+		d.Ledgers = append(d.Ledgers, ledgerRow{Name: "deleted sessions (hygiene)", L: &metrics.LedgerSummary{Streams: h.Probed, Faulty: h.Faulty, Verdicts: h.Verdicts}})
 	}
 	for _, c := range slices.Sorted(maps.Keys(s.Sessions.FailClasses)) {
 		d.SessionFails = append(d.SessionFails, errorRow{Class: c, Count: s.Sessions.FailClasses[c], Example: s.Sessions.FailExamples[c]})

@@ -5,11 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"net/http"
-	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +57,12 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	d.MaxReissues = p.Resume.MaxReissues
 	d.CheckDeleted = p.CheckDeleted
 	d.Seed = p.Seed
+	d.MaxMessageBytes = int64(p.MaxMessageBytes)
+	d.MaxEventBytes = int(p.MaxEventBytes)
+	d.FollowRedirects = p.FollowRedirects
+	// One large-message budget for the run: its peak memory is about VUs ×
+	// the small per-session buffers + this.
+	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))
 	if len(p.Headers) > 0 {
 		d.Header = http.Header{}
 		for k, v := range p.Headers {
@@ -200,7 +205,9 @@ type engine struct {
 
 	start, warmEnd, end time.Time
 	runCtx              context.Context // cancelled at the hard stop
+	warmCtx, measCtx    context.Context // runCtx marked for the chaos layer
 	stopAdmit           chan struct{}   // closed when the window ends or ctx is cancelled
+	stoppedAt           atomic.Pointer[time.Time]
 
 	sched    Schedule
 	next     atomic.Uint64 // next arrival slot to claim (open model)
@@ -221,11 +228,13 @@ type engine struct {
 	failCls  [driver.NumClasses]int64
 	failEx   [driver.NumClasses]string
 	get      getAgg
+	hyg      hygAgg
 	// negotiated is the protocol version the first session agreed on.
 	negotiated string
 	protoWhy   string        // how auto decided
 	usage0     metrics.Usage // at the end of the warm-up
 	notes      []string      // said in the summary
+	setupStop  bool          // interrupted before the clock started
 
 	// Process sampling (collector goroutine, then summary).
 	selfPrev, tgtPrev metrics.ProcSample
@@ -234,25 +243,20 @@ type engine struct {
 	tgtMaxFDs         int
 	tgtErr            error
 	tgtStarted        bool
-	hygiene           [driver.NumVerdicts]int64
-	hygChecked        int64
 	churned           int64
 }
 
-// getAgg aggregates GET-stream stats of closed sessions.
-type getAgg struct {
-	opened, none, failed, events, requests, breaks, reopens int64
-	resumes                                                 metrics.OpStats
-	verdicts                                                [driver.NumVerdicts]int64
-	streams, faulty                                         int64
-	used                                                    bool
-}
+// ErrInterrupted is returned when the run was cancelled before its clock
+// started (during session set-up); the summary says so.
+var ErrInterrupted = errors.New("interrupted during set-up")
 
 // Run executes the plan and returns its summary. It returns when the
 // measured window and the graceful stop are over, or soon after ctx is
 // cancelled (the summary is then marked interrupted, with what was
-// gathered). The error is non-nil only when the run could not start
-// (ErrSetup, with the summary still filled in).
+// gathered; the measured window ends at the interrupt). The error is
+// non-nil only when the run could not start: ErrSetup (no session could
+// be initialized) or ErrInterrupted (cancelled during set-up), with the
+// summary still filled in.
 func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) {
 	p := &pl.Profile
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder, initHist: metrics.NewHistogram(), stopAdmit: make(chan struct{})}
@@ -268,31 +272,8 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	if p.Open() {
 		e.maxDelay = p.MaxDelay.D()
 	}
-
-	// Decide the protocol era once per run (cached for every session).
-	if pl.Driver.Protocol == driver.ProtocolAuto || pl.Driver.Protocol == "" {
-		n, err := driver.Negotiate(ctx, &pl.Driver)
-		if err != nil {
-			n = driver.Negotiation{Protocol: driver.DefaultProtocol, Why: "server/discover failed: " + err.Error()}
-		}
-		pl.Driver.Protocol = n.Protocol
-		e.protoWhy = "auto: " + n.Why
-	}
-	if driver.IsModern(pl.Driver.Protocol) {
-		for i, op := range pl.Ops {
-			if driver.RemovedInModern(op.Method) && pl.weight(i) > 0 {
-				pl.disable(i)
-				e.notes = append(e.notes, fmt.Sprintf("%s left out of the mix: %s has no %s (removed by SEP-2575)", op.Name, pl.Driver.Protocol, op.Method))
-			}
-		}
-		if pl.cum[len(pl.cum)-1] == 0 {
-			sum := e.summary(time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}, ctx)
-			return sum, fmt.Errorf("%w: no op of the mix exists in %s", ErrSetup, pl.Driver.Protocol)
-		}
-	}
-	if err := driver.PrepareOps(ctx, &pl.Driver, pl.Ops); err != nil {
-		sum := e.summary(time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}, ctx)
-		return sum, fmt.Errorf("%w: %v", ErrSetup, err)
+	if err := e.decideProtocol(ctx); err != nil {
+		return e.summary(time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}, ctx), err
 	}
 
 	// Set up the initial sessions before the clock starts.
@@ -303,6 +284,17 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 		if s != nil {
 			live++
 		}
+	}
+	if ctx.Err() != nil {
+		// Interrupted during set-up: close what was opened, report nothing
+		// as measured.
+		e.setupStop = true
+		for _, s := range sessions {
+			if s != nil {
+				e.closeSession(s)
+			}
+		}
+		return e.summary(started, started, metrics.Usage{}, metrics.Usage{}, ctx), ErrInterrupted
 	}
 	if live == 0 {
 		sum := e.summary(started, started, metrics.Usage{}, metrics.Usage{}, ctx)
@@ -323,6 +315,7 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	e.rec.Begin(e.start)
 	e.rec.SetTimeline(e.tl)
 	if e.inj != nil {
+		e.inj.Window(e.warmEnd, e.end)
 		e.inj.Start(e.start)
 		defer e.inj.Stop()
 	}
@@ -335,9 +328,14 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	hard, cancelHard := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelHard(nil)
 	e.runCtx = hard
+	e.warmCtx = chaos.WithPhase(hard, chaos.PhaseWarmup)
+	e.measCtx = chaos.WithPhase(hard, chaos.PhaseMeasure)
 
-	// Ctrl-C: stop admitting at once and cut in-flight ops.
+	// Ctrl-C: the measured window ends now; stop admitting and cut
+	// in-flight ops.
 	stopWatch := context.AfterFunc(ctx, func() {
+		now := time.Now()
+		e.stoppedAt.CompareAndSwap(nil, &now)
 		e.closeAdmit()
 		cancelHard(stopCause{context.Cause(ctx)})
 	})
@@ -358,12 +356,10 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	go e.collect(stopCollector, collectorDone)
 
 	for i, s := range sessions {
-		if s == nil {
-			if p.Open() {
-				continue // the open model adds VUs on demand
-			}
-			// Closed model: the VU keeps trying to initialize.
+		if s == nil && p.Open() {
+			continue // the open model adds VUs on demand
 		}
+		// Closed model: a VU whose session failed keeps trying to initialize.
 		e.launch(i, s)
 	}
 	if p.Open() && p.MaxVUs > p.VUs {
@@ -385,6 +381,9 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 		<-finished
 	}
 	grace.Stop()
+	if p.Open() {
+		e.dropUnclaimed(time.Now())
+	}
 	usage1 := metrics.ReadUsage()
 	select {
 	case <-usageSet:
@@ -399,18 +398,77 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	e.mu.Unlock()
 	close(stopCollector)
 	<-collectorDone
-	measuredEnd := time.Now()
-	if measuredEnd.After(e.end) || ctx.Err() == nil {
-		measuredEnd = e.end
+	measuredEnd := e.end
+	if at := e.stoppedAt.Load(); at != nil && at.Before(e.end) {
+		// Interrupted: the window ends at the interrupt, not when the
+		// sessions were closed.
+		measuredEnd = *at
+		if measuredEnd.Before(e.warmEnd) {
+			measuredEnd = e.warmEnd
+		}
 	}
 	return e.summary(e.warmEnd, measuredEnd, usage0, usage1, ctx), nil
+}
+
+// decideProtocol settles the protocol era once per run (cached for every
+// session): with auto, the newest version that supports every feature
+// the run uses; features that cannot apply at the chosen version are
+// switched off and named in the summary.
+func (e *engine) decideProtocol(ctx context.Context) error {
+	pl, p := e.pl, &e.pl.Profile
+	needs := sessionFeatures(p)
+	if pl.Driver.Protocol == driver.ProtocolAuto || pl.Driver.Protocol == "" {
+		if len(needs) > 0 {
+			pl.Driver.Protocol = driver.DefaultProtocol
+			e.protoWhy = fmt.Sprintf("chosen by auto as the newest version with sessions, which %s need (2026-07-28 has none)", strings.Join(needs, " and "))
+		} else {
+			n, err := driver.Negotiate(ctx, &pl.Driver)
+			if err != nil {
+				n = driver.Negotiation{Protocol: driver.DefaultProtocol, Why: "server/discover failed (" + err.Error() + "): using the newest legacy version"}
+			}
+			pl.Driver.Protocol = n.Protocol
+			e.protoWhy = "chosen by auto: " + n.Why
+		}
+	}
+	if driver.IsModern(pl.Driver.Protocol) {
+		for _, f := range needs {
+			e.notes = append(e.notes, fmt.Sprintf("%s does not apply to %s (stateless: no sessions): not run", f, pl.Driver.Protocol))
+		}
+		p.Churn.Rate, p.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
+		for i, op := range pl.Ops {
+			if driver.RemovedInModern(op.Method) && pl.weight(i) > 0 {
+				pl.disable(i)
+				e.notes = append(e.notes, fmt.Sprintf("%s left out of the mix: %s has no %s (removed by SEP-2575)", op.Name, pl.Driver.Protocol, op.Method))
+			}
+		}
+		if pl.cum[len(pl.cum)-1] == 0 {
+			return fmt.Errorf("%w: no op of the mix exists in %s", ErrSetup, pl.Driver.Protocol)
+		}
+	}
+	if err := driver.PrepareOps(ctx, &pl.Driver, pl.Ops); err != nil {
+		return fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	return nil
+}
+
+// sessionFeatures names the features of p that need sessions (the legacy
+// versions 2025-03-26 … 2025-11-25).
+func sessionFeatures(p *Profile) []string {
+	var out []string
+	if p.Churn.Rate > 0 {
+		out = append(out, "session churn")
+	}
+	if p.CheckDeleted {
+		out = append(out, "the deleted-session check")
+	}
+	return out
 }
 
 // setup initializes n sessions concurrently; failed ones are nil.
 func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 	out := make([]*driver.Session, n)
 	var g errgroup.Group
-	g.SetLimit(max(1, cmpOr(e.opts.SetupConcurrency, 64)))
+	g.SetLimit(max(1, cmp.Or(e.opts.SetupConcurrency, 64)))
 	for i := range n {
 		if ctx.Err() != nil {
 			break
@@ -425,45 +483,6 @@ func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 	}
 	g.Wait()
 	return out
-}
-
-func cmpOrS(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
-func cmpOr(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-// initSession initializes s and records the outcome.
-func (e *engine) initSession(ctx context.Context, s *driver.Session) bool {
-	var res driver.Result
-	err := s.Initialize(ctx, &res)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err != nil {
-		if res.Class != driver.ClassCanceled {
-			e.sess.Failed++
-			e.failCls[res.Class]++
-			if e.failEx[res.Class] == "" {
-				e.failEx[res.Class] = err.Error()
-			}
-		}
-		return false
-	}
-	e.sess.Opened++
-	if e.negotiated == "" {
-		e.negotiated = s.Protocol()
-	}
-	e.initHist.RecordValue(max(1, res.ServiceTime().Microseconds()))
-	e.sessionsOpen.Add(1)
-	return true
 }
 
 func (e *engine) closeAdmit() {
@@ -499,10 +518,11 @@ func (e *engine) launch(id int, s *driver.Session) {
 // runs it, so an op costs one timer wake-up and no handoff between
 // goroutines (the way wrk2 paces per connection). A slot claimed after its
 // due time (every VU was busy) runs at once, still timed from its intended
-// start; one claimed later than max_delay is dropped and counted. While
-// every VU is busy and a slot is overdue, VUs are added up to max_vus: one
-// every 5 ms at most (watchArrivals), and never more than maxSpawning
-// still initializing.
+// start; one claimed later than max_delay is dropped and counted, with how
+// late it was as a lower bound of its response time; slots still unclaimed
+// when the run ends are dropped too (dropUnclaimed). While every VU is busy
+// and a slot is overdue, VUs are added up to max_vus: one every 5 ms at
+// most (watchArrivals), and never more than maxSpawning still initializing.
 
 // spawnLag is how overdue the next unclaimed slot must be before another
 // VU is added.
@@ -526,6 +546,27 @@ func (e *engine) claim() (j job, wait time.Duration, stop bool) {
 		return job{}, 0, true
 	}
 	return job{intended: e.start.Add(elapsed + wait), op: e.pl.opFor(h)}, wait, false
+}
+
+// dropUnclaimed counts the slots due in the window that no VU claimed by
+// the end of the run (every VU stayed busy): each is dropped, at least
+// now − its intended start late.
+func (e *engine) dropUnclaimed(now time.Time) {
+	shard := e.rec.Shard(0)
+	for h := e.next.Load(); ; h++ {
+		due, stop := e.sched.Pace(0, h)
+		if stop {
+			return
+		}
+		intended := e.start.Add(due)
+		if !intended.Before(e.end) {
+			return
+		}
+		e.dropped.Add(1)
+		if e.counted(intended) {
+			shard.Dropped(e.pl.opFor(h), now.Sub(intended))
+		}
+	}
 }
 
 // watchArrivals adds a VU whenever the next slot is overdue and no VU has
@@ -566,6 +607,18 @@ func (e *engine) spawn() {
 // counted reports whether an op intended at t is in the measured window.
 func (e *engine) counted(t time.Time) bool { return !t.Before(e.warmEnd) && t.Before(e.end) }
 
+// opCtx is the context of an op intended at t: the run's, marked for the
+// chaos layer as a warm-up or a measured op.
+func (e *engine) opCtx(t time.Time) context.Context {
+	if e.inj == nil {
+		return e.runCtx
+	}
+	if t.Before(e.warmEnd) {
+		return e.warmCtx
+	}
+	return e.measCtx
+}
+
 func (e *engine) vu(id int, s *driver.Session) {
 	defer e.wg.Done()
 	defer e.live.Add(-1)
@@ -602,7 +655,9 @@ func (e *engine) vu(id int, s *driver.Session) {
 		return time.Now().Add(time.Duration((0.5 + rng.Float64()) * mean * float64(time.Second)))
 	}
 	expires = lifetime()
-	run := func(j *job) {
+	// run runs one op; it reports false when the VU must stop (the run
+	// ended while it replaced its session or waited out a Retry-After).
+	run := func(j *job) bool {
 		if !expires.IsZero() && time.Now().After(expires) {
 			// Churn: this session has lived its time; replace it.
 			e.closeSession(s)
@@ -612,7 +667,7 @@ func (e *engine) vu(id int, s *driver.Session) {
 			s, _ = driver.NewSession(e.cfgFor(id), id)
 			for !e.initSession(e.runCtx, s) {
 				if sleepOr(e.runCtx, e.stopAdmit, 100*time.Millisecond) {
-					return
+					return false
 				}
 			}
 			if p.GETStream {
@@ -623,10 +678,24 @@ func (e *engine) vu(id int, s *driver.Session) {
 		res.Reset()
 		res.Op = j.op
 		res.Intended = j.intended
-		s.Do(e.runCtx, e.pl.Ops[j.op], &res)
-		if e.counted(res.Intended) {
+		s.Do(e.opCtx(j.intended), e.pl.Ops[j.op], &res)
+		counted := e.counted(res.Intended)
+		if counted {
 			shard.Record(&res)
 		}
+		// 429/503 with Retry-After: the server asked this client to wait.
+		if wait := driver.RetryAfter(res.Err); wait > 0 {
+			if d := time.Until(e.end); d < wait {
+				wait = max(d, 0)
+			}
+			if counted {
+				shard.Throttled(j.op, wait)
+			}
+			if sleepOr(e.runCtx, e.stopAdmit, wait) {
+				return false
+			}
+		}
+		return true
 	}
 	if p.Open() {
 		timer := time.NewTimer(time.Hour)
@@ -651,11 +720,13 @@ func (e *engine) vu(id int, s *driver.Session) {
 			case -wait > e.maxDelay:
 				e.dropped.Add(1)
 				if e.counted(j.intended) {
-					shard.Dropped(j.op)
+					shard.Dropped(j.op, -wait)
 				}
 				continue
 			}
-			run(&j)
+			if !run(&j) {
+				return
+			}
 		}
 	}
 	for {
@@ -664,7 +735,9 @@ func (e *engine) vu(id int, s *driver.Session) {
 			return
 		}
 		j := job{intended: now, op: e.pl.pick(rng)}
-		run(&j)
+		if !run(&j) {
+			return
+		}
 		if d := p.ThinkTime.D(); d > 0 && sleepOr(e.runCtx, e.stopAdmit, d) {
 			return
 		}
@@ -686,322 +759,25 @@ func (e *engine) cfgFor(vu int) *driver.Config {
 	return &c
 }
 
-// onGETResume counts a GET stream's reconnect attempt on the timeline.
-func (e *engine) onGETResume(r driver.Resume) {
-	e.tl.Add(r.At, metrics.Early(&r))
-}
-
-func (e *engine) openGET(s *driver.Session) {
-	s.OnGETResume = e.onGETResume
-	err := s.OpenStream(e.runCtx)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.get.used = true
-	switch {
-	case err == nil:
-		e.streamsOpen.Add(1)
-	case errors.Is(err, driver.ErrNoGETStream):
-		e.get.none++
-	default:
-		e.get.failed++
-	}
-}
-
-func (e *engine) closeSession(s *driver.Session) {
-	st := s.StreamStats()
-	// DELETE gets its own short deadline: it must go out even after Ctrl-C.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(e.runCtx), 5*time.Second)
-	err := s.Close(ctx)
-	cancel()
-	e.sessionsOpen.Add(-1)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err != nil {
-		e.sess.CloseFails++
-	} else {
-		e.sess.Closed++
-	}
-	if h := s.Hygiene(); h.Checked {
-		e.hygChecked++
-		for i, c := range h.Counts {
-			e.hygiene[i] += int64(c)
-		}
-	}
-	if st.Opened > 0 {
-		e.streamsOpen.Add(-1)
-		g := &e.get
-		g.opened += st.Opened
-		g.events += st.Events
-		g.requests += st.Requests
-		g.breaks += st.Breaks
-		g.reopens += st.Reopens
-		for _, r := range st.Resumes {
-			g.resumes.Resumes++
-			if r.OK {
-				g.resumes.ResumesOK++
-			}
-			if metrics.Early(&r) {
-				g.resumes.EarlyResume++
-			}
-			if g.resumes.Resume == nil {
-				g.resumes.Resume, g.resumes.Wait = metrics.NewHistogram(), metrics.NewHistogram()
-			}
-			g.resumes.Resume.RecordValue(max(1, r.TimeToResume.Microseconds()))
-			g.resumes.Wait.RecordValue(max(1, r.Delay.Microseconds()))
-		}
-		if st.Ledger.Checked {
-			g.streams++
-			for i, c := range st.Ledger.Counts {
-				g.verdicts[i] += int64(c)
-			}
-			if st.Ledger.Faulty() {
-				g.faulty++
-				e.rec.AddOffender(metrics.Offender{Op: "GET stream", Class: st.LastError, Verdicts: driver.VerdictMap(st.Ledger.Counts), EventIDs: st.Ledger.EventIDs(), Resumes: len(st.Resumes)})
-			}
-		}
-	}
-}
-
-// sampleTarget reads the target process for an interval row and keeps
-// what the summary needs (the measured window's first and last samples,
-// the maxima).
-func (e *engine) sampleTarget(row *metrics.Row, now time.Time) {
-	pid := e.opts.TargetPID
-	if pid <= 0 || e.tgtErr != nil {
-		return
-	}
-	cur, err := metrics.ReadProc(pid)
-	if err != nil {
-		e.tgtErr = err
-		return
-	}
-	r := metrics.ProcDelta(e.tgtPrev, cur)
-	row.Target = &r
-	e.tgtPrev = cur
-	if !now.After(e.warmEnd) || e.tgtStarted && now.After(e.end.Add(time.Second)) {
-		if !now.After(e.warmEnd) {
-			e.tgtFirst = cur // the last sample before the window opens
-		}
-		return
-	}
-	if !e.tgtStarted {
-		e.tgtStarted = true
-		if e.tgtFirst.At.IsZero() {
-			e.tgtFirst = cur
-		}
-	}
-	e.tgtLast = cur
-	e.tgtMaxRSS = max(e.tgtMaxRSS, cur.RSS)
-	e.tgtMaxFDs = max(e.tgtMaxFDs, cur.FDs)
-}
-
-// collect merges metrics once per interval and reports progress.
-func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(e.opts.Interval)
-	defer t.Stop()
-	var reconnects int64
-	e.selfPrev, _ = metrics.ReadProc(0)
-	if pid := e.opts.TargetPID; pid > 0 {
-		e.tgtPrev, e.tgtErr = metrics.ReadProc(pid)
-	}
-	report := func(now time.Time) {
-		iv := e.rec.Tick(now)
-		row := metrics.RowOf(iv)
-		row.VUs, row.Sessions, row.Streams = e.live.Load(), e.sessionsOpen.Load(), e.streamsOpen.Load()
-		if cur, err := metrics.ReadProc(0); err == nil {
-			row.Self = metrics.ProcDelta(e.selfPrev, cur)
-			e.selfPrev = cur
-		}
-		e.sampleTarget(&row, now)
-		if e.pl.Profile.Open() && iv.Start.Before(e.end) {
-			row.TargetRate = e.pl.Profile.Rate // the rate asked for when the interval began
-		}
-		total := e.tl.Total()
-		row.Reconnects, reconnects = total-reconnects, total
-		e.rows = append(e.rows, row)
-		if e.opts.OnInterval == nil {
-			return
-		}
-		pr := Progress{Interval: iv, Row: row, Names: e.pl.Names, Elapsed: now.Sub(e.start), VUs: e.live.Load(),
-			Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
-		// The phase of an interval is the phase it started in.
-		switch {
-		case iv.Start.Before(e.warmEnd):
-			pr.Phase = "warm-up"
-		case iv.Start.Before(e.end):
-			pr.Phase = "measure"
-		default:
-			pr.Phase = "stopping"
-		}
-		if now.Before(e.end) {
-			pr.Remaining = e.end.Sub(now)
-		}
-		pr.TargetRate = row.TargetRate
-		e.opts.OnInterval(pr)
-	}
-	lastCP := time.Now()
-	for {
-		select {
-		case now := <-t.C:
-			report(now)
-			if cp := e.opts.Checkpoint; cp > 0 && e.opts.OnCheckpoint != nil && now.After(e.warmEnd) && now.Sub(lastCP) >= cp {
-				lastCP = now
-				e.mu.Lock()
-				u0 := e.usage0
-				e.mu.Unlock()
-				sum := e.summary(e.warmEnd, now, u0, metrics.ReadUsage(), context.Background())
-				sum.Interrupted, sum.StopReason = true, "checkpoint: the run goes on"
-				e.opts.OnCheckpoint(sum)
-			}
-		case <-stop:
-			report(time.Now())
-			return
-		}
-	}
-}
-
-func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.Context) *metrics.Summary {
-	p := &e.pl.Profile
-	secs := math.Round(to.Sub(from).Seconds()*1000) / 1000
-	if secs < 0 {
-		secs = 0
-	}
-	ops, all := e.rec.Summarize(secs)
-	s := &metrics.Summary{
-		Tool:        e.opts.Tool,
-		Target:      e.pl.Driver.URL,
-		Embedded:    e.opts.Embedded,
-		Protocol:    e.negotiated,
-		ProtocolWhy: e.protoWhy,
-		Notes:       e.notes,
-		Profile:     p.Name,
-		Model:       "closed",
-		Started:     e.start,
-		DurationS:   secs,
-		WarmupS:     p.Warmup.D().Seconds(),
-		Rate:        all.Rate,
-		VUs:         int(e.started.Load()),
-		MaxVUs:      p.MaxVUs,
-		Dropped:     e.dropped.Load(),
-		Ops:         ops,
-		All:         all,
-	}
-	if s.Protocol == "" {
-		s.Protocol = "none negotiated (asked " + cmpOrS(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"
-	}
-	if p.Open() {
-		s.Model = "open"
-		s.TargetRate = p.Rate
-	} else {
-		s.MaxVUs = p.VUs
-	}
-	if ctx.Err() != nil {
-		s.Interrupted = true
-		s.StopReason = fmt.Sprint(context.Cause(ctx))
-	}
-	e.mu.Lock()
-	s.Sessions = e.sess
-	s.Sessions.Initialize = metrics.LatencyOf(e.initHist)
-	for c, n := range e.failCls {
-		if n > 0 {
-			if s.Sessions.FailClasses == nil {
-				s.Sessions.FailClasses = map[string]int64{}
-			}
-			s.Sessions.FailClasses[driver.Class(c).String()] = n
-			if ex := e.failEx[c]; ex != "" {
-				if s.Sessions.FailExamples == nil {
-					s.Sessions.FailExamples = map[string]string{}
-				}
-				s.Sessions.FailExamples[driver.Class(c).String()] = ex
-			}
-		}
-	}
-	if g := &e.get; g.used {
-		gs := &metrics.GETStreamSummary{Opened: g.opened, None: g.none, Failed: g.failed, Events: g.events, Requests: g.requests, Breaks: g.breaks, Reopens: g.reopens}
-		if g.resumes.Resumes > 0 {
-			gs.Resumes = &metrics.ResumeSummary{Attempts: g.resumes.Resumes, Accepted: g.resumes.ResumesOK, Early: g.resumes.EarlyResume,
-				TimeToResume: metrics.LatencyOf(g.resumes.Resume), Wait: metrics.LatencyOf(g.resumes.Wait)}
-		}
-		if g.streams > 0 {
-			gs.Ledger = metrics.LedgerOf(g.streams, g.faulty, g.verdicts)
-		}
-		s.GETStreams = gs
-	}
-	e.mu.Unlock()
-	if e.hygChecked > 0 {
-		s.Sessions.Hygiene = metrics.LedgerOf(e.hygChecked, 0, e.hygiene)
-		for _, n := range e.hygiene {
-			if n > 0 {
-				s.Sessions.Hygiene.Faulty++
-			}
-		}
-	}
-	s.Sessions.Churned = e.churned
-	if e.inj != nil {
-		st := e.inj.Stats()
-		s.Chaos = &metrics.ChaosSummary{Plan: e.inj.Plan(), Seed: p.Seed, CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
-			Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts}
-		if e.tl != nil && len(st.Waves) > 0 {
-			s.Storms = metrics.Storms(st.Waves, e.tl, e.rows)
-		}
-	}
-	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
-	s.Generator.StartLag = metrics.LatencyOf(e.rec.StartLag())
-	s.Generator.GOMAXPROCS = runtime.GOMAXPROCS(0)
-	g := &s.Generator
-	switch {
-	case !e.opts.Embedded && g.Cores >= 0.8*float64(runtime.GOMAXPROCS(0)):
-		g.Bottleneck = fmt.Sprintf("mcpbench used %.2f of its %d cores: the generator may be the bottleneck, and the results may understate the server", g.Cores, runtime.GOMAXPROCS(0))
-	case p.Open() && g.StartLag.P99 > 10 && s.VUs >= p.MaxVUs:
-		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99): every one of the %d VUs was busy (raise --max-vus, or the target is saturated)", g.StartLag.P99, p.MaxVUs)
-	case p.Open() && g.StartLag.P99 > 10:
-		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99): the target did not keep up (VUs waited for answers), or the generator is busy", g.StartLag.P99)
-	}
-	if pid := e.opts.TargetPID; pid > 0 {
-		t := &metrics.TargetSummary{PID: pid}
-		switch {
-		case e.tgtErr != nil:
-			t.Error = e.tgtErr.Error()
-		case !e.tgtFirst.At.IsZero() && !e.tgtLast.At.IsZero():
-			a, b := e.tgtFirst, e.tgtLast
-			cpu := (b.CPU - a.CPU).Seconds()
-			t.CPUSeconds = math.Round(cpu*1000) / 1000
-			if all.Count > 0 {
-				t.CPUPerOpUS = math.Round(cpu*1e6/float64(all.Count)*10) / 10
-			}
-			if w := b.At.Sub(a.At).Seconds(); w > 0 {
-				t.Cores = math.Round(cpu/w*1000) / 1000
-			}
-			mb := func(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }
-			t.RSSStartMB, t.RSSEndMB, t.RSSMaxMB = mb(a.RSS), mb(b.RSS), mb(e.tgtMaxRSS)
-			t.FDsStart, t.FDsEnd, t.FDsMax, t.Threads = a.FDs, b.FDs, e.tgtMaxFDs, b.Threads
-		default:
-			t.Error = "no sample inside the measured window"
-		}
-		s.TargetProc = t
-	}
-	if len(e.pl.Thresholds) > 0 {
-		s.Thresholds = metrics.CheckThresholds(s, e.pl.Thresholds)
-	}
-	return s
-}
-
 func failClasses(m map[string]int64) string {
 	if len(m) == 0 {
 		return "no attempt finished"
 	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	out := ""
-	for k, v := range m {
+	for _, k := range keys {
 		if out != "" {
 			out += ", "
 		}
-		out += fmt.Sprintf("%s %d", k, v)
+		out += fmt.Sprintf("%s %d", k, m[k])
 	}
 	return out
 }
 
-// sleepOr waits d; it returns true if ctx ended or stop closed first.
 // stopCause is why the run cut its in-flight ops (Ctrl-C, the graceful
 // stop expired). It is also context.Canceled, so the driver classes the
 // ops it cut as canceled: interrupted by the run, not errors of the
@@ -1011,6 +787,7 @@ type stopCause struct{ why error }
 func (c stopCause) Error() string   { return c.why.Error() }
 func (c stopCause) Unwrap() []error { return []error{c.why, context.Canceled} }
 
+// sleepOr waits d; it returns true if ctx ended or stop closed first.
 func sleepOr(ctx context.Context, stop <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -43,7 +44,9 @@ type Profile struct {
 	// VUs: closed model, the number of VUs; open model, the VUs started
 	// before the clock starts (default 10).
 	VUs int `yaml:"vus"`
-	// MaxVUs caps VUs in the open model (default: VUs, i.e. no growth).
+	// MaxVUs caps VUs in the open model. Default: enough VUs to keep the
+	// rate while each op takes up to max_delay, rate × max_delay (at least
+	// vus, at most DefaultMaxVUsCap); VUs are added only when needed.
 	MaxVUs int `yaml:"max_vus"`
 	// Rate is the arrival rate in ops/s; > 0 selects the open model.
 	Rate float64 `yaml:"rate"`
@@ -64,9 +67,20 @@ type Profile struct {
 	// Seed makes op choice and jitter reproducible (default 1).
 	Seed int64 `yaml:"seed"`
 	// Headers are added to every request (e.g. Authorization).
-	Headers  map[string]string `yaml:"headers"`
-	Timeouts Timeouts          `yaml:"timeouts"`
-	Resume   Resume            `yaml:"resume"`
+	Headers map[string]string `yaml:"headers"`
+	// MaxMessageBytes bounds one JSON answer (default 64MiB); larger ones
+	// fail with an error naming the limit.
+	MaxMessageBytes units.Size `yaml:"max_message_bytes"`
+	// MaxEventBytes bounds one SSE event (default 16MiB).
+	MaxEventBytes units.Size `yaml:"max_event_bytes"`
+	// MaxBufferedBytes is the memory all sessions together may hold for
+	// messages larger than their small buffers (default: enough for one
+	// message at the limits above); a large message waits for room.
+	MaxBufferedBytes units.Size `yaml:"max_buffered_bytes"`
+	// FollowRedirects follows 307/308 answers to the same origin (counted).
+	FollowRedirects bool     `yaml:"follow_redirects"`
+	Timeouts        Timeouts `yaml:"timeouts"`
+	Resume          Resume   `yaml:"resume"`
 	// Server configures the embedded reference server (ignored with URL).
 	Server ServerSpec `yaml:"server"`
 	Ops    []OpSpec   `yaml:"ops"`
@@ -89,7 +103,14 @@ type Profile struct {
 	// parseErrs are the YAML problems found while decoding; Validate
 	// reports them with the rest.
 	parseErrs []error
+	// maxVUsAuto marks a MaxVUs that Defaults sized from the rate (a sweep
+	// sizes it again for each step's rate).
+	maxVUsAuto bool
 }
+
+// DefaultMaxVUsCap bounds the default max_vus: each VU holds a session
+// (one or two sockets) and costs the server an initialize.
+const DefaultMaxVUsCap = 5000
 
 // Timeouts of the driver (0: driver defaults: connect 5 s, request 30 s,
 // stream idle 30 s).
@@ -324,8 +345,18 @@ func (p *Profile) Defaults() {
 	if p.VUs == 0 {
 		p.VUs = 10
 	}
-	if p.MaxVUs == 0 {
-		p.MaxVUs = p.VUs
+	if p.MaxDelay == 0 {
+		p.MaxDelay = Duration(time.Second)
+	}
+	if p.MaxVUs == 0 || p.maxVUsAuto {
+		p.MaxVUs, p.maxVUsAuto = p.VUs, false
+		if p.Open() {
+			// Little's law: keeping rate R while each op takes up to the
+			// max delay D needs R × D VUs in flight; beyond that an op
+			// waits longer than D and is dropped anyway.
+			need := int(math.Ceil(p.Rate * p.MaxDelay.D().Seconds()))
+			p.MaxVUs, p.maxVUsAuto = max(p.VUs, min(need, DefaultMaxVUsCap)), true
+		}
 	}
 	if p.Duration == 0 {
 		p.Duration = Duration(10 * time.Second)
@@ -338,9 +369,6 @@ func (p *Profile) Defaults() {
 	}
 	if p.Protocol == "" {
 		p.Protocol = driver.ProtocolAuto
-	}
-	if p.MaxDelay == 0 {
-		p.MaxDelay = Duration(time.Second)
 	}
 	for i := range p.Ops {
 		if p.Ops[i].Weight == nil {
@@ -410,6 +438,14 @@ func (p *Profile) Validate() []error {
 	}
 	if p.Churn.Rate < 0 {
 		add("churn.rate: %g, want ≥ 0", p.Churn.Rate)
+	}
+	for name, v := range map[string]units.Size{"max_message_bytes": p.MaxMessageBytes, "max_event_bytes": p.MaxEventBytes, "max_buffered_bytes": p.MaxBufferedBytes} {
+		if v != 0 && v < 1024 {
+			add("%s: %v, want at least 1KiB (0: the default)", name, v)
+		}
+	}
+	if p.MaxEventBytes > 1<<30 {
+		add("max_event_bytes: %v, want at most 1GiB", p.MaxEventBytes)
 	}
 	if p.Server.GETRetry < 0 || p.Server.Tick < 0 {
 		add("server: get_retry and tick must be ≥ 0")

@@ -108,7 +108,8 @@ func TestProfileDurationsAndDefaults(t *testing.T) {
 	if p.Duration.D() != 1500*time.Millisecond || p.Warmup.D() != 250*time.Millisecond {
 		t.Fatalf("durations %v %v", p.Duration.D(), p.Warmup.D())
 	}
-	if p.VUs != 10 || p.MaxVUs != 10 || p.MaxDelay.D() != time.Second || *p.Ops[0].Weight != 1 || p.Seed != 1 {
+	// max_vus: rate 20/s × max_delay 1 s (Little: VUs to keep the rate while ops take up to the max delay).
+	if p.VUs != 10 || p.MaxVUs != 20 || p.MaxDelay.D() != time.Second || *p.Ops[0].Weight != 1 || p.Seed != 1 {
 		t.Fatalf("defaults: vus %d max %d max delay %v weight %d seed %d", p.VUs, p.MaxVUs, p.MaxDelay.D(), *p.Ops[0].Weight, p.Seed)
 	}
 }

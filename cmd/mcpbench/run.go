@@ -141,7 +141,7 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	}
 	if set("vus") {
 		p.VUs = f.vus
-		if !set("max-vus") && p.MaxVUs < f.vus {
+		if !set("max-vus") && p.MaxVUs != 0 && p.MaxVUs < f.vus {
 			p.MaxVUs = f.vus
 		}
 	}

@@ -1,0 +1,110 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// Budget bounds the memory that large messages hold across every session
+// that shares it: a session reads small messages into its own small
+// buffers (SmallBuffer), and a message larger than that — a JSON answer or
+// an SSE event — first reserves its worst case (the size limit, or the
+// Content-Length when known) from the budget, and gives it back once the
+// message is handled and its buffer dropped. So a run's peak memory is
+// about VUs × (a small per-session figure) + the budget, however many VUs
+// meet huge answers at once; the others wait (counted: Waits, Waited).
+//
+// A Budget is safe for concurrent use. The zero value is not usable; use
+// NewBudget.
+type Budget struct {
+	sem  *semaphore.Weighted
+	size int64
+
+	waits    atomic.Int64
+	waitedNS atomic.Int64
+	peak     atomic.Int64
+	held     atomic.Int64
+}
+
+// NewBudget returns a budget of size bytes (at least 1 MiB).
+func NewBudget(size int64) *Budget {
+	size = max(size, 1<<20)
+	return &Budget{sem: semaphore.NewWeighted(size), size: size}
+}
+
+// Size returns the budget in bytes.
+func (b *Budget) Size() int64 { return b.size }
+
+// acquire reserves n bytes (capped at the budget's size), waiting while
+// other sessions hold too much of it; it fails only when ctx ends. It
+// returns the bytes reserved, for release.
+func (b *Budget) acquire(ctx context.Context, n int64) (int64, error) {
+	n = min(max(n, 1), b.size)
+	if !b.sem.TryAcquire(n) {
+		t0 := time.Now()
+		b.waits.Add(1)
+		err := b.sem.Acquire(ctx, n)
+		b.waitedNS.Add(int64(time.Since(t0)))
+		if err != nil {
+			return 0, fmt.Errorf("waiting for the large-message memory budget (%s): %w", FormatBytes(b.size), context.Cause(ctx))
+		}
+	}
+	h := b.held.Add(n)
+	for p := b.peak.Load(); h > p && !b.peak.CompareAndSwap(p, h); p = b.peak.Load() {
+	}
+	return n, nil
+}
+
+func (b *Budget) release(n int64) {
+	if n > 0 {
+		b.held.Add(-n)
+		b.sem.Release(n)
+	}
+}
+
+// BudgetStats says how the budget was used.
+type BudgetStats struct {
+	Size   int64         // bytes
+	Peak   int64         // most bytes reserved at once
+	Waits  int64         // reservations that had to wait
+	Waited time.Duration // total time spent waiting
+}
+
+// Stats returns the budget's use so far. Safe for concurrent use.
+func (b *Budget) Stats() BudgetStats {
+	return BudgetStats{Size: b.size, Peak: b.peak.Load(), Waits: b.waits.Load(), Waited: time.Duration(b.waitedNS.Load())}
+}
+
+// FormatBytes renders a size for messages: "64 MiB", "512 KiB", "100 B".
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// jsonSmall is the JSON buffer a session keeps between messages.
+const jsonSmall = 64 << 10
+
+// keepJSONBuf keeps b as the session's JSON buffer when it is small, else
+// drops it (a large answer's buffer is not held for the rest of the run).
+func (s *Session) keepJSONBuf(b []byte) {
+	if cap(b) <= jsonSmall {
+		s.jbuf = b[:0]
+	} else {
+		s.jbuf = nil
+	}
+}

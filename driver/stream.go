@@ -1,0 +1,403 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Reading a request's SSE answer: events until the response, then the
+// rest of the stream until it ends (everything that arrives is judged),
+// resumes with Last-Event-ID after the reconnect wait, and the idle watch.
+
+// readPOSTStream reads the SSE answer to a request: events until its
+// response (the operation's End), then the rest of the stream until it
+// ends, so that whatever follows — a second response, a late notification,
+// a foreign message — is judged too. A stream that breaks before the
+// response is resumed.
+func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *call, res *Result) error {
+	led := &res.Ledger
+	led.Checked = true
+	dec := s.dec
+	dec.Start(nil)
+	var lastResumeID string
+	fails := 0
+	resumedFrom := "" // the Last-Event-ID of the resume this body answers
+	for {
+		events, ids := res.Events, len(led.ids)
+		dec.Reset(s.watch(resp.Body, res, s.idleDur, false))
+		err := s.readEvents(ctx, dec, c, res, led, false)
+		brokeAt := time.Now()
+		s.unwatch()
+		if err == nil {
+			s.readTail(ctx, dec, resp.Body, c, res, led)
+			resp.Body.Close()
+			s.finishCall(c, res, led, true)
+			return nil
+		}
+		resp.Body.Close()
+		if resumedFrom != "" && errors.Is(err, ErrStreamIdle) && res.Events == events && len(led.ids) == ids {
+			led.fault(VerdictSilentResume, "resume with Last-Event-ID "+quoteShort([]byte(resumedFrom))+" accepted, nothing delivered before the idle timeout")
+			led.LastEventID = resumedFrom
+		}
+		if errors.Is(err, ErrSSEMalformed) {
+			s.finishCall(c, res, led, false)
+			return err
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return s.ctxErr(ctx, cerr)
+		}
+		clean := errors.Is(err, io.EOF)
+		if s.modern {
+			// 2026-07-28: no resumption; the broken stream cancelled the
+			// request (Do may re-issue it).
+			if errors.Is(err, ErrStreamIdle) {
+				return fmt.Errorf("%w: %w", ErrStreamIdle, ErrStreamCancelled)
+			}
+			return fmt.Errorf("%w (%v)", ErrStreamCancelled, breakCause(err))
+		}
+		if len(dec.LastEventID()) == 0 {
+			led.fault(VerdictUnresumable, "stream broke before any event id ("+breakCause(err)+")")
+			if errors.Is(err, ErrStreamIdle) {
+				return fmt.Errorf("%w: %w", ErrStreamIdle, ErrUnresumable)
+			}
+			return fmt.Errorf("%w (%v)", ErrUnresumable, breakCause(err))
+		}
+		if s.cfg.maxResumes() == 0 {
+			s.finishCall(c, res, led, false)
+			return fmt.Errorf("%w: resumption disabled (%v)", ErrStreamBroken, breakCause(err))
+		}
+		id := string(dec.LastEventID())
+		if id == lastResumeID {
+			fails++
+		} else {
+			fails = 0
+			lastResumeID = id
+		}
+		resp, err = s.resume(ctx, dec, res, clean, &fails, brokeAt)
+		if err != nil {
+			s.finishCall(c, res, led, false)
+			return err
+		}
+		resumedFrom = id
+	}
+}
+
+// readEvents reads events until the response arrives (nil) or the stream
+// ends or breaks (the error: io.EOF for an orderly end).
+func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res *Result, led *Ledger, tail bool) error {
+	for {
+		ev, err := dec.Next()
+		if err != nil {
+			switch {
+			case errors.Is(err, ErrSSEMalformed):
+			case s.idleFired.Load():
+				return ErrStreamIdle
+			case context.Cause(ctx) != nil:
+				return context.Cause(ctx)
+			}
+			return err
+		}
+		if ev.HasID && !led.eventID(ev.ID) {
+			continue // a replayed duplicate: counted once, not processed again
+		}
+		if len(ev.Data) == 0 {
+			continue // priming event or SEP-1699 close event: id/retry only
+		}
+		if !tail {
+			res.Events++
+		}
+		s.handle(ctx, ev.Data, c, res, led)
+		if c.gotResp && !tail {
+			return nil
+		}
+	}
+}
+
+// lingerTimeout bounds how long a stream may stay open after its response
+// before it is judged unterminated (2025-11-25 transports §Sending
+// Messages, item 6: after the response the server SHOULD terminate the
+// stream).
+const lingerTimeout = 2 * time.Second
+
+// readTail judges what follows the response on its stream until the
+// stream ends; a stream still open lingerTimeout after the response is
+// unterminated. The operation's End is already taken: the wait is not
+// latency.
+func (s *Session) readTail(ctx context.Context, dec *SSEDecoder, body io.ReadCloser, c *call, res *Result, led *Ledger) {
+	if dec.AtEOF() {
+		return
+	}
+	// The decoder reads s.sr already (and may hold buffered bytes of the
+	// tail): re-arm it with the linger bound instead of resetting it.
+	s.watch(body, res, lingerTimeout, true)
+	err := s.readEvents(ctx, dec, c, res, led, true)
+	s.unwatch()
+	if errors.Is(err, ErrStreamIdle) {
+		led.fault(VerdictUnterminated, "the stream stayed open "+lingerTimeout.String()+" after its response")
+	}
+}
+
+// finishCall closes the ledger of a request, after waiting a little for
+// its messages that travel on the GET stream (a server answering JSON may
+// send the request's notifications there), so they count as misrouted,
+// not lost.
+func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
+	var elsewhere []float64
+	var elsewhereTotal float64
+	if mb := s.mailbox(); mb != nil {
+		mb.await(c.expect, len(led.progress), mailboxGrace)
+		mb.mu.Lock()
+		elsewhere, elsewhereTotal = append([]float64(nil), mb.progress...), mb.total
+		for _, v := range mb.progress {
+			led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of this request arrived on the GET stream")
+		}
+		if mb.resp {
+			led.fault(VerdictMisrouted, "the response to this request arrived on the GET stream")
+			gotResp = true
+		}
+		mb.mu.Unlock()
+	}
+	led.finishOp(gotResp, c.expect, elsewhere, elsewhereTotal)
+}
+
+// mailboxGrace bounds the wait, after a request's response, for its
+// progress notifications that the server sends on the GET stream.
+const mailboxGrace = 250 * time.Millisecond
+
+// inflight is the request in flight on a session, as the GET stream's
+// goroutine sees it: messages of it that arrive on the GET stream are
+// dropped here (misrouted), so the request's ledger does not count them
+// lost.
+type inflight struct {
+	mu       sync.Mutex
+	id       int64
+	tok      []byte // raw JSON progress token
+	progress []float64
+	total    float64
+	resp     bool
+	notify   chan struct{}
+}
+
+// begin makes c the session's request in flight (when a GET stream is
+// open to deliver its messages elsewhere).
+func (s *Session) begin(c *call) {
+	if s.get == nil {
+		return
+	}
+	mb := &s.mbox
+	mb.mu.Lock()
+	mb.id = c.id
+	mb.tok = append(mb.tok[:0], c.tok...)
+	mb.progress = mb.progress[:0]
+	mb.total, mb.resp = 0, false
+	if mb.notify == nil {
+		mb.notify = make(chan struct{}, 1)
+	}
+	mb.mu.Unlock()
+	s.cur.Store(mb)
+}
+
+// mailbox returns the in-flight request's mailbox and ends it (nil when
+// no GET stream was open).
+func (s *Session) mailbox() *inflight { return s.cur.Swap(nil) }
+
+// await waits until the mailbox plus the values seen on the request's own
+// stream make want, or d passes. Without an expectation it does not wait.
+func (mb *inflight) await(want, have int, d time.Duration) {
+	if want <= 0 {
+		return
+	}
+	var t *time.Timer
+	for {
+		mb.mu.Lock()
+		n := have + len(mb.progress)
+		mb.mu.Unlock()
+		if n >= want {
+			return
+		}
+		if t == nil {
+			t = time.NewTimer(d)
+			defer t.Stop()
+		}
+		select {
+		case <-mb.notify:
+		case <-t.C:
+			return
+		}
+	}
+}
+
+// deliver takes a message of the session's requests that arrived on the
+// GET stream: a progress notification or a response of the request in
+// flight goes to its mailbox (true); anything else is the caller's.
+func (s *Session) deliver(m Message) bool {
+	mb := s.cur.Load()
+	if mb == nil {
+		return false
+	}
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	switch m.Kind {
+	case KindResponse:
+		if !IDEqual(m.ID, mb.id) {
+			return false
+		}
+		mb.resp = true
+	case KindNotification:
+		if !bytes.Equal(Field(m.Params, "progressToken"), mb.tok) || len(mb.tok) == 0 {
+			return false
+		}
+		v, _ := FieldNumber(m.Params, "progress")
+		t, _ := FieldNumber(m.Params, "total")
+		mb.progress = append(mb.progress, v)
+		mb.total = max(mb.total, t)
+	default:
+		return false
+	}
+	select {
+	case mb.notify <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// resume waits per the reconnect policy and GETs the stream with
+// Last-Event-ID until the server accepts (2025-11-25 transports
+// §Resumability; SEP-1699 retry). fails counts consecutive attempts that
+// brought no new event id; attempts stop at MaxResumes. Each attempt's
+// headers are bounded by RequestTimeout.
+func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clean bool, fails *int, brokeAt time.Time) (*http.Response, error) {
+	last := string(dec.LastEventID())
+	for {
+		if *fails >= s.cfg.maxResumes() {
+			return nil, fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, *fails)
+		}
+		hint := dec.RetryMS
+		wait := s.reconnectDelay(hint, *fails)
+		r := Resume{Hint: hint, Waited: wait, Clean: clean}
+		if err := sleepCtx(ctx, wait); err != nil {
+			return nil, s.ctxErr(ctx, err)
+		}
+		h := s.hdr.Load()
+		r.At = time.Now()
+		r.Delay = r.At.Sub(brokeAt)
+		s.arm()
+		resp, err := s.send(ctx, http.MethodGet, nil, h.get, last)
+		r.TimeToResume = time.Since(brokeAt)
+		if err != nil {
+			res.Resumes = append(res.Resumes, r)
+			if ctx.Err() != nil {
+				return nil, s.ctxErr(ctx, err)
+			}
+			*fails++
+			clean = false
+			continue
+		}
+		r.Status = resp.StatusCode
+		if resp.StatusCode == http.StatusOK && mediaType(resp.Header.Get("Content-Type")) == mtSSE {
+			s.disarm()
+			r.OK = true
+			res.Resumes = append(res.Resumes, r)
+			return resp, nil
+		}
+		res.BytesIn += drain(resp)
+		res.Resumes = append(res.Resumes, r)
+		switch {
+		case resp.StatusCode == http.StatusNotFound && h.sid != "":
+			return nil, fmt.Errorf("resume: %w", ErrSessionMissing)
+		case resp.StatusCode == http.StatusMethodNotAllowed:
+			return nil, fmt.Errorf("%w: server does not resume (%w)", ErrStreamBroken, &StatusError{Code: resp.StatusCode})
+		}
+		*fails++
+	}
+}
+
+// reconnectDelay is the wait before a resume attempt under the policy.
+func (s *Session) reconnectDelay(hintMS, fails int) time.Duration {
+	base := s.cfg.defaultRetry()
+	if hintMS >= 0 {
+		base = time.Duration(hintMS) * time.Millisecond
+	}
+	switch s.cfg.Reconnect {
+	case ReconnectImmediate:
+		return 0
+	case ReconnectBackoff:
+		ceil := base << min(fails, 16)
+		if m := s.cfg.backoffMax(); ceil > m {
+			ceil = m
+		}
+		d := base
+		if ceil > base {
+			d += time.Duration(s.rng.Int64N(int64(ceil - base + 1)))
+		}
+		return d
+	}
+	return base
+}
+
+// watch arms the session's idle timer for a stream body: a body silent for
+// d is closed (unblocking the read) and the read reports ErrStreamIdle. It
+// returns a reader that counts bytes and re-arms the timer on each read —
+// unless fixed, when d bounds the whole read (the tail after a response).
+// One stream is watched at a time (the session's op goroutine).
+func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration, fixed bool) io.Reader {
+	s.sr = streamReader{s: s, rc: body, n: &res.BytesIn, d: d}
+	if fixed {
+		s.sr.d = 0
+	}
+	s.idleFired.Store(false)
+	if d > 0 {
+		s.idleMu.Lock()
+		s.idleBody = body
+		if s.idle == nil {
+			s.idle = time.AfterFunc(d, s.onIdle)
+		} else {
+			s.idle.Reset(d)
+		}
+		s.idleMu.Unlock()
+	}
+	return &s.sr
+}
+
+func (s *Session) unwatch() {
+	s.idleMu.Lock()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.idleBody = nil
+	s.idleMu.Unlock()
+}
+
+func (s *Session) onIdle() {
+	s.idleMu.Lock()
+	b := s.idleBody
+	s.idleBody = nil
+	s.idleMu.Unlock()
+	if b != nil {
+		s.idleFired.Store(true)
+		b.Close()
+	}
+}
+
+// streamReader counts body bytes and re-arms the idle timer on each read.
+type streamReader struct {
+	s  *Session
+	rc io.ReadCloser
+	n  *int64
+	d  time.Duration // idle timeout re-armed on each read (0: none)
+}
+
+func (r *streamReader) Read(p []byte) (int, error) {
+	n, err := r.rc.Read(p)
+	*r.n += int64(n)
+	if n > 0 && r.d > 0 {
+		r.s.idle.Reset(r.d)
+	}
+	return n, err
+}

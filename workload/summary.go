@@ -1,0 +1,187 @@
+package workload
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// Summary assembly: the recorder's totals, the session and stream tallies,
+// chaos, the generator's and the target's cost, and the warnings the
+// numbers call for.
+
+func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.Context) *metrics.Summary {
+	p := &e.pl.Profile
+	secs := math.Round(to.Sub(from).Seconds()*1000) / 1000
+	if secs < 0 {
+		secs = 0
+	}
+	ops, all := e.rec.Summarize(secs)
+	s := &metrics.Summary{
+		Tool:        e.opts.Tool,
+		Target:      e.pl.Driver.URL,
+		Embedded:    e.opts.Embedded,
+		Protocol:    e.negotiated,
+		ProtocolWhy: e.protoWhy,
+		Notes:       e.notes,
+		Profile:     p.Name,
+		Model:       "closed",
+		Started:     e.start,
+		DurationS:   secs,
+		WarmupS:     p.Warmup.D().Seconds(),
+		Rate:        all.Rate,
+		VUs:         int(e.started.Load()),
+		MaxVUs:      p.MaxVUs,
+		Dropped:     all.Dropped,
+		Ops:         ops,
+		All:         all,
+	}
+	if arrivals := all.Count + all.Dropped + all.Interrupted; arrivals > 0 {
+		s.DroppedRate = float64(all.Dropped) / float64(arrivals)
+	}
+	if s.Protocol == "" {
+		s.Protocol = "none negotiated (asked " + cmp.Or(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"
+	}
+	if p.Open() {
+		s.Model = "open"
+		s.TargetRate = p.Rate
+	} else {
+		s.MaxVUs = p.VUs
+	}
+	if ctx.Err() != nil {
+		s.Interrupted = true
+		s.StopReason = fmt.Sprint(context.Cause(ctx))
+		if e.setupStop {
+			s.StopReason = "interrupted during set-up (" + s.StopReason + "): nothing was measured"
+		}
+	}
+	e.mu.Lock()
+	s.Sessions = e.sess
+	s.Sessions.Initialize = metrics.LatencyOf(e.initHist)
+	for c, n := range e.failCls {
+		if n > 0 {
+			if s.Sessions.FailClasses == nil {
+				s.Sessions.FailClasses = map[string]int64{}
+			}
+			s.Sessions.FailClasses[driver.Class(c).String()] = n
+			if ex := e.failEx[c]; ex != "" {
+				if s.Sessions.FailExamples == nil {
+					s.Sessions.FailExamples = map[string]string{}
+				}
+				s.Sessions.FailExamples[driver.Class(c).String()] = ex
+			}
+		}
+	}
+	s.GETStreams = e.getSummary()
+	s.Sessions.Hygiene = e.hygieneSummary()
+	e.mu.Unlock()
+	s.Sessions.Churned = e.churned
+	if e.inj != nil {
+		st := e.inj.Stats()
+		s.Chaos = &metrics.ChaosSummary{Plan: e.inj.Plan(), Seed: e.inj.Seed(), CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
+			Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts, Outside: st.Outside}
+		if e.tl != nil && len(st.Waves) > 0 {
+			s.Storms = metrics.Storms(st.Waves, e.tl, e.rows)
+		}
+	}
+	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
+	s.Generator.StartLag = metrics.LatencyOf(e.rec.StartLag())
+	s.Generator.GOMAXPROCS = runtime.GOMAXPROCS(0)
+	if b := e.pl.Driver.Budget; b != nil {
+		bs := b.Stats()
+		g := &s.Generator
+		g.BudgetMB, g.BudgetPeakMB, g.BudgetWaits = mib(bs.Size), mib(bs.Peak), bs.Waits
+	}
+	e.bottleneck(s)
+	if pid := e.opts.TargetPID; pid > 0 {
+		t := &metrics.TargetSummary{PID: pid}
+		switch {
+		case e.tgtErr != nil:
+			t.Error = e.tgtErr.Error()
+		case !e.tgtFirst.At.IsZero() && !e.tgtLast.At.IsZero():
+			a, b := e.tgtFirst, e.tgtLast
+			cpu := (b.CPU - a.CPU).Seconds()
+			t.CPUSeconds = math.Round(cpu*1000) / 1000
+			if all.Count > 0 {
+				t.CPUPerOpUS = math.Round(cpu*1e6/float64(all.Count)*10) / 10
+			}
+			if w := b.At.Sub(a.At).Seconds(); w > 0 {
+				t.Cores = math.Round(cpu/w*1000) / 1000
+			}
+			t.RSSStartMB, t.RSSEndMB, t.RSSMaxMB = mib(a.RSS), mib(b.RSS), mib(e.tgtMaxRSS)
+			t.FDsStart, t.FDsEnd, t.FDsMax, t.Threads = a.FDs, b.FDs, e.tgtMaxFDs, b.Threads
+		default:
+			t.Error = "no sample inside the measured window"
+		}
+		s.TargetProc = t
+	}
+	if len(e.pl.Thresholds) > 0 {
+		s.Thresholds = metrics.CheckThresholds(s, e.pl.Thresholds)
+	}
+	return s
+}
+
+func mib(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }
+
+// bottleneck says what limited the run, from the numbers: drops over 1 %
+// of arrivals get a first-lines warning naming the cause (generator CPU,
+// the VU cap, a saturated target, or VUs that could not be added fast
+// enough); otherwise the generator's CPU or a late start is a warning of
+// its own.
+func (e *engine) bottleneck(s *metrics.Summary) {
+	p := &e.pl.Profile
+	g := &s.Generator
+	procs := runtime.GOMAXPROCS(0)
+	genBusy := !e.opts.Embedded && g.Cores >= 0.8*float64(procs)
+	if p.Open() && s.DroppedRate > 0.01 {
+		pct := fmt.Sprintf("dropped %d of %d arrivals (%.1f%%): they never started, and the latency table covers completed ops only", s.Dropped, s.All.Count+s.Dropped+s.All.Interrupted, 100*s.DroppedRate)
+		svc := s.All.Service.Mean
+		need := math.Ceil(s.TargetRate * svc / 1000)
+		switch {
+		case genBusy:
+			s.DropWarning = fmt.Sprintf("%s; cause: the generator ran out of CPU (%.2f of its %d cores busy): run fewer VUs, more processes or a bigger machine", pct, g.Cores, procs)
+		case s.VUs >= p.MaxVUs && e.serviceClimbed():
+			s.DropWarning = fmt.Sprintf("%s; cause: the target is saturated: its service time climbed during the run (mean %.1f ms at the end) and all %d VUs (max_vus) were waiting on it", pct, svc, p.MaxVUs)
+		case s.VUs >= p.MaxVUs:
+			s.DropWarning = fmt.Sprintf("%s; cause: the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %.0f VUs in flight: raise --max-vus", pct, p.MaxVUs, svc, s.TargetRate, need)
+		default:
+			s.DropWarning = fmt.Sprintf("%s; cause: VUs could not be added fast enough (%d of max %d started; new sessions initialize in p99 %.1f ms, at most %d at a time)", pct, s.VUs, p.MaxVUs, s.Sessions.Initialize.P99, maxSpawning)
+		}
+	}
+	switch {
+	case genBusy:
+		g.Bottleneck = fmt.Sprintf("mcpbench used %.2f of its %d cores: the generator may be the bottleneck, and the results may understate the server", g.Cores, procs)
+	case p.Open() && g.StartLag.P99 > 10 && s.DropWarning == "":
+		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99, in response time): the VUs were busy waiting on the target", g.StartLag.P99)
+	}
+}
+
+// serviceClimbed reports whether the service time grew during the
+// measured window: the median interval p50 of its last third at least
+// twice (and 5 ms above) that of its first third.
+func (e *engine) serviceClimbed() bool {
+	var v []float64
+	for _, r := range e.rows {
+		if !r.Start.Before(e.warmEnd) && r.End.Before(e.end.Add(e.opts.Interval)) && r.All.Count > 0 {
+			v = append(v, r.All.SvcP50)
+		}
+	}
+	if len(v) < 3 {
+		return false
+	}
+	third := len(v) / 3
+	med := func(x []float64) float64 {
+		x = slices.Clone(x)
+		slices.Sort(x)
+		return x[len(x)/2]
+	}
+	first, last := med(v[:third]), med(v[len(v)-third:])
+	return last >= 2*first && last >= first+5
+}
