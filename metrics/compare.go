@@ -152,103 +152,117 @@ func signed(v float64) string {
 
 // Regression is a --fail-if limit on the change from A to B, written
 //
-//	[OP:]METRIC CMP CHANGE
+//	[SCOPE:]METRIC CMP CHANGE
 //
-// where METRIC is one compare shows (rate, error_rate, p50 … max,
-// service_p50, service_p99, faulty_streams), CMP is > or <, and CHANGE is
-// signed: relative with % ("p99>+10%": p99 grew by more than 10 %) or
-// absolute with the metric's unit (ms; pp — percentage points — for
-// error_rate; none for rate and counts): "p99>+5ms", "error_rate>+0.5pp",
-// "rate<-5%". Without OP it applies to the all row; with OP to each op of
-// that name or method.
+// where METRIC and SCOPE read exactly as a threshold's (MetricNames: any
+// percentile, every printed counter; op, post:, get:, sessions: scopes;
+// no scope is the total), CMP is > or <, and CHANGE is signed: relative
+// with % ("p99>+10%": p99 grew by more than 10 %) or absolute in the
+// metric's unit (ms or s for times; pp — percentage points — for rates in
+// %; none for counts and ops/s): "p99>+5ms", "error_rate>+0.5pp",
+// "rate<-5%", "get:lost>+0". With an op scope every matching op is
+// checked.
 type Regression struct {
 	Expr     string
-	Op       string
+	Op       string // the scope as written
 	Metric   string
 	Cmp      string
 	Change   float64 // relative: a fraction; absolute: in the unit
 	Relative bool
+
+	def   metricDef
+	scope string
 }
 
-var reRegression = regexp.MustCompile(`^(.*?)(<|>)\s*([-+][0-9]*\.?[0-9]+)\s*(%|ms|s|pp)?$`)
+var reRegression = regexp.MustCompile(`^(.*?)\s*(<|>)\s*([-+][0-9]*\.?[0-9]+)\s*(%|ms|s|pp)?$`)
 
-// ParseRegression parses one --fail-if expression.
+// ParseRegression parses one --fail-if expression; an unknown metric is an
+// error listing the valid names.
 func ParseRegression(expr string) (Regression, error) {
 	m := reRegression.FindStringSubmatch(strings.TrimSpace(expr))
 	if m == nil {
-		return Regression{}, fmt.Errorf("--fail-if %q: want [op:]metric>+change or <-change, e.g. p99>+10%%, rate<-5%%, error_rate>+0.5pp", expr)
+		return Regression{}, fmt.Errorf("--fail-if %q: want [scope:]metric>+change or <-change, e.g. p99>+10%%, rate<-5%%, error_rate>+0.5pp, get:lost>+0", expr)
 	}
 	r := Regression{Expr: expr, Cmp: m[2]}
-	left := strings.TrimSpace(m[1])
-	if i := strings.LastIndexByte(left, ':'); i >= 0 {
-		r.Op, r.Metric = left[:i], left[i+1:]
-	} else {
-		r.Metric = left
+	r.Op, r.Metric = splitScope(strings.TrimSpace(m[1]))
+	d, ok := lookupMetric(r.Metric)
+	if !ok {
+		return r, fmt.Errorf("--fail-if %q: unknown metric %q; valid metrics: %s", expr, r.Metric, metricList())
 	}
-	unit, found := "", false
-	for _, c := range compared {
-		if c.name == r.Metric {
-			unit, found = c.unit, true
-		}
+	sc, err := resolveScope(d, r.Op)
+	if err != nil {
+		return r, fmt.Errorf("--fail-if %q: %v", expr, err)
 	}
-	if !found {
-		return r, fmt.Errorf("--fail-if %q: unknown metric %q (want one of rate, error_rate, p50, p90, p99, p99.9, max, service_p50, service_p99, faulty_streams)", expr, r.Metric)
-	}
+	r.def, r.scope = d, sc
 	v, _ := strconv.ParseFloat(m[3], 64)
 	switch m[4] {
 	case "%":
 		r.Relative, r.Change = true, v/100
 	case "ms", "s":
-		if unit != "ms" {
-			return r, fmt.Errorf("--fail-if %q: %s is not a time", expr, r.Metric)
-		}
-		if m[4] == "s" {
+		switch {
+		case d.unit == "ms" && m[4] == "s":
 			v *= 1000
+		case d.unit == "s" && m[4] == "ms":
+			v /= 1000
+		case d.unit != "ms" && d.unit != "s":
+			return r, fmt.Errorf("--fail-if %q: %s is not a time", expr, r.Metric)
 		}
 		r.Change = v
 	case "pp":
-		if unit != "%" {
-			return r, fmt.Errorf("--fail-if %q: pp (percentage points) is for error_rate", expr)
+		if d.unit != "%" {
+			return r, fmt.Errorf("--fail-if %q: pp (percentage points) is for rates in %%", expr)
 		}
 		r.Change = v
 	default:
-		if unit == "ms" || unit == "%" {
-			return r, fmt.Errorf("--fail-if %q: give a unit (%% for relative, %s for absolute)", expr, map[string]string{"ms": "ms", "%": "pp"}[unit])
+		if d.unit == "ms" || d.unit == "%" || d.unit == "s" {
+			return r, fmt.Errorf("--fail-if %q: give a unit (%% for relative, %s for absolute)", expr, map[string]string{"ms": "ms", "s": "s", "%": "pp"}[d.unit])
 		}
 		r.Change = v
 	}
 	return r, nil
 }
 
-// Check returns the ops whose change crosses the limit, described.
-func (r Regression) Check(cmp []OpCompare) []string {
+// Check returns the crossings of the limit from a to b, described; qa and
+// qb answer the percentiles the summaries do not keep (nil: no data).
+func (r Regression) Check(a, b *Summary, qa, qb QuantileSource) []string {
 	var out []string
-	for _, c := range cmp {
-		if r.Op == "" && c.Name != "all" || r.Op != "" && c.Name != r.Op && !strings.HasPrefix(c.Name, r.Op+":") {
+	va, vb := views(a, r.scope, r.Op, qa), views(b, r.scope, r.Op, qb)
+	for _, x := range va {
+		name := "all"
+		if x.op != nil {
+			name = x.op.Name
+		}
+		var y *view
+		for i := range vb {
+			if vb[i].op == nil && x.op == nil || vb[i].op != nil && x.op != nil && vb[i].op.Name == x.op.Name {
+				y = &vb[i]
+			}
+		}
+		if y == nil {
 			continue
 		}
-		for _, d := range c.Deltas {
-			if d.Metric != r.Metric || !d.InA || !d.InB {
+		av, okA := r.def.read(x)
+		bv, okB := r.def.read(*y)
+		if !okA || !okB {
+			continue
+		}
+		got := bv - av
+		if r.Relative {
+			switch {
+			case av != 0:
+				got = (bv - av) / av
+			case bv == 0:
 				continue
+			default:
+				got = math.Inf(int(math.Copysign(1, bv)))
 			}
-			got := d.Abs
+		}
+		if (r.Cmp == ">" && got > r.Change) || (r.Cmp == "<" && got < r.Change) {
+			change := strings.TrimSpace(signed(bv-av) + " " + r.def.unit)
 			if r.Relative {
-				if d.A == 0 {
-					if d.B == 0 {
-						continue
-					}
-					got = math.Inf(int(math.Copysign(1, d.B)))
-				} else {
-					got = d.Rel
-				}
+				change = fmt.Sprintf("%+.1f%%", 100*got)
 			}
-			if (r.Cmp == ">" && got > r.Change) || (r.Cmp == "<" && got < r.Change) {
-				change := signed(d.Abs) + " " + d.Unit
-				if r.Relative {
-					change = fmt.Sprintf("%+.1f%%", 100*got)
-				}
-				out = append(out, fmt.Sprintf("%s: %s %s → %s (%s) crosses %s", c.Name, d.Metric, num(d.A), num(d.B), strings.TrimSpace(change), r.Expr))
-			}
+			out = append(out, fmt.Sprintf("%s: %s %s → %s (%s) crosses %s", name, r.Metric, num(av), num(bv), change, r.Expr))
 		}
 	}
 	return out

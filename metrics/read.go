@@ -279,3 +279,24 @@ func (r *Results) Elapsed() time.Duration {
 	}
 	return time.Duration(r.Intervals[len(r.Intervals)-1].T * float64(time.Second))
 }
+
+// Quantile implements QuantileSource from histograms.hlog (response,
+// service and resume times; ttfb is not in the log): op is an op name or
+// "all".
+func (r *Results) Quantile(op, kind string, q float64) (float64, bool) {
+	h := NewHistogram()
+	for tag, x := range r.Histograms {
+		name, k, ok := strings.Cut(tag, ".")
+		if i := strings.LastIndexByte(tag, '.'); i >= 0 {
+			name, k, ok = tag[:i], tag[i+1:], true
+		}
+		if !ok || k != kind || (op != "all" && name != HlogTag(op)) {
+			continue
+		}
+		h.Merge(x)
+	}
+	if h.TotalCount() == 0 {
+		return 0, false
+	}
+	return round3(float64(h.ValueAtQuantile(q)) / 1000), true
+}

@@ -398,3 +398,39 @@ func (r *Recorder) Total() []*OpStats {
 	defer r.mu.Unlock()
 	return r.total
 }
+
+// Quantile implements QuantileSource from the run's totals so far (up to
+// the last Tick): op is an op name or "all"; kind response, service, ttfb
+// or resume; q in (0, 100].
+func (r *Recorder) Quantile(op, kind string, q float64) (float64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := NewHistogram()
+	for i, o := range r.total {
+		if op != "all" && r.names[i] != op {
+			continue
+		}
+		if x := o.hist(kind); x != nil {
+			h.Merge(x)
+		}
+	}
+	if h.TotalCount() == 0 {
+		return 0, false
+	}
+	return round3(float64(h.ValueAtQuantile(q)) / 1000), true
+}
+
+// hist returns o's histogram of a kind (nil when none).
+func (o *OpStats) hist(kind string) *hdr.Histogram {
+	switch kind {
+	case "response":
+		return o.Response
+	case "service":
+		return o.Service
+	case "ttfb":
+		return o.TTFB
+	case "resume":
+		return o.Resume
+	}
+	return nil
+}

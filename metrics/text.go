@@ -65,9 +65,12 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	p.f("\n")
 	if s.Model == "open" {
-		p.f("Throughput: %.1f ops/s achieved of %.4g/s offered; dropped %d (could not start within the max delay)\n", s.Rate, s.TargetRate, s.Dropped)
+		p.f("Throughput: %.1f ops/s achieved of %.4g/s offered; dropped %d (%.2f%% of arrivals: could not start within the max delay)\n", s.Rate, s.TargetRate, s.Dropped, 100*s.DroppedRate)
 	} else {
 		p.f("Throughput: %.1f ops/s\n", s.Rate)
+	}
+	if t := s.All.TTFB; s.All.Count > 0 {
+		p.f("Time to first byte (all ops, ms): p50 %s p90 %s p99 %s p99.9 %s max %s mean %s\n", ms(t.P50), ms(t.P90), ms(t.P99), ms(t.P999), ms(t.Max), ms(t.Mean))
 	}
 	if s.All.Errors > 0 {
 		p.f("Errors: %d of %d (%.2f%%): %s\n", s.All.Errors, s.All.Count, 100*s.All.ErrorRate, classList(s.All.ErrorsByClass))
@@ -221,10 +224,10 @@ func (p *printer) latencyTable(title string, s *Summary, pick func(*OpSummary) L
 	for _, o := range s.Ops {
 		width = max(width, len(o.Name))
 	}
-	p.f("%-*s %9s %9s %7s %9s %9s %9s %9s %9s\n", width, "op", "count", "rate/s", "errors", "p50", "p90", "p99", "p99.9", "max")
+	p.f("%-*s %9s %9s %7s %9s %9s %9s %9s %9s %9s\n", width, "op", "count", "rate/s", "errors", "p50", "p90", "p99", "p99.9", "max", "mean")
 	row := func(o *OpSummary) {
 		l := pick(o)
-		p.f("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s\n", width, o.Name, o.Count, o.Rate, o.Errors, ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max))
+		p.f("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s %9s\n", width, o.Name, o.Count, o.Rate, o.Errors, ms(l.P50), ms(l.P90), ms(l.P99), ms(l.P999), ms(l.Max), ms(l.Mean))
 	}
 	for i := range s.Ops {
 		row(&s.Ops[i])

@@ -6,64 +6,67 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/mcpbench/mcpbench/driver"
 )
 
-// A threshold is a pass/fail criterion on the summary, written
+// A threshold is a pass/fail criterion on the summary (k6 style), written
 //
-//	[OP:]METRIC CMP VALUE[UNIT]
+//	[SCOPE:]METRIC CMP VALUE[UNIT]
 //
-// OP selects the ops it applies to: an op name ("tools/call:echo") or a
-// method ("tools/call" matches every tools/call:*); without OP it applies
-// to all ops together. Every selected op must pass. METRIC is one of:
-//
-//	p50 p90 p99 p99.9 max mean      response time (ms)
-//	service_p50 … service_max       service time (ms)
-//	ttfb_p50 … ttfb_max             time to first byte (ms)
-//	resume_p50 … resume_max         time to resume a broken stream (ms)
-//	error_rate                      errors / ops (%)
-//	errors  count  dropped  reinits  reissues  early_reconnects
-//	rate                            completed ops/s
-//	lost duplicated reordered cross-stream unterminated unresumable
-//	                                replay-ledger verdict counts
+// METRIC is any metric of MetricNames: response-time percentiles (p50,
+// p95, p99.9, k6's p(95), any pNN[.N]), max and mean, and the same with
+// service_, ttfb_ and resume_; counts and rates (count, rate, errors,
+// error_rate, dropped, dropped_rate, interrupted, reinits, reissues,
+// throttled); stream counters (resumes, resumes_accepted,
+// early_reconnects, reopens, breaks, faulty_streams and every replay
+// verdict: lost, duplicated, reordered, cross-stream, misrouted, late,
+// unterminated, unresumable, silent-resume); session counters
+// (deleted-session-accepted, wrong-missing-session-status,
+// sessions_failed, close_failures, bad_session_ids); double_executions,
+// storm_reconnects, storm_recovery_s. SCOPE picks an op (an op name like
+// tools/call:echo or a method like tools/call: every such op must pass),
+// the response streams (post:), the GET streams (get:) or the sessions
+// (sessions:); without it the total is read — for stream counters the
+// response and GET streams together. Each reads exactly the number the
+// summary prints.
 //
 // CMP is < <= > >= == or !=; UNIT is ms, s or us for times (default ms),
-// % for error_rate (default %), none for counts and rates. Examples:
-// "tools/call:p99<200ms", "error_rate<1%", "lost==0", "rate>=950".
+// % for rates in percent (default %), none for counts and ops/s. Examples:
+// "tools/call:p99<200ms", "p(95)<150", "error_rate<1%", "lost==0",
+// "get:lost==0", "deleted-session-accepted==0", "rate>=950".
 type Threshold struct {
 	Expr   string
-	Op     string // "" for all ops
+	Op     string // the scope as written: "" (total), "post", "get", "sessions" or an op
 	Metric string
 	Cmp    string
-	Value  float64 // in the metric's unit (ms, %, ops/s, count)
+	Value  float64 // in the metric's unit (ms, %, ops/s, s, count)
+
+	def   metricDef
+	scope string
 }
 
-var reThreshold = regexp.MustCompile(`^(.*?)(<=|>=|==|!=|<|>)\s*([-+]?[0-9]*\.?[0-9]+)\s*(ms|s|us|µs|%)?$`)
+var reThreshold = regexp.MustCompile(`^(.*?)\s*(<=|>=|==|!=|<|>)\s*([-+]?[0-9]*\.?[0-9]+)\s*(ms|s|us|µs|%)?$`)
 
-var latencyMetrics = map[string]bool{"p50": true, "p90": true, "p99": true, "p99.9": true, "max": true, "mean": true}
-var countMetrics = map[string]bool{"errors": true, "count": true, "dropped": true, "reinits": true, "reissues": true, "early_reconnects": true}
-
-// ParseThreshold parses one threshold expression.
+// ParseThreshold parses one threshold expression. An unknown metric is an
+// error listing the valid names.
 func ParseThreshold(expr string) (Threshold, error) {
 	m := reThreshold.FindStringSubmatch(strings.TrimSpace(expr))
 	if m == nil {
-		return Threshold{}, fmt.Errorf("threshold %q: want [op:]metric<value[unit], e.g. tools/call:p99<200ms or error_rate<1%%", expr)
+		return Threshold{}, fmt.Errorf("threshold %q: want [scope:]metric<value[unit], e.g. tools/call:p99<200ms, error_rate<1%%, get:lost==0", expr)
 	}
 	t := Threshold{Expr: expr, Cmp: m[2]}
-	left := strings.TrimSpace(m[1])
-	if i := strings.LastIndexByte(left, ':'); i >= 0 {
-		t.Op, t.Metric = left[:i], left[i+1:]
-	} else {
-		t.Metric = left
+	t.Op, t.Metric = splitScope(strings.TrimSpace(m[1]))
+	d, ok := lookupMetric(t.Metric)
+	if !ok {
+		return t, fmt.Errorf("threshold %q: unknown metric %q; valid metrics: %s", expr, t.Metric, metricList())
 	}
+	sc, err := resolveScope(d, t.Op)
+	if err != nil {
+		return t, fmt.Errorf("threshold %q: %v", expr, err)
+	}
+	t.def, t.scope = d, sc
 	v, _ := strconv.ParseFloat(m[3], 64)
 	unit := m[4]
-	kind, ok := metricKind(t.Metric)
-	if !ok {
-		return t, fmt.Errorf("threshold %q: unknown metric %q", expr, t.Metric)
-	}
-	switch kind {
+	switch d.unit {
 	case "ms":
 		switch unit {
 		case "s":
@@ -75,7 +78,15 @@ func ParseThreshold(expr string) (Threshold, error) {
 		}
 	case "%":
 		if unit != "" && unit != "%" {
-			return t, fmt.Errorf("threshold %q: error_rate is a percentage", expr)
+			return t, fmt.Errorf("threshold %q: %s is a percentage", expr, t.Metric)
+		}
+	case "s":
+		switch unit {
+		case "ms":
+			v /= 1000
+		case "", "s":
+		default:
+			return t, fmt.Errorf("threshold %q: %s is in seconds", expr, t.Metric)
 		}
 	default:
 		if unit != "" {
@@ -84,88 +95,6 @@ func ParseThreshold(expr string) (Threshold, error) {
 	}
 	t.Value = v
 	return t, nil
-}
-
-// metricKind returns the unit of a metric: "ms", "%", "ops/s" or "".
-func metricKind(m string) (string, bool) {
-	for _, p := range []string{"", "service_", "ttfb_", "resume_"} {
-		if rest, ok := strings.CutPrefix(m, p); ok && latencyMetrics[rest] {
-			return "ms", true
-		}
-	}
-	switch {
-	case m == "error_rate":
-		return "%", true
-	case m == "rate":
-		return "ops/s", true
-	case countMetrics[m]:
-		return "", true
-	}
-	for _, v := range driver.Verdicts() {
-		if m == v.String() {
-			return "", true
-		}
-	}
-	return "", false
-}
-
-// value reads a metric off an op summary (ok false: no data, e.g. a
-// resume percentile without resumes).
-func (t Threshold) value(o *OpSummary) (float64, bool) {
-	lat := func(l Latency, name string) float64 {
-		switch name {
-		case "p50":
-			return l.P50
-		case "p90":
-			return l.P90
-		case "p99":
-			return l.P99
-		case "p99.9":
-			return l.P999
-		case "max":
-			return l.Max
-		}
-		return l.Mean
-	}
-	m := t.Metric
-	switch {
-	case latencyMetrics[m]:
-		return lat(o.Response, m), o.Count > 0
-	case strings.HasPrefix(m, "service_"):
-		return lat(o.Service, m[len("service_"):]), o.Count > 0
-	case strings.HasPrefix(m, "ttfb_"):
-		return lat(o.TTFB, m[len("ttfb_"):]), o.Count > 0
-	case strings.HasPrefix(m, "resume_"):
-		if o.Resumes == nil {
-			return 0, false
-		}
-		return lat(o.Resumes.TimeToResume, m[len("resume_"):]), true
-	}
-	switch m {
-	case "error_rate":
-		return 100 * o.ErrorRate, o.Count > 0
-	case "rate":
-		return o.Rate, true
-	case "errors":
-		return float64(o.Errors), true
-	case "count":
-		return float64(o.Count), true
-	case "dropped":
-		return float64(o.Dropped), true
-	case "reinits":
-		return float64(o.Reinits), true
-	case "reissues":
-		return float64(o.Reissues), true
-	case "early_reconnects":
-		if o.Resumes == nil {
-			return 0, true
-		}
-		return float64(o.Resumes.Early), true
-	}
-	if o.Ledger == nil {
-		return 0, true // no stream judged: no fault either
-	}
-	return float64(o.Ledger.Verdicts[m]), true
 }
 
 func compare(a float64, cmp string, b float64) bool {
@@ -184,32 +113,26 @@ func compare(a float64, cmp string, b float64) bool {
 	return a != b
 }
 
-// Check evaluates the threshold on s: the worst selected op decides. A
-// threshold that selects no op (or whose metric has no data) fails, so a
-// typo cannot pass silently.
-func (t Threshold) Check(s *Summary) ThresholdResult {
-	kind, _ := metricKind(t.Metric)
-	res := ThresholdResult{Expr: t.Expr, Limit: t.Value, Unit: kind, Pass: true}
-	var ops []*OpSummary
-	if t.Op == "" {
-		ops = []*OpSummary{&s.All}
-	} else {
-		for i := range s.Ops {
-			n := s.Ops[i].Name
-			if n == t.Op || strings.HasPrefix(n, t.Op+":") {
-				ops = append(ops, &s.Ops[i])
-			}
+// Check evaluates the threshold on s (q answers the percentiles the
+// summary does not keep; nil: those have no data): the worst selected op
+// decides. A threshold that selects nothing (or whose metric has no data)
+// fails, so a typo cannot pass silently.
+func (t Threshold) Check(s *Summary, q QuantileSource) ThresholdResult {
+	if t.def.read == nil { // built without ParseThreshold
+		if pt, err := ParseThreshold(t.Expr); err == nil {
+			t = pt
 		}
 	}
+	res := ThresholdResult{Expr: t.Expr, Limit: t.Value, Unit: t.def.unit, Pass: true}
 	seen := false
-	for _, o := range ops {
-		v, ok := t.value(o)
+	for _, v := range views(s, t.scope, t.Op, q) {
+		x, ok := t.def.read(v)
 		if !ok {
 			continue
 		}
-		pass := compare(v, t.Cmp, t.Value)
-		if !seen || (!pass && res.Pass) || (pass == res.Pass && worse(v, res.Actual, t.Cmp)) {
-			res.Actual = v
+		pass := compare(x, t.Cmp, t.Value)
+		if !seen || (!pass && res.Pass) || (pass == res.Pass && worse(x, res.Actual, t.Cmp)) {
+			res.Actual = x
 		}
 		seen = true
 		res.Pass = res.Pass && pass
@@ -228,11 +151,11 @@ func worse(a, b float64, cmp string) bool {
 	return a > b
 }
 
-// CheckThresholds evaluates every threshold on s.
-func CheckThresholds(s *Summary, ts []Threshold) []ThresholdResult {
+// CheckThresholds evaluates every threshold on s (q: see Check).
+func CheckThresholds(s *Summary, ts []Threshold, q QuantileSource) []ThresholdResult {
 	out := make([]ThresholdResult, 0, len(ts))
 	for _, t := range ts {
-		r := t.Check(s)
+		r := t.Check(s, q)
 		if math.IsNaN(r.Actual) {
 			r.Actual = -1 // JSON has no NaN: -1 marks "no data"
 		}

@@ -44,7 +44,7 @@ func TestThresholds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.expr, err)
 		}
-		r := CheckThresholds(s, []Threshold{th})[0]
+		r := CheckThresholds(s, []Threshold{th}, nil)[0]
 		if r.Pass != tt.pass || (tt.actual >= 0 && r.Actual != tt.actual) || (tt.actual < 0 && r.Actual != -1) {
 			t.Errorf("%s: pass %v actual %v, want %v %v", tt.expr, r.Pass, r.Actual, tt.pass, tt.actual)
 		}
@@ -68,7 +68,7 @@ func TestCompareFailIf(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
-		return r.Check(cmpd)
+		return r.Check(a, b, nil, nil)
 	}
 	if got := check("tools/call:p99>+10%"); len(got) != 1 || !strings.Contains(got[0], "tools/call:echo: p99 12 → 15 (+25.0%)") {
 		t.Fatalf("p99 regression not caught: %q", got)

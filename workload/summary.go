@@ -123,7 +123,7 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 		s.TargetProc = t
 	}
 	if len(e.pl.Thresholds) > 0 {
-		s.Thresholds = metrics.CheckThresholds(s, e.pl.Thresholds)
+		s.Thresholds = metrics.CheckThresholds(s, e.pl.Thresholds, e.rec)
 	}
 	return s
 }

@@ -64,8 +64,12 @@ percentiles, service time and faulty streams, with B − A and the relative
 change. A and B are results directories (or summary.json files).
 
 --fail-if sets a regression limit on the change from A to B, e.g. 'p99>+10%'
-(p99 of all ops grew more than 10 %), 'tools/call:p99>+5ms', 'rate<-5%',
-'error_rate>+0.5pp' (percentage points). Any crossed limit exits 99.`,
+(p99 of all ops grew more than 10 %), 'tools/call:p99>+5ms', 'p(95)>+10%',
+'rate<-5%', 'error_rate>+0.5pp' (percentage points), 'get:lost>+0'. It reads
+the same metrics as run --threshold (see run --help): any percentile (from
+histograms.hlog when the summary does not keep it), every counter the
+summary prints, with the scopes OP:, post:, get:, sessions:. Any crossed
+limit exits 99; an unknown metric exits 2 listing the valid names.`,
 		Example: `  mcpbench compare results/v1.2 results/v1.3
   mcpbench compare results/main results/pr --fail-if 'p99>+10%' --fail-if 'rate<-5%'`,
 		Args: cobra.ExactArgs(2),
@@ -96,8 +100,9 @@ change. A and B are results directories (or summary.json files).
 				return err
 			}
 			var crossed []string
+			qa, qb := quantiles(args[0]), quantiles(args[1])
 			for _, r := range regs {
-				crossed = append(crossed, r.Check(cmp)...)
+				crossed = append(crossed, r.Check(a, b, qa, qb)...)
 			}
 			if len(crossed) > 0 {
 				for _, c := range crossed {
@@ -127,6 +132,16 @@ func readSummary(path string) (*metrics.Summary, error) {
 		return res.Summary, nil
 	}
 	return res.Rebuild(), nil
+}
+
+// quantiles reads a results directory's histograms.hlog to answer the
+// percentiles a summary does not keep (nil when there is none).
+func quantiles(path string) metrics.QuantileSource {
+	res, err := metrics.ReadResults(path)
+	if err != nil || len(res.Histograms) == 0 {
+		return nil
+	}
+	return res
 }
 
 func label(path string, s *metrics.Summary) string {
