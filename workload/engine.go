@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -17,15 +18,20 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
 	"golang.org/x/sync/errgroup"
 )
 
 // Plan is a compiled, validated profile: driver config and ops ready to
-// send. Immutable once built.
+// send. Immutable once built. Driver holds the real URL and the expanded
+// header values: never show it. Profile is the profile as written
+// (defaults applied, ${NAME} references unexpanded, URL shown as Target)
+// and Target is the URL for display (ShowURL): both are safe to show.
 type Plan struct {
 	Profile    Profile
 	Driver     driver.Config
+	Target     string
 	Ops        []*driver.Op
 	Names      []string
 	Thresholds []metrics.Threshold
@@ -40,13 +46,16 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	if errs := p.Validate(); len(errs) > 0 {
 		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
-	pl := &Plan{Profile: *p}
+	ep, _ := p.endpoint(os.LookupEnv) // Validate reported its problems
+	ops, _ := p.expandOps(os.LookupEnv)
+	pl := &Plan{Profile: *p, Target: ep.Shown}
+	pl.Profile.URL = ep.Shown
 	for _, t := range p.Thresholds {
 		th, _ := metrics.ParseThreshold(t) // Validate checked it
 		pl.Thresholds = append(pl.Thresholds, th)
 	}
 	d := &pl.Driver
-	d.URL = p.URL
+	d.URL = ep.URL
 	d.Protocol = p.Protocol
 	d.ConnectTimeout = p.Timeouts.Connect.D()
 	d.RequestTimeout = p.Timeouts.Request.D()
@@ -58,19 +67,14 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	d.MaxReissues = p.Resume.MaxReissues
 	d.CheckDeleted = p.CheckDeleted
 	d.Seed = p.Seed
-	if len(p.Headers) > 0 {
-		d.Header = http.Header{}
-		for k, v := range p.Headers {
-			d.Header.Set(k, v)
-		}
-	}
+	d.Header = ep.Header
 	d.HTTPClient = hc
 	if d.HTTPClient == nil && d.URL != "" {
 		d.HTTPClient = driver.NewHTTPClient(d)
 	}
 	total := 0
-	for i := range p.Ops {
-		o := &p.Ops[i]
+	for i := range ops {
+		o := &ops[i] // expanded; the name comes from the op as written
 		if *o.Weight == 0 {
 			continue
 		}
@@ -78,7 +82,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ops[%d].arguments: %w", i, err)
 		}
-		op, err := driver.NewOp(o.opName(), o.Method, params, o.Progress)
+		op, err := driver.NewOp(p.Ops[i].opName(), o.Method, params, o.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +99,8 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 // address is known only once it listens).
 func (pl *Plan) SetURL(url string, hc *http.Client) {
 	pl.Driver.URL = url
-	pl.Profile.URL = url
+	pl.Target = secret.RedactURL(url)
+	pl.Profile.URL = pl.Target
 	pl.Driver.HTTPClient = hc
 	if hc == nil {
 		pl.Driver.HTTPClient = driver.NewHTTPClient(&pl.Driver)
@@ -870,7 +875,7 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 	ops, all := e.rec.Summarize(secs)
 	s := &metrics.Summary{
 		Tool:        e.opts.Tool,
-		Target:      e.pl.Driver.URL,
+		Target:      e.pl.Target,
 		Embedded:    e.opts.Embedded,
 		Protocol:    e.negotiated,
 		ProtocolWhy: e.protoWhy,
