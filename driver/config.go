@@ -160,6 +160,10 @@ func (c *Config) Validate() []error {
 	case c.URL == "":
 		errs = append(errs, errors.New("url: empty"))
 	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole URL, credentials included
+		}
 		errs = append(errs, fmt.Errorf("url: %v", err))
 	case u.Scheme != "http" && u.Scheme != "https":
 		errs = append(errs, fmt.Errorf("url: scheme %q, want http or https", u.Scheme))
@@ -322,12 +326,29 @@ func RedactHeader(h http.Header) []string {
 	return out
 }
 
-// ParseHeader parses "Name: value" (as given to --header).
+// ParseHeader parses "Name: value" (as given to --header). The error for
+// a malformed one shows at most its first word, never the value:
+// `header "Authorization [redacted]": want "Name: value"`.
 func ParseHeader(s string) (name, value string, err error) {
 	name, value, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || strings.ContainsAny(name, " \t") {
-		return "", "", fmt.Errorf("header %q: want \"Name: value\"", s)
+		return "", "", fmt.Errorf("header %q: want \"Name: value\"", headerShown(s))
 	}
 	return http.CanonicalHeaderKey(name), strings.TrimSpace(value), nil
+}
+
+// headerShown renders a malformed header for an error: its first word
+// (most likely the name) and "[redacted]" for the rest; a lone word
+// without a colon may be a bare token, so it is hidden too.
+func headerShown(s string) string {
+	s = strings.TrimSpace(s)
+	i := strings.IndexAny(s, " \t:")
+	switch {
+	case i < 0:
+		return "[redacted]"
+	case s[i] == ':':
+		return s[:i+1] + " [redacted]"
+	}
+	return s[:i] + " [redacted]"
 }

@@ -2,9 +2,13 @@ package metrics
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -35,14 +39,15 @@ type RunInfo struct {
 }
 
 // WriteJSON writes v to path atomically (a temp file renamed into place),
-// so a reader never sees half a file.
+// so a reader never sees half a file. The file gets the mode os.Create
+// gives (0666 less the umask), like the other result files.
 func WriteJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
 	data = append(data, '\n')
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -55,11 +60,25 @@ func WriteJSON(path string, v any) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// createTemp creates a new file beside path, named ".<base>.<random>",
+// with mode 0666 less the umask: os.CreateTemp would give 0600, and
+// reading the umask to chmod afterwards is not safe in a multi-threaded
+// process (syscall.Umask sets it while reading it).
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	var err error
+	for range 100 { // names collide only by chance, or with a stale file
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36))
+		var f *os.File
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("create a temporary file for %s: %w", base, err)
 }
 
 // ReadSummary reads a summary.json.

@@ -12,6 +12,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -580,6 +581,7 @@ func subtitle(res *metrics.Results) string {
 	}
 	var parts []string
 	if target != "" {
+		target = secret.RedactURL(target) // results of older versions kept credentials
 		if embedded {
 			target += " (embedded reference server)"
 		}

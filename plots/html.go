@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
@@ -64,9 +65,19 @@ func HTMLReport(w io.Writer, res *metrics.Results) error {
 	d.Meta = metaRows(res, s)
 	if r := res.Run; r != nil {
 		for _, k := range slices.Sorted(maps.Keys(r.Flags)) {
-			d.Flags = append(d.Flags, kv{"--" + k, r.Flags[k]})
+			v := r.Flags[k]
+			if k == "url" {
+				v = secret.RedactURL(v) // results of older versions kept credentials
+			}
+			d.Flags = append(d.Flags, kv{"--" + k, v})
 		}
-		d.Command = shellJoin(r.Command)
+		cmd := slices.Clone(r.Command)
+		for i, a := range cmd {
+			if strings.Contains(a, "://") {
+				cmd[i] = secret.RedactURL(a)
+			}
+		}
+		d.Command = shellJoin(cmd)
 	}
 	d.Ops = s.Ops
 	if len(s.Ops) != 1 {
@@ -175,6 +186,7 @@ func metaRows(res *metrics.Results, s *metrics.Summary) []kv {
 	if target == "" && r != nil {
 		target = r.Target
 	}
+	target = secret.RedactURL(target)
 	if s.Embedded || (r != nil && r.Embedded) {
 		mode := ""
 		if r != nil && r.ServerMode != "" {

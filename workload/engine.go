@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -16,15 +17,20 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
 	"golang.org/x/sync/errgroup"
 )
 
 // Plan is a compiled, validated profile: driver config and ops ready to
-// send. Immutable once built.
+// send. Immutable once built. Driver holds the real URL and the expanded
+// header values: never show it. Profile is the profile as written
+// (defaults applied, ${NAME} references unexpanded, URL shown as Target)
+// and Target is the URL for display (ShowURL): both are safe to show.
 type Plan struct {
 	Profile    Profile
 	Driver     driver.Config
+	Target     string
 	Ops        []*driver.Op
 	Names      []string
 	Thresholds []metrics.Threshold
@@ -39,13 +45,16 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	if errs := p.Validate(); len(errs) > 0 {
 		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
-	pl := &Plan{Profile: *p}
+	ep, _ := p.endpoint(os.LookupEnv) // Validate reported its problems
+	ops, _ := p.expandOps(os.LookupEnv)
+	pl := &Plan{Profile: *p, Target: ep.Shown}
+	pl.Profile.URL = ep.Shown
 	for _, t := range p.Thresholds {
 		th, _ := metrics.ParseThreshold(t) // Validate checked it
 		pl.Thresholds = append(pl.Thresholds, th)
 	}
 	d := &pl.Driver
-	d.URL = p.URL
+	d.URL = ep.URL
 	d.Protocol = p.Protocol
 	d.ConnectTimeout = p.Timeouts.Connect.D()
 	d.RequestTimeout = p.Timeouts.Request.D()
@@ -63,19 +72,14 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	// One large-message budget for the run: its peak memory is about VUs ×
 	// the small per-session buffers + this.
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))
-	if len(p.Headers) > 0 {
-		d.Header = http.Header{}
-		for k, v := range p.Headers {
-			d.Header.Set(k, v)
-		}
-	}
+	d.Header = ep.Header
 	d.HTTPClient = hc
 	if d.HTTPClient == nil && d.URL != "" {
 		d.HTTPClient = driver.NewHTTPClient(d)
 	}
 	total := 0
-	for i := range p.Ops {
-		o := &p.Ops[i]
+	for i := range ops {
+		o := &ops[i] // expanded; the name comes from the op as written
 		if *o.Weight == 0 {
 			continue
 		}
@@ -83,7 +87,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ops[%d].arguments: %w", i, err)
 		}
-		op, err := driver.NewOp(o.opName(), o.Method, params, o.Progress)
+		op, err := driver.NewOp(p.Ops[i].opName(), o.Method, params, o.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +104,8 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 // address is known only once it listens).
 func (pl *Plan) SetURL(url string, hc *http.Client) {
 	pl.Driver.URL = url
-	pl.Profile.URL = url
+	pl.Target = secret.RedactURL(url)
+	pl.Profile.URL = pl.Target
 	pl.Driver.HTTPClient = hc
 	if hc == nil {
 		pl.Driver.HTTPClient = driver.NewHTTPClient(&pl.Driver)

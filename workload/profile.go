@@ -36,6 +36,9 @@ type Profile struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	// URL is the MCP endpoint; "" benchmarks the embedded reference server.
+	// ${NAME} references are expanded from the environment (as in
+	// Headers values and ops' strings; see env.go); user:password@ is sent
+	// as Authorization: Basic.
 	URL string `yaml:"url"`
 	// Protocol: auto (the default: server/discover first, initialize if
 	// the server is legacy), 2026-07-28, 2025-11-25, 2025-06-18 or
@@ -66,7 +69,8 @@ type Profile struct {
 	GETStream bool `yaml:"get_stream"`
 	// Seed makes op choice and jitter reproducible (default 1).
 	Seed int64 `yaml:"seed"`
-	// Headers are added to every request (e.g. Authorization).
+	// Headers are added to every request (e.g. Authorization: "Bearer
+	// ${TOKEN}"); an Authorization header wins over the URL's userinfo.
 	Headers map[string]string `yaml:"headers"`
 	// MaxMessageBytes bounds one JSON answer (default 64MiB); larger ones
 	// fail with an error naming the limit.
@@ -382,16 +386,14 @@ func (p *Profile) Defaults() {
 func (p *Profile) Open() bool { return p.Rate > 0 }
 
 // Validate checks the profile (after Defaults) and returns every problem,
-// each naming its field.
+// each naming its field; a ${NAME} reference to a variable not set in the
+// environment is one (see ResolveEndpoint).
 func (p *Profile) Validate() []error {
 	errs := append([]error(nil), p.parseErrs...)
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if p.URL != "" {
-		c := driver.Config{URL: p.URL}
-		for _, err := range c.Validate() {
-			add("%v", err)
-		}
-	}
+	_, epErrs := p.endpoint(os.LookupEnv) // url and headers: ${NAME} set, URL well-formed
+	_, opErrs := p.expandOps(os.LookupEnv)
+	errs = append(append(errs, epErrs...), opErrs...)
 	if p.Protocol != "" && p.Protocol != driver.ProtocolAuto && !slices.Contains(driver.SupportedProtocols, p.Protocol) {
 		add("protocol: %q not supported (want auto or one of %s)", p.Protocol, strings.Join(driver.SupportedProtocols, ", "))
 	}

@@ -26,7 +26,7 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 	ops, all := e.rec.Summarize(secs)
 	s := &metrics.Summary{
 		Tool:        e.opts.Tool,
-		Target:      e.pl.Driver.URL,
+		Target:      e.pl.Target,
 		Embedded:    e.opts.Embedded,
 		Protocol:    e.negotiated,
 		ProtocolWhy: e.protoWhy,

@@ -146,7 +146,7 @@ func RunSweep(ctx context.Context, p *Profile, opts SweepOptions) (*metrics.Swee
 		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
 	slo := spec.SLO.slo()
-	sw := &metrics.Sweep{Tool: opts.Tool, Target: p.URL, Profile: p.Name, Started: time.Now(), By: spec.By, From: spec.From, To: spec.To,
+	sw := &metrics.Sweep{Tool: opts.Tool, Target: ShowURL(p.URL, os.LookupEnv), Profile: p.Name, Started: time.Now(), By: spec.By, From: spec.From, To: spec.To,
 		Steps: spec.Steps, StepS: spec.Step.D().Seconds(), SLO: slo}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
@@ -297,7 +297,7 @@ func runStep(ctx context.Context, pl *Plan, dir string, n int, opts SweepOptions
 		if opts.RunInfo != nil {
 			return opts.RunInfo(pl, proto)
 		}
-		return &metrics.RunInfo{Tool: "mcpbench", Target: pl.Driver.URL, Profile: pl.Profile.Name, ProtocolNegotiated: proto}
+		return &metrics.RunInfo{Tool: "mcpbench", Target: pl.Target, Profile: pl.Profile.Name, ProtocolNegotiated: proto}
 	}
 	sum, err := Run(ctx, pl, Options{
 		Recorder:  rec,

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/workload"
@@ -118,7 +119,7 @@ func (e *env) compile() (*workload.Plan, error) {
 	}
 	if e.f.insecure {
 		plan.Driver.Insecure = true
-		plan.SetURL(plan.Driver.URL, nil)
+		plan.Driver.HTTPClient = driver.NewHTTPClient(&plan.Driver)
 	}
 	return plan, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -61,13 +63,16 @@ mode).`,
 				}
 				cfg.Header[name] = append(cfg.Header[name], value)
 			}
-			if errs := cfg.Validate(); len(errs) > 0 {
-				return usageError("%v", errs[0])
+			ep, errs := workload.ResolveEndpoint(cfg.URL, cfg.Header, os.LookupEnv) // ${NAME}, userinfo as Basic auth
+			if len(errs) > 0 {
+				return usageError("%v", errors.Join(errs...))
 			}
+			cfg.URL, cfg.Header = ep.URL, ep.Header
 			rep, err := driver.Probe(ctx, cfg)
 			if err != nil {
-				return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w (%s)", cfg.URL, err, driver.Classify(err))}
+				return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w (%s)", ep.Shown, err, driver.Classify(err))}
 			}
+			rep.URL = ep.Shown
 			if jsonOut {
 				return writeJSON(cmd.OutOrStdout(), rep)
 			}
@@ -76,7 +81,7 @@ mode).`,
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "machine-readable output")
 	cmd.Flags().BoolVar(&insecure, "insecure", false, "skip TLS certificate verification")
-	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
+	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment)")
 	cmd.Flags().StringVar(&serverMode, "server-mode", "", "embedded server mode when no URL is given: stateful, stateless, json, 2026-07-28")
 	return cmd
 }

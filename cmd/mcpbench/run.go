@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
 	"github.com/mcpbench/mcpbench/workload"
@@ -60,13 +61,20 @@ The workload comes from a profile (--profile NAME|FILE; built-ins: ` + strings.J
 flags override its fields. Without --url the embedded reference server is
 started on a free loopback port.
 
+Secrets: ${NAME} (upper case) in --url, --header values and the profile's url,
+headers and ops is read from the environment when the run starts (unset: exit
+2), so 'Authorization: Bearer ${TOKEN}' works in single quotes; $${ writes a
+literal ${, and lower-case ${request} is the per-request placeholder.
+user:password@ in the URL is sent as Authorization: Basic (an explicit
+Authorization header wins). Credentials are redacted in every output.
+
 Exit codes: 0 done; 1 the run could not start or no operation succeeded;
 2 bad flags or profile; 99 a threshold was crossed; 130 interrupted
 (results so far are still printed and written).`,
 		Example: `  mcpbench run                                        # smoke profile, embedded server
   mcpbench run --profile tools-mix --out results/mix  # keep summary.json and run.json
   mcpbench run --url http://127.0.0.1:8080/mcp --vus 64 --duration 10s
-  mcpbench run --url https://mcp.example.com/mcp --header 'Authorization: Bearer $TOKEN'
+  mcpbench run --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'  # ${TOKEN} from the environment
   mcpbench run --rate 1000 --duration 20s --max-vus 200   # open model
   mcpbench run --profile my-workload.yaml --seed 7
   mcpbench run --tool slow --args '{"ms":50}' --rate 100      # one tool, open model`,
@@ -82,7 +90,7 @@ Exit codes: 0 done; 1 the run could not start or no operation succeeded;
 // register defines the flags shared by run, soak and sweep.
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.url, "url", "", "MCP endpoint to benchmark (default: the embedded reference server)")
+	fl.StringVar(&f.url, "url", "", "MCP endpoint to benchmark (default: the embedded reference server); user:password@ is sent as Basic auth, ${NAME} is read from the environment")
 	fl.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile name or YAML file")
 	fl.StringVar(&f.protocol, "protocol", "", "auto (default: server/discover, else initialize), 2026-07-28, 2025-11-25, 2025-06-18 or 2025-03-26")
 	fl.IntVar(&f.vus, "vus", 0, "closed model: VUs; open model: VUs started up front")
@@ -94,7 +102,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.graceful, "graceful-stop", 0, "time in-flight ops get to finish after the window (default 5s)")
 	fl.DurationVar(&f.think, "think-time", 0, "closed model: pause between a VU's ops")
 	fl.BoolVar(&f.getStream, "get-stream", false, "open a standalone GET stream per session")
-	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; values of auth headers are redacted in output)")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment; values of auth headers are redacted in output)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "request timeout per op, resumes included (default 30s)")
 	fl.DurationVar(&f.connectTimeout, "connect-timeout", 0, "TCP/TLS connect timeout (default 5s)")
 	fl.DurationVar(&f.idleTimeout, "stream-idle-timeout", 0, "a stream silent this long counts as broken (default 30s)")
@@ -327,12 +335,12 @@ func runInfo(plan *workload.Plan, negotiated string, f *runFlags, cmd *cobra.Com
 	info := &metrics.RunInfo{
 		Tool: "mcpbench", Version: ver, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), Started: started, Command: redactArgs(os.Args),
-		Target: plan.Driver.URL, Embedded: embedded,
+		Target: plan.Target, Embedded: embedded,
 		ProtocolRequested:  cmpOr(plan.Profile.Protocol, driver.ProtocolAuto),
 		ProtocolNegotiated: negotiated,
 		Profile:            plan.Profile.Name,
 		Flags:              map[string]string{},
-		Headers:            driver.RedactHeader(plan.Driver.Header),
+		Headers:            plan.ShownHeader(),
 		Seed:               plan.Profile.Seed,
 	}
 	if embedded {
@@ -345,14 +353,18 @@ func runInfo(plan *workload.Plan, negotiated string, f *runFlags, cmd *cobra.Com
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
 		v := fl.Value.String()
 		if fl.Name == "header" {
-			v = strings.Join(driver.RedactHeader(plan.Driver.Header), "; ")
+			v = strings.Join(plan.ShownHeader(), "; ")
+		}
+		if fl.Name == "url" {
+			v = secret.RedactURL(v) // as written, without credentials
 		}
 		info.Flags[fl.Name] = v
 	})
 	return info
 }
 
-// redactArgs hides the values of --header/-H arguments.
+// redactArgs hides the values of --header/-H arguments and the
+// credentials of URLs (secret.RedactURL).
 func redactArgs(args []string) []string {
 	out := make([]string, len(args))
 	copy(out, args)
@@ -368,6 +380,8 @@ func redactArgs(args []string) []string {
 			out[i] = "--header=" + redactHeaderArg(strings.TrimPrefix(a, "--header="))
 		case strings.HasPrefix(a, "-H") && len(a) > 2:
 			out[i] = "-H" + redactHeaderArg(a[2:])
+		case strings.Contains(a, "://"): // --url URL, --url=URL
+			out[i] = secret.RedactURL(a)
 		}
 	}
 	return out

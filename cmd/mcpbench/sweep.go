@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -127,7 +128,7 @@ Ctrl-C keeps every finished step.`,
 				}
 				return &exitError{code: exitFailed, err: err}
 			}
-			sw.Target = env.profile.URL
+			sw.Target = workload.ShowURL(env.profile.URL, os.LookupEnv)
 			if env.embedded {
 				sw.Target += " (embedded reference server)"
 			}

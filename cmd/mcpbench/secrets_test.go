@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/refserver"
+)
+
+// guarded is the reference server behind a check of every request's
+// credentials: Authorization, the api_key query parameter and any other
+// headers in want. A request that fails the check is answered 401 and
+// counted.
+type guarded struct {
+	url       string // http://127.0.0.1:P/mcp
+	mu        sync.Mutex
+	requests  int
+	bad       []string // what each refused request lacked (no values)
+	bodies    bytes.Buffer
+	keepBody  bool
+	wantQuery string
+	want      http.Header
+}
+
+func startGuarded(t *testing.T, apiKey string, want http.Header, keepBody bool) *guarded {
+	t.Helper()
+	h, err := refserver.NewHandler(refserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &guarded{want: want, wantQuery: apiKey, keepBody: keepBody}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var lacks []string
+		for name := range g.want {
+			if r.Header.Get(name) != g.want.Get(name) {
+				lacks = append(lacks, name)
+			}
+		}
+		if r.URL.Query().Get("api_key") != g.wantQuery {
+			lacks = append(lacks, "api_key")
+		}
+		if r.URL.User != nil {
+			lacks = append(lacks, "userinfo in the URL")
+		}
+		var body []byte
+		if g.keepBody && r.Body != nil {
+			body, _ = io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		g.mu.Lock()
+		g.requests++
+		if len(lacks) > 0 {
+			g.bad = append(g.bad, r.Method+" lacks "+strings.Join(lacks, ", "))
+		}
+		g.bodies.Write(body)
+		g.mu.Unlock()
+		if len(lacks) > 0 {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		h.(io.Closer).Close()
+	})
+	g.url = srv.URL + "/mcp"
+	return g
+}
+
+func (g *guarded) check(t *testing.T) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.requests == 0 {
+		t.Fatal("the server saw no request")
+	}
+	if len(g.bad) > 0 {
+		t.Fatalf("%d of %d requests refused, e.g. %s", len(g.bad), g.requests, g.bad[0])
+	}
+}
+
+func basicAuth(userpass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(userpass))
+}
+
+// noSecret fails if any file under dir ("": none), or any of the
+// outputs, contains one of the secrets.
+func noSecret(t *testing.T, dir string, outputs map[string]string, secrets ...string) {
+	t.Helper()
+	for what, out := range outputs {
+		for _, s := range secrets {
+			if strings.Contains(out, s) {
+				t.Errorf("%s contains %q:\n%s", what, s, out)
+			}
+		}
+	}
+	if dir == "" {
+		return
+	}
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, s := range secrets {
+			if bytes.Contains(data, []byte(s)) {
+				t.Errorf("%s contains %q", path, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 4 {
+		t.Errorf("only %d files under %s", files, dir)
+	}
+}
+
+// The URL's userinfo is sent as Basic auth, and no credential (userinfo,
+// api_key, header value) reaches stdout, stderr or any file of the
+// results directory, the charts and the reports included.
+func TestCredentialsInTheURLAreSentAndRedacted(t *testing.T) {
+	g := startGuarded(t, "SECRET2", http.Header{"Authorization": {basicAuth("u:SECRET1")}, "X-Api-Key": {"SECRET3"}}, false)
+	target := strings.Replace(g.url, "http://", "http://u:SECRET1@", 1) + "?api_key=SECRET2"
+	dir := filepath.Join(t.TempDir(), "r")
+	outputs := map[string]string{}
+	out, errs, code := run(t, "run", "--url", target, "-H", "X-Api-Key: SECRET3", "--duration", "1s", "--warmup", "0s", "--out", dir)
+	outputs["run stdout"], outputs["run stderr"] = out, errs
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	g.check(t)
+	shown := strings.Replace(g.url, "http://", "http://u:[redacted]@", 1) + "?api_key=[redacted]"
+	if !strings.Contains(out, shown) {
+		t.Errorf("run output does not name the target as %s:\n%s", shown, out)
+	}
+	var info struct {
+		Target  string
+		Headers []string
+		Flags   map[string]string
+		Spec    struct{ URL string }
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err := json.Unmarshal(data, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Target != shown || info.Spec.URL != shown || info.Flags["url"] != shown {
+		t.Errorf("run.json target %q, spec.url %q, flags.url %q; want %q", info.Target, info.Spec.URL, info.Flags["url"], shown)
+	}
+	if diff := cmp.Diff([]string{"Authorization: [redacted]", "X-Api-Key: [redacted]"}, info.Headers); diff != "" {
+		t.Errorf("run.json headers (-want +got):\n%s", diff)
+	}
+	for _, args := range [][]string{
+		{"plot", dir},
+		{"report", dir},
+		{"report", dir, "--format", "markdown"},
+		{"report", dir, "--format", "json"},
+		{"compare", filepath.Join(dir, "summary.json"), filepath.Join(dir, "summary.json")},
+	} {
+		out, errs, code := run(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errs)
+		}
+		outputs[strings.Join(args[:min(len(args), 3)], " ")] = out + errs
+	}
+	if !strings.Contains(outputs["report "+dir], shown) {
+		t.Errorf("report does not name the target as %s", shown)
+	}
+	noSecret(t, dir, outputs, "SECRET", base64.StdEncoding.EncodeToString([]byte("u:SECRET1")))
+	for _, f := range []string{"report.html", "plots/latency.svg", "plots/latency.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("plot wrote no %s", f)
+		}
+	}
+}
+
+// The probe takes the same path: userinfo as Basic auth, nothing shown.
+func TestProbeCredentials(t *testing.T) {
+	g := startGuarded(t, "SECRET2", http.Header{"Authorization": {basicAuth("u:SECRET1")}, "X-Api-Key": {"SECRET3"}}, false)
+	t.Setenv("MCPB_TEST_KEY", "SECRET3")
+	target := strings.Replace(g.url, "http://", "http://u:SECRET1@", 1) + "?api_key=SECRET2"
+	out, errs, code := run(t, "probe", target, "-H", "X-Api-Key: ${MCPB_TEST_KEY}")
+	if code != exitOK {
+		t.Fatalf("probe: exit %d\n%s\n%s", code, out, errs)
+	}
+	g.check(t)
+	if want := "mcpbench probe " + strings.Replace(g.url, "http://", "http://u:[redacted]@", 1) + "?api_key=[redacted]\n"; !strings.HasPrefix(out, want) {
+		t.Errorf("probe output starts %q, want %q", out[:min(len(out), 120)], want)
+	}
+	noSecret(t, "", map[string]string{"probe": out + errs}, "SECRET")
+
+	// The --help example, as written: an explicit Authorization header
+	// wins over the URL's userinfo.
+	t.Setenv("TOKEN", "SECRET6")
+	g = startGuarded(t, "SECRET2", http.Header{"Authorization": {"Bearer SECRET6"}}, false)
+	target = strings.Replace(g.url, "http://", "http://u:SECRET1@", 1) + "?api_key=SECRET2"
+	out, errs, code = run(t, "probe", target, "--header", "Authorization: Bearer ${TOKEN}")
+	if code != exitOK {
+		t.Fatalf("probe: exit %d\n%s\n%s", code, out, errs)
+	}
+	g.check(t)
+	noSecret(t, "", map[string]string{"probe": out + errs}, "SECRET")
+}
+
+// ${NAME} in --url, -H values and --args is read from the environment;
+// run.json keeps the templates, not the values.
+func TestRunExpandsTheEnvironment(t *testing.T) {
+	t.Setenv("MCPB_TEST_PASS", "SECRET1")
+	t.Setenv("MCPB_TEST_KEY", "SECRET2")
+	t.Setenv("MCPB_TEST_TENANT", "SECRET4")
+	t.Setenv("MCPB_TEST_TEXT", "SECRET5")
+	g := startGuarded(t, "SECRET2", http.Header{"Authorization": {basicAuth("u:SECRET1")}, "X-Tenant": {"SECRET4"}}, true)
+	target := strings.Replace(g.url, "http://", "http://u:${MCPB_TEST_PASS}@", 1) + "?api_key=${MCPB_TEST_KEY}"
+	dir := filepath.Join(t.TempDir(), "r")
+	out, errs, code := run(t, "run", "--url", target, "-H", "X-Tenant: ${MCPB_TEST_TENANT}",
+		"--tool", "echo", "--args", `{"text":"${MCPB_TEST_TEXT} ${request}"}`, "--vus", "2", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	g.check(t)
+	g.mu.Lock()
+	bodies := g.bodies.String()
+	g.mu.Unlock()
+	if !strings.Contains(bodies, `"text":"SECRET5 `) || strings.Contains(bodies, "MCPB_TEST") || strings.Contains(bodies, "${request}") {
+		t.Errorf("the server did not get the expanded arguments (and ${request} replaced):\n%.600s", bodies)
+	}
+	runJSON, _ := os.ReadFile(filepath.Join(dir, "run.json"))
+	for _, want := range []string{`"X-Tenant: ${MCPB_TEST_TENANT}"`, `"text": "${MCPB_TEST_TEXT} ${request}"`, `"url": "` + strings.Replace(g.url, "http://", "http://u:[redacted]@", 1) + `?api_key=[redacted]"`} {
+		if !strings.Contains(string(runJSON), want) {
+			t.Errorf("run.json lacks %s:\n%s", want, runJSON)
+		}
+	}
+	noSecret(t, dir, map[string]string{"run": out + errs}, "SECRET")
+}
+
+func TestUnsetVariable(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "-q", "-H", "Authorization: Bearer ${MCPB_TEST_UNSET}"}, // embedded server: reported before it starts
+		{"run", "-q", "--url", "http://127.0.0.1:1/mcp?key=${MCPB_TEST_UNSET}"},
+		{"probe", "http://127.0.0.1:1/mcp", "-H", "Authorization: Bearer ${MCPB_TEST_UNSET}"},
+	} {
+		_, errs, code := run(t, args...)
+		want := "headers.Authorization: ${MCPB_TEST_UNSET} is not set in the environment"
+		if strings.Contains(strings.Join(args, " "), "--url") {
+			want = "url: ${MCPB_TEST_UNSET} is not set in the environment"
+		}
+		if code != exitUsage || !strings.Contains(errs, want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, code, errs, exitUsage, want)
+		}
+	}
+}
+
+// A malformed -H names the problem without its value.
+func TestMalformedHeaderFlag(t *testing.T) {
+	for _, cmd := range []string{"run", "probe", "sweep", "soak"} {
+		for _, h := range []string{"Authorization Bearer SECRET", "Authorization Bearer: SECRET", "SECRET"} {
+			_, errs, code := run(t, cmd, "-H", h)
+			if code != exitUsage || !strings.Contains(errs, `want "Name: value"`) || strings.Contains(errs, "SECRET") {
+				t.Errorf("%s -H %q: exit %d, stderr %q; want %d, naming the problem, not the value", cmd, h, code, errs, exitUsage)
+			}
+		}
+	}
+	_, errs, _ := run(t, "run", "-H", "Authorization Bearer SECRET")
+	if want := `header "Authorization [redacted]": want "Name: value"`; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q, want %q", errs, want)
+	}
+}
+
+func TestRedactArgs(t *testing.T) {
+	in := []string{"mcpbench", "run", "--url", "http://u:S1@h/mcp?api_key=S2&n=1", "--url=https://S3@h/?token=S4",
+		"-H", "Authorization: Bearer S5", "--header=X-Key: S6", "-HX-Other: S7", "--args", `{"a":"b"}`, "--profile", "p.yaml"}
+	want := []string{"mcpbench", "run", "--url", "http://u:[redacted]@h/mcp?api_key=[redacted]&n=1", "--url=https://[redacted]@h/?token=[redacted]",
+		"-H", "Authorization: [redacted]", "--header=X-Key: [redacted]", "-HX-Other: [redacted]", "--args", `{"a":"b"}`, "--profile", "p.yaml"}
+	if diff := cmp.Diff(want, redactArgs(in)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A sweep's files (sweep.json, every step's results, the capacity charts)
+// show the target without credentials.
+func TestSweepCredentials(t *testing.T) {
+	g := startGuarded(t, "SECRET2", http.Header{"Authorization": {basicAuth("u:SECRET1")}}, false)
+	target := strings.Replace(g.url, "http://", "http://u:SECRET1@", 1) + "?api_key=SECRET2"
+	dir := filepath.Join(t.TempDir(), "sw")
+	out, errs, code := run(t, "sweep", "--url", target, "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "20", "--to", "40", "--steps", "2",
+		"--step", "1s", "--step-warmup", "0s", "-q", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errs)
+	}
+	g.check(t)
+	pout, perrs, code := run(t, "plot", dir)
+	if code != exitOK {
+		t.Fatalf("plot: exit %d\n%s\n%s", code, pout, perrs)
+	}
+	var sw struct{ Target string }
+	data, _ := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err := json.Unmarshal(data, &sw); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(g.url, "http://", "http://u:[redacted]@", 1) + "?api_key=[redacted]"; sw.Target != want {
+		t.Errorf("sweep.json target %q, want %q", sw.Target, want)
+	}
+	noSecret(t, dir, map[string]string{"sweep": out + errs, "plot": pout + perrs}, "SECRET")
+}
