@@ -190,6 +190,9 @@ type Options struct {
 	// Linux): its CPU, RSS, open files and threads are sampled each
 	// interval and summarised.
 	TargetPID int
+	// Server, when set, reads the embedded reference server's counters
+	// into the summary (before thresholds are checked).
+	Server func() *metrics.ServerStats
 }
 
 // ErrSetup is returned when no session could be initialized.

@@ -122,6 +122,9 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 		}
 		s.TargetProc = t
 	}
+	if e.opts.Server != nil {
+		s.Server = e.opts.Server()
+	}
 	if len(e.pl.Thresholds) > 0 {
 		s.Thresholds = metrics.CheckThresholds(s, e.pl.Thresholds, e.rec)
 	}

@@ -71,6 +71,17 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 	e.ver, e.sdk = version()
 	e.ctx, e.stop = signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	e.closers = append(e.closers, e.stop)
+	// The first Ctrl-C ends the run gracefully (results so far are
+	// written); handing the signal back makes a second one stop the
+	// process at once, keeping what was already written.
+	stopSecond := context.AfterFunc(e.ctx, func() {
+		e.stop()
+		fmt.Fprintln(e.stderr, "mcpbench: interrupted: finishing the results (Ctrl-C again to stop at once)")
+	})
+	e.closers = append(e.closers, func() { stopSecond() })
+	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
+		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
+	}
 	if p.URL == "" {
 		// Check the profile first: a mistake must not wait for a server.
 		pp := *p
@@ -126,9 +137,20 @@ func (e *env) compile() (*workload.Plan, error) {
 
 // serverStats adds the embedded server's counters to a summary.
 func (e *env) serverStats(sum *metrics.Summary) {
-	if e.srv != nil && sum != nil {
+	if f := e.serverStatsFunc(); f != nil && sum != nil {
+		sum.Server = f()
+	}
+}
+
+// serverStatsFunc reads the embedded server's counters (nil without one),
+// for the engine to put in the summary before thresholds are checked.
+func (e *env) serverStatsFunc() func() *metrics.ServerStats {
+	if e.srv == nil {
+		return nil
+	}
+	return func() *metrics.ServerStats {
 		st := e.srv.Stats()
-		sum.Server = &metrics.ServerStats{ToolCalls: st.ToolCalls, DoubleExecutions: st.DoubleExecutions, CountKeys: int64(len(st.Executions))}
+		return &metrics.ServerStats{ToolCalls: st.ToolCalls, DoubleExecutions: st.DoubleExecutions, CountKeys: int64(len(st.Executions))}
 	}
 }
 
@@ -164,6 +186,7 @@ func (r *recording) options() workload.Options {
 		Tool:      "mcpbench " + e.ver,
 		Recorder:  r.rec,
 		TargetPID: e.f.targetPID,
+		Server:    e.serverStatsFunc(),
 		OnStart: func(t0 time.Time, proto string) {
 			if r.dir != "" {
 				r.rw, r.rwErr = metrics.NewResultsWriter(r.dir, r.plan.Names, t0, e.runInfo(r.plan, proto))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
@@ -40,6 +41,8 @@ type runFlags struct {
 	checkDeleted                                       bool
 	getRetry, tick                                     time.Duration
 	seed                                               int64
+	maxMessage, maxEvent, maxBuffered                  units.Size
+	followRedirects                                    bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -55,7 +58,17 @@ Open model (--rate R): ops arrive at R per second whatever the server does;
 response time is measured from each op's intended start (coordinated omission
 corrected) and service time from the actual send. An op that finds no free VU
 starts a new one (up to --max-vus); one that cannot start within --max-delay
-of its intended start is dropped and counted.
+of its intended start is dropped and counted, and reported with its lower
+bound (how late it was) in a latency table of its own. --max-vus defaults to
+rate × max-delay (Little's law: the VUs needed to keep the rate while each op
+takes up to the max delay; slower ops would be dropped anyway), at least --vus,
+at most 5000; more than 1 % dropped is a warning that names the cause.
+
+Timeouts: --timeout bounds each request until its answer begins (the response
+headers of a stream: a POST answered with SSE, a GET stream, a resume) or
+ends (a JSON answer). An open stream is bounded only by --stream-idle-timeout
+(response streams; a silent GET stream is normal) and the run's end, so a
+tool that streams progress for longer than --timeout is not cut.
 
 The workload comes from a profile (--profile NAME|FILE; built-ins: ` + strings.Join(profiles.Names(), ", ") + `);
 flags override its fields. Without --url the embedded reference server is
@@ -68,9 +81,17 @@ literal ${, and lower-case ${request} is the per-request placeholder.
 user:password@ in the URL is sent as Authorization: Basic (an explicit
 Authorization header wins). Credentials are redacted in every output.
 
+Thresholds (--threshold '[SCOPE:]METRIC CMP VALUE[UNIT]', e.g. 'p(95)<200ms',
+'tools/call:p99<1s', 'error_rate<1%', 'get:lost==0', 'deleted-session-accepted==0')
+read exactly the numbers the summary prints. SCOPE is an op (tools/call:echo,
+or a method: every op of it), post: (response streams), get: (GET streams) or
+sessions:; without it, the total. Metrics:
+  ` + strings.Join(metrics.MetricNames(), "\n  ") + `
+
 Exit codes: 0 done; 1 the run could not start or no operation succeeded;
-2 bad flags or profile; 99 a threshold was crossed; 130 interrupted
-(results so far are still printed and written).`,
+2 bad flags or profile (an unknown threshold metric lists the valid ones);
+99 a threshold was crossed; 130 interrupted (results so far are still printed
+and written; a second Ctrl-C stops at once, keeping what was written).`,
 		Example: `  mcpbench run                                        # smoke profile, embedded server
   mcpbench run --profile tools-mix --out results/mix  # keep summary.json and run.json
   mcpbench run --url http://127.0.0.1:8080/mcp --vus 64 --duration 10s
@@ -118,7 +139,11 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.chaosSpecs, "chaos", nil, "add a fault (repeatable): 'cut after_events=2 close=rst target=post p=1', 'cut mid_event=1', 'cut before_first_event', 'cut between=100ms-2s', 'stall after_events=1 stall=2s', 'delay delay=50ms p=0.1'")
 	fl.StringVar(&f.storm, "storm", "", "cut every open stream at a time: 'at=10s every=0 close=rst target=get'")
 	fl.Int64Var(&f.chaosSeed, "chaos-seed", 0, "seed of the fault schedule (default: --seed)")
-	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'error_rate<1%', 'lost==0'; a crossed one exits 99")
+	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'p(95)<150', 'error_rate<1%', 'get:lost==0'; metrics in the help above; a crossed one exits 99")
+	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read (default 64MiB); a larger one fails naming the limit")
+	fl.Var(&f.maxEvent, "max-event-bytes", "largest SSE event read (default 16MiB)")
+	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: one message at the limits); a large message waits for room")
+	fl.BoolVar(&f.followRedirects, "follow-redirects", false, "follow 307/308 answers to the same origin (counted); other redirects are errors showing their Location")
 	fl.Float64Var(&f.churnRate, "churn-rate", 0, "replace sessions at this rate (sessions/s) while the run goes")
 	fl.BoolVar(&f.checkDeleted, "check-deleted", false, "after each DELETE check that the server answers 404 to the deleted session")
 	fl.DurationVar(&f.getRetry, "server-get-retry", 0, "embedded server: retry hint sent on GET streams")
@@ -253,6 +278,18 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	if set("server-tick") {
 		p.Server.Tick = workload.Duration(f.tick)
 	}
+	if set("max-message-bytes") {
+		p.MaxMessageBytes = f.maxMessage
+	}
+	if set("max-event-bytes") {
+		p.MaxEventBytes = f.maxEvent
+	}
+	if set("max-buffered-bytes") {
+		p.MaxBufferedBytes = f.maxBuffered
+	}
+	if set("follow-redirects") {
+		p.FollowRedirects = f.followRedirects
+	}
 	for _, h := range f.headers {
 		name, value, err := driver.ParseHeader(h)
 		if err != nil {
@@ -295,6 +332,8 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 // succeeded.
 func exitFor(sum *metrics.Summary, runErr error) error {
 	switch {
+	case errors.Is(runErr, workload.ErrInterrupted):
+		return &exitError{code: exitInterrupted, err: errors.New(sum.StopReason)}
 	case runErr != nil:
 		return &exitError{code: exitFailed, err: runErr}
 	case sum.Interrupted:

@@ -30,7 +30,7 @@ Results are written as the run goes (as for run), with checkpoint.json (the
 summary so far) every --checkpoint and soak.json at the end. Ctrl-C gives the
 verdicts of what ran. Exit codes: 0 every verdict passed, 99 one failed,
 130 interrupted.`,
-		Example: `  mcpbench soak --profile soak-churn --duration 10m
+		Example: `  mcpbench soak --duration 10m                         # the soak-churn profile, embedded server
   mcpbench soak --profile soak-churn --url http://127.0.0.1:8080/mcp --target-pid 4242 --duration 4h`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -84,6 +84,9 @@ verdicts of what ran. Exit codes: 0 every verdict passed, 99 one failed,
 		},
 	}
 	f.register(cmd)
+	// A bare soak is the soak profile, not the 5 s smoke run.
+	f.profile = "soak-churn"
+	cmd.Flags().Lookup("profile").DefValue = "soak-churn"
 	cmd.Flags().DurationVar(&checkpoint, "checkpoint", 0, "write the summary so far to checkpoint.json this often (default 1m)")
 	return cmd
 }
