@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -321,4 +324,76 @@ func TestProbeRefServer(t *testing.T) {
 			t.Errorf("2026 %q: %+v", name, c[name])
 		}
 	}
+}
+
+// Service time agrees with an independent client: calls to the reference
+// server's slow tool, interleaved between the driver and a plain net/http
+// client speaking the same JSON-RPC, give p50 and p90 within 1.5 ms of
+// each other (both measure send → response).
+func TestServiceTimeMatchesIndependentClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times real calls")
+	}
+	srv := startRef(t, refserver.ModeStateful)
+	s, _ := driver.NewSession(&driver.Config{URL: srv.URL(), Protocol: driver.Protocol20251125}, 1)
+	var res driver.Result
+	if err := s.Initialize(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	// The independent client: its own session, plain net/http, whole-body reads.
+	post := func(sid, body string) (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL(), strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		return http.DefaultClient.Do(req)
+	}
+	resp, err := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"plain","version":"0"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp, err = post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	o := op(t, "tools/call", `{"name":"slow","arguments":{"ms":3}}`, false)
+	var mine, theirs []float64
+	for i := range 150 {
+		res.Reset()
+		s.Do(t.Context(), o, &res)
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		mine = append(mine, float64(res.ServiceTime().Microseconds())/1000)
+		t0 := time.Now()
+		resp, err := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"ms":3}}}`, 100+i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		theirs = append(theirs, float64(time.Since(t0).Microseconds())/1000)
+		if !strings.Contains(string(body), `"result"`) {
+			t.Fatalf("plain client: %s", body)
+		}
+	}
+	pct := func(v []float64, q float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[int(q*float64(len(v)-1))]
+	}
+	for _, q := range []float64{0.5, 0.9} {
+		a, b := pct(mine, q), pct(theirs, q)
+		t.Logf("p%.0f: driver %.3f ms, plain client %.3f ms", 100*q, a, b)
+		if math.Abs(a-b) > 1.5 || a < 3 {
+			t.Errorf("p%.0f service time: driver %.3f ms, independent client %.3f ms (want within 1.5 ms, and ≥ the 3 ms the tool sleeps)", 100*q, a, b)
+		}
+	}
+	s.Close(t.Context())
 }

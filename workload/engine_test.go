@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -60,12 +61,17 @@ func TestStallShowsInResponseTimeNotServiceTime(t *testing.T) {
 		start := time.Now()
 		stallFrom, stallTo := start.Add(5*time.Second), start.Add(6*time.Second)
 		var once sync.Once
+		var mu sync.Mutex
+		var done []time.Time // server-side completion of each call, in order
 		fake := mcptest.New()
 		fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
 			if now := time.Now(); !now.Before(stallFrom) {
 				once.Do(func() { time.Sleep(stallTo.Sub(now)) })
 			}
 			w.Result(r, map[string]any{"content": []any{}})
+			mu.Lock()
+			done = append(done, time.Now())
+			mu.Unlock()
 		})
 		p := echoProfile()
 		p.Rate, p.VUs, p.MaxVUs, p.MaxDelay = 100, 1, 1, Duration(10*time.Second)
@@ -83,6 +89,15 @@ func TestStallShowsInResponseTimeNotServiceTime(t *testing.T) {
 		}
 		if op.Service.Max < 900 {
 			t.Errorf("service-time max = %v ms: the stalled op itself must show there", op.Service.Max)
+		}
+		// Against the truth: call i was due at i × 10 ms and completed when
+		// the server says; response time p99 must equal that p99 within 4 ms.
+		truth := metrics.NewHistogram()
+		for i, c := range done {
+			truth.RecordValue(max(1, c.Sub(start.Add(time.Duration(i)*10*time.Millisecond)).Microseconds()))
+		}
+		if want := float64(truth.ValueAtQuantile(99)) / 1000; math.Abs(op.Response.P99-want) > 4 {
+			t.Errorf("response-time p99 %v ms, completion-time truth %v ms", op.Response.P99, want)
 		}
 	})
 }

@@ -1,0 +1,120 @@
+package workload
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/chaos"
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/refserver"
+)
+
+// runRef runs p against a reference server (official Go SDK) over
+// loopback and returns the summary and the server's counters.
+func runRef(t *testing.T, opts refserver.Options, p *Profile) (*metrics.Summary, refserver.Stats) {
+	t.Helper()
+	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	p.URL = srv.URL()
+	pl, err := Compile(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), pl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, srv.Stats()
+}
+
+// faults lists every non-zero verdict of a run, streams and sessions.
+func faults(s *metrics.Summary) map[string]int64 {
+	out := map[string]int64{}
+	add := func(where string, l *metrics.LedgerSummary) {
+		if l == nil {
+			return
+		}
+		for v, n := range l.Verdicts {
+			if n != 0 {
+				out[where+v] += n
+			}
+		}
+	}
+	add("post:", s.All.Ledger)
+	if g := s.GETStreams; g != nil {
+		add("get:", g.Ledger)
+	}
+	if h := s.Sessions.Hygiene; h != nil && h.Faulty > 0 {
+		out["sessions:faulty"] = h.Faulty
+	}
+	return out
+}
+
+// A correct server stays clean: every verdict of every stream and session
+// is 0 against the official Go SDK server — progress streams, GET streams
+// with numbered notifications, churn with deleted-session checks, and
+// response streams cut and resumed. Completed ops equal the server's tool
+// executions (every call ran exactly once). This is the guard against false
+// positives for every verdict the ledger gives.
+func TestReferenceServerStaysClean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a reference server for a few seconds")
+	}
+	p := &Profile{Name: "clean", VUs: 8, Duration: Duration(3 * time.Second), GETStream: true, CheckDeleted: true,
+		Protocol: driver.Protocol20251125, Churn: Churn{Rate: 4}, GracefulStop: Duration(10 * time.Second),
+		Ops: []OpSpec{
+			{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 5}, Progress: true, Weight: weight(2), Expect: Expect{Progress: 3}},
+			{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}, Progress: true, Weight: weight(2)},
+			{Method: "tools/list", Weight: weight(1)},
+		}}
+	sum, st := runRef(t, refserver.Options{TickInterval: 50 * time.Millisecond}, p)
+	if f := faults(sum); len(f) != 0 || sum.All.Errors != 0 {
+		t.Fatalf("a correct server judged faulty: %v, errors %v", f, sum.All.ErrorsByClass)
+	}
+	g := sum.GETStreams
+	if g == nil || g.Events < 100 || g.Breaks != 0 || sum.Sessions.Churned == 0 || sum.Sessions.Hygiene == nil || sum.Sessions.Hygiene.Probed == 0 {
+		t.Fatalf("the run did not exercise what it checks: GET %+v, churned %d, hygiene %+v", g, sum.Sessions.Churned, sum.Sessions.Hygiene)
+	}
+	tools := int64(0)
+	for _, o := range sum.Ops {
+		if o.Name != "tools/list" {
+			tools += o.Count + o.Interrupted
+		}
+	}
+	if tools != st.ToolCalls {
+		t.Fatalf("completed tool calls %d, the server executed %d", tools, st.ToolCalls)
+	}
+	if sum.All.Ledger == nil || sum.All.Ledger.Streams < 100 {
+		t.Fatalf("few streams judged: %+v", sum.All.Ledger)
+	}
+}
+
+// Resume chaos against the reference server: every progress stream is cut
+// after its second event and resumed; the ledger stays clean and every
+// call ran once.
+func TestReferenceServerResumeChaosClean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a reference server for a few seconds")
+	}
+	p := &Profile{Name: "resume", VUs: 8, Duration: Duration(3 * time.Second), Protocol: driver.Protocol20251125,
+		GracefulStop: Duration(10 * time.Second),
+		Resume:       Resume{DefaultRetry: Duration(20 * time.Millisecond)},
+		Ops: []OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 5, "interval_ms": 5}, Progress: true, Weight: weight(1), Expect: Expect{Progress: 5}}},
+		Chaos: &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 2}, Close: chaos.CloseRST}}}}
+	sum, st := runRef(t, refserver.Options{}, p)
+	if f := faults(sum); len(f) != 0 || sum.All.Errors != 0 {
+		t.Fatalf("a correct server judged faulty: %v, errors %v", f, sum.All.ErrorsByClass)
+	}
+	r := sum.All.Resumes
+	if r == nil || r.Attempts != sum.All.Count || r.Accepted != r.Attempts || sum.Chaos.CutsRST != sum.All.Count {
+		t.Fatalf("resumes %+v, cuts %d for %d calls: want one cut and one accepted resume per call", r, sum.Chaos.CutsRST, sum.All.Count)
+	}
+	if sum.All.Count+sum.All.Interrupted != st.ToolCalls { // no warm-up: every execution is a measured call
+		t.Fatalf("completed %d (+%d interrupted), the server executed %d", sum.All.Count, sum.All.Interrupted, st.ToolCalls)
+	}
+}
