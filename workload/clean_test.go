@@ -104,8 +104,8 @@ func TestReferenceServerResumeChaosClean(t *testing.T) {
 	p := &Profile{Name: "resume", VUs: 8, Duration: Duration(3 * time.Second), Protocol: driver.Protocol20251125,
 		GracefulStop: Duration(10 * time.Second),
 		Resume:       Resume{DefaultRetry: Duration(20 * time.Millisecond)},
-		Ops: []OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 5, "interval_ms": 5}, Progress: true, Weight: weight(1), Expect: Expect{Progress: 5}}},
-		Chaos: &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 2}, Close: chaos.CloseRST}}}}
+		Ops:          []OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 5, "interval_ms": 5}, Progress: true, Weight: weight(1), Expect: Expect{Progress: 5}}},
+		Chaos:        &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 2}, Close: chaos.CloseRST}}}}
 	sum, st := runRef(t, refserver.Options{}, p)
 	if f := faults(sum); len(f) != 0 || sum.All.Errors != 0 {
 		t.Fatalf("a correct server judged faulty: %v, errors %v", f, sum.All.ErrorsByClass)
