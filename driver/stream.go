@@ -46,7 +46,9 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			led.LastEventID = resumedFrom
 		}
 		if errors.Is(err, ErrSSEMalformed) {
-			s.finishCall(c, res, led, false)
+			// The stream cannot be read on (an event over the limit): the
+			// op fails with that error; nothing is judged lost.
+			s.cur.Store(nil)
 			return err
 		}
 		if cerr := ctx.Err(); cerr != nil {
