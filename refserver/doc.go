@@ -46,6 +46,24 @@
 //     without Mcp-Session-Id, every later request runs in a throwaway session
 //     with default state, GET and DELETE answer 405.
 //
+// # Origin, Host and binding
+//
+// Every request whose Origin header is present and is neither the server's
+// own origin (the scheme, host and port of the request's Host header, with
+// localhost, 127.0.0.1 and [::1] equivalent on the same port) nor in
+// Options.AllowedOrigins ("*" allows all) gets 403 with a JSON-RPC error
+// body without id, whatever its method (2025-11-25 transports §Security
+// Warning: DNS rebinding). Requests without Origin (non-browser clients)
+// are served. The SDK also answers 403 when a request reaches a loopback
+// listener with a Host header that is not a loopback name. [Start] listens
+// on 127.0.0.1 by default; [Server.Loopback] tells whether it listens on
+// loopback only (the server has no authentication).
+//
+// In the stateful modes a POST without Mcp-Session-Id other than initialize
+// (or a 2026-07-28 server/discover) gets 400: "Servers that require a
+// session ID SHOULD respond to requests without an MCP-Session-Id header
+// (other than initialization) with HTTP 400 Bad Request".
+//
 // # Tools
 //
 // All take JSON-schema'd arguments (durations in milliseconds) and answer with

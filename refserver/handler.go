@@ -51,11 +51,12 @@ type Stats struct {
 
 // handler is the http.Handler NewHandler returns.
 type handler struct {
-	opts   Options
-	mode   Mode
-	server *mcp.Server
-	mcp    *mcp.StreamableHTTPHandler
-	store  *memoryEventStore // nil unless mode.stateful()
+	opts    Options
+	mode    Mode
+	origins originPolicy
+	server  *mcp.Server
+	mcp     *mcp.StreamableHTTPHandler
+	store   *memoryEventStore // nil unless mode.stateful()
 
 	// send is the SDK's default sending method handler, captured through a
 	// sending middleware. Calling it sends notifications/message without
@@ -123,6 +124,7 @@ func newHandler(opts Options) (*handler, error) {
 		sessions:   make(map[*mcp.ServerSession]*session),
 		executions: make(map[string]int64),
 	}
+	h.origins, _ = newOriginPolicy(opts.AllowedOrigins) // Validate checked it
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 
 	var versions []string
@@ -169,9 +171,18 @@ func newHandler(opts Options) (*handler, error) {
 
 // ServeHTTP implements http.Handler.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ok, o := h.origins.allows(r); !ok {
+		writeJSONRPCError(w, http.StatusForbidden, codeInvalidRequest, "Forbidden: Origin "+strconv.Quote(o)+" is not allowed")
+		return
+	}
 	if h.ctx.Err() != nil {
 		http.Error(w, "refserver: closing", http.StatusServiceUnavailable)
 		return
+	}
+	if h.store != nil && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		if r = sessionless(w, r); r == nil {
+			return
+		}
 	}
 	// Ask reverse proxies not to buffer SSE (2026-07-28 Streamable HTTP).
 	w.Header().Set("X-Accel-Buffering", "no")

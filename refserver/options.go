@@ -91,6 +91,15 @@ type Options struct {
 	// GET streams.
 	GETRetry time.Duration
 
+	// AllowedOrigins lists the origins ("scheme://host[:port]", e.g.
+	// "https://app.example") whose browser requests are served besides the
+	// server's own origin; "*" allows every origin. A request whose Origin
+	// header is neither gets 403 Forbidden, whatever its method (2025-11-25
+	// transports §Security Warning). Requests without Origin (non-browser
+	// clients) are always served. Nil allows the server's own origin only,
+	// with localhost, 127.0.0.1 and [::1] equivalent on the same port.
+	AllowedOrigins []string
+
 	// LeakPerSession, if positive, makes the server keep this many bytes
 	// for every session it initializes, for its whole lifetime: a
 	// deliberate memory leak, to test leak detection (mcpbench soak). Never
@@ -122,6 +131,15 @@ func (o Options) Validate() error {
 	if o.GETRetry < 0 {
 		errs = append(errs, fmt.Errorf("%w: GETRetry: %v is negative (0 means no hint)",
 			ErrInvalidOptions, o.GETRetry))
+	}
+	for _, s := range o.AllowedOrigins {
+		if s == "*" {
+			continue
+		}
+		if _, err := parseOrigin(s); err != nil {
+			errs = append(errs, fmt.Errorf("%w: AllowedOrigins: %q: %v (want scheme://host[:port] or \"*\")",
+				ErrInvalidOptions, s, err))
+		}
 	}
 	if o.TickInterval < 0 {
 		errs = append(errs, fmt.Errorf("%w: TickInterval: %v is negative (0 means off)",

@@ -79,6 +79,16 @@ func (s *Server) URL() string { return "http://" + s.Addr() + "/mcp" }
 // Addr returns the address the server listens on, e.g. "127.0.0.1:41234".
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// Loopback reports whether the server listens on a loopback address only
+// (127.0.0.0/8 or ::1). A server on 0.0.0.0, :: or an interface address
+// accepts connections from the network, and it has no authentication.
+func (s *Server) Loopback() bool { return loopbackAddr(s.ln.Addr()) }
+
+func loopbackAddr(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats { return s.h.stats() }
 

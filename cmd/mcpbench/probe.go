@@ -26,12 +26,23 @@ func newProbeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probe [URL]",
 		Short: "Show what an MCP server speaks: protocol versions, sessions, streams, error statuses",
-		Long: `probe sends a handful of requests (about twenty, never load) and reports what a
-server speaks: the protocol eras and versions (server/discover for 2026-07-28,
-initialize with each legacy version), sessions or stateless, JSON or SSE
-answers, event ids, priming events, retry hints, a GET stream or
-subscriptions/listen, and the status codes it gives for the transport's error
-cases, each against what the spec requires.
+		Long: `probe sends 20 to 40 requests (never load) and reports what a server speaks:
+the protocol eras and versions (server/discover for 2026-07-28, initialize with
+each legacy version), sessions or stateless, JSON or SSE answers; it calls a
+tool with a progressToken to get a streaming answer (the reference server's
+progress tool, or a read-only tool without required arguments, never another)
+and records its event ids, priming event and retry hints; it resumes a
+finished stream with Last-Event-ID (the replay must be exact, then end) and a
+stream the server closed; and it checks the transport's error cases: unknown,
+missing and deleted session ids, DELETE twice, a wrong Content-Type or
+Accept, a foreign Origin (403), PUT (405), a second GET (409), an unknown
+Last-Event-ID, the session id's characters, the 401 challenge, and the
+2026-07-28 header validation. Every check cites the sentence of the spec it
+checks; checks that do not apply say why. --json prints the report as data.
+
+Exit codes: 0 an MCP endpoint (even when checks differ: the last line counts
+them), 1 not an MCP endpoint (neither era answers) or unreachable, 2 usage,
+130 interrupted.
 
 Without URL it probes the embedded reference server (--server-mode picks its
 mode).`,
@@ -69,14 +80,28 @@ mode).`,
 			}
 			cfg.URL, cfg.Header = ep.URL, ep.Header
 			rep, err := driver.Probe(ctx, cfg)
+			if rep != nil {
+				rep.URL = ep.Shown
+				var werr error
+				if jsonOut {
+					werr = writeJSON(cmd.OutOrStdout(), rep)
+				} else {
+					werr = writeProbe(cmd.OutOrStdout(), rep)
+				}
+				if werr != nil && err == nil {
+					return &exitError{code: exitFailed, err: werr}
+				}
+			}
+			if err != nil && ctx.Err() != nil {
+				return &exitError{code: exitInterrupted, err: fmt.Errorf("probe %s: interrupted", ep.Shown)}
+			}
+			if errors.Is(err, driver.ErrNotMCPEndpoint) {
+				return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w", ep.Shown, err)}
+			}
 			if err != nil {
 				return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w (%s)", ep.Shown, err, driver.Classify(err))}
 			}
-			rep.URL = ep.Shown
-			if jsonOut {
-				return writeJSON(cmd.OutOrStdout(), rep)
-			}
-			return writeProbe(cmd.OutOrStdout(), rep)
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "machine-readable output")
@@ -86,6 +111,8 @@ mode).`,
 	return cmd
 }
 
+// writeProbe prints a probe report: what the server speaks, then every
+// check with the sentence of the spec it cites.
 func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 	var b strings.Builder
 	yes := func(v bool) string {
@@ -94,7 +121,7 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 		}
 		return "no"
 	}
-	fmt.Fprintf(&b, "mcpbench probe %s\n\n", r.URL)
+	fmt.Fprintf(&b, "mcpbench probe %s (%d requests)\n\n", r.URL, r.Requests)
 	if r.Discover.Modern {
 		fmt.Fprintf(&b, "2026-07-28 (stateless)   yes: server/discover lists %s; answers as %s; subscriptions/listen %s (acknowledged: %s)\n",
 			strings.Join(r.Discover.Versions, ", "), cmpOr(r.Discover.AnswerAs, "-"), yes(r.Discover.ListenOK), yes(r.Discover.ListenAck))
@@ -103,32 +130,101 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 	}
 	for _, l := range r.Legacy {
 		if l.Error != "" {
-			fmt.Fprintf(&b, "initialize %-13s no (HTTP %d): %s\n", l.Requested, l.Status, l.Error)
+			fmt.Fprintf(&b, "initialize %-13s no: %s\n", l.Requested, l.Error)
 			continue
 		}
 		fmt.Fprintf(&b, "initialize %-13s yes: negotiated %s, Mcp-Session-Id %s\n", l.Requested, l.Negotiated, yes(l.SessionID))
 	}
-	fmt.Fprintf(&b, "\nsessions     %s\nanswers      %s\nevent ids    %s\npriming      %s\nretry hints  %s\nGET stream   %s\nauto picks   %s\n",
-		r.Sessions, r.Answers, yes(r.EventIDs), yes(r.Priming), hints(r.RetryHints), r.GETStream, r.Recommended)
+	if !r.MCPEndpoint {
+		for _, c := range r.Cases {
+			writeCase(&b, c)
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	priming := yes(r.Priming)
+	if r.Priming && !strings.HasPrefix(r.Resumable, "yes") {
+		priming += ", but " + r.Resumable
+	}
+	fmt.Fprintf(&b, "\nsessions     %s\nanswers      %s\nstreaming    %s\nevent ids    %s\npriming      %s\nretry hints  %s\nresumable    %s\nGET stream   %s\nauto picks   %s\n",
+		r.Sessions, r.Answers, streamingLine(&r.Streaming), yes(r.EventIDs), priming, hints(r.RetryHints), r.Resumable, r.GETStream, r.Recommended)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	if len(r.Cases) > 0 {
-		fmt.Fprintf(&b, "\n%-58s %6s %8s  %-16s %s\n", "error case", "status", "json-rpc", "spec", "")
-		for _, c := range r.Cases {
-			code := ""
-			if c.RPCCode != 0 {
-				code = fmt.Sprint(c.RPCCode)
-			}
-			mark := "ok"
-			if !c.OK {
-				mark = "DIFFERS"
-			}
-			fmt.Fprintf(&b, "%-58s %6d %8s  %-16s %s\n", c.Case, c.Status, code, c.Expected, mark)
-		}
+	fmt.Fprintf(&b, "\n%-54s %6s %8s  %-40s %s\n", "check", "status", "json-rpc", "expected", "result")
+	for _, c := range r.Cases {
+		writeCase(&b, c)
 	}
+	fmt.Fprintf(&b, "\n%d of %d checks differ from the spec", r.Differ, r.Checked)
+	if na := len(r.Cases) - r.Checked; na > 0 {
+		fmt.Fprintf(&b, " (%d did not apply)", na)
+	}
+	b.WriteString(".\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeCase prints one check: its row, what differed or why it does not
+// apply, and the sentence it cites.
+func writeCase(b *strings.Builder, c driver.ProbeCase) {
+	status, code := "-", ""
+	if c.Status != 0 {
+		status = fmt.Sprint(c.Status)
+	}
+	if c.RPCCode != 0 {
+		code = fmt.Sprint(c.RPCCode)
+	}
+	mark := c.Result
+	if c.Result == driver.ProbeDiffers {
+		mark = "DIFFERS"
+	}
+	fmt.Fprintf(b, "%-54s %6s %8s  %-40s %s\n", c.Case, status, code, c.Expected, mark)
+	if c.Detail != "" {
+		label := "got"
+		switch c.Result {
+		case driver.ProbeNA:
+			label = "why"
+		case driver.ProbeOK:
+			label = "saw"
+		}
+		fmt.Fprintf(b, "    %s: %s\n", label, c.Detail)
+	}
+	fmt.Fprintf(b, "    spec: %s\n", c.Spec)
+}
+
+// streamingLine sums up the streaming answer the probe triggered.
+func streamingLine(s *driver.ProbeStream) string {
+	if s.Tool == "" || s.AnsweredAs == "" {
+		return "not triggered: " + s.Why
+	}
+	head := fmt.Sprintf("tools/call %s%s (%s) with a progressToken: ", s.Tool, s.Args, s.Era)
+	if s.AnsweredAs != "sse" {
+		return head + "answered as application/json (no stream)"
+	}
+	var parts []string
+	parts = append(parts, fmt.Sprintf("SSE, %d events, %d progress", s.Events, s.Progress))
+	if s.EventIDs {
+		parts = append(parts, "event ids")
+	} else {
+		parts = append(parts, "no event ids")
+	}
+	if s.Priming {
+		parts = append(parts, "priming event")
+	}
+	if len(s.RetryHints) > 0 {
+		parts = append(parts, "retry "+hints(s.RetryHints))
+	}
+	switch {
+	case s.Response && s.Ended:
+		parts = append(parts, "response, then the end")
+	case s.Response:
+		parts = append(parts, "response, stream left open")
+	case s.Ended:
+		parts = append(parts, "closed before the response")
+	default:
+		parts = append(parts, "no response")
+	}
+	return head + strings.Join(parts, ", ")
 }
 
 // hints lists the retry hints a probe saw ("none seen" for none).

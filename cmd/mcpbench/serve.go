@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -17,6 +18,8 @@ func newServeCmd() *cobra.Command {
 		mode           string
 		tick, getRetry time.Duration
 		leak           int
+		allowOrigins   []string
+		pidFile        string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -25,6 +28,11 @@ func newServeCmd() *cobra.Command {
 process: to benchmark it with mcpbench (so the generator's cost is measured
 alone) or with another tool.
 
+Browser requests (with an Origin header) are served only from the server's own
+origin and the --allow-origin ones; others get 403 (DNS rebinding protection).
+It listens on 127.0.0.1 by default: another address is reachable from the
+network, with no authentication, and serve warns about it.
+
 Tools: echo{text}, slow{ms}, progress{count, interval_ms, close_after,
 retry_ms}, long{ms, interval_ms}, payload{bytes}, notify{count, interval_ms},
 sample, elicit, roots, count{key, ms}. Resources mcpbench://static/small and
@@ -32,10 +40,13 @@ mcpbench://static/large; prompt greet{name}.`,
 		Example: `  mcpbench serve                          # 127.0.0.1:8080, stateful, resumable
   mcpbench serve --addr 127.0.0.1:0       # any free port (printed)
   mcpbench serve --mode stateless         # no sessions; GET and DELETE answer 405
-  mcpbench serve --mode json              # application/json answers`,
+  mcpbench serve --mode json              # application/json answers
+  mcpbench serve --allow-origin https://app.example   # a browser app may call it
+  mcpbench serve --addr 127.0.0.1:8080 --pid-file /tmp/mcpbench-serve.pid &
+  mcpbench soak --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak}
+			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak, AllowedOrigins: allowOrigins}
 			if err := opts.Validate(); err != nil {
 				return usageError("%v", err)
 			}
@@ -48,6 +59,18 @@ mcpbench://static/large; prompt greet{name}.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench reference server (%s mode) listening on %s\n", opts.Mode, srv.URL())
 			fmt.Fprintf(cmd.OutOrStdout(), "pid %d; Ctrl-C to stop\n", os.Getpid())
+			if !srv.Loopback() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: WARNING: listening on %s, not a loopback address: the server accepts connections from the network and has no authentication (use --addr 127.0.0.1:PORT to keep it local)\n", srv.Addr())
+			}
+			if pidFile != "" {
+				// Written once listening, so a script that waits for the file
+				// can connect at once; removed on exit.
+				if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+					srv.Close()
+					return &exitError{code: exitFailed, err: fmt.Errorf("--pid-file: %w", err)}
+				}
+				defer os.Remove(pidFile)
+			}
 			if leak > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "TEST FIXTURE: leaking %d bytes per session on purpose\n", leak)
 			}
@@ -62,6 +85,8 @@ mcpbench://static/large; prompt greet{name}.`,
 	cmd.Flags().StringVar(&mode, "mode", "stateful", "stateful, stateless, json or 2026-07-28")
 	cmd.Flags().DurationVar(&tick, "tick", 0, "send a numbered notification on every session's GET stream this often (0: off)")
 	cmd.Flags().DurationVar(&getRetry, "get-retry", 0, "retry hint sent at the start of every GET stream (0: none)")
+	cmd.Flags().StringArrayVar(&allowOrigins, "allow-origin", nil, "serve browser requests with this Origin (scheme://host[:port]; repeatable; \"*\" allows all); other foreign Origins get 403")
+	cmd.Flags().StringVar(&pidFile, "pid-file", "", "write the server's pid to this file once listening; removed on exit")
 	cmd.Flags().IntVar(&leak, "leak-per-session", 0, "TEST FIXTURE: keep this many bytes per session forever (a deliberate leak, to check mcpbench soak's leak verdict)")
 	cmd.Flags().MarkHidden("leak-per-session")
 	return cmd
