@@ -202,7 +202,7 @@ func TestProbeCredentials(t *testing.T) {
 		t.Fatalf("probe: exit %d\n%s\n%s", code, out, errs)
 	}
 	g.check(t)
-	if want := "mcpbench probe " + strings.Replace(g.url, "http://", "http://u:[redacted]@", 1) + "?api_key=[redacted]\n"; !strings.HasPrefix(out, want) {
+	if want := "mcpbench probe " + strings.Replace(g.url, "http://", "http://u:[redacted]@", 1) + "?api_key=[redacted] ("; !strings.HasPrefix(out, want) {
 		t.Errorf("probe output starts %q, want %q", out[:min(len(out), 120)], want)
 	}
 	noSecret(t, "", map[string]string{"probe": out + errs}, "SECRET")
