@@ -31,7 +31,7 @@ summary so far) every --checkpoint and soak.json at the end. Ctrl-C gives the
 verdicts of what ran. Exit codes: 0 every verdict passed, 99 one failed,
 130 interrupted.`,
 		Example: `  mcpbench soak --duration 10m                         # the soak-churn profile, embedded server
-  mcpbench soak --profile soak-churn --url http://127.0.0.1:8080/mcp --target-pid 4242 --duration 4h`,
+  mcpbench soak --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)" --duration 4h`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env, err := prepare(cmd, f, nil)

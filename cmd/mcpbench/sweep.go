@@ -40,8 +40,8 @@ Each step is a full results directory (step-01 …) under --out, with sweep.json
 and sweep.csv beside them; "mcpbench plot DIR" draws the capacity charts.
 Ctrl-C keeps every finished step.`,
 		Example: `  mcpbench sweep --profile capacity-sweep                       # embedded server
-  mcpbench serve --addr 127.0.0.1:8080 &  # then, in another shell:
-  mcpbench sweep --profile capacity-sweep --url http://127.0.0.1:8080/mcp --target-pid $(pgrep -f 'mcpbench serve')
+  mcpbench serve --addr 127.0.0.1:8080 --pid-file /tmp/mcpbench-serve.pid &
+  mcpbench sweep --profile capacity-sweep --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"
   mcpbench sweep --by sessions --from 1000 --to 5000 --steps 5 --rate 100 --step 10s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
