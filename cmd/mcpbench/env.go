@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,7 +44,7 @@ type env struct {
 // own flags), chooses the results directory, raises the file limit, and
 // starts the embedded server if there is no URL.
 func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) (*env, error) {
-	e := &env{cmd: cmd, f: f, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), started: time.Now()}
+	e := &env{cmd: cmd, f: f, stdout: cmd.OutOrStdout(), stderr: &syncWriter{w: cmd.ErrOrStderr()}, started: time.Now()}
 	p, err := workload.LoadProfile(f.profile)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
@@ -74,11 +75,17 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 	// The first Ctrl-C ends the run gracefully (results so far are
 	// written); handing the signal back makes a second one stop the
 	// process at once, keeping what was already written.
+	noticed := make(chan struct{})
 	stopSecond := context.AfterFunc(e.ctx, func() {
+		defer close(noticed)
 		e.stop()
 		fmt.Fprintln(e.stderr, "mcpbench: interrupted: finishing the results (Ctrl-C again to stop at once)")
 	})
-	e.closers = append(e.closers, func() { stopSecond() })
+	e.closers = append(e.closers, func() {
+		if !stopSecond() {
+			<-noticed // the notice is being written: let it finish before the command returns
+		}
+	})
 	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
 		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
 	}
@@ -263,4 +270,17 @@ func autoProcs(p *workload.Profile, embedded bool, numCPU int) (int, float64) {
 		return 0, 0
 	}
 	return min(max(1, int(math.Ceil(rate/perPCapacity))), numCPU), rate
+}
+
+// syncWriter serializes writes: stderr gets progress lines, notices from a
+// signal's goroutine and messages from the command at once.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
