@@ -79,23 +79,6 @@ func (b *Budget) Stats() BudgetStats {
 	return BudgetStats{Size: b.size, Peak: b.peak.Load(), Waits: b.waits.Load(), Waited: time.Duration(b.waitedNS.Load())}
 }
 
-// FormatBytes renders a size for messages: "64 MiB", "512 KiB", "100 B".
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // jsonSmall is the JSON buffer a session keeps between messages.
 const jsonSmall = 64 << 10
 

@@ -154,8 +154,20 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 // hookBudget makes dec reserve its large buffers from the session's
 // budget, waiting under the context ctx returns.
 func (s *Session) hookBudget(dec *SSEDecoder, ctx func() context.Context) {
-	// Wired to the decoder's Reserve/Release hooks (see SSEDecoder).
-	_, _ = dec, ctx
+	var held int64
+	dec.Reserve = func() error {
+		c := ctx()
+		if c == nil {
+			c = context.Background()
+		}
+		n, err := s.budget.acquire(c, 2*int64(dec.max()))
+		held = n
+		return err
+	}
+	dec.Release = func() {
+		s.budget.release(held)
+		held = 0
+	}
 }
 
 // Modern reports whether the session speaks a modern (stateless) version.
@@ -537,7 +549,11 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 	led := &res.Ledger
 	t := bytes.TrimSpace(b)
 	if len(t) > 0 && t[0] == '[' {
-		// A JSON-RPC batch (2025-03-26 allowed them): walk its elements.
+		// A JSON-RPC batch (2025-03-26 allowed them): valid JSON as a whole,
+		// then walk its elements.
+		if e, err := skipValue(t, 0); err != nil || e != len(t) {
+			return fmt.Errorf("%w: malformed JSON-RPC batch", ErrBadResponse)
+		}
 		i := 1
 		for {
 			i = skipWS(t, i)

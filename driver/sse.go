@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 )
@@ -24,12 +25,61 @@ import (
 //   - at end of stream an unterminated event is discarded (its id is not
 //     committed, so a resume never skips a half-received event).
 
-// MaxEventBytes is the default limit on one SSE event (all its lines):
-// 16 MiB. A larger event is reported as ErrSSEMalformed.
+// MaxEventBytes is the default limit on one SSE event (all its lines, with
+// their line ends): 16 MiB. A larger event is reported as ErrEventTooLarge.
 const MaxEventBytes = 16 << 20
 
+// SmallBuffer is the size up to which an SSEDecoder keeps its buffers
+// between events: 64 KiB. An event that needs more (a line or a field
+// longer than that) is a large episode: the decoder calls Reserve, grows
+// its buffers, and drops them (calling Release) as soon as the event is
+// dispatched, so a decoder holds only small buffers between large events.
+const SmallBuffer = 64 << 10
+
+// initialBuffer is the read buffer a new decoder starts with.
+const initialBuffer = 8 << 10
+
+// ErrSSEMalformed reports an event stream the decoder cannot accept (an event
+// over the size limit). Most malformed input is not an error under the WHATWG
+// rules: unknown fields and bad retry values are ignored.
+var ErrSSEMalformed = errors.New("malformed SSE stream")
+
+// ErrEventTooLarge reports an SSE event larger than the decoder's MaxEvent
+// (the max_event_bytes setting). Errors wrapping it also wrap
+// ErrSSEMalformed; their text names the limit ("SSE event larger than
+// max_event_bytes 16 MiB").
+var ErrEventTooLarge = errors.New("SSE event too large")
+
+// eventTooLargeError is the error of an event over MaxEvent.
+type eventTooLargeError struct{ limit int }
+
+func (e *eventTooLargeError) Error() string {
+	return "SSE event larger than max_event_bytes " + FormatBytes(int64(e.limit))
+}
+
+func (e *eventTooLargeError) Unwrap() []error { return []error{ErrEventTooLarge, ErrSSEMalformed} }
+
+// FormatBytes renders a byte count for messages about limits: "512 B",
+// "64 KiB", "16 MiB", "1.5 MiB" (binary units; one decimal when inexact).
+func FormatBytes(n int64) string {
+	const kib, mib, gib = 1 << 10, 1 << 20, 1 << 30
+	unit, name := int64(1), "B"
+	switch {
+	case n >= gib:
+		unit, name = gib, "GiB"
+	case n >= mib:
+		unit, name = mib, "MiB"
+	case n >= kib:
+		unit, name = kib, "KiB"
+	}
+	if n%unit == 0 {
+		return strconv.FormatInt(n/unit, 10) + " " + name
+	}
+	return strconv.FormatFloat(float64(n)/float64(unit), 'f', 1, 64) + " " + name
+}
+
 // Event is one dispatched SSE event. Its byte slices alias the decoder's
-// buffers and are valid only until the next call to Next.
+// buffers and are valid only until the next call to Next, Reset or Start.
 type Event struct {
 	// ID is the last event ID after this event was dispatched (the event's own
 	// id, or the one inherited from earlier events; WHATWG semantics).
@@ -49,36 +99,83 @@ type Event struct {
 // reconnection state (last event ID, retry hint) across Reset, as an
 // EventSource does across reconnects. The zero value is not usable; use
 // NewSSEDecoder. Not safe for concurrent use.
+//
+// Cost: linear in the bytes read, however the stream is split into reads
+// (each byte is searched for a line end once and copied at most a constant
+// number of times).
+//
+// Memory: between events a decoder holds small buffers (a read buffer of
+// 8 KiB that may grow to SmallBuffer, and the fields of one event). A large
+// event grows the read buffer up to MaxEvent (never beyond: a line that
+// does not fit is over the limit) and the event's fields (data, type, id)
+// up to about 1.25×MaxEvent together, so one decoder holds at most about
+// 2.25×MaxEvent at any time, plus the last event ID kept for resuming (as
+// long as the server's longest id). When the large event is dispatched its
+// field buffers pass to the returned Event (garbage once the caller drops
+// it) and the decoder returns to its small buffers; the read buffer follows
+// as soon as the input left in it fits the small one (at once, unless the
+// next large event is already buffered).
 type SSEDecoder struct {
 	r   io.Reader
-	buf []byte // read buffer; buf[start:end] is unconsumed
+	buf []byte // read buffer; buf[st:end] is unconsumed
 	st  int
 	end int
 	eof bool
 	err error
 
+	// Line-end search memo, absolute indexes into buf, so that no byte is
+	// searched twice however small the reads: when lf >= st, buf[lf] is the
+	// first LF at or after st; otherwise buf[st:lfScan] holds no LF.
+	// buf[st:crScan] holds no CR.
+	lf     int
+	lfScan int
+	crScan int
+
 	bomChecked bool
 	skipLF     bool // previous line ended in CR at the end of a read
+	partial    bool // the stream ended inside an event
 
 	data    []byte
 	typ     []byte
-	idBuf   []byte // last-event-ID buffer (set by id fields)
+	pendID  []byte // id field of the current event (valid when hasID)
 	lastID  []byte // committed last event ID (set at dispatch)
 	hasID   bool   // current event had an id field
 	retry   int    // current event's retry field, -1 if none
 	fields  int    // fields seen in the current event
 	evBytes int    // bytes in the current event
 
+	large     bool   // a large episode is under way
+	smallBuf  []byte // the small read buffer, kept aside during a large episode
+	smallData []byte // the small data buffer, kept aside during a large episode
+	smallSize int    // 0 means SmallBuffer (tests lower it)
+	work      int64  // bytes searched or copied: the decoder's cost, for tests
+
 	// RetryMS is the reconnection time in ms from the latest retry field,
 	// or -1 when the server never sent one.
 	RetryMS int
-	// MaxEvent bounds one event's size in bytes; 0 means MaxEventBytes.
+	// MaxEvent bounds one event's size in bytes (all its lines with their
+	// line ends, comments inside the event included); 0 means MaxEventBytes.
+	// A larger event fails Next with ErrEventTooLarge.
 	MaxEvent int
+
+	// Reserve, when set, is called before the decoder's buffers first grow
+	// beyond SmallBuffer for a large event (once per large episode), so
+	// that a process-wide memory budget can refuse it: its error is
+	// returned by Next (wrapped with %w) and the stream ends there (Reset
+	// or Start to reuse the decoder).
+	Reserve func() error
+	// Release, when set, is called exactly once for each Reserve that
+	// returned nil, when the large episode ends: after the large event is
+	// dispatched (once no large input is left in the read buffer), on
+	// Reset or Start, or when Next returns an error (io.EOF included).
+	// Both are called synchronously from Next, Reset or Start, in the
+	// caller's goroutine.
+	Release func()
 }
 
 // NewSSEDecoder returns a decoder reading from r.
 func NewSSEDecoder(r io.Reader) *SSEDecoder {
-	d := &SSEDecoder{buf: make([]byte, 8192), RetryMS: -1, retry: -1}
+	d := &SSEDecoder{buf: make([]byte, initialBuffer), RetryMS: -1, retry: -1, lf: -1}
 	d.r = r
 	return d
 }
@@ -87,27 +184,32 @@ func NewSSEDecoder(r io.Reader) *SSEDecoder {
 // state is cleared, the last event ID and retry hint included.
 func (d *SSEDecoder) Start(r io.Reader) {
 	d.Reset(r)
+	if cap(d.lastID) > d.small() {
+		d.lastID = nil
+	}
 	d.lastID = d.lastID[:0]
-	d.idBuf = d.idBuf[:0]
 	d.RetryMS = -1
 }
 
 // Reset points the decoder at a new stream (a resumed connection) and clears
 // the per-stream parser state, keeping the last event ID and retry hint.
+// A large episode ends here (Release).
 func (d *SSEDecoder) Reset(r io.Reader) {
 	d.r = r
 	d.st, d.end = 0, 0
+	d.lf, d.lfScan, d.crScan = -1, 0, 0
 	d.eof = false
 	d.err = nil
 	d.bomChecked = false
 	d.skipLF = false
+	d.partial = false
 	d.data = d.data[:0]
 	d.typ = d.typ[:0]
-	d.idBuf = append(d.idBuf[:0], d.lastID...)
 	d.hasID = false
 	d.retry = -1
 	d.fields = 0
 	d.evBytes = 0
+	d.leaveLarge()
 }
 
 // LastEventID is the committed last event ID: the value to send as
@@ -118,27 +220,26 @@ func (d *SSEDecoder) LastEventID() []byte { return d.lastID }
 // left): the connection is free for reuse.
 func (d *SSEDecoder) AtEOF() bool { return d.eof && d.err == nil && d.st == d.end }
 
-// Pending reports whether a partial event (fields without the blank line
-// that ends it) was being read when the stream ended.
-func (d *SSEDecoder) Pending() bool { return d.fields > 0 }
-
-// ErrSSEMalformed reports an event stream the decoder cannot accept (an event
-// over the size limit). Most malformed input is not an error under the WHATWG
-// rules: unknown fields and bad retry values are ignored.
-var ErrSSEMalformed = errors.New("malformed SSE stream")
+// Pending reports whether a partial event (fields, or a line, without the
+// blank line that ends the event) was being read when the stream ended.
+func (d *SSEDecoder) Pending() bool { return d.partial }
 
 // Next returns the next dispatched event. Events with empty data are
 // returned too (HasID/Retry tell what they carried). At the end of the
 // stream it returns io.EOF (an unterminated final event is discarded);
-// read errors are returned as they are.
+// read errors are returned as they are, after the complete events read
+// before them. An event over MaxEvent fails with an error wrapping
+// ErrEventTooLarge and ErrSSEMalformed; a refused Reserve with its error.
+// After an error every call returns it again until Reset or Start.
 func (d *SSEDecoder) Next() (Event, error) {
 	for {
-		line, ok, err := d.readLine()
-		if err != nil {
-			return Event{}, err
+		if d.large && d.fields == 0 {
+			d.leaveLarge() // the previous event is gone: drop its buffers
 		}
-		if !ok {
-			continue
+		line, err := d.readLine()
+		if err != nil {
+			d.leaveLarge()
+			return Event{}, err
 		}
 		if len(line) == 0 {
 			if d.fields == 0 {
@@ -148,14 +249,23 @@ func (d *SSEDecoder) Next() (Event, error) {
 			return d.dispatch(), nil
 		}
 		if line[0] == ':' {
+			if d.fields == 0 {
+				d.evBytes = 0 // a keep-alive between events holds nothing
+			}
 			continue // comment (keep-alives): not a field, dispatches nothing
 		}
-		d.field(line)
+		if err := d.field(line); err != nil {
+			d.fail(err)
+			d.leaveLarge()
+			return Event{}, err
+		}
 	}
 }
 
 func (d *SSEDecoder) dispatch() Event {
-	d.lastID = append(d.lastID[:0], d.idBuf...)
+	if d.hasID {
+		d.lastID = append(d.lastID[:0], d.pendID...)
+	}
 	ev := Event{ID: d.lastID, HasID: d.hasID, Type: d.typ, Retry: d.retry}
 	if n := len(d.data); n > 0 && d.data[n-1] == '\n' {
 		ev.Data = d.data[:n-1]
@@ -163,17 +273,21 @@ func (d *SSEDecoder) dispatch() Event {
 		ev.Data = d.data
 	}
 	// Buffers are reused on the next call; the caller's slices stay valid
-	// until then because we only truncate here.
+	// until then because we only truncate here (or, for a large event, hand
+	// the buffers over to the caller).
 	d.data = d.data[:0]
 	d.typ = d.typ[:0]
 	d.hasID = false
 	d.retry = -1
 	d.fields = 0
 	d.evBytes = 0
+	if d.large {
+		d.leaveLarge()
+	}
 	return ev
 }
 
-func (d *SSEDecoder) field(line []byte) {
+func (d *SSEDecoder) field(line []byte) error {
 	d.fields++
 	name, value := line, []byte(nil)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {
@@ -184,13 +298,28 @@ func (d *SSEDecoder) field(line []byte) {
 	}
 	switch string(name) {
 	case "data":
+		if len(d.data)+len(value)+1 > cap(d.data) {
+			if err := d.room(&d.data, len(value)+1); err != nil {
+				return err
+			}
+		}
 		d.data = append(d.data, value...)
 		d.data = append(d.data, '\n')
 	case "event":
+		if len(value) > cap(d.typ) {
+			if err := d.room(&d.typ, len(value)); err != nil {
+				return err
+			}
+		}
 		d.typ = append(d.typ[:0], value...)
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
-			d.idBuf = append(d.idBuf[:0], value...)
+			if len(value) > cap(d.pendID) {
+				if err := d.room(&d.pendID, len(value)); err != nil {
+					return err
+				}
+			}
+			d.pendID = append(d.pendID[:0], value...)
 			d.hasID = true
 		}
 	case "retry":
@@ -199,6 +328,7 @@ func (d *SSEDecoder) field(line []byte) {
 			d.retry = n
 		}
 	}
+	return nil
 }
 
 // parseDigits parses an all-ASCII-digit value (WHATWG: otherwise ignored).
@@ -221,15 +351,14 @@ func parseDigits(b []byte) (int, bool) {
 	return n, true
 }
 
-// readLine returns the next line without its terminator. ok is false when
-// the call consumed only a stray LF of a CRLF split across reads or a BOM.
-func (d *SSEDecoder) readLine() (line []byte, ok bool, err error) {
+// readLine returns the next line without its terminator.
+func (d *SSEDecoder) readLine() (line []byte, err error) {
 	for {
 		if d.st < d.end {
 			if !d.bomChecked {
 				if d.end-d.st < 3 && !d.eof && bytes.HasPrefix([]byte("\xEF\xBB\xBF"), d.buf[d.st:d.end]) {
-					if err := d.fill(); err != nil && err != io.EOF {
-						return nil, false, err
+					if err := d.fill(); err != nil {
+						return nil, err
 					}
 					continue
 				}
@@ -246,12 +375,10 @@ func (d *SSEDecoder) readLine() (line []byte, ok bool, err error) {
 					continue
 				}
 			}
-			win := d.buf[d.st:d.end]
-			i := indexEOL(win)
-			if i >= 0 {
-				line = win[:i]
-				d.st += i + 1
-				if win[i] == '\r' {
+			if i := d.indexEOL(); i >= 0 {
+				line = d.buf[d.st:i]
+				d.st = i + 1
+				if d.buf[i] == '\r' {
 					if d.st < d.end {
 						if d.buf[d.st] == '\n' {
 							d.st++
@@ -261,25 +388,93 @@ func (d *SSEDecoder) readLine() (line []byte, ok bool, err error) {
 					}
 				}
 				if d.evBytes += len(line) + 1; d.max() < d.evBytes {
-					return nil, false, ErrSSEMalformed
+					return nil, d.fail(&eventTooLargeError{d.max()})
 				}
-				return line, true, nil
+				return line, nil
+			}
+			// The window is one partial line: fail as soon as it cannot fit.
+			if d.evBytes+(d.end-d.st)+1 > d.max() {
+				return nil, d.fail(&eventTooLargeError{d.max()})
 			}
 		}
 		if d.eof {
 			// Unterminated final line: per WHATWG the pending event is
 			// discarded, so the line does not matter.
+			if d.fields > 0 || d.st < d.end {
+				d.partial = true
+			}
 			d.st = d.end
 			d.fields = 0
 			if d.err != nil {
-				return nil, false, d.err
+				return nil, d.err
 			}
-			return nil, false, io.EOF
+			return nil, io.EOF
 		}
-		if err := d.fill(); err != nil && err != io.EOF {
-			return nil, false, err
+		if err := d.fill(); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// indexEOL returns the index in buf of the first CR or LF in buf[st:end],
+// or -1. Thanks to the memo each byte is searched at most once for LF and
+// once for CR, however the stream is split into reads.
+func (d *SSEDecoder) indexEOL() int {
+	st := d.st
+	lf := d.lf
+	if lf < st && d.lfScan <= st && d.crScan <= st {
+		// Common case: nothing of the window was searched before.
+		win := d.buf[st:d.end]
+		if i := bytes.IndexByte(win, '\n'); i >= 0 {
+			if j := bytes.IndexByte(win[:i], '\r'); j >= 0 {
+				d.work += int64(i + j + 2)
+				d.lf, d.crScan = st+i, st+j
+				return st + j
+			}
+			d.work += int64(2*i + 1)
+			return st + i
+		}
+		d.work += int64(len(win))
+		d.lfScan = d.end
+		lf = d.end // no LF: search the whole window for CR
+	} else if lf < st {
+		from := max(d.lfScan, st)
+		if j := bytes.IndexByte(d.buf[from:d.end], '\n'); j >= 0 {
+			lf = from + j
+			d.work += int64(j + 1)
+		} else {
+			d.lfScan = d.end
+			d.work += int64(d.end - from)
+			lf = d.end
+		}
+	}
+	from := max(d.crScan, st)
+	if j := bytes.IndexByte(d.buf[from:lf], '\r'); j >= 0 {
+		d.work += int64(j + 1)
+		d.crScan = from + j
+		if lf < d.end {
+			d.lf = lf // keep the LF found beyond this line
+		}
+		return from + j
+	}
+	d.work += int64(lf - from)
+	if lf < d.end {
+		return lf // consumed now: no memo needed
+	}
+	d.crScan = d.end
+	return -1
+}
+
+// shift moves the unconsumed window to the start of dst (buf itself, or a
+// new buffer) and keeps the search memo pointing at the same bytes.
+func (d *SSEDecoder) shift(dst []byte) {
+	n := copy(dst, d.buf[d.st:d.end])
+	d.work += int64(n)
+	d.lf -= d.st
+	d.lfScan -= d.st
+	d.crScan -= d.st
+	d.buf = dst
+	d.st, d.end = 0, n
 }
 
 func (d *SSEDecoder) max() int {
@@ -289,21 +484,129 @@ func (d *SSEDecoder) max() int {
 	return MaxEventBytes
 }
 
+func (d *SSEDecoder) small() int {
+	if d.smallSize > 0 {
+		return d.smallSize
+	}
+	return SmallBuffer
+}
+
+// fail ends the stream with err: every later Next returns it.
+func (d *SSEDecoder) fail(err error) error {
+	d.eof, d.err = true, err
+	d.partial = true
+	d.st = d.end
+	d.fields = 0
+	return err
+}
+
+// enterLarge starts a large episode (Reserve) unless one is under way.
+func (d *SSEDecoder) enterLarge() error {
+	if d.large {
+		return nil
+	}
+	if d.Reserve != nil {
+		if err := d.Reserve(); err != nil {
+			return fmt.Errorf("SSE event needs more than %s of buffers: %w", FormatBytes(int64(d.small())), err)
+		}
+	}
+	d.large = true
+	return nil
+}
+
+// leaveLarge drops the large buffers of an episode: the field buffers at
+// once (a dispatched event keeps them; leaveLarge is only called when no
+// event is pending), the read buffer when the unconsumed input fits the
+// small one. With every buffer small again the episode ends (Release).
+func (d *SSEDecoder) leaveLarge() {
+	if !d.large {
+		return
+	}
+	sm := d.small()
+	if cap(d.data) > sm {
+		d.data = d.smallData[:0]
+		d.smallData = nil
+	}
+	if cap(d.typ) > sm {
+		d.typ = nil
+	}
+	if cap(d.pendID) > sm {
+		d.pendID = nil
+	}
+	if len(d.buf) > sm {
+		nb := d.smallBuf
+		if nb == nil {
+			nb = make([]byte, min(initialBuffer, sm))
+		}
+		if d.end-d.st > len(nb) {
+			return // the next large input is already buffered: go on
+		}
+		d.shift(nb)
+		d.smallBuf = nil
+	}
+	d.large = false
+	if d.Release != nil {
+		d.Release()
+	}
+}
+
+// room makes room for n more bytes in *b (a field buffer), starting a large
+// episode before it grows beyond the small size.
+func (d *SSEDecoder) room(b *[]byte, n int) error {
+	need := len(*b) + n
+	if need <= cap(*b) {
+		return nil
+	}
+	sm := d.small()
+	c := max(2*cap(*b), need, 64)
+	if c > sm {
+		if need <= sm {
+			c = sm
+		} else {
+			if err := d.enterLarge(); err != nil {
+				return err
+			}
+			// Grow by a quarter (amortised linear, little slack), never
+			// beyond what the event limit allows.
+			c = min(max(cap(*b)+cap(*b)/4, need), max(need, d.max()))
+			if b == &d.data && cap(d.data) <= sm {
+				d.smallData = d.data[:0]
+			}
+		}
+	}
+	nb := make([]byte, len(*b), c)
+	d.work += int64(copy(nb, *b))
+	*b = nb
+	return nil
+}
+
 // fill reads more bytes, compacting or growing the buffer. It records EOF and
-// read errors in d.eof/d.err; errors other than EOF are also returned so a
-// partial line is not mistaken for a complete one.
+// read errors in d.eof/d.err (the bytes read with them are processed before
+// readLine reports them); it returns an error only when the buffer cannot
+// grow (the line is over the limit, or Reserve refused).
 func (d *SSEDecoder) fill() error {
 	if d.st > 0 {
-		n := copy(d.buf, d.buf[d.st:d.end])
-		d.st, d.end = 0, n
+		d.shift(d.buf)
 	}
 	if d.end == len(d.buf) {
-		if len(d.buf) >= d.max()+1 {
-			return ErrSSEMalformed
+		sm := d.small()
+		n := 2 * len(d.buf)
+		if len(d.buf) < sm && n > sm {
+			n = sm
 		}
-		nb := make([]byte, 2*len(d.buf))
-		copy(nb, d.buf[:d.end])
-		d.buf = nb
+		n = min(n, d.max())
+		if n <= len(d.buf) {
+			return d.fail(&eventTooLargeError{d.max()})
+		}
+		if n > sm {
+			if err := d.enterLarge(); err != nil {
+				return d.fail(err)
+			}
+			if len(d.buf) <= sm {
+				d.smallBuf = d.buf
+			}
+		}
+		d.shift(make([]byte, n))
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := d.r.Read(d.buf[d.end:])
@@ -312,32 +615,15 @@ func (d *SSEDecoder) fill() error {
 			d.eof = true
 			if err != io.EOF {
 				d.err = err
-				d.fields = 0
-				return err
 			}
-			return io.EOF
+			return nil
 		}
 		if n > 0 {
 			return nil
 		}
 	}
 	d.eof, d.err = true, io.ErrNoProgress
-	return io.ErrNoProgress
-}
-
-// indexEOL returns the index of the first CR or LF in b, or -1.
-func indexEOL(b []byte) int {
-	i := bytes.IndexByte(b, '\n')
-	var j int
-	if i < 0 {
-		j = bytes.IndexByte(b, '\r')
-	} else {
-		j = bytes.IndexByte(b[:i], '\r')
-	}
-	if j >= 0 {
-		return j
-	}
-	return i
+	return nil
 }
 
 // AppendRetry renders a retry hint for logs: "1500ms" or "none".

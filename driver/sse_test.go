@@ -2,12 +2,14 @@ package driver
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // ev is a comparable copy of an Event.
@@ -26,8 +28,10 @@ type decoded struct {
 	Err    string
 }
 
-func decodeAll(r io.Reader) decoded {
-	d := NewSSEDecoder(r)
+func decodeAll(r io.Reader) decoded { return decodeWith(NewSSEDecoder(r)) }
+
+// decodeWith reads d to its end (or first error).
+func decodeWith(d *SSEDecoder) decoded {
 	var out decoded
 	for {
 		e, err := d.Next()
@@ -46,14 +50,18 @@ func decodeAll(r io.Reader) decoded {
 
 // refDecode is a plain, slow reading of the WHATWG rules, the oracle for the
 // fuzz target.
-func refDecode(s string) decoded {
+func refDecode(s string) decoded { return refDecodeMax(s, MaxEventBytes) }
+
+// refDecodeMax is refDecode with the event size limit: an event's lines,
+// each counted with one byte for its line end, may hold max bytes; blank
+// lines and comments outside an event count for nothing; an unterminated
+// last line over the limit is an error too (it can never fit).
+func refDecodeMax(s string, max int) decoded {
 	s = strings.TrimPrefix(s, "\uFEFF")
 	var lines []string
-	complete := false
 	for {
 		i := strings.IndexAny(s, "\r\n")
 		if i < 0 {
-			complete = s == ""
 			break
 		}
 		lines = append(lines, s[:i])
@@ -62,12 +70,18 @@ func refDecode(s string) decoded {
 		}
 		s = s[i+1:]
 	}
-	_ = complete // an unterminated last line is simply not in lines
+	tail := s // an unterminated last line: never a field
 	out := decoded{Retry: -1}
 	var data, typ, idBuf, lastID string
-	hasData, hasID, fields, retry := false, false, 0, -1
+	hasData, hasID, fields, retry, evBytes := false, false, 0, -1, 0
+	tooLarge := (&eventTooLargeError{max}).Error()
 	for _, l := range lines {
+		if evBytes += len(l) + 1; evBytes > max {
+			out.Err = tooLarge
+			break
+		}
 		if l == "" {
+			evBytes = 0
 			if fields == 0 {
 				continue
 			}
@@ -81,6 +95,9 @@ func refDecode(s string) decoded {
 			continue
 		}
 		if l[0] == ':' {
+			if fields == 0 {
+				evBytes = 0
+			}
 			continue
 		}
 		fields++
@@ -103,6 +120,9 @@ func refDecode(s string) decoded {
 				out.Retry, retry = n, n
 			}
 		}
+	}
+	if out.Err == "" && tail != "" && evBytes+len(tail)+1 > max {
+		out.Err = tooLarge
 	}
 	out.LastID = lastID
 	return out
@@ -235,7 +255,11 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 }
 
 // FuzzSSEDecoder checks the decoder against the reference reading of the
-// WHATWG rules, with the input split into arbitrary read chunks.
+// WHATWG rules, with the input split into arbitrary read chunks, a small
+// event limit (so the limit's errors are checked too) and small buffer sizes
+// (so inputs of a few bytes are large events): the Reserve/Release hooks must
+// balance, a refused Reserve must stop the stream cleanly after a prefix of
+// the events, and buffers must be small again at the end.
 func FuzzSSEDecoder(f *testing.F) {
 	for _, s := range []string{
 		"id: 1\nevent: message\ndata: {}\n\n",
@@ -245,17 +269,445 @@ func FuzzSSEDecoder(f *testing.F) {
 		"id: x\x00y\ndata: z\n\n",
 		"data: a\r",
 		"retry: 99999999999999999999\ndata: b\n\n",
+		"data: " + strings.Repeat("long line ", 20) + "\nid: " + strings.Repeat("i", 40) + "\n\ndata: short\n\n",
+		"event: " + strings.Repeat("t", 50) + "\ndata: x\n\n: " + strings.Repeat("c", 70) + "\n\n",
 	} {
-		f.Add(s, []byte{1, 5, 3})
+		f.Add(s, []byte{1, 5, 3}, uint16(0), uint8(0), uint8(0))
+		f.Add(s, []byte{16, 2}, uint16(40), uint8(16), uint8(0))
+		f.Add(s, []byte{7}, uint16(90), uint8(8), uint8(2))
 	}
-	f.Fuzz(func(t *testing.T, in string, sizes []byte) {
-		got := decodeAll(&chunkReader{s: in, sizes: sizes})
-		if got.Err != "" {
-			t.Skip() // only the size limit errors, and fuzz inputs are small
+	f.Fuzz(func(t *testing.T, in string, sizes []byte, maxEvent uint16, small uint8, refuse uint8) {
+		d := NewSSEDecoder(&chunkReader{s: in, sizes: sizes})
+		limit := MaxEventBytes
+		if maxEvent > 0 {
+			limit = int(maxEvent)
+			d.MaxEvent = limit
 		}
-		want := refDecode(in)
+		if small > 0 {
+			d.smallSize = 8 + int(small)%57
+			d.buf = make([]byte, 4+int(small)%5)
+		}
+		errRefused := errors.New("budget exhausted")
+		calls, reserved, released := 0, 0, 0
+		d.Reserve = func() error {
+			if reserved != released {
+				t.Fatalf("Reserve called again inside a large episode (%d reserved, %d released)", reserved, released)
+			}
+			if calls++; calls == int(refuse) {
+				return errRefused // refuse the refuse-th large episode
+			}
+			reserved++
+			return nil
+		}
+		d.Release = func() {
+			released++
+			if released != reserved {
+				t.Fatalf("Release without a Reserve (%d reserved, %d released)", reserved, released)
+			}
+		}
+		got := decodeWith(d)
+		if reserved != released {
+			t.Fatalf("after the stream: %d reserved, %d released", reserved, released)
+		}
+		if sm := d.small(); d.large || cap(d.buf) > sm || cap(d.data) > sm || cap(d.typ) > sm || cap(d.pendID) > sm {
+			t.Fatalf("buffers not small at the end: large %v buf %d data %d typ %d id %d (small %d)",
+				d.large, cap(d.buf), cap(d.data), cap(d.typ), cap(d.pendID), sm)
+		}
+		want := refDecodeMax(in, limit)
+		if strings.Contains(got.Err, errRefused.Error()) {
+			// The stream ended where Reserve refused: what came before
+			// must be what the reference delivers first.
+			if len(got.Events) > len(want.Events) {
+				t.Fatalf("refused Reserve: %d events, reference has %d", len(got.Events), len(want.Events))
+			}
+			if diff := cmp.Diff(want.Events[:len(got.Events)], got.Events, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("decode(%q) before the refusal differs from the reference (-want +got):\n%s", in, diff)
+			}
+			return
+		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("decode(%q) differs from the reference (-want +got):\n%s", in, diff)
+			t.Fatalf("decode(%q) limit %d differs from the reference (-want +got):\n%s", in, limit, diff)
 		}
 	})
+}
+
+func TestFormatBytes(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"}, {512, "512 B"}, {1023, "1023 B"}, {1024, "1 KiB"}, {64 << 10, "64 KiB"},
+		{1536, "1.5 KiB"}, {16 << 20, "16 MiB"}, {3 << 19, "1.5 MiB"}, {2 << 30, "2 GiB"},
+	} {
+		if got := FormatBytes(c.n); got != c.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
+
+func TestSSEDecoderTooLarge(t *testing.T) {
+	d := NewSSEDecoder(strings.NewReader("data: ok\n\ndata: " + strings.Repeat("x", 5000) + "\n\ndata: after\n\n"))
+	d.MaxEvent = 1024
+	if e, err := d.Next(); err != nil || string(e.Data) != "ok" {
+		t.Fatalf("first event: %v %q", err, e.Data)
+	}
+	_, err := d.Next()
+	if !errors.Is(err, ErrEventTooLarge) || !errors.Is(err, ErrSSEMalformed) {
+		t.Fatalf("oversized event: err = %v, want ErrEventTooLarge and ErrSSEMalformed", err)
+	}
+	if got, want := err.Error(), "SSE event larger than max_event_bytes 1 KiB"; got != want {
+		t.Fatalf("error text %q, want %q", got, want)
+	}
+	if _, err2 := d.Next(); err2 != err {
+		t.Fatalf("the error must stick until Reset: got %v", err2)
+	}
+	d.Reset(strings.NewReader("data: again\n\n"))
+	if e, err := d.Next(); err != nil || string(e.Data) != "again" {
+		t.Fatalf("after Reset: %v %q", err, e.Data)
+	}
+
+	// The default limit is named too.
+	if got, want := (&eventTooLargeError{MaxEventBytes}).Error(), "SSE event larger than max_event_bytes 16 MiB"; got != want {
+		t.Fatalf("default limit text %q, want %q", got, want)
+	}
+}
+
+// endlessReader returns c forever, counting bytes; the test fails if the
+// decoder reads far past the point where the event was already too large.
+type endlessReader struct {
+	c     byte
+	n     int
+	limit int
+	t     *testing.T
+}
+
+func (r *endlessReader) Read(p []byte) (int, error) {
+	if r.n > r.limit {
+		r.t.Fatalf("decoder read %d bytes of a line over its limit", r.n)
+	}
+	n := min(len(p), 4096)
+	for i := range n {
+		p[i] = r.c
+	}
+	r.n += n
+	return n, nil
+}
+
+func TestSSEDecoderEndlessLine(t *testing.T) {
+	const limit = 1 << 20
+	r := &endlessReader{c: 'x', limit: 2 * limit, t: t}
+	d := NewSSEDecoder(r)
+	d.MaxEvent = limit
+	_, err := d.Next()
+	if !errors.Is(err, ErrEventTooLarge) {
+		t.Fatalf("endless line: err = %v, want ErrEventTooLarge", err)
+	}
+	if r.n > limit+4096 {
+		t.Fatalf("read %d bytes, want at most the limit plus one read (%d)", r.n, limit+4096)
+	}
+	if len(d.buf) > limit {
+		t.Fatalf("read buffer grew to %d bytes, beyond MaxEvent %d", len(d.buf), limit)
+	}
+	if cap(d.buf) > SmallBuffer || d.large {
+		t.Fatalf("buffers not dropped after the error: buf %d large %v", cap(d.buf), d.large)
+	}
+}
+
+// TestSSEDecoderReadErrorAfterData: bytes delivered with a read error are
+// decoded before the error is reported (io.Reader contract).
+func TestSSEDecoderReadErrorAfterData(t *testing.T) {
+	boom := errors.New("boom")
+	d := NewSSEDecoder(iotest.DataErrReader(io.MultiReader(strings.NewReader("id: 1\ndata: a\n\ndata: b"), iotest.ErrReader(boom))))
+	e, err := d.Next()
+	if err != nil || string(e.Data) != "a" {
+		t.Fatalf("event before the error: %v %q", err, e.Data)
+	}
+	if _, err := d.Next(); !errors.Is(err, boom) {
+		t.Fatalf("got %v, want boom", err)
+	}
+	if !d.Pending() || string(d.LastEventID()) != "1" {
+		t.Fatalf("Pending %v LastEventID %q, want true and 1", d.Pending(), d.LastEventID())
+	}
+	if _, err := d.Next(); !errors.Is(err, boom) || !d.Pending() {
+		t.Fatalf("again: %v, Pending %v; want boom and true", err, d.Pending())
+	}
+	d.Reset(strings.NewReader("data: x\n\n"))
+	if d.Pending() {
+		t.Fatal("Pending after Reset")
+	}
+	for {
+		if _, err := d.Next(); err != nil {
+			break
+		}
+	}
+	if d.Pending() {
+		t.Fatal("Pending after a stream that ended between events")
+	}
+}
+
+// decodeWork decodes stream read by r and returns the decoder's work
+// counter (bytes searched or copied) and the number of events.
+func decodeWork(t *testing.T, r io.Reader) (int64, int) {
+	t.Helper()
+	d := NewSSEDecoder(r)
+	n := 0
+	for {
+		_, err := d.Next()
+		if err == io.EOF {
+			return d.work, n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+}
+
+// TestSSEDecoderLinear proves, without timing, that decoding cost is linear
+// in the bytes read for any chunking: the work counter (every byte the
+// decoder searches or copies) of a 4 MiB line read one byte at a time is
+// about 4 times that of a 1 MiB line, not 16 times, and a small constant per
+// byte. The decoder before this test searched the whole pending line after
+// every read (quadratic).
+func TestSSEDecoderLinear(t *testing.T) {
+	line := func(n int) string { return "data: " + strings.Repeat("x", n) + "\n\n" }
+	small, big := line(1<<20), line(4<<20)
+	ws, n1 := decodeWork(t, &chunkReader{s: small})
+	wb, n2 := decodeWork(t, &chunkReader{s: big})
+	if n1 != 1 || n2 != 1 {
+		t.Fatalf("events: %d and %d, want 1", n1, n2)
+	}
+	if ratio := float64(wb) / float64(ws); ratio < 3.5 || ratio > 4.5 {
+		t.Fatalf("work for 4 MiB / 1 MiB = %.2f (%d / %d), want about 4 (linear)", ratio, wb, ws)
+	}
+	if perByte := float64(wb) / float64(len(big)); perByte > 6 {
+		t.Fatalf("work per byte %.2f, want a small constant", perByte)
+	}
+
+	// Other shapes: many events in 1-byte reads, CR-only line ends (an LF
+	// search finds nothing and must not be repeated for every line), and
+	// reads of awkward sizes.
+	var ev, cr strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&ev, "id: %d\ndata: {\"progress\":%d}\n\n", i, i)
+		fmt.Fprintf(&cr, "id: %d\rdata: {\"progress\":%d}\r\r", i, i)
+	}
+	for _, c := range []struct {
+		name string
+		r    io.Reader
+		n    int
+	}{
+		{"events 1-byte", &chunkReader{s: ev.String()}, ev.Len()},
+		{"events odd reads", &chunkReader{s: ev.String(), sizes: []byte{16, 3, 9, 0}}, ev.Len()},
+		{"CR-only whole", strings.NewReader(cr.String()), cr.Len()},
+		{"CR-only 1-byte", &chunkReader{s: cr.String()}, cr.Len()},
+	} {
+		w, events := decodeWork(t, c.r)
+		if events != 20000 {
+			t.Fatalf("%s: %d events", c.name, events)
+		}
+		if perByte := float64(w) / float64(c.n); perByte > 4 {
+			t.Errorf("%s: work per byte %.2f, want a small constant", c.name, perByte)
+		}
+	}
+}
+
+// hookCounter counts Reserve and Release calls and checks their order.
+type hookCounter struct {
+	t                  *testing.T
+	reserved, released int
+	refuseAt           int // refuse the n-th Reserve (1-based); 0 never
+	calls              int
+}
+
+var errBudget = errors.New("memory budget exhausted")
+
+func (h *hookCounter) attach(d *SSEDecoder) {
+	d.Reserve = func() error {
+		h.calls++
+		if h.reserved != h.released {
+			h.t.Fatalf("Reserve inside a large episode")
+		}
+		if h.calls == h.refuseAt {
+			return errBudget
+		}
+		h.reserved++
+		return nil
+	}
+	d.Release = func() {
+		h.released++
+		if h.released > h.reserved {
+			h.t.Fatalf("Release without Reserve")
+		}
+	}
+}
+
+func (h *hookCounter) check(d *SSEDecoder, reserved, released int) {
+	h.t.Helper()
+	if h.reserved != reserved || h.released != released {
+		h.t.Fatalf("reserved %d released %d, want %d and %d", h.reserved, h.released, reserved, released)
+	}
+	if reserved == released {
+		if sm := SmallBuffer; d.large || cap(d.buf) > sm || cap(d.data) > sm || cap(d.typ) > sm || cap(d.pendID) > sm {
+			h.t.Fatalf("buffers not small: large %v buf %d data %d typ %d id %d", d.large, cap(d.buf), cap(d.data), cap(d.typ), cap(d.pendID))
+		}
+	}
+}
+
+// TestSSEDecoderShrinks: after a 5 MiB event the decoder is back to small
+// buffers right at dispatch (its event keeps the big ones), with exactly one
+// Reserve and one Release; the event's data is intact.
+func TestSSEDecoderShrinks(t *testing.T) {
+	big := strings.Repeat("y", 5<<20)
+	for _, r := range []struct {
+		name string
+		r    func(string) io.Reader
+	}{
+		{"whole", func(s string) io.Reader { return strings.NewReader(s) }},
+		{"odd reads", func(s string) io.Reader { return &chunkReader{s: s, sizes: []byte{255, 7, 12}} }},
+		{"1-byte", func(s string) io.Reader { return &chunkReader{s: s} }},
+	} {
+		t.Run(r.name, func(t *testing.T) {
+			in := "id: 1\ndata: small\n\nid: 2\nevent: big\ndata: " + big + "\n\ndata: after\n\n"
+			d := NewSSEDecoder(r.r(in))
+			h := &hookCounter{t: t}
+			h.attach(d)
+			if e, err := d.Next(); err != nil || string(e.Data) != "small" {
+				t.Fatalf("small event: %v %q", err, e.Data)
+			}
+			h.check(d, 0, 0)
+			e, err := d.Next()
+			if err != nil || len(e.Data) != len(big) || string(e.Data) != big || string(e.ID) != "2" || string(e.Type) != "big" {
+				t.Fatalf("big event: %v, %d bytes, id %q type %q", err, len(e.Data), e.ID, e.Type)
+			}
+			h.check(d, 1, 1) // dropped at dispatch: nothing else is pending
+			if e, err := d.Next(); err != nil || string(e.Data) != "after" || string(e.ID) != "2" {
+				t.Fatalf("event after: %v %q %q", err, e.Data, e.ID)
+			}
+			if _, err := d.Next(); err != io.EOF {
+				t.Fatalf("end: %v", err)
+			}
+			h.check(d, 1, 1)
+		})
+	}
+
+	// Two large events in one read: the episode lasts while large input is
+	// buffered, and ends once it is consumed.
+	in := "data: " + big + "\n\ndata: " + big + "\n\ndata: end\n\n"
+	d := NewSSEDecoder(strings.NewReader(in))
+	h := &hookCounter{t: t}
+	h.attach(d)
+	for i, want := range []int{len(big), len(big), 3} {
+		e, err := d.Next()
+		if err != nil || len(e.Data) != want {
+			t.Fatalf("event %d: %v, %d bytes", i, err, len(e.Data))
+		}
+		if i == 0 {
+			// The read buffer grew to 8 MiB and the read that filled it
+			// brought 3 MiB of the second event.
+			if !d.large || d.end-d.st <= SmallBuffer {
+				t.Fatalf("test premise: large %v, %d bytes buffered", d.large, d.end-d.st)
+			}
+			h.check(d, 1, 0)
+			// The event took its data buffer along: the decoder holds
+			// only the read buffer while the episode goes on.
+			if cap(d.data) > SmallBuffer || len(d.buf) > 8<<20 {
+				t.Fatalf("during the episode: data %d, read buffer %d", cap(d.data), len(d.buf))
+			}
+		}
+	}
+	h.check(d, 1, 1)
+}
+
+// TestSSEDecoderHooksBalanced runs many streams (large and small events,
+// every end: EOF, read error, over the limit, Reset mid-episode, Start, a
+// refused Reserve) and checks Reserve and Release balance exactly.
+func TestSSEDecoderHooksBalanced(t *testing.T) {
+	boom := errors.New("boom")
+	big := "data: " + strings.Repeat("z", 200<<10) + "\n"
+	longID := "id: " + strings.Repeat("i", 100<<10) + "\n"
+	longType := "event: " + strings.Repeat("t", 100<<10) + "\n"
+	longComment := ": " + strings.Repeat("c", 100<<10) + "\n"
+	cases := []struct {
+		name     string
+		in       string
+		err      error // appended read error
+		maxEvent int
+		refuseAt int
+		reserved int
+		events   int
+		wantErr  error
+	}{
+		{name: "one large", in: big + "\n", reserved: 1, events: 1},
+		{name: "large, small, large", in: big + "\ndata: s\n\n" + big + big + "\n", reserved: 2, events: 3},
+		{name: "large id", in: longID + "data: x\n\n", reserved: 1, events: 1},
+		{name: "large type", in: longType + "data: x\n\n", reserved: 1, events: 1},
+		{name: "large comment", in: longComment + "data: x\n\n", reserved: 1, events: 1},
+		{name: "large unterminated at EOF", in: "data: a\n\n" + big, reserved: 1, events: 1},
+		{name: "large then read error", in: "data: a\n\n" + big, err: boom, reserved: 1, events: 1, wantErr: boom},
+		{name: "over the limit", in: big + big + "\n", maxEvent: 300 << 10, reserved: 1, events: 0, wantErr: ErrEventTooLarge},
+		{name: "refused", in: "data: a\n\n" + big + "\n", refuseAt: 1, reserved: 0, events: 1, wantErr: errBudget},
+		{name: "refused then allowed after Reset", in: big + "\n", refuseAt: 1, reserved: 0, wantErr: errBudget},
+	}
+	for _, c := range cases {
+		for _, chunk := range [][]byte{nil, {255, 100}, {3}} {
+			var r io.Reader = &chunkReader{s: c.in, sizes: chunk}
+			if chunk == nil {
+				r = strings.NewReader(c.in)
+			}
+			if c.err != nil {
+				r = io.MultiReader(r, iotest.ErrReader(c.err))
+			}
+			d := NewSSEDecoder(nil)
+			d.Start(r)
+			d.MaxEvent = c.maxEvent
+			h := &hookCounter{t: t, refuseAt: c.refuseAt}
+			h.attach(d)
+			events := 0
+			var err error
+			for {
+				if _, err = d.Next(); err != nil {
+					break
+				}
+				events++
+			}
+			if c.wantErr == nil && err != io.EOF || c.wantErr != nil && !errors.Is(err, c.wantErr) {
+				t.Fatalf("%s (chunks %v): err %v, want %v", c.name, chunk, err, c.wantErr)
+			}
+			if events != c.events {
+				t.Fatalf("%s (chunks %v): %d events, want %d", c.name, chunk, events, c.events)
+			}
+			h.check(d, c.reserved, c.reserved)
+			if _, err2 := d.Next(); err2 != err {
+				t.Fatalf("%s: error not sticky: %v then %v", c.name, err, err2)
+			}
+			h.check(d, c.reserved, c.reserved)
+			// The decoder is reusable: Start, then a large event again.
+			d.Start(strings.NewReader(big + "\n"))
+			h.refuseAt = 0
+			if e, err := d.Next(); err != nil || len(e.Data) != len(big)-7 {
+				t.Fatalf("%s: after Start: %v %d", c.name, err, len(e.Data))
+			}
+			h.check(d, c.reserved+1, c.reserved+1)
+		}
+	}
+
+	// Reset in the middle of an episode: after the first large event the
+	// read buffer already holds over 64 KiB of the next one, so the episode
+	// goes on; Reset ends it.
+	in := "data: " + strings.Repeat("a", 150<<10) + "\n\ndata: " + strings.Repeat("b", 200<<10) + "\n\n"
+	d := NewSSEDecoder(strings.NewReader(in))
+	h := &hookCounter{t: t}
+	h.attach(d)
+	if e, err := d.Next(); err != nil || len(e.Data) != 150<<10 {
+		t.Fatalf("first event: %v %d", err, len(e.Data))
+	}
+	if !d.large || d.end-d.st <= SmallBuffer {
+		t.Fatalf("test premise: large %v, %d bytes buffered", d.large, d.end-d.st)
+	}
+	h.check(d, 1, 0)
+	d.Reset(strings.NewReader(""))
+	h.check(d, 1, 1)
+	d.Reset(strings.NewReader(""))
+	h.check(d, 1, 1)
 }

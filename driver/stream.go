@@ -37,6 +37,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 		if err == nil {
 			s.readTail(ctx, dec, resp.Body, c, res, led)
 			resp.Body.Close()
+			dec.Reset(nil) // a large event's buffers go back now, not at the next stream
 			s.finishCall(c, res, led, true)
 			return nil
 		}
