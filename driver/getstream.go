@@ -159,15 +159,25 @@ func (s *Session) stopGET() {
 	if g := s.get; g != nil {
 		g.cancel()
 		<-g.done
+		g.mu.Lock()
+		g.stats.Ledger.finishSeq() // the stream is over: judge what never arrived
+		g.mu.Unlock()
+		last := g.snapshot()
+		s.lastGET = &last
 		s.get = nil
 	}
 }
 
 // StreamStats returns a snapshot of the GET stream's state (zero when none
-// was opened). Safe for concurrent use.
+// was opened); after Close, the final state, with the notifications that
+// never arrived counted lost. Safe for concurrent use with the stream's
+// goroutine; call it from the session's goroutine (or after Close).
 func (s *Session) StreamStats() StreamStats {
 	g := s.get
 	if g == nil {
+		if s.lastGET != nil {
+			return *s.lastGET // the stream ended (Close): its final stats, judged
+		}
 		return StreamStats{}
 	}
 	return g.snapshot()

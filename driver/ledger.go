@@ -279,13 +279,17 @@ func (l *Ledger) finishOp(gotResponse bool, expect int, elsewhere []float64, els
 	}
 }
 
-// finishSeq closes a GET-stream ledger: sequence numbers up to the highest
-// announced (want) or seen must all have arrived.
-func (l *Ledger) finishSeq(want int64) {
-	top := max(want, l.maxSeq)
-	if missing := top - int64(len(l.seqs)); missing > 0 {
+// finishSeq closes a GET-stream ledger: every sequence number between the
+// first and the highest seen must have arrived (numbers sent before the
+// stream was open cannot arrive, so the first seen is the start).
+func (l *Ledger) finishSeq() {
+	if len(l.seqs) == 0 {
+		return
+	}
+	low := slices.Min(l.seqs)
+	if missing := l.maxSeq - low + 1 - int64(len(l.seqs)); missing > 0 {
 		l.Counts[VerdictLost] += int(missing) - 1
-		l.fault(VerdictLost, strconv.FormatInt(missing, 10)+" numbered notifications never arrived")
+		l.fault(VerdictLost, strconv.FormatInt(missing, 10)+" numbered notifications between "+strconv.FormatInt(low, 10)+" and "+strconv.FormatInt(l.maxSeq, 10)+" never arrived")
 	}
 }
 

@@ -72,6 +72,7 @@ type Session struct {
 
 	wantGET bool
 	get     *getStream
+	lastGET *StreamStats // the stream's final stats once it stopped
 	mbox    inflight
 	cur     atomic.Pointer[inflight] // the request in flight, while a GET stream is open
 

@@ -561,3 +561,30 @@ func TestToolErrorMessage(t *testing.T) {
 		t.Fatalf("err %v", res.Err)
 	}
 }
+
+// A numbered notification missing on the GET stream is lost once the
+// stream ends (issue: the GET ledger never judged gaps); numbers sent
+// before the stream was open are not.
+func TestGETStreamGapIsLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := mcptest.New()
+		msgs := make(chan any, 8)
+		getWith(fake, msgs)
+		s, _, stop := pipeSession(t, fake, nil)
+		defer stop()
+		if err := s.OpenStream(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for _, seq := range []int{3, 4, 6, 7} { // 1 and 2 went out before the stream opened; 5 is dropped
+			msgs <- map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "data": map[string]any{"seq": seq}}}
+		}
+		time.Sleep(time.Second)
+		if err := s.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		st := s.StreamStats()
+		if diff := cmp.Diff(driver.VerdictMap(counts(driver.VerdictLost, 1)), driver.VerdictMap(st.Ledger.Counts)); diff != "" {
+			t.Fatalf("GET ledger (-want +got):\n%s\nevidence %q", diff, st.Ledger.Evidence)
+		}
+	})
+}

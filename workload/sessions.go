@@ -89,11 +89,11 @@ func (e *engine) openGET(s *driver.Session) {
 }
 
 func (e *engine) closeSession(s *driver.Session) {
-	st := s.StreamStats()
 	// DELETE gets its own short deadline: it must go out even after Ctrl-C.
 	ctx, cancel := context.WithTimeout(chaos.WithPhase(context.WithoutCancel(e.runCtxOr()), chaos.PhaseSetup), 5*time.Second)
 	err := s.Close(ctx)
 	cancel()
+	st := s.StreamStats() // final: the stream stopped and was judged
 	e.sessionsOpen.Add(-1)
 	e.mu.Lock()
 	defer e.mu.Unlock()
