@@ -52,24 +52,52 @@
 //
 // Errors wrap a sentinel (ErrSessionMissing, ErrBadResponse, ErrNoResponse,
 // ErrStreamBroken, ErrUnresumable, ErrStreamIdle, ErrToolError,
-// ErrRequestTimeout, ...), a *StatusError or a *RPCError; Classify maps them
-// to a Class (transport, timeout, http-status, session-missing, bad-response,
-// sse-malformed, jsonrpc-error, tool-error, stream-broken, unresumable,
-// canceled), which is what reports aggregate by.
+// ErrRequestTimeout, ErrResponseTooLarge and ErrEventTooLarge (each naming
+// its limit), ErrConnClosedAfterWrite (a request that reached the socket is
+// never re-sent), ErrHTTP2Only, ...), a *StatusError (with the Location,
+// WWW-Authenticate, Retry-After and first body line the user needs) or a
+// *RPCError; Classify maps them to a Class (transport, timeout,
+// http-status, session-missing, bad-response, sse-malformed, jsonrpc-error,
+// tool-error, stream-broken, unresumable, canceled), which is what reports
+// aggregate by.
+//
+// # Timeouts
+//
+// RequestTimeout bounds each request until its answer begins (the headers
+// of an SSE answer: a POST stream, the GET stream, a resume) or ends (a
+// JSON answer). An open response stream is bounded by StreamIdleTimeout
+// and the caller's context; the GET stream by the session's life only.
+// Result.End is when the response message arrived: what the stream carries
+// after it is judged by the ledger (unterminated after 2 s) but is not
+// latency.
+//
+// # Memory
+//
+// A session keeps small buffers (SmallBuffer); a message larger than that
+// reserves its worst case from a Budget shared by many sessions and gives
+// it back after, so a run holds about VUs × small buffers + the budget.
+// JSON answers over MaxMessageBytes and SSE events over MaxEventBytes fail
+// with errors naming the limit.
 //
 // # Replay ledger
 //
-// Every SSE stream the driver reads is judged by a Ledger: duplicate event
-// ids, progress values seen twice or going backwards, messages for another
-// request (cross-stream), the response missing or progress k of n missing
-// (lost; n is the server's announced total or Op.ExpectProgress), a stream
-// that does not end after its response (unterminated), a break before any
-// id (unresumable). The GET stream's ledger checks numbered notifications.
+// Every stream the driver reads is judged by a Ledger until it ends, also
+// after the response: duplicate event ids, progress values or responses
+// (duplicated), progress going backwards (reordered), messages of another
+// session (cross-stream: progress tokens are unique across the run), of
+// another request of this session or of a request on the GET stream
+// (misrouted), of this request after its response (late), the response or
+// progress k of n never arriving anywhere (lost; n is the server's
+// announced total or Op.ExpectProgress, judged for JSON answers too), a
+// stream that does not end after its response (unterminated), a break
+// before any id (unresumable), a resume accepted and then silent
+// (silent-resume). The GET stream's ledger checks numbered notifications
+// (gaps are lost) and foreign messages.
 //
 // # Cost
 //
-// The hot path does not use reflection or maps: messages are scanned for
-// their top-level keys (ParseMessage), requests are rendered with append,
+// The hot path does not use reflection or maps: messages are validated and
+// classified in one pass (ParseMessage), requests are rendered with append,
 // buffers are reused across operations, and H1Transport does the HTTP I/O
 // in the calling goroutine. See BenchmarkToolsCallSSE.
 package driver

@@ -207,7 +207,8 @@ func Classify(err error) Class {
 		return ClassBadResponse
 	case errors.As(err, &ne) && ne.Timeout():
 		return ClassTimeout
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
+	case errors.Is(err, ErrConnClosedAfterWrite), errors.Is(err, ErrHTTP2Only),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
 		return ClassTransport
 	}
 	return ClassTransport
