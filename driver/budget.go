@@ -3,6 +3,8 @@ package driver
 import (
 	"context"
 	"fmt"
+	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -89,5 +91,82 @@ func (s *Session) keepJSONBuf(b []byte) {
 		s.jbuf = b[:0]
 	} else {
 		s.jbuf = nil
+	}
+}
+
+// chunkSize is the unit large JSON bodies are read in (pooled).
+const chunkSize = 256 << 10
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+
+// readMessage reads a JSON answer: up to jsonSmall into the session's own
+// buffer; beyond, the answer's worst case (size when known, else limit)
+// is reserved from the memory budget first, and the rest is read into
+// pooled chunks and joined only when the whole message fits the limit. So
+// an answer over the limit costs no allocation (the chunks go back to the
+// pool) and one that fits is copied once. Over limit it fails with
+// ErrResponseTooLarge naming the limit. held is the budget to release
+// once the message is handled.
+func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int64) (msg []byte, held int64, err error) {
+	buf := s.jbuf[:0]
+	if cap(buf) < 4096 {
+		buf = make([]byte, 0, 4096)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			if cap(buf) >= jsonSmall {
+				break // large: go on in chunks
+			}
+			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if int64(len(buf)) > limit {
+			return buf, 0, fmt.Errorf("%w %s", ErrResponseTooLarge, FormatBytes(limit))
+		}
+		if err == io.EOF {
+			return buf, 0, nil
+		}
+		if err != nil {
+			return buf, 0, err
+		}
+	}
+	want := limit
+	if size > 0 {
+		want = size
+	}
+	if held, err = s.budget.acquire(ctx, want); err != nil {
+		return buf, 0, err
+	}
+	var chunks []*[]byte
+	defer func() {
+		for _, c := range chunks {
+			chunkPool.Put(c)
+		}
+	}()
+	total := int64(len(buf))
+	for {
+		c := chunkPool.Get().(*[]byte)
+		chunks = append(chunks, c)
+		n, err := io.ReadFull(r, *c)
+		total += int64(n)
+		if total > limit {
+			return buf, held, fmt.Errorf("%w %s", ErrResponseTooLarge, FormatBytes(limit))
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			out := make([]byte, 0, total)
+			out = append(out, buf...)
+			for i, c := range chunks {
+				part := *c
+				if i == len(chunks)-1 {
+					part = part[:n]
+				}
+				out = append(out, part...)
+			}
+			return out, held, nil
+		}
+		if err != nil {
+			return buf, held, err
+		}
 	}
 }

@@ -541,7 +541,8 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 	default:
 		return fmt.Errorf("%w: Content-Encoding %q not supported", ErrBadResponse, ce)
 	}
-	b, err := s.readMessage(ctx, r, size, limit)
+	b, held, err := s.readMessage(ctx, r, size, limit)
+	defer s.budget.release(held) // once the message is handled
 	defer s.keepJSONBuf(b)
 	if err != nil {
 		return s.ctxErr(ctx, err)
@@ -583,44 +584,6 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 	}
 	s.finishCall(c, res, led, true)
 	return nil
-}
-
-// readMessage reads a JSON answer into the session's buffer: up to
-// jsonSmall without ceremony; beyond, the answer's worst case (size when
-// known, else limit) is reserved from the memory budget first. Over limit
-// it fails with ErrResponseTooLarge naming the limit.
-func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int64) ([]byte, error) {
-	buf := s.jbuf[:0]
-	var held int64
-	defer func() { s.budget.release(held) }()
-	for {
-		if len(buf) == cap(buf) {
-			if cap(buf) >= jsonSmall && held == 0 {
-				want := limit
-				if size > 0 {
-					want = size
-				}
-				n, err := s.budget.acquire(ctx, want)
-				if err != nil {
-					return buf, err
-				}
-				held = n
-			}
-			grow := min(max(cap(buf), 4096), int(limit-int64(len(buf))+1))
-			buf = append(buf, make([]byte, max(grow, 1))...)[:len(buf)]
-		}
-		m, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+m]
-		if int64(len(buf)) > limit {
-			return buf, fmt.Errorf("%w %s", ErrResponseTooLarge, FormatBytes(limit))
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 type countingReader struct {

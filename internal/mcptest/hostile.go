@@ -59,6 +59,11 @@ func ServeHostile(name, addr string, mcp http.Handler) (url string, stop func(),
 		}
 		srv.Listener = ln
 		srv.EnableHTTP2 = true
+		// HTTP/1 switched off: Go's server would otherwise let an HTTP/1.1
+		// client through whatever ALPN says (go.dev/issue/46310).
+		var protos http.Protocols
+		protos.SetHTTP2(true)
+		srv.Config.Protocols = &protos
 		srv.TLS = &tls.Config{NextProtos: []string{"h2"}}
 		srv.StartTLS()
 		return srv.URL + "/mcp", srv.Close, nil
