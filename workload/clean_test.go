@@ -111,7 +111,9 @@ func TestReferenceServerResumeChaosClean(t *testing.T) {
 		t.Fatalf("a correct server judged faulty: %v, errors %v", f, sum.All.ErrorsByClass)
 	}
 	r := sum.All.Resumes
-	if r == nil || r.Attempts != sum.All.Count || r.Accepted != r.Attempts || sum.Chaos.CutsRST != sum.All.Count {
+	// One cut and one accepted resume per call (under load a resume GET may
+	// need a second attempt: it is counted, and the ledger stays clean).
+	if r == nil || r.Accepted != sum.All.Count || r.Attempts < r.Accepted || sum.Chaos.CutsRST != sum.All.Count {
 		t.Fatalf("resumes %+v, cuts %d for %d calls: want one cut and one accepted resume per call", r, sum.Chaos.CutsRST, sum.All.Count)
 	}
 	if sum.All.Count+sum.All.Interrupted != st.ToolCalls { // no warm-up: every execution is a measured call

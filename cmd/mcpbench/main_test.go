@@ -192,7 +192,7 @@ func TestPlotCommand(t *testing.T) {
 
 func TestSweepCommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sw")
-	out, errs, code := run(t, "sweep", "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "50", "--to", "100", "--steps", "2", "--step", "1s", "--step-warmup", "0s", "-q", "--out", dir)
+	out, errs, code := run(t, "sweep", "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "50", "--to", "100", "--steps", "2", "--step", "1s", "--step-warmup", "0s", "--slo-p99", "5s", "-q", "--out", dir) // a lenient SLO: the test is about the mechanics, not this machine's latency
 	if code != exitOK || !strings.Contains(out, "Maximum sustainable rate under the SLO: ") || !strings.Contains(errs, "mcpbench plot "+dir) {
 		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errs)
 	}
