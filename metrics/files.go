@@ -32,6 +32,7 @@ type RunInfo struct {
 	ProtocolNegotiated string `json:"protocol_negotiated"`
 
 	Profile string            `json:"profile"`
+	Ops     []string          `json:"ops"`     // op names, as the interval files name them
 	Spec    any               `json:"spec"`    // the effective profile (flags applied)
 	Flags   map[string]string `json:"flags"`   // flags given on the command line
 	Headers []string          `json:"headers"` // redacted

@@ -1,10 +1,7 @@
 package metrics
 
 import (
-	"bytes"
 	"errors"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -93,42 +90,6 @@ func TestRecorderResumesAndLedger(t *testing.T) {
 	offs, n := rec.Offenders()
 	if n != 1 || len(offs) != 1 || offs[0].Verdicts["lost"] != 2 || offs[0].Op != "call" {
 		t.Fatalf("offenders %d %+v", n, offs)
-	}
-}
-
-// The text report depends only on the summary: a summary read back from
-// summary.json prints the same text.
-func TestTextFromFileMatches(t *testing.T) {
-	rec := NewRecorder([]string{"tools/call:echo", "ping"}, 4)
-	for i := range 200 {
-		rec.Shard(i).Record(result(i%2, 0, i%7, i%7+3, driver.ClassOK, 200))
-	}
-	rec.Shard(0).Record(result(1, 0, 0, 30, driver.ClassHTTPStatus, 503))
-	rec.Tick(time.Now())
-	ops, all := rec.Summarize(2)
-	s := &Summary{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: "2025-11-25", Profile: "smoke", Model: "open",
-		TargetRate: 100, Rate: all.Rate, DurationS: 2, VUs: 4, MaxVUs: 8, Ops: ops, All: all, Started: time.Unix(1, 0).UTC()}
-	var a bytes.Buffer
-	if err := WriteText(&a, s); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "summary.json")
-	if err := WriteJSON(path, s); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadSummary(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	WriteText(&b, back)
-	if diff := cmp.Diff(a.String(), b.String()); diff != "" {
-		t.Fatalf("text from summary.json differs (-run +file):\n%s", diff)
-	}
-	for _, want := range []string{"p99.9", "tools/call:echo", "Service time", "coordinated omission", "http-status 1", "Errors: 1 of 201"} {
-		if !strings.Contains(a.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, a.String())
-		}
 	}
 }
 

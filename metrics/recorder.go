@@ -176,6 +176,7 @@ type Recorder struct {
 	offenders offenders
 	lag       *hdr.Histogram
 	tl        *Timeline
+	sessions  sessionTally
 }
 
 // Begin sets the start of the first interval (the run's start).

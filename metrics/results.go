@@ -17,68 +17,106 @@ import (
 
 // Files of a results directory.
 const (
-	FileRun       = "run.json"        // what ran (written first)
-	FileSummary   = "summary.json"    // the outcome (written last, atomically)
-	FileIntervals = "intervals.csv"   // one row per interval (as the run goes)
-	FileHistogram = "histograms.hlog" // HdrHistogram interval log (as the run goes)
-	FileOffenders = "offenders.json"  // the first faulty streams
+	FileRun        = "run.json"        // what ran (written first)
+	FileSummary    = "summary.json"    // the outcome (written last, atomically)
+	FileIntervals  = "intervals.csv"   // one row per interval (as the run goes)
+	FileHistogram  = "histograms.hlog" // HdrHistogram interval log (as the run goes)
+	FileOffenders  = "offenders.json"  // the first faulty streams
+	FileCheckpoint = "checkpoint.json" // a long run's summary so far (soak)
 )
 
-// ResultsWriter writes a run's results directory as the run goes: run.json
-// first, then one line of intervals.csv and one interval of
-// histograms.hlog per interval (flushed and synced each time, so a crash
-// or Ctrl-C loses at most the interval in progress), and summary.json
-// (atomically) and offenders.json at the end. Safe for concurrent use.
-type ResultsWriter struct {
-	dir   string
-	names []string
-	start time.Time
+// ResultsDir is a run's results directory, written as the run goes: a
+// Sink. Start writes run.json and the headers of the interval files; each
+// Interval appends one line of intervals.csv and one interval of
+// histograms.hlog (flushed and synced each time, so a crash or Ctrl-C
+// loses at most the interval in progress); Checkpoint writes
+// checkpoint.json (a long run's summary so far); End writes
+// offenders.json and summary.json (atomically) and closes the files. It
+// is the only writer of a run's directory. Safe for concurrent use; Err
+// reports the first write error.
+type ResultsDir struct {
+	dir string
 
-	mu   sync.Mutex
-	csvf *os.File
-	cw   *csv.Writer
-	hf   *os.File
-	hb   *bufio.Writer
-	lw   *hdr.HistogramLogWriter
-	err  error
+	mu      sync.Mutex
+	names   []string
+	start   time.Time
+	started bool
+	csvf    *os.File
+	cw      *csv.Writer
+	hf      *os.File
+	hb      *bufio.Writer
+	lw      *hdr.HistogramLogWriter
+	err     error
 }
 
-// NewResultsWriter creates dir and writes run.json and the headers of the
-// interval files. names are the op names (index = op); start is the run's
-// start, the time base of both interval files.
-func NewResultsWriter(dir string, names []string, start time.Time, info *RunInfo) (*ResultsWriter, error) {
+var _ Sink = (*ResultsDir)(nil)
+var _ Checkpointer = (*ResultsDir)(nil)
+
+// NewResultsDir creates dir (and its parents) for a run's results.
+func NewResultsDir(dir string) (*ResultsDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := WriteJSON(filepath.Join(dir, FileRun), info); err != nil {
-		return nil, err
+	return &ResultsDir{dir: dir}, nil
+}
+
+// Dir returns the directory.
+func (w *ResultsDir) Dir() string { return w.dir }
+
+// Err returns the first error writing the directory (nil: none).
+func (w *ResultsDir) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return fmt.Errorf("results %s: %w", w.dir, w.err)
 	}
-	w := &ResultsWriter{dir: dir, names: names, start: start}
+	return nil
+}
+
+func (w *ResultsDir) fail(err error) {
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// Start implements Sink: run.json, and the headers of intervals.csv (op
+// columns from info.Ops) and histograms.hlog (time base info.Started).
+func (w *ResultsDir) Start(info *RunInfo) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.begin(info)
+}
+
+// begin opens the files (w.mu held).
+func (w *ResultsDir) begin(info *RunInfo) {
+	if w.started {
+		return
+	}
+	w.started = true
+	w.names, w.start = info.Ops, info.Started
+	w.fail(WriteJSON(filepath.Join(w.dir, FileRun), info))
 	var err error
-	if w.csvf, err = os.Create(filepath.Join(dir, FileIntervals)); err != nil {
-		return nil, err
+	if w.csvf, err = os.Create(filepath.Join(w.dir, FileIntervals)); err != nil {
+		w.fail(err)
+		return
 	}
 	w.cw = csv.NewWriter(w.csvf)
-	w.cw.Write(CSVHeader(names))
+	w.cw.Write(CSVHeader(w.names))
 	w.cw.Flush()
-	if w.hf, err = os.Create(filepath.Join(dir, FileHistogram)); err != nil {
-		w.csvf.Close()
-		return nil, err
+	if w.hf, err = os.Create(filepath.Join(w.dir, FileHistogram)); err != nil {
+		w.fail(err)
+		return
 	}
 	w.hb = bufio.NewWriter(w.hf)
 	w.lw = hdr.NewHistogramLogWriter(w.hb)
 	w.lw.OutputComment("mcpbench interval histograms; values in microseconds (the max column reads as seconds); tags <op>.response, <op>.service and <op>.resume (time to resume)")
 	w.lw.OutputLogFormatVersion()
-	w.lw.OutputStartTime(start.UnixMilli())
-	w.lw.OutputBaseTime(start.UnixMilli())
-	w.lw.SetBaseTime(start.UnixMilli())
+	w.lw.OutputStartTime(w.start.UnixMilli())
+	w.lw.OutputBaseTime(w.start.UnixMilli())
+	w.lw.SetBaseTime(w.start.UnixMilli())
 	w.lw.OutputLegend()
-	w.hb.Flush()
-	return w, nil
+	w.fail(w.hb.Flush())
 }
-
-// Dir returns the directory.
-func (w *ResultsWriter) Dir() string { return w.dir }
 
 // CSVHeader returns the columns of intervals.csv: time and gauges, the
 // totals of every op, errors by class, then per op.
@@ -110,14 +148,18 @@ func opCells(o RowOp) []string {
 	return []string{i64(o.Count), i64(o.Errors), f3(o.P50), f3(o.P90), f3(o.P99), f3(o.Max), i64(o.Resumes)}
 }
 
-// Interval appends one interval (its row and its histograms). phase is
-// "warm-up", "measure" or "stopping".
-func (w *ResultsWriter) Interval(iv Interval, row Row, phase string) error {
+// Interval implements Sink: one row of intervals.csv and the interval's
+// histograms in histograms.hlog.
+func (w *ResultsDir) Interval(r *IntervalRecord) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
+	if w.err != nil || w.cw == nil {
+		return
 	}
+	w.fail(w.interval(r.Interval, r.Row, string(r.Phase)))
+}
+
+func (w *ResultsDir) interval(iv Interval, row Row, phase string) error {
 	rec := []string{f3(row.End.Sub(w.start).Seconds()), f3(row.End.Sub(row.Start).Seconds()), phase,
 		f3(row.TargetRate), f3(row.Rate), i64(row.VUs), i64(row.Sessions), i64(row.Streams), i64(row.Dropped), i64(row.Reconnects),
 		f3(row.Self.Cores), f3(row.Self.RSSMB)}
@@ -136,7 +178,6 @@ func (w *ResultsWriter) Interval(iv Interval, row Row, phase string) error {
 	w.cw.Write(rec)
 	w.cw.Flush()
 	if err := w.cw.Error(); err != nil {
-		w.err = err
 		return err
 	}
 	for i, o := range iv.Ops {
@@ -158,13 +199,11 @@ func (w *ResultsWriter) Interval(iv Interval, row Row, phase string) error {
 			h.h.SetStartTimeMs(iv.Start.UnixMilli())
 			h.h.SetEndTimeMs(iv.End.UnixMilli())
 			if err := w.lw.OutputIntervalHistogram(h.h); err != nil {
-				w.err = err
 				return err
 			}
 		}
 	}
 	if err := w.hb.Flush(); err != nil {
-		w.err = err
 		return err
 	}
 	w.csvf.Sync()
@@ -183,28 +222,36 @@ func HlogTag(name string) string {
 	}, name)
 }
 
-// Close writes offenders.json and summary.json (atomically) and closes the
-// interval files.
-func (w *ResultsWriter) Close(sum *Summary, offenders []Offender, faulty int64) error {
+// Checkpoint implements Checkpointer: checkpoint.json, the summary of
+// the measured window so far.
+func (w *ResultsDir) Checkpoint(sum *Summary) {
+	err := WriteJSON(filepath.Join(w.dir, FileCheckpoint), sum)
+	w.mu.Lock()
+	w.fail(err)
+	w.mu.Unlock()
+}
+
+// End implements Sink: offenders.json and summary.json (atomically), and
+// the interval files closed. A run that never started writes its run.json
+// here.
+func (w *ResultsDir) End(end *RunEnd) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	err := w.err
-	if e := WriteJSON(filepath.Join(w.dir, FileOffenders), OffendersFile{Faulty: faulty, First: offenders}); err == nil {
-		err = e
+	if !w.started && end.Info != nil {
+		info := *end.Info
+		if info.Started.IsZero() {
+			info.Started = time.Now()
+		}
+		w.begin(&info)
 	}
-	if e := WriteJSON(filepath.Join(w.dir, FileSummary), sum); err == nil {
-		err = e
+	w.fail(WriteJSON(filepath.Join(w.dir, FileOffenders), end.Offenders))
+	w.fail(WriteJSON(filepath.Join(w.dir, FileSummary), end.Summary))
+	if w.cw != nil {
+		w.cw.Flush()
+		w.fail(w.csvf.Close())
 	}
-	w.cw.Flush()
-	if e := w.csvf.Close(); err == nil {
-		err = e
+	if w.hb != nil {
+		w.fail(w.hb.Flush())
+		w.fail(w.hf.Close())
 	}
-	w.hb.Flush()
-	if e := w.hf.Close(); err == nil {
-		err = e
-	}
-	if err != nil {
-		return fmt.Errorf("results %s: %w", w.dir, err)
-	}
-	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 )
 
-// Intervals written by ResultsWriter come back through hdrhistogram-go's
+// Intervals written by ResultsDir come back through hdrhistogram-go's
 // log reader with the same counts and percentiles, and a summary rebuilt
 // from the files (no summary.json) agrees with the recorder's.
 func TestResultsRoundTrip(t *testing.T) {
@@ -19,10 +19,11 @@ func TestResultsRoundTrip(t *testing.T) {
 	rec := NewRecorder(names, 4)
 	t0 := time.Unix(2000, 0)
 	rec.Begin(t0)
-	w, err := NewResultsWriter(dir, names, t0, &RunInfo{Tool: "mcpbench", Version: "test", Target: "http://x/mcp", Profile: "p", ProtocolNegotiated: "2025-11-25"})
+	w, err := NewResultsDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.Start(&RunInfo{Tool: "mcpbench", Version: "test", Target: "http://x/mcp", Profile: "p", ProtocolNegotiated: "2025-11-25", Started: t0, Ops: names})
 	for sec := range 3 {
 		for i := range 100 {
 			r := result(i%2, 0, 0, 1+i%20+sec, driver.ClassOK, 200)
@@ -33,13 +34,12 @@ func TestResultsRoundTrip(t *testing.T) {
 			rec.Shard(i).Record(r)
 		}
 		iv := rec.Tick(t0.Add(time.Duration(sec+1) * time.Second))
-		if err := w.Interval(iv, RowOf(iv), "measure"); err != nil {
-			t.Fatal(err)
-		}
+		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
 	}
 	ops, all := rec.Summarize(3)
 	sum := &Summary{Ops: ops, All: all, DurationS: 3, Rate: all.Rate}
-	if err := w.Close(sum, nil, 0); err != nil {
+	w.End(&RunEnd{Summary: sum})
+	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
 

@@ -372,3 +372,32 @@ func GeneratorCost(from, to Usage, ops int64, numCPU int, includesServer bool) G
 	}
 	return g
 }
+
+// Wave is the analysis of one storm: every open stream cut at once.
+type Wave struct {
+	AtS        float64 `json:"at_s"`        // since the start of the run
+	Attempts   int64   `json:"attempts"`    // reconnect attempts until the next wave or the end
+	Early      int64   `json:"early"`       // of which before the retry hint had passed
+	PeakPerSec float64 `json:"peak_per_s"`  // most attempts in any 100 ms window, per second
+	FirstMS    float64 `json:"first_ms"`    // first attempt, after the wave
+	P50MS      float64 `json:"p50_ms"`      // half of the attempts were made by then
+	P95MS      float64 `json:"p95_ms"`      // 95 %
+	LastMS     float64 `json:"last_ms"`     // last attempt
+	SpreadMS   float64 `json:"spread_ms"`   // p95 − first: how long the wave lasted
+	Errors     int64   `json:"errors"`      // op errors from the wave to recovery (or the end)
+	PeakP99MS  float64 `json:"peak_p99_ms"` // the worst interval p99 from the wave to recovery
+	RecoveryS  float64 `json:"recovery_s"`  // from the cut to the end of the degraded intervals after the wave; 0: none degraded; -1: degraded to the end
+	BaseP99MS  float64 `json:"base_p99_ms"` // pre-storm envelope: the second highest interval p99 of the 10 s before
+	BaseErrors float64 `json:"base_error_rate"`
+}
+
+// ThresholdsFailed counts the failed thresholds.
+func ThresholdsFailed(rs []ThresholdResult) int {
+	n := 0
+	for _, r := range rs {
+		if !r.Pass {
+			n++
+		}
+	}
+	return n
+}

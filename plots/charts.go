@@ -13,6 +13,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/metrics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -105,7 +106,7 @@ func LatencyOverTime(res *metrics.Results, op string) (*Chart, error) {
 		})
 		ss = append(ss, series{pc.name, segs, lineStyle(pc.color, pc.width, false)})
 	}
-	if err := addAll(lat, ss, metrics.Median(p50s)); err != nil {
+	if err := addAll(lat, ss, stats.Median(p50s)); err != nil {
 		return nil, err
 	}
 
@@ -517,7 +518,7 @@ func segments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool)
 	for i, iv := range res.Intervals {
 		lengths[i] = iv.Interval
 	}
-	usual := metrics.Median(lengths)
+	usual := stats.Median(lengths)
 	var segs []plotter.XYs
 	var cur plotter.XYs
 	for i := range res.Intervals {

@@ -156,14 +156,14 @@ func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
 	p := newPanel("Error rate against offered load", loadUnit(sw.By), "errors (% of ops)")
 	xy := plotter.XYs{}
 	for _, s := range steps {
-		xy = append(xy, plotter.XY{X: s.Value, Y: s.ErrorRate})
+		xy = append(xy, plotter.XY{X: s.Value, Y: 100 * s.ErrorRate})
 	}
 	if err := addSeries(p, "error rate", []plotter.XYs{xy}, lineStyle(colorN(3), 1.5, false)); err != nil {
 		return nil, err
 	}
 	addDots(p, xy, colorN(3))
 	xmax := steps[len(steps)-1].Value * 1.05
-	if err := addSeries(p, fmt.Sprintf("SLO %s%%", trim(sw.SLO.ErrorRate)), []plotter.XYs{{{X: 0, Y: sw.SLO.ErrorRate}, {X: xmax, Y: sw.SLO.ErrorRate}}}, lineStyle(color.Black, 1, true)); err != nil {
+	if err := addSeries(p, fmt.Sprintf("SLO %s%%", trim(100*sw.SLO.ErrorRate)), []plotter.XYs{{{X: 0, Y: 100 * sw.SLO.ErrorRate}, {X: xmax, Y: 100 * sw.SLO.ErrorRate}}}, lineStyle(color.Black, 1, true)); err != nil {
 		return nil, err
 	}
 	p.Plot.X.Min, p.Plot.X.Max = 0, xmax

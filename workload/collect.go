@@ -11,25 +11,18 @@ import (
 // this process and the target's, and hands the interval to the sinks
 // (OnInterval); it writes checkpoints for long runs.
 
-// Interval phases, as intervals.csv and progress show them.
-const (
-	PhaseWarmup   = "warm-up"  // the interval ended before the measured window opened: it holds no measured op
-	PhaseMeasure  = "measure"  // the interval holds measured ops (it ended in the window, or began in it)
-	PhaseStopping = "stopping" // the graceful stop after the window
-)
-
 // phaseOf labels an interval. Only ops intended in the measured window are
 // recorded, so an interval that ends after the window opened holds
 // measured ops and is labelled measure even when it began in the warm-up
 // (report rebuilds the window from the rows' times, clamped to it).
-func (e *engine) phaseOf(iv metrics.Interval) string {
+func (e *engine) phaseOf(iv metrics.Interval) metrics.Phase {
 	switch {
 	case !iv.End.After(e.warmEnd):
-		return PhaseWarmup
+		return metrics.PhaseWarmup
 	case iv.Start.Before(e.end):
-		return PhaseMeasure
+		return metrics.PhaseMeasure
 	}
-	return PhaseStopping
+	return metrics.PhaseStopping
 }
 
 // sampleTarget reads the target process for an interval row and keeps
@@ -65,60 +58,83 @@ func (e *engine) sampleTarget(row *metrics.Row, now time.Time) {
 	e.tgtMaxFDs = max(e.tgtMaxFDs, cur.FDs)
 }
 
-// collect merges metrics once per interval and reports progress.
+// collect merges metrics once per interval and hands each interval to
+// the sinks; it hands checkpoints to those that take them.
 func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(e.opts.Interval)
 	defer t.Stop()
-	var reconnects int64
 	e.selfPrev, _ = metrics.ReadProc(0)
 	if pid := e.opts.TargetPID; pid > 0 {
 		e.tgtPrev, e.tgtErr = metrics.ReadProc(pid)
 	}
-	report := func(now time.Time) {
-		iv := e.rec.Tick(now)
-		row := metrics.RowOf(iv)
-		row.VUs, row.Sessions, row.Streams = e.live.Load(), e.sessionsOpen.Load(), e.streamsOpen.Load()
-		if cur, err := metrics.ReadProc(0); err == nil {
-			row.Self = metrics.ProcDelta(e.selfPrev, cur)
-			e.selfPrev = cur
-		}
-		e.sampleTarget(&row, now)
-		if e.pl.Profile.Open() && iv.Start.Before(e.end) {
-			row.TargetRate = e.sched.Rate(iv.Start.Sub(e.start)) // the rate asked for when the interval began
-		}
-		total := e.tl.Total()
-		row.Reconnects, reconnects = total-reconnects, total
-		e.rows = append(e.rows, row)
-		if e.opts.OnInterval == nil {
-			return
-		}
-		pr := Progress{Interval: iv, Row: row, Names: e.pl.Names, Elapsed: now.Sub(e.start), VUs: e.live.Load(),
-			Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
-		pr.Phase = e.phaseOf(iv)
-		if now.Before(e.end) {
-			pr.Remaining = e.end.Sub(now)
-		}
-		pr.TargetRate = row.TargetRate
-		e.opts.OnInterval(pr)
-	}
+	var reconnects int64
 	lastCP := time.Now()
 	for {
 		select {
 		case now := <-t.C:
-			report(now)
-			if cp := e.opts.Checkpoint; cp > 0 && e.opts.OnCheckpoint != nil && now.After(e.warmEnd) && now.Sub(lastCP) >= cp {
+			e.report(now, &reconnects)
+			if cp := e.opts.Checkpoint; cp > 0 && now.After(e.warmEnd) && now.Sub(lastCP) >= cp {
 				lastCP = now
-				e.mu.Lock()
-				u0 := e.usage0
-				e.mu.Unlock()
-				sum := e.summary(e.warmEnd, now, u0, metrics.ReadUsage(), context.Background())
-				sum.Interrupted, sum.StopReason = true, "checkpoint: the run goes on"
-				e.opts.OnCheckpoint(sum)
+				e.checkpoint(now)
 			}
 		case <-stop:
-			report(time.Now())
+			e.report(time.Now(), &reconnects)
 			return
 		}
+	}
+}
+
+// report closes an interval: the recorder's merge, the row with the gauges
+// and process samples, and the sinks.
+func (e *engine) report(now time.Time, reconnects *int64) {
+	iv := e.rec.Tick(now)
+	row := metrics.RowOf(iv)
+	row.VUs, row.Sessions, row.Streams = e.live.Load(), e.sessionsOpen.Load(), e.streamsOpen.Load()
+	if cur, err := metrics.ReadProc(0); err == nil {
+		row.Self = metrics.ProcDelta(e.selfPrev, cur)
+		e.selfPrev = cur
+	}
+	e.sampleTarget(&row, now)
+	if e.pl.Profile.Open() && iv.Start.Before(e.end) {
+		// The arrivals the schedule made due in the interval, per second:
+		// with a ramp the target changes within an interval.
+		from, to := iv.Start.Sub(e.start), iv.End.Sub(e.start)
+		if secs := (to - from).Seconds(); secs > 0 {
+			row.TargetRate = float64(Arrivals(e.sched, from, to)) / secs
+		}
+	}
+	total := e.tl.Total()
+	row.Reconnects, *reconnects = total-*reconnects, total
+	e.rows = append(e.rows, row)
+	rec := &metrics.IntervalRecord{Interval: iv, Row: row, Names: e.pl.Names, Phase: e.phaseOf(iv), Elapsed: now.Sub(e.start),
+		TargetRate: row.TargetRate, VUs: e.live.Load(), Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
+	if now.Before(e.end) {
+		rec.Remaining = e.end.Sub(now)
+	}
+	for _, s := range e.opts.Sinks {
+		s.Interval(rec)
+	}
+}
+
+// checkpoint hands the summary of the measured window so far to the sinks
+// that take checkpoints.
+func (e *engine) checkpoint(now time.Time) {
+	var cps []metrics.Checkpointer
+	for _, s := range e.opts.Sinks {
+		if c, ok := s.(metrics.Checkpointer); ok {
+			cps = append(cps, c)
+		}
+	}
+	if len(cps) == 0 {
+		return
+	}
+	e.mu.Lock()
+	u0 := e.usage0
+	e.mu.Unlock()
+	sum := e.summary(context.Background(), e.warmEnd, now, u0, metrics.ReadUsage())
+	sum.Interrupted, sum.StopReason = true, "checkpoint: the run goes on"
+	for _, c := range cps {
+		c.Checkpoint(sum)
 	}
 }

@@ -12,16 +12,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/units"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
 	"go.yaml.in/yaml/v3"
 )
@@ -51,8 +47,19 @@ type Profile struct {
 	// rate while each op takes up to max_delay, rate × max_delay (at least
 	// vus, at most DefaultMaxVUsCap); VUs are added only when needed.
 	MaxVUs int `yaml:"max_vus"`
-	// Rate is the arrival rate in ops/s; > 0 selects the open model.
+	// Rate is the arrival rate in ops/s; > 0 selects the open model. With
+	// stages it is the rate they start from (0 allowed with model: open).
 	Rate float64 `yaml:"rate"`
+	// Model is open (arrival rate) or closed (VUs); "" means open when rate
+	// > 0, else closed.
+	Model string `yaml:"model"`
+	// Stages ramp the load, k6 style (ramping-arrival-rate in the open
+	// model, ramping-vus in the closed): each moves the target rate (or the
+	// active VUs) linearly from the previous stage's target — the first
+	// from rate (or vus) — to its own over its duration. With stages the
+	// measured window is their total (duration unset); the warm-up runs at
+	// the starting rate (or vus).
+	Stages []StageSpec `yaml:"stages"`
 	// MaxDelay: in the open model an op that cannot start within MaxDelay
 	// of its intended start (every VU busy, max_vus reached) is dropped and
 	// counted (default 1 s).
@@ -115,6 +122,14 @@ type Profile struct {
 // DefaultMaxVUsCap bounds the default max_vus: each VU holds a session
 // (one or two sockets) and costs the server an initialize.
 const DefaultMaxVUsCap = 5000
+
+// StageSpec is one stage of a ramp.
+type StageSpec struct {
+	Duration Duration `yaml:"duration"`
+	// Target is the rate (ops/s, open model) or the active VUs (closed
+	// model) at the end of the stage.
+	Target float64 `yaml:"target"`
+}
 
 // Timeouts of the driver (0: driver defaults: connect 5 s, request 30 s,
 // stream idle 30 s).
@@ -216,87 +231,6 @@ func ParseProfile(data []byte) (*Profile, []error) {
 	return &p, []error{fmt.Errorf("yaml: %v", err)}
 }
 
-var reLine = regexp.MustCompile(`^line (\d+): `)
-
-// withField prefixes a "line N: ..." message with the field at line N.
-func withField(m string, paths map[int]string) string {
-	s := reLine.FindStringSubmatch(m)
-	if s == nil {
-		return m
-	}
-	n, _ := strconv.Atoi(s[1])
-	if f, ok := paths[n]; ok {
-		return f + " (line " + s[1] + "): " + m[len(s[0]):]
-	}
-	return m
-}
-
-// fieldPaths maps the line of each mapping key in a YAML document to its
-// path ("ops[0].method").
-func fieldPaths(data []byte) map[int]string {
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil {
-		return nil
-	}
-	out := map[int]string{}
-	var walk func(n *yaml.Node, path string)
-	walk = func(n *yaml.Node, path string) {
-		switch n.Kind {
-		case yaml.DocumentNode:
-			for _, c := range n.Content {
-				walk(c, path)
-			}
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				p := k.Value
-				if path != "" {
-					p = path + "." + k.Value
-				}
-				if _, seen := out[k.Line]; !seen {
-					out[k.Line] = p
-				}
-				walk(v, p)
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				walk(c, fmt.Sprintf("%s[%d]", path, i))
-			}
-		}
-	}
-	walk(&doc, "")
-	return out
-}
-
-var (
-	reUnknown = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
-	reType    = regexp.MustCompile(`^line (\d+): cannot unmarshal !!(\w+) ` + "`" + `?([^` + "`" + `]*)` + "`" + `? into (\S+)$`)
-)
-
-// tidyYAMLError rewrites yaml.v3 messages in the field's terms.
-func tidyYAMLError(m string) string {
-	if s := reUnknown.FindStringSubmatch(m); s != nil {
-		return fmt.Sprintf("line %s: unknown field %q", s[1], s[2])
-	}
-	if s := reType.FindStringSubmatch(m); s != nil {
-		want := s[4]
-		switch {
-		case strings.HasPrefix(want, "int"):
-			want = "an integer"
-		case strings.HasPrefix(want, "float"):
-			want = "a number"
-		case want == "bool":
-			want = "true or false"
-		case strings.HasPrefix(want, "[]"):
-			want = "a list"
-		case strings.HasPrefix(want, "map"), strings.HasPrefix(want, "workload."):
-			want = "a mapping"
-		}
-		return fmt.Sprintf("line %s: %q is not %s", s[1], s[3], want)
-	}
-	return m
-}
-
 // LoadProfile reads a built-in profile by name, or else a YAML file. A
 // profile with YAML mistakes (unknown fields, wrong types) is still
 // returned: Validate reports those mistakes together with the rest, after
@@ -353,16 +287,16 @@ func (p *Profile) Defaults() {
 		p.MaxDelay = Duration(time.Second)
 	}
 	if p.MaxVUs == 0 || p.maxVUsAuto {
-		p.MaxVUs, p.maxVUsAuto = p.VUs, false
+		p.MaxVUs, p.maxVUsAuto = p.peakVUs(), false
 		if p.Open() {
 			// Little's law: keeping rate R while each op takes up to the
 			// max delay D needs R × D VUs in flight; beyond that an op
 			// waits longer than D and is dropped anyway.
-			need := int(math.Ceil(p.Rate * p.MaxDelay.D().Seconds()))
+			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds()))
 			p.MaxVUs, p.maxVUsAuto = max(p.VUs, min(need, DefaultMaxVUsCap)), true
 		}
 	}
-	if p.Duration == 0 {
+	if p.Duration == 0 && len(p.Stages) == 0 {
 		p.Duration = Duration(10 * time.Second)
 	}
 	if p.GracefulStop == 0 {
@@ -383,129 +317,58 @@ func (p *Profile) Defaults() {
 }
 
 // Open reports whether the profile uses the open model (an arrival rate).
-func (p *Profile) Open() bool { return p.Rate > 0 }
+func (p *Profile) Open() bool { return p.Model == "open" || (p.Model == "" && p.Rate > 0) }
 
-// Validate checks the profile (after Defaults) and returns every problem,
-// each naming its field; a ${NAME} reference to a variable not set in the
-// environment is one (see ResolveEndpoint).
-func (p *Profile) Validate() []error {
-	errs := append([]error(nil), p.parseErrs...)
-	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	_, epErrs := p.endpoint(os.LookupEnv) // url and headers: ${NAME} set, URL well-formed
-	_, opErrs := p.expandOps(os.LookupEnv)
-	errs = append(append(errs, epErrs...), opErrs...)
-	if p.Protocol != "" && p.Protocol != driver.ProtocolAuto && !slices.Contains(driver.SupportedProtocols, p.Protocol) {
-		add("protocol: %q not supported (want auto or one of %s)", p.Protocol, strings.Join(driver.SupportedProtocols, ", "))
+// Window is the measured window: the stages' total, or Duration.
+func (p *Profile) Window() time.Duration {
+	if len(p.Stages) == 0 {
+		return p.Duration.D()
 	}
-	if p.VUs < 1 {
-		add("vus: %d, want at least 1", p.VUs)
+	var d time.Duration
+	for _, s := range p.Stages {
+		d += s.Duration.D()
 	}
-	if p.Rate < 0 {
-		add("rate: %g, want > 0 (open model) or 0 (closed model)", p.Rate)
+	return d
+}
+
+// ramp is the stages as a ramp from start, after a flat warm-up.
+func (p *Profile) ramp(start float64) Ramp {
+	r := Ramp{Start: start, Stages: []Stage{{Duration: p.Warmup.D(), Target: start}}}
+	for _, s := range p.Stages {
+		r.Stages = append(r.Stages, Stage{Duration: s.Duration.D(), Target: s.Target})
 	}
-	if p.Open() && p.MaxVUs < p.VUs {
-		add("max_vus: %d is below vus (%d)", p.MaxVUs, p.VUs)
+	return r
+}
+
+// schedule is the run's schedule: arrivals (open model: constant, or the
+// stages' ramp), active VUs (closed model with stages), or nil (closed
+// model: every VU active).
+func (p *Profile) schedule() Schedule {
+	switch {
+	case p.Open() && len(p.Stages) > 0:
+		return p.ramp(p.Rate)
+	case p.Open():
+		return Constant{PerSec: p.Rate, Duration: p.Warmup.D() + p.Window()}
+	case len(p.Stages) > 0:
+		return p.ramp(float64(p.VUs))
 	}
-	if p.Duration.D() <= 0 {
-		add("duration: %v, want > 0", p.Duration.D())
+	return nil
+}
+
+// peakRate is the highest arrival rate asked for.
+func (p *Profile) peakRate() float64 {
+	if len(p.Stages) > 0 {
+		return p.ramp(p.Rate).Peak()
 	}
-	for name, d := range map[string]Duration{"warmup": p.Warmup, "graceful_stop": p.GracefulStop, "think_time": p.ThinkTime,
-		"max_delay": p.MaxDelay, "timeouts.connect": p.Timeouts.Connect, "timeouts.request": p.Timeouts.Request, "timeouts.stream_idle": p.Timeouts.StreamIdle,
-		"resume.default_retry": p.Resume.DefaultRetry} {
-		if d < 0 {
-			add("%s: %v, want ≥ 0", name, d.D())
-		}
+	return p.Rate
+}
+
+// peakVUs is the most VUs active at once in the closed model.
+func (p *Profile) peakVUs() int {
+	if p.Open() || len(p.Stages) == 0 {
+		return p.VUs
 	}
-	switch p.Resume.Policy {
-	case "", driver.ReconnectHonourRetry, driver.ReconnectImmediate, driver.ReconnectBackoff:
-	default:
-		add("resume.policy: %q, want honour-retry, immediate or backoff", p.Resume.Policy)
-	}
-	if p.Chaos != nil {
-		p.Chaos.Defaults()
-		errs = append(errs, p.Chaos.Validate("chaos")...)
-	}
-	if p.Sweep != nil {
-		sw := *p.Sweep
-		sw.defaults()
-		errs = append(errs, sw.validate()...)
-	}
-	if p.Soak != nil && p.Soak.Checkpoint < 0 {
-		add("soak.checkpoint: want ≥ 0")
-	}
-	for i, t := range p.Thresholds {
-		if _, err := metrics.ParseThreshold(t); err != nil {
-			add("thresholds[%d]: %v", i, err)
-		}
-	}
-	if p.Churn.Rate < 0 {
-		add("churn.rate: %g, want ≥ 0", p.Churn.Rate)
-	}
-	for name, v := range map[string]units.Size{"max_message_bytes": p.MaxMessageBytes, "max_event_bytes": p.MaxEventBytes, "max_buffered_bytes": p.MaxBufferedBytes} {
-		if v != 0 && v < 1024 {
-			add("%s: %v, want at least 1KiB (0: the default)", name, v)
-		}
-	}
-	if p.MaxEventBytes > 1<<30 {
-		add("max_event_bytes: %v, want at most 1GiB", p.MaxEventBytes)
-	}
-	if p.Server.GETRetry < 0 || p.Server.Tick < 0 {
-		add("server: get_retry and tick must be ≥ 0")
-	}
-	switch p.Server.Mode {
-	case "", "stateful", "stateless", "json", "2026-07-28":
-	default:
-		add("server.mode: %q, want stateful, stateless, json or 2026-07-28", p.Server.Mode)
-	}
-	for k := range p.Headers {
-		if _, _, err := driver.ParseHeader(k + ": x"); err != nil {
-			add("headers: %q is not a header name", k)
-		}
-	}
-	if len(p.Ops) == 0 {
-		add("ops: empty, want at least one operation")
-	}
-	total := 0
-	for i, o := range p.Ops {
-		f := fmt.Sprintf("ops[%d]", i)
-		if o.Name != "" {
-			f = fmt.Sprintf("ops[%d] (%s)", i, o.Name)
-		}
-		if !slices.Contains(Methods, o.Method) {
-			add("%s.method: %q, want one of %s", f, o.Method, strings.Join(Methods, ", "))
-		}
-		switch o.Method {
-		case "tools/call":
-			if o.Tool == "" {
-				add("%s.tool: required for tools/call", f)
-			}
-		case "prompts/get":
-			if o.Prompt == "" {
-				add("%s.prompt: required for prompts/get", f)
-			}
-		case "resources/read":
-			if o.URI == "" {
-				add("%s.uri: required for resources/read", f)
-			}
-		}
-		if o.Method != "tools/call" && o.Method != "prompts/get" && len(o.Arguments) > 0 {
-			add("%s.arguments: only tools/call and prompts/get take arguments", f)
-		}
-		if o.Weight != nil {
-			if *o.Weight < 0 {
-				add("%s.weight: %d, want ≥ 0", f, *o.Weight)
-			} else {
-				total += *o.Weight
-			}
-		}
-		if o.Expect.Progress < 0 {
-			add("%s.expect.progress: %d, want ≥ 0", f, o.Expect.Progress)
-		}
-	}
-	if len(p.Ops) > 0 && total == 0 && len(p.parseErrs) == 0 { // a weight that failed to parse reads 0
-		add("ops: all weights are 0")
-	}
-	return errs
+	return int(p.ramp(float64(p.VUs)).Peak() + 0.5)
 }
 
 // opName is the default label of an op.

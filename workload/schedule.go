@@ -108,3 +108,65 @@ func solveRamp(a, b, T, n float64) float64 {
 	}
 	return (-a + math.Sqrt(disc)) / k
 }
+
+// When returns the first time at or after `after` when the ramp's rate is
+// at least v (ok false when it never is again): for ramping VUs, when VU
+// number v−0.5 becomes active.
+func (r Ramp) When(v float64, after time.Duration) (time.Duration, bool) {
+	from := r.Start
+	var t0 time.Duration
+	for _, s := range r.Stages {
+		t1 := t0 + s.Duration
+		if t1 > after {
+			start := max(after, t0)
+			if r.Rate(start) >= v {
+				return start, true
+			}
+			if s.Target >= v && s.Target > from {
+				// The rate crosses v inside the stage.
+				t := t0 + time.Duration((v-from)/(s.Target-from)*float64(s.Duration))
+				return max(t, start), true
+			}
+		}
+		t0, from = t1, s.Target
+	}
+	return 0, false
+}
+
+// Peak is the highest rate (or VU count) the ramp reaches.
+func (r Ramp) Peak() float64 {
+	p := r.Start
+	for _, s := range r.Stages {
+		p = max(p, s.Target)
+	}
+	return p
+}
+
+// Arrivals returns how many ops a schedule makes due in [from, to) (for
+// the interval's target rate: with a ramp it changes within an interval).
+func Arrivals(s Schedule, from, to time.Duration) int64 {
+	return due(s, to) - due(s, from)
+}
+
+// due counts the ops due before t: the first h whose due time is ≥ t.
+func due(s Schedule, t time.Duration) int64 {
+	lo, hi := uint64(0), uint64(1)
+	for {
+		if d, stop := s.Pace(0, hi); stop || d >= t {
+			break
+		}
+		lo, hi = hi, hi*2
+		if hi > 1<<40 {
+			return int64(hi)
+		}
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if d, stop := s.Pace(0, mid); !stop && d < t {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return int64(lo)
+}

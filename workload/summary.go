@@ -10,39 +10,31 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/verdict"
 )
 
 // Summary assembly: the recorder's totals, the session and stream tallies,
 // chaos, the generator's and the target's cost, and the warnings the
 // numbers call for.
 
-func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.Context) *metrics.Summary {
+// summary builds the run's summary over the measured window [from, to):
+// the recorder's totals and tallies, chaos and storms, the generator's and
+// the target's cost, the warnings the numbers call for, and the
+// thresholds.
+func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics.Usage) *metrics.Summary {
 	p := &e.pl.Profile
-	secs := math.Round(to.Sub(from).Seconds()*1000) / 1000
-	if secs < 0 {
-		secs = 0
-	}
+	secs := max(math.Round(to.Sub(from).Seconds()*1000)/1000, 0)
 	ops, all := e.rec.Summarize(secs)
+	e.mu.Lock()
 	s := &metrics.Summary{
-		Tool:        e.opts.Tool,
-		Target:      e.pl.Target,
-		Embedded:    e.opts.Embedded,
-		Protocol:    e.negotiated,
-		ProtocolWhy: e.protoWhy,
-		Notes:       e.notes,
-		Profile:     p.Name,
-		Model:       "closed",
-		Started:     e.start,
-		DurationS:   secs,
-		WarmupS:     p.Warmup.D().Seconds(),
-		Rate:        all.Rate,
-		VUs:         int(e.started.Load()),
-		MaxVUs:      p.MaxVUs,
-		Dropped:     all.Dropped,
-		Ops:         ops,
-		All:         all,
+		Tool: e.opts.Tool, Target: e.pl.Target, Embedded: e.opts.Embedded,
+		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: e.notes,
+		Profile: p.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: p.Warmup.D().Seconds(),
+		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Dropped: all.Dropped, Ops: ops, All: all,
 	}
+	e.mu.Unlock()
 	if arrivals := all.Count + all.Dropped + all.Interrupted; arrivals > 0 {
 		s.DroppedRate = float64(all.Dropped) / float64(arrivals)
 	}
@@ -50,10 +42,12 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 		s.Protocol = "none negotiated (asked " + cmp.Or(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"
 	}
 	if p.Open() {
-		s.Model = "open"
-		s.TargetRate = p.Rate
+		s.Model, s.TargetRate = "open", p.Rate
+		if len(p.Stages) > 0 && secs > 0 {
+			s.TargetRate = textfmt.Round3(float64(Arrivals(e.sched, from.Sub(e.start), to.Sub(e.start))) / secs)
+		}
 	} else {
-		s.MaxVUs = p.VUs
+		s.MaxVUs = p.peakVUs()
 	}
 	if ctx.Err() != nil {
 		s.Interrupted = true
@@ -62,73 +56,72 @@ func (e *engine) summary(from, to time.Time, u0, u1 metrics.Usage, ctx context.C
 			s.StopReason = "interrupted during set-up (" + s.StopReason + "): nothing was measured"
 		}
 	}
-	e.mu.Lock()
-	s.Sessions = e.sess
-	s.Sessions.Initialize = metrics.LatencyOf(e.initHist)
-	for c, n := range e.failCls {
-		if n > 0 {
-			if s.Sessions.FailClasses == nil {
-				s.Sessions.FailClasses = map[string]int64{}
-			}
-			s.Sessions.FailClasses[driver.Class(c).String()] = n
-			if ex := e.failEx[c]; ex != "" {
-				if s.Sessions.FailExamples == nil {
-					s.Sessions.FailExamples = map[string]string{}
-				}
-				s.Sessions.FailExamples[driver.Class(c).String()] = ex
-			}
-		}
-	}
-	s.GETStreams = e.getSummary()
-	s.Sessions.Hygiene = e.hygieneSummary()
-	e.mu.Unlock()
-	s.Sessions.Churned = e.churned
-	if e.inj != nil {
-		st := e.inj.Stats()
-		s.Chaos = &metrics.ChaosSummary{Plan: e.inj.Plan(), Seed: e.inj.Seed(), CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
-			Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts, Outside: st.Outside}
-		if e.tl != nil && len(st.Waves) > 0 {
-			s.Storms = metrics.Storms(st.Waves, e.tl, e.rows)
-		}
-	}
-	s.Generator = metrics.GeneratorCost(u0, u1, all.Count, runtime.NumCPU(), e.opts.Embedded)
-	s.Generator.StartLag = metrics.LatencyOf(e.rec.StartLag())
-	s.Generator.GOMAXPROCS = runtime.GOMAXPROCS(0)
-	if b := e.pl.Driver.Budget; b != nil {
-		bs := b.Stats()
-		g := &s.Generator
-		g.BudgetMB, g.BudgetPeakMB, g.BudgetWaits = mib(bs.Size), mib(bs.Peak), bs.Waits
-	}
+	s.Sessions = e.rec.Sessions()
+	s.GETStreams = e.rec.GETStreams()
+	e.chaosSummary(s)
+	e.generatorSummary(s, u0, u1)
 	e.bottleneck(s)
-	if pid := e.opts.TargetPID; pid > 0 {
-		t := &metrics.TargetSummary{PID: pid}
-		switch {
-		case e.tgtErr != nil:
-			t.Error = e.tgtErr.Error()
-		case !e.tgtFirst.At.IsZero() && !e.tgtLast.At.IsZero():
-			a, b := e.tgtFirst, e.tgtLast
-			cpu := (b.CPU - a.CPU).Seconds()
-			t.CPUSeconds = math.Round(cpu*1000) / 1000
-			if all.Count > 0 {
-				t.CPUPerOpUS = math.Round(cpu*1e6/float64(all.Count)*10) / 10
-			}
-			if w := b.At.Sub(a.At).Seconds(); w > 0 {
-				t.Cores = math.Round(cpu/w*1000) / 1000
-			}
-			t.RSSStartMB, t.RSSEndMB, t.RSSMaxMB = mib(a.RSS), mib(b.RSS), mib(e.tgtMaxRSS)
-			t.FDsStart, t.FDsEnd, t.FDsMax, t.Threads = a.FDs, b.FDs, e.tgtMaxFDs, b.Threads
-		default:
-			t.Error = "no sample inside the measured window"
-		}
-		s.TargetProc = t
-	}
+	s.TargetProc = e.targetSummary(all.Count)
 	if e.opts.Server != nil {
 		s.Server = e.opts.Server()
 	}
 	if len(e.pl.Thresholds) > 0 {
-		s.Thresholds = metrics.CheckThresholds(s, e.pl.Thresholds, e.rec)
+		s.Thresholds = verdict.CheckThresholds(s, e.pl.Thresholds, e.rec)
 	}
 	return s
+}
+
+// chaosSummary adds what the fault plan injected, and the storm waves.
+func (e *engine) chaosSummary(s *metrics.Summary) {
+	if e.inj == nil {
+		return
+	}
+	st := e.inj.Stats()
+	s.Chaos = &metrics.ChaosSummary{Plan: e.inj.Plan(), Seed: e.inj.Seed(), CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
+		Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts, Outside: st.Outside}
+	if e.tl != nil && len(st.Waves) > 0 {
+		s.Storms = verdict.Storms(st.Waves, e.tl, e.rows)
+	}
+}
+
+// generatorSummary adds mcpbench's own cost over the window.
+func (e *engine) generatorSummary(s *metrics.Summary, u0, u1 metrics.Usage) {
+	s.Generator = metrics.GeneratorCost(u0, u1, s.All.Count, runtime.NumCPU(), e.opts.Embedded)
+	g := &s.Generator
+	g.StartLag = metrics.LatencyOf(e.rec.StartLag())
+	g.GOMAXPROCS = runtime.GOMAXPROCS(0)
+	if b := e.pl.Driver.Budget; b != nil {
+		bs := b.Stats()
+		g.BudgetMB, g.BudgetPeakMB, g.BudgetWaits = mib(bs.Size), mib(bs.Peak), bs.Waits
+	}
+}
+
+// targetSummary is the target process's cost over the window (--target-pid).
+func (e *engine) targetSummary(count int64) *metrics.TargetSummary {
+	pid := e.opts.TargetPID
+	if pid <= 0 {
+		return nil
+	}
+	t := &metrics.TargetSummary{PID: pid}
+	switch {
+	case e.tgtErr != nil:
+		t.Error = e.tgtErr.Error()
+	case !e.tgtFirst.At.IsZero() && !e.tgtLast.At.IsZero():
+		a, b := e.tgtFirst, e.tgtLast
+		cpu := (b.CPU - a.CPU).Seconds()
+		t.CPUSeconds = math.Round(cpu*1000) / 1000
+		if count > 0 {
+			t.CPUPerOpUS = math.Round(cpu*1e6/float64(count)*10) / 10
+		}
+		if w := b.At.Sub(a.At).Seconds(); w > 0 {
+			t.Cores = math.Round(cpu/w*1000) / 1000
+		}
+		t.RSSStartMB, t.RSSEndMB, t.RSSMaxMB = mib(a.RSS), mib(b.RSS), mib(e.tgtMaxRSS)
+		t.FDsStart, t.FDsEnd, t.FDsMax, t.Threads = a.FDs, b.FDs, e.tgtMaxFDs, b.Threads
+	default:
+		t.Error = "no sample inside the measured window"
+	}
+	return t
 }
 
 func mib(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }

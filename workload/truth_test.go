@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -268,20 +267,12 @@ func TestIntervalPhasesAddUp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var mu sync.Mutex
-		var measured, other int64
-		sum, err := Run(t.Context(), pl, Options{OnInterval: func(pr Progress) {
-			mu.Lock()
-			defer mu.Unlock()
-			if pr.Phase == PhaseWarmup {
-				other += pr.Row.All.Count
-			} else {
-				measured += pr.Row.All.Count
-			}
-		}})
+		c := &phaseCounter{}
+		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{c}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		measured, other := c.measured, c.other
 		if other != 0 || measured != sum.All.Count {
 			t.Fatalf("rows labelled warm-up hold %d ops; the others %d, the summary %d", other, measured, sum.All.Count)
 		}
@@ -412,4 +403,17 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			t.Fatalf("throttled %d waited %v s, %d ops: want 1, 2 s, ~31", o.Throttled, o.ThrottleWaitS, o.Count)
 		}
 	})
+}
+
+// phaseCounter adds up the ops of the intervals by phase.
+type phaseCounter struct{ measured, other int64 }
+
+func (c *phaseCounter) Start(*metrics.RunInfo) {}
+func (c *phaseCounter) End(*metrics.RunEnd)    {}
+func (c *phaseCounter) Interval(r *metrics.IntervalRecord) {
+	if r.Phase == metrics.PhaseWarmup {
+		c.other += r.Row.All.Count
+	} else {
+		c.measured += r.Row.All.Count
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
@@ -142,13 +143,6 @@ func (e *env) compile() (*workload.Plan, error) {
 	return plan, nil
 }
 
-// serverStats adds the embedded server's counters to a summary.
-func (e *env) serverStats(sum *metrics.Summary) {
-	if f := e.serverStatsFunc(); f != nil && sum != nil {
-		sum.Server = f()
-	}
-}
-
 // serverStatsFunc reads the embedded server's counters (nil without one),
 // for the engine to put in the summary before thresholds are checked.
 func (e *env) serverStatsFunc() func() *metrics.ServerStats {
@@ -166,69 +160,61 @@ func (e *env) print(sum *metrics.Summary) error {
 	if e.f.jsonOut {
 		return writeJSON(e.stdout, sum)
 	}
-	return metrics.WriteText(e.stdout, sum)
+	return report.WriteText(e.stdout, sum)
 }
 
-// recording ties a run to its progress display and results directory.
+// recording is a run's sinks as the command sets them up: the results
+// directory (the only writer of its files; none with --no-results) and
+// the progress display.
 type recording struct {
-	e     *env
-	plan  *workload.Plan
-	dir   string
-	rec   *metrics.Recorder
-	prog  *progress
-	rw    *metrics.ResultsWriter
-	rwErr error
+	e    *env
+	rd   *metrics.ResultsDir
+	prog *progress
 }
 
-func (e *env) newRecording(plan *workload.Plan, dir string) *recording {
-	return &recording{e: e, plan: plan, dir: dir, rec: metrics.NewRecorder(plan.Names, plan.Profile.MaxVUs),
-		prog: newProgress(e.stderr, e.f.quiet, e.f.noProgress, plan)}
+func (e *env) newRecording(plan *workload.Plan, dir string) (*recording, error) {
+	r := &recording{e: e, prog: newProgress(e.stderr, e.f.quiet, e.f.noProgress, plan)}
+	if dir != "" {
+		rd, err := metrics.NewResultsDir(dir)
+		if err != nil {
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--out: %w", err)}
+		}
+		r.rd = rd
+	}
+	return r, nil
 }
 
 // options are the engine options of a recorded run.
-func (r *recording) options() workload.Options {
+func (r *recording) options(plan *workload.Plan) workload.Options {
 	e := r.e
+	sinks := []metrics.Sink{r.prog}
+	if r.rd != nil {
+		sinks = append(sinks, r.rd)
+	}
 	return workload.Options{
 		Embedded:  e.embedded,
 		Tool:      "mcpbench " + e.ver,
-		Recorder:  r.rec,
 		TargetPID: e.f.targetPID,
 		Server:    e.serverStatsFunc(),
-		OnStart: func(t0 time.Time, proto string) {
-			if r.dir != "" {
-				r.rw, r.rwErr = metrics.NewResultsWriter(r.dir, r.plan.Names, t0, e.runInfo(r.plan, proto))
-			}
-		},
-		OnInterval: func(pr workload.Progress) {
-			r.prog.interval(pr)
-			if r.rw != nil {
-				r.rw.Interval(pr.Interval, pr.Row, pr.Phase)
-			}
-		},
+		RunInfo:   e.runInfo(plan),
+		Sinks:     sinks,
 	}
 }
 
-// close finishes the results directory (summary.json, offenders.json).
-func (r *recording) close(sum *metrics.Summary) {
-	if r.dir == "" {
+// close says where the results are, or why they could not be written.
+func (r *recording) close() {
+	if r.rd == nil {
 		return
 	}
-	if r.rw == nil && r.rwErr == nil { // the run never started (set-up failed)
-		r.rw, r.rwErr = metrics.NewResultsWriter(r.dir, r.plan.Names, r.e.started, r.e.runInfo(r.plan, sum.Protocol))
+	if err := r.rd.Err(); err != nil {
+		fmt.Fprintf(r.e.stderr, "mcpbench: writing results: %v\n", err)
+		return
 	}
-	if r.rwErr == nil {
-		offs, faulty := r.rec.Offenders()
-		r.rwErr = r.rw.Close(sum, offs, faulty)
-	}
-	if r.rwErr != nil {
-		fmt.Fprintf(r.e.stderr, "mcpbench: writing results: %v\n", r.rwErr)
-	} else {
-		fmt.Fprintf(r.e.stderr, "mcpbench: results in %s\n", r.dir)
-	}
+	fmt.Fprintf(r.e.stderr, "mcpbench: results in %s\n", r.rd.Dir())
 }
 
-func (e *env) runInfo(plan *workload.Plan, proto string) *metrics.RunInfo {
-	return runInfo(plan, proto, e.f, e.cmd, e.embedded, e.ver, e.sdk, e.started)
+func (e *env) runInfo(plan *workload.Plan) *metrics.RunInfo {
+	return runInfo(plan, e.f, e.cmd, e.embedded, e.ver, e.sdk, e.started)
 }
 
 // perPCapacity is the open-model rate one P (GOMAXPROCS) carries at about

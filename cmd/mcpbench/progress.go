@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -32,13 +33,14 @@ type progress struct {
 	errors     int64
 	reconnects int64
 
-	p   *mpb.Progress
-	bar *mpb.Bar
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	ended bool
 }
 
 func newProgress(w io.Writer, quiet, off bool, plan *workload.Plan) *progress {
 	pr := &progress{w: w, off: off, plain: true, every: 5 * time.Second}
-	pr.total = plan.Profile.Warmup.D() + plan.Profile.Duration.D()
+	pr.total = plan.Profile.Warmup.D() + plan.Profile.Window()
 	if f, ok := w.(*os.File); ok && !quiet && !off && termWidth(f) >= 40 {
 		pr.plain = false
 	}
@@ -70,12 +72,12 @@ func (pr *progress) clock() string {
 }
 
 // line renders an interval's figures (mu held).
-func (pr *progress) line(p workload.Progress) string {
+func (pr *progress) line(p *metrics.IntervalRecord) string {
 	row := p.Row
 	pr.errors += row.All.Errors
 	pr.reconnects += row.Reconnects // resumes of response and GET streams
 	var b strings.Builder
-	if p.Phase == "warm-up" {
+	if p.Phase == metrics.PhaseWarmup {
 		// Warm-up ops are not recorded: no rate or latency to show yet.
 		fmt.Fprintf(&b, "%-8s (not measured)", p.Phase)
 		if p.TargetRate > 0 {
@@ -101,8 +103,16 @@ func (pr *progress) line(p workload.Progress) string {
 	return b.String()
 }
 
-// interval is the engine's OnInterval hook.
-func (pr *progress) interval(p workload.Progress) {
+// Start implements metrics.Sink.
+func (pr *progress) Start(*metrics.RunInfo) {}
+
+// End implements metrics.Sink: the live bar ends so the summary prints
+// below it.
+func (pr *progress) End(*metrics.RunEnd) { pr.done() }
+
+// Interval implements metrics.Sink: one line (or the bar's status) per
+// interval.
+func (pr *progress) Interval(p *metrics.IntervalRecord) {
 	if pr.bar != nil {
 		// Not under mu: the bar's renderer calls the decorators, which take it.
 		pr.bar.SetCurrent(min(p.Elapsed.Milliseconds(), pr.total.Milliseconds()))
@@ -115,16 +125,17 @@ func (pr *progress) interval(p workload.Progress) {
 	case pr.off, pr.bar != nil:
 	default:
 		now := time.Now()
-		if pr.last.IsZero() || now.Sub(pr.last) >= pr.every || p.Phase == "stopping" {
+		if pr.last.IsZero() || now.Sub(pr.last) >= pr.every || p.Phase == metrics.PhaseStopping {
 			fmt.Fprintf(pr.w, "[%s] %s\n", pr.clock(), pr.status)
 			pr.last = now
 		}
 	}
 }
 
-// done ends the live bar so the summary prints below it.
+// done ends the live bar so the summary prints below it (idempotent).
 func (pr *progress) done() {
-	if pr.bar != nil {
+	if pr.bar != nil && !pr.ended {
+		pr.ended = true
 		pr.bar.SetCurrent(pr.total.Milliseconds())
 		pr.p.Wait()
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/spf13/cobra"
 )
 
@@ -33,15 +35,15 @@ killed), the summary is rebuilt from intervals.csv and histograms.hlog.`,
 			out := cmd.OutOrStdout()
 			switch format {
 			case "text":
-				if err := metrics.WriteText(out, sum); err != nil {
+				if err := report.WriteText(out, sum); err != nil {
 					return err
 				}
 				if spectrum {
-					return metrics.WriteSpectrum(out, res)
+					return report.WriteSpectrum(out, res)
 				}
 				return nil
 			case "markdown", "md":
-				return metrics.WriteMarkdown(out, sum)
+				return report.WriteMarkdown(out, sum)
 			case "json":
 				return writeJSON(out, sum)
 			}
@@ -74,9 +76,9 @@ limit exits 99; an unknown metric exits 2 listing the valid names.`,
   mcpbench compare results/main results/pr --fail-if 'p99>+10%' --fail-if 'rate<-5%'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var regs []metrics.Regression
+			var regs []verdict.Regression
 			for _, e := range failIf {
-				r, err := metrics.ParseRegression(e)
+				r, err := verdict.ParseRegression(e)
 				if err != nil {
 					return usageError("%v", err)
 				}
@@ -90,13 +92,13 @@ limit exits 99; an unknown metric exits 2 listing the valid names.`,
 			if err != nil {
 				return &exitError{code: exitFailed, err: err}
 			}
-			cmp := metrics.Compare(a, b)
+			cmp := verdict.Compare(a, b)
 			out := cmd.OutOrStdout()
 			if jsonOut {
 				if err := writeJSON(out, cmp); err != nil {
 					return err
 				}
-			} else if err := metrics.WriteCompare(out, label(args[0], a), label(args[1], b), cmp); err != nil {
+			} else if err := report.WriteCompare(out, label(args[0], a), label(args[1], b), cmp); err != nil {
 				return err
 			}
 			var crossed []string
@@ -136,7 +138,7 @@ func readSummary(path string) (*metrics.Summary, error) {
 
 // quantiles reads a results directory's histograms.hlog to answer the
 // percentiles a summary does not keep (nil when there is none).
-func quantiles(path string) metrics.QuantileSource {
+func quantiles(path string) verdict.QuantileSource {
 	res, err := metrics.ReadResults(path)
 	if err != nil || len(res.Histograms) == 0 {
 		return nil

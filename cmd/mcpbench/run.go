@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
+	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -86,7 +87,7 @@ Thresholds (--threshold '[SCOPE:]METRIC CMP VALUE[UNIT]', e.g. 'p(95)<200ms',
 read exactly the numbers the summary prints. SCOPE is an op (tools/call:echo,
 or a method: every op of it), post: (response streams), get: (GET streams) or
 sessions:; without it, the total. Metrics:
-  ` + strings.Join(metrics.MetricNames(), "\n  ") + `
+  ` + strings.Join(verdict.MetricNames(), "\n  ") + `
 
 Exit codes: 0 done; 1 the run could not start or no operation succeeded;
 2 bad flags or profile (an unknown threshold metric lists the valid ones);
@@ -313,17 +314,18 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	r := env.newRecording(plan, f.out)
-	sum, runErr := workload.Run(interruptible(env.ctx), plan, r.options())
-	r.prog.done()
+	r, err := env.newRecording(plan, f.out)
+	if err != nil {
+		return err
+	}
+	sum, runErr := workload.Run(interruptible(env.ctx), plan, r.options(plan))
 	if sum == nil {
 		return &exitError{code: exitFailed, err: runErr}
 	}
-	env.serverStats(sum)
 	if err := env.print(sum); err != nil {
 		return err
 	}
-	r.close(sum)
+	r.close()
 	return exitFor(sum, runErr)
 }
 
@@ -370,17 +372,16 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-func runInfo(plan *workload.Plan, negotiated string, f *runFlags, cmd *cobra.Command, embedded bool, ver, sdk string, started time.Time) *metrics.RunInfo {
+func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool, ver, sdk string, started time.Time) *metrics.RunInfo {
 	info := &metrics.RunInfo{
 		Tool: "mcpbench", Version: ver, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), Started: started, Command: redactArgs(os.Args),
 		Target: plan.Target, Embedded: embedded,
-		ProtocolRequested:  cmpOr(plan.Profile.Protocol, driver.ProtocolAuto),
-		ProtocolNegotiated: negotiated,
-		Profile:            plan.Profile.Name,
-		Flags:              map[string]string{},
-		Headers:            plan.ShownHeader(),
-		Seed:               plan.Profile.Seed,
+		ProtocolRequested: cmpOr(plan.Profile.Protocol, driver.ProtocolAuto),
+		Profile:           plan.Profile.Name,
+		Flags:             map[string]string{},
+		Headers:           plan.ShownHeader(),
+		Seed:              plan.Profile.Seed,
 	}
 	if embedded {
 		info.SDK = sdk

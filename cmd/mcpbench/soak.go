@@ -3,11 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/soak"
 	"github.com/spf13/cobra"
 )
 
@@ -47,30 +45,27 @@ verdicts of what ran. Exit codes: 0 every verdict passed, 99 one failed,
 			if cmd.Flags().Changed("checkpoint") {
 				every = checkpoint
 			}
-			r := env.newRecording(plan, f.out)
-			opts := r.options()
-			if f.out != "" {
-				opts.Checkpoint = every
-				opts.OnCheckpoint = func(s *metrics.Summary) {
-					env.serverStats(s)
-					metrics.WriteJSON(filepath.Join(f.out, "checkpoint.json"), s)
-				}
+			r, err := env.newRecording(plan, f.out)
+			if err != nil {
+				return err
 			}
-			sum, sk, runErr := workload.RunSoak(interruptible(env.ctx), plan, opts)
-			r.prog.done()
+			opts := r.options(plan)
+			opts.Checkpoint = every // the results directory writes checkpoint.json
+			sum, sk, runErr := soak.Run(interruptible(env.ctx), plan, opts)
 			if sum == nil {
 				return &exitError{code: exitFailed, err: runErr}
 			}
-			env.serverStats(sum)
 			if err := env.print(sum); err != nil {
 				return err
 			}
 			fmt.Fprintln(env.stdout)
-			metrics.WriteSoakText(env.stdout, sk)
+			soak.WriteText(env.stdout, sk)
 			if f.out != "" {
-				metrics.WriteJSON(filepath.Join(f.out, "soak.json"), sk)
+				if err := soak.WriteFile(f.out, sk); err != nil {
+					fmt.Fprintf(env.stderr, "mcpbench: writing soak.json: %v\n", err)
+				}
 			}
-			r.close(sum)
+			r.close()
 			if err := exitFor(sum, runErr); err != nil {
 				var ee *exitError
 				if !errors.As(err, &ee) || ee.code != exitThresholds {

@@ -3,25 +3,28 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
+// sweepFlags are sweep's own flags (the rest are run's).
+type sweepFlags struct {
+	by                     string
+	from, to, sloErr       float64
+	steps                  int
+	step, stepWarm, sloP99 time.Duration
+	keepGoing              bool
+}
+
 func newSweepCmd() *cobra.Command {
 	f := &runFlags{}
-	var (
-		by                     string
-		from, to, sloErr       float64
-		steps                  int
-		step, stepWarm, sloP99 time.Duration
-		keepGoing              bool
-	)
+	sf := &sweepFlags{}
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Step the load up to the capacity knee and find the maximum sustainable rate under an SLO",
@@ -45,109 +48,7 @@ Ctrl-C keeps every finished step.`,
   mcpbench sweep --by sessions --from 1000 --to 5000 --steps 5 --rate 100 --step 10s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set := cmd.Flags().Changed
-			for name, use := range map[string]string{
-				"duration":   "--step (measured time per step)",
-				"warmup":     "--step-warmup",
-				"threshold":  "--slo-p99 and --slo-errors (each step is judged against the SLO)",
-				"no-results": "--out (a sweep keeps every step's results)",
-			} {
-				if set(name) {
-					return usageError("--%s does not apply to sweep: use %s", name, use)
-				}
-			}
-			env, err := prepare(cmd, f, func(p *workload.Profile) error {
-				if p.Sweep == nil {
-					p.Sweep = &workload.SweepSpec{}
-				}
-				s := p.Sweep
-				if set("by") {
-					s.By = by
-				}
-				if set("from") {
-					s.From = from
-				}
-				if set("to") {
-					s.To = to
-				}
-				if set("steps") {
-					s.Steps = steps
-				}
-				if set("step") {
-					s.Step = workload.Duration(step)
-				}
-				if set("step-warmup") {
-					s.Warmup = workload.Duration(stepWarm)
-				}
-				if set("slo-p99") {
-					s.SLO.P99 = workload.Duration(sloP99)
-				}
-				if set("slo-errors") {
-					s.SLO.ErrorRate = &sloErr
-				}
-				if set("keep-going") {
-					s.KeepGoing = keepGoing
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			defer env.close()
-			if f.out == "" {
-				return usageError("sweep needs a results directory (do not use --no-results)")
-			}
-			prog := newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Profile: workload.Profile{Duration: env.profile.Sweep.Step, Warmup: env.profile.Sweep.Warmup}})
-			sw, err := workload.RunSweep(interruptible(env.ctx), env.profile, workload.SweepOptions{
-				Dir:       f.out,
-				Embedded:  env.embedded,
-				Tool:      "mcpbench " + env.ver,
-				TargetPID: f.targetPID,
-				RunInfo:   env.runInfo,
-				OnInterval: func(n int, p workload.Progress) {
-					prog.interval(p)
-				},
-				OnStep: func(st metrics.SweepStep) {
-					prog.done()
-					verdict := "pass"
-					switch {
-					case st.Interrupted:
-						verdict = "interrupted (a partial step, not judged)"
-					case !st.Pass:
-						verdict = "FAIL: " + strings.Join(st.Reasons, "; ")
-					}
-					fmt.Fprintf(env.stderr, "mcpbench: step %d (%s): achieved %.1f ops/s, p99 %.2f ms, errors %.2f%%: %s\n", st.N, metrics.FormatLoad(st.Value, st.By), st.Achieved, st.Latency.P99, st.ErrorRate, verdict)
-					prog = newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Profile: workload.Profile{Duration: env.profile.Sweep.Step, Warmup: env.profile.Sweep.Warmup}})
-				},
-			})
-			prog.done()
-			if sw == nil {
-				var pe *workload.ProfileError
-				if errors.As(err, &pe) {
-					return &exitError{code: exitUsage, err: err}
-				}
-				return &exitError{code: exitFailed, err: err}
-			}
-			sw.Target = workload.ShowURL(env.profile.URL, os.LookupEnv)
-			if env.embedded {
-				sw.Target += " (embedded reference server)"
-			}
-			metrics.WriteSweepFiles(f.out, sw)
-			if f.jsonOut {
-				writeJSON(env.stdout, sw)
-			} else {
-				metrics.WriteSweepText(env.stdout, sw)
-			}
-			fmt.Fprintf(env.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: mcpbench plot %s\n", f.out, filepath.Join(f.out, "step-NN"), f.out)
-			switch {
-			case sw.Verdict.Interrupted:
-				return &exitError{code: exitInterrupted, err: errors.New(sw.Verdict.StoppedEarly)}
-			case err != nil:
-				return &exitError{code: exitFailed, err: err}
-			case len(sw.Results) == 0:
-				return &exitError{code: exitFailed, err: errors.New("no step ran")}
-			}
-			return nil
+			return runSweep(cmd, f, sf)
 		},
 	}
 	f.register(cmd)
@@ -156,14 +57,128 @@ Ctrl-C keeps every finished step.`,
 		fl.MarkHidden(name)
 	}
 	fl.Lookup("out").Usage = "results directory (default results/<time>-<profile>): sweep.json, sweep.csv and each step's run files in step-NN/"
-	fl.StringVar(&by, "by", "", "what to step: rate (default), vus or sessions")
-	fl.Float64Var(&from, "from", 0, "first step's load")
-	fl.Float64Var(&to, "to", 0, "last step's load")
-	fl.IntVar(&steps, "steps", 0, "number of steps (≥ 2)")
-	fl.DurationVar(&step, "step", 0, "measured time per step (default 15s)")
-	fl.DurationVar(&stepWarm, "step-warmup", 0, "warm-up before each step (default 3s)")
-	fl.DurationVar(&sloP99, "slo-p99", 0, "SLO: response-time p99 at most (default 50ms)")
-	fl.Float64Var(&sloErr, "slo-errors", 0, "SLO: error rate at most, % (default 1)")
-	fl.BoolVar(&keepGoing, "keep-going", false, "run every step, even past the knee")
+	fl.StringVar(&sf.by, "by", "", "what to step: rate (default), vus or sessions")
+	fl.Float64Var(&sf.from, "from", 0, "first step's load")
+	fl.Float64Var(&sf.to, "to", 0, "last step's load")
+	fl.IntVar(&sf.steps, "steps", 0, "number of steps (≥ 2)")
+	fl.DurationVar(&sf.step, "step", 0, "measured time per step (default 15s)")
+	fl.DurationVar(&sf.stepWarm, "step-warmup", 0, "warm-up before each step (default 3s)")
+	fl.DurationVar(&sf.sloP99, "slo-p99", 0, "SLO: response-time p99 at most (default 50ms)")
+	fl.Float64Var(&sf.sloErr, "slo-errors", 0, "SLO: error rate at most, % (default 1)")
+	fl.BoolVar(&sf.keepGoing, "keep-going", false, "run every step, even past the knee")
 	return cmd
+}
+
+// runSweep runs sweep: the profile's sweep section with the flags
+// applied, each step recorded in its own results directory.
+func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
+	set := cmd.Flags().Changed
+	for name, use := range map[string]string{
+		"duration":   "--step (measured time per step)",
+		"warmup":     "--step-warmup",
+		"threshold":  "--slo-p99 and --slo-errors (each step is judged against the SLO)",
+		"no-results": "--out (a sweep keeps every step's results)",
+	} {
+		if set(name) {
+			return usageError("--%s does not apply to sweep: use %s", name, use)
+		}
+	}
+	env, err := prepare(cmd, f, func(p *workload.Profile) error { return sf.apply(p, set) })
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	if f.out == "" {
+		return usageError("sweep needs a results directory (do not use --no-results)")
+	}
+	spec := env.profile.Sweep
+	newProg := func() *progress {
+		return newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Profile: workload.Profile{Duration: spec.Step, Warmup: spec.Warmup}})
+	}
+	sw, err := sweep.Run(interruptible(env.ctx), env.profile, sweep.Options{
+		Dir:       f.out,
+		Embedded:  env.embedded,
+		Tool:      "mcpbench " + env.ver,
+		TargetPID: f.targetPID,
+		Server:    env.serverStatsFunc(),
+		RunInfo:   env.runInfo,
+		Sinks:     func(int, *workload.Plan) []metrics.Sink { return []metrics.Sink{newProg()} },
+		OnStep:    func(st metrics.SweepStep) { reportStep(env, st) },
+	})
+	if sw == nil {
+		var pe *workload.ProfileError
+		if errors.As(err, &pe) {
+			return &exitError{code: exitUsage, err: err}
+		}
+		return &exitError{code: exitFailed, err: err}
+	}
+	return sweepResult(env, sw, err)
+}
+
+// apply sets the profile's sweep section from the flags that were given.
+func (sf *sweepFlags) apply(p *workload.Profile, set func(string) bool) error {
+	if p.Sweep == nil {
+		p.Sweep = &workload.SweepSpec{}
+	}
+	s := p.Sweep
+	if set("by") {
+		s.By = sf.by
+	}
+	if set("from") {
+		s.From = sf.from
+	}
+	if set("to") {
+		s.To = sf.to
+	}
+	if set("steps") {
+		s.Steps = sf.steps
+	}
+	if set("step") {
+		s.Step = workload.Duration(sf.step)
+	}
+	if set("step-warmup") {
+		s.Warmup = workload.Duration(sf.stepWarm)
+	}
+	if set("slo-p99") {
+		s.SLO.P99 = workload.Duration(sf.sloP99)
+	}
+	if set("slo-errors") {
+		s.SLO.ErrorRate = &sf.sloErr
+	}
+	if set("keep-going") {
+		s.KeepGoing = sf.keepGoing
+	}
+	return nil
+}
+
+// reportStep prints a finished step's verdict line.
+func reportStep(env *env, st metrics.SweepStep) {
+	verdict := "pass"
+	switch {
+	case st.Interrupted:
+		verdict = "interrupted (a partial step, not judged)"
+	case !st.Pass:
+		verdict = "FAIL: " + strings.Join(st.Reasons, "; ")
+	}
+	fmt.Fprintf(env.stderr, "mcpbench: step %d (%s): achieved %.1f ops/s, p99 %.2f ms, errors %.2f%%: %s\n", st.N, sweep.FormatLoad(st.Value, st.By), st.Achieved, st.Latency.P99, 100*st.ErrorRate, verdict)
+}
+
+// sweepResult prints the sweep's table (or JSON) and maps it to the exit
+// code.
+func sweepResult(env *env, sw *metrics.Sweep, err error) error {
+	if env.f.jsonOut {
+		writeJSON(env.stdout, sw)
+	} else {
+		sweep.WriteText(env.stdout, sw)
+	}
+	fmt.Fprintf(env.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: mcpbench plot %s\n", env.f.out, filepath.Join(env.f.out, "step-NN"), env.f.out)
+	switch {
+	case sw.Verdict.Interrupted:
+		return &exitError{code: exitInterrupted, err: errors.New(sw.Verdict.StoppedEarly)}
+	case err != nil:
+		return &exitError{code: exitFailed, err: err}
+	case len(sw.Results) == 0:
+		return &exitError{code: exitFailed, err: errors.New("no step ran")}
+	}
+	return nil
 }

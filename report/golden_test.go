@@ -1,4 +1,4 @@
-package metrics
+package report
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/internal/fixture"
+	"github.com/mcpbench/mcpbench/metrics"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -49,9 +52,9 @@ func readFixture(t *testing.T, name string, v any) {
 // chaos, GET streams and hygiene; a 10-minute closed run; a soak's), and
 // of a summary where every printed counter has its own value.
 func TestGoldenSummaries(t *testing.T) {
-	fixtures := map[string]*Summary{"printed": printedSummary()}
+	fixtures := map[string]*metrics.Summary{"printed": fixture.PrintedSummary()}
 	for _, n := range []string{"run-open", "run-closed", "run-soak"} {
-		var s Summary
+		var s metrics.Summary
 		readFixture(t, n+".json", &s)
 		fixtures[n] = &s
 	}
@@ -71,22 +74,4 @@ func TestGoldenSummaries(t *testing.T) {
 		golden(t, name+".md", md.Bytes())
 		golden(t, name+".summary.json", append(js, '\n'))
 	}
-}
-
-// The sweep table and the soak verdicts.
-func TestGoldenSweepAndSoak(t *testing.T) {
-	var sw Sweep
-	readFixture(t, "sweep.json", &sw)
-	var b bytes.Buffer
-	if err := WriteSweepText(&b, &sw); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "sweep.txt", b.Bytes())
-	var sk Soak
-	readFixture(t, "soak.json", &sk)
-	b.Reset()
-	if err := WriteSoakText(&b, &sk); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "soak.txt", b.Bytes())
 }

@@ -1,12 +1,14 @@
-package metrics
+package verdict
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/metrics"
 )
 
 // Delta is one metric of one op in two runs.
@@ -31,18 +33,18 @@ type OpCompare struct {
 // compared lists the metrics compare shows, in order.
 var compared = []struct {
 	name, unit string
-	get        func(o *OpSummary) float64
+	get        func(o *metrics.OpSummary) float64
 }{
-	{"rate", "ops/s", func(o *OpSummary) float64 { return o.Rate }},
-	{"error_rate", "%", func(o *OpSummary) float64 { return 100 * o.ErrorRate }},
-	{"p50", "ms", func(o *OpSummary) float64 { return o.Response.P50 }},
-	{"p90", "ms", func(o *OpSummary) float64 { return o.Response.P90 }},
-	{"p99", "ms", func(o *OpSummary) float64 { return o.Response.P99 }},
-	{"p99.9", "ms", func(o *OpSummary) float64 { return o.Response.P999 }},
-	{"max", "ms", func(o *OpSummary) float64 { return o.Response.Max }},
-	{"service_p50", "ms", func(o *OpSummary) float64 { return o.Service.P50 }},
-	{"service_p99", "ms", func(o *OpSummary) float64 { return o.Service.P99 }},
-	{"faulty_streams", "", func(o *OpSummary) float64 {
+	{"rate", "ops/s", func(o *metrics.OpSummary) float64 { return o.Rate }},
+	{"error_rate", "%", func(o *metrics.OpSummary) float64 { return 100 * o.ErrorRate }},
+	{"p50", "ms", func(o *metrics.OpSummary) float64 { return o.Response.P50 }},
+	{"p90", "ms", func(o *metrics.OpSummary) float64 { return o.Response.P90 }},
+	{"p99", "ms", func(o *metrics.OpSummary) float64 { return o.Response.P99 }},
+	{"p99.9", "ms", func(o *metrics.OpSummary) float64 { return o.Response.P999 }},
+	{"max", "ms", func(o *metrics.OpSummary) float64 { return o.Response.Max }},
+	{"service_p50", "ms", func(o *metrics.OpSummary) float64 { return o.Service.P50 }},
+	{"service_p99", "ms", func(o *metrics.OpSummary) float64 { return o.Service.P99 }},
+	{"faulty_streams", "", func(o *metrics.OpSummary) float64 {
 		if o.Ledger == nil {
 			return 0
 		}
@@ -51,8 +53,8 @@ var compared = []struct {
 }
 
 // Compare lines up the ops of two summaries, metric by metric.
-func Compare(a, b *Summary) []OpCompare {
-	find := func(s *Summary, name string) *OpSummary {
+func Compare(a, b *metrics.Summary) []OpCompare {
+	find := func(s *metrics.Summary, name string) *metrics.OpSummary {
 		if name == "all" {
 			return &s.All
 		}
@@ -65,7 +67,7 @@ func Compare(a, b *Summary) []OpCompare {
 	}
 	var names []string
 	seen := map[string]bool{}
-	for _, s := range []*Summary{a, b} {
+	for _, s := range []*metrics.Summary{a, b} {
 		for _, o := range s.Ops {
 			if !seen[o.Name] {
 				seen[o.Name] = true
@@ -97,57 +99,6 @@ func Compare(a, b *Summary) []OpCompare {
 		out = append(out, c)
 	}
 	return out
-}
-
-// WriteCompare prints a comparison as a table: per op, each metric in A and
-// B with the change.
-func WriteCompare(w io.Writer, labelA, labelB string, cmp []OpCompare) error {
-	p := &printer{w: w}
-	p.f("A: %s\nB: %s\n\n", labelA, labelB)
-	width := len("op")
-	for _, c := range cmp {
-		width = max(width, len(c.Name))
-	}
-	p.f("%-*s  %-14s %12s %12s %12s %9s\n", width, "op", "metric", "A", "B", "B − A", "change")
-	for _, c := range cmp {
-		for i, d := range c.Deltas {
-			name := ""
-			if i == 0 {
-				name = c.Name
-			}
-			label := d.Metric
-			if d.Unit != "" {
-				label += " " + d.Unit
-			}
-			av, bv, ab, rel := num(d.A), num(d.B), signed(d.Abs), "—"
-			if !d.InA {
-				av, ab = "—", "—"
-			}
-			if !d.InB {
-				bv, ab = "—", "—"
-			}
-			if d.InA && d.InB && d.A != 0 {
-				rel = fmt.Sprintf("%+.1f%%", 100*d.Rel)
-			}
-			p.f("%-*s  %-14s %12s %12s %12s %9s\n", width, name, label, av, bv, ab, rel)
-		}
-	}
-	return p.err
-}
-
-func num(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e12 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
-}
-
-func signed(v float64) string {
-	s := num(v)
-	if v >= 0 {
-		s = "+" + s
-	}
-	return s
 }
 
 // Regression is a --fail-if limit on the change from A to B, written
@@ -224,7 +175,7 @@ func ParseRegression(expr string) (Regression, error) {
 
 // Check returns the crossings of the limit from a to b, described; qa and
 // qb answer the percentiles the summaries do not keep (nil: no data).
-func (r Regression) Check(a, b *Summary, qa, qb QuantileSource) []string {
+func (r Regression) Check(a, b *metrics.Summary, qa, qb QuantileSource) []string {
 	var out []string
 	va, vb := views(a, r.scope, r.Op, qa), views(b, r.scope, r.Op, qb)
 	for _, x := range va {
@@ -258,11 +209,11 @@ func (r Regression) Check(a, b *Summary, qa, qb QuantileSource) []string {
 			}
 		}
 		if (r.Cmp == ">" && got > r.Change) || (r.Cmp == "<" && got < r.Change) {
-			change := strings.TrimSpace(signed(bv-av) + " " + r.def.unit)
+			change := strings.TrimSpace(textfmt.Signed(bv-av) + " " + r.def.unit)
 			if r.Relative {
 				change = fmt.Sprintf("%+.1f%%", 100*got)
 			}
-			out = append(out, fmt.Sprintf("%s: %s %s → %s (%s) crosses %s", name, r.Metric, num(av), num(bv), change, r.Expr))
+			out = append(out, fmt.Sprintf("%s: %s %s → %s (%s) crosses %s", name, r.Metric, textfmt.Num(av), textfmt.Num(bv), change, r.Expr))
 		}
 	}
 	return out

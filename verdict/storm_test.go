@@ -1,23 +1,25 @@
-package metrics
+package verdict
 
 import (
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/metrics"
 )
 
 // A storm at 10 s: reconnects 2 s later, p99 up for the interval holding
 // the wave and the next, then back.
 func TestStorms(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	tl := NewTimeline(t0, 30*time.Second)
+	tl := metrics.NewTimeline(t0, 30*time.Second)
 	at := t0.Add(10 * time.Second)
 	for i := range 1000 {
 		tl.Add(at.Add(2*time.Second+time.Duration(i%50)*time.Millisecond), i < 10)
 	}
-	var rows []Row
+	var rows []metrics.Row
 	for s := range 20 {
-		r := Row{Start: t0.Add(time.Duration(s) * time.Second), End: t0.Add(time.Duration(s+1) * time.Second)}
-		r.All = RowOp{Count: 100, P99: 2 + float64(s%3)} // 2..4 ms before the storm
+		r := metrics.Row{Start: t0.Add(time.Duration(s) * time.Second), End: t0.Add(time.Duration(s+1) * time.Second)}
+		r.All = metrics.RowOp{Count: 100, P99: 2 + float64(s%3)} // 2..4 ms before the storm
 		if s == 12 || s == 13 {
 			r.All.P99, r.All.Errors = 80, 5
 		}

@@ -1,20 +1,22 @@
-package metrics
+package verdict
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/metrics"
 )
 
-func sampleSummary() *Summary {
-	op := func(name string, count, errs int64, p99 float64) OpSummary {
-		o := OpSummary{Name: name, Count: count, Errors: errs, Rate: float64(count) / 10, Response: Latency{P50: p99 / 4, P99: p99, Max: 2 * p99}, Service: Latency{P99: p99 / 2}}
+func sampleSummary() *metrics.Summary {
+	op := func(name string, count, errs int64, p99 float64) metrics.OpSummary {
+		o := metrics.OpSummary{Name: name, Count: count, Errors: errs, Rate: float64(count) / 10, Response: metrics.Latency{P50: p99 / 4, P99: p99, Max: 2 * p99}, Service: metrics.Latency{P99: p99 / 2}}
 		if count > 0 {
 			o.ErrorRate = float64(errs) / float64(count)
 		}
-		o.Ledger = &LedgerSummary{Streams: count, Verdicts: map[string]int64{"lost": 0}}
+		o.Ledger = &metrics.LedgerSummary{Streams: count, Verdicts: map[string]int64{"lost": 0}}
 		return o
 	}
-	s := &Summary{Ops: []OpSummary{op("tools/call:echo", 1000, 0, 12), op("tools/call:slow", 500, 10, 260), op("ping", 200, 0, 1)}}
+	s := &metrics.Summary{Ops: []metrics.OpSummary{op("tools/call:echo", 1000, 0, 12), op("tools/call:slow", 500, 10, 260), op("ping", 200, 0, 1)}}
 	s.All = op("all", 1700, 10, 200)
 	s.All.Ledger.Verdicts["lost"] = 2
 	return s

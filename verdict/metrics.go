@@ -1,4 +1,4 @@
-package metrics
+package verdict
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/metrics"
 )
 
 // The metrics a threshold (--threshold) or a regression limit
@@ -40,8 +41,8 @@ const (
 // stream and session scopes) and the quantile source for percentiles the
 // summary does not keep.
 type view struct {
-	s     *Summary
-	op    *OpSummary
+	s     *metrics.Summary
+	op    *metrics.OpSummary
 	scope string
 	q     QuantileSource
 }
@@ -80,7 +81,7 @@ var (
 func cnt(n int64) (float64, bool) { return float64(n), true }
 
 // opOf is the op a view reads: the selected op, or all of them.
-func (v view) opOf() *OpSummary {
+func (v view) opOf() *metrics.OpSummary {
 	if v.op != nil {
 		return v.op
 	}
@@ -112,13 +113,13 @@ func init() {
 
 	// Streams: resumes and the replay ledger.
 	def("resumes", "", "reconnect attempts of broken streams (GET: with Last-Event-ID)", streamScopes, func(v view) (float64, bool) {
-		return v.streamSum(func(r *ResumeSummary) int64 { return r.Attempts }, false)
+		return v.streamSum(func(r *metrics.ResumeSummary) int64 { return r.Attempts }, false)
 	})
 	def("resumes_accepted", "", "resume attempts the server accepted", streamScopes, func(v view) (float64, bool) {
-		return v.streamSum(func(r *ResumeSummary) int64 { return r.Accepted }, false)
+		return v.streamSum(func(r *metrics.ResumeSummary) int64 { return r.Accepted }, false)
 	})
 	def("early_reconnects", "", "reconnects made before the retry hint had passed (resumes and re-opens)", streamScopes, func(v view) (float64, bool) {
-		return v.streamSum(func(r *ResumeSummary) int64 { return r.Early }, true)
+		return v.streamSum(func(r *metrics.ResumeSummary) int64 { return r.Early }, true)
 	})
 	def("reopens", "", "GET-stream re-open attempts without Last-Event-ID", getScope, func(v view) (float64, bool) {
 		if g := v.s.GETStreams; g != nil && g.ReopenAttempts != nil {
@@ -139,12 +140,12 @@ func init() {
 		return 0, true
 	})
 	def("faulty_streams", "", "streams with at least one replay verdict", streamScopes, func(v view) (float64, bool) {
-		return v.ledgerSum(func(l *LedgerSummary) int64 { return l.Faulty })
+		return v.ledgerSum(func(l *metrics.LedgerSummary) int64 { return l.Faulty })
 	})
 	for _, vd := range driver.StreamVerdicts {
 		name := vd.String()
 		def(name, "", "replay-ledger verdict", streamScopes, func(v view) (float64, bool) {
-			return v.ledgerSum(func(l *LedgerSummary) int64 { return l.Verdicts[name] })
+			return v.ledgerSum(func(l *metrics.LedgerSummary) int64 { return l.Verdicts[name] })
 		})
 	}
 
@@ -195,7 +196,7 @@ func init() {
 
 // streamSum adds a resume count over the view's streams (reopens: GET
 // re-opens too).
-func (v view) streamSum(f func(*ResumeSummary) int64, reopens bool) (float64, bool) {
+func (v view) streamSum(f func(*metrics.ResumeSummary) int64, reopens bool) (float64, bool) {
 	var n int64
 	if v.scope != ScopeGET {
 		if r := v.opOf().Resumes; r != nil {
@@ -214,7 +215,7 @@ func (v view) streamSum(f func(*ResumeSummary) int64, reopens bool) (float64, bo
 }
 
 // ledgerSum adds a ledger count over the view's streams.
-func (v view) ledgerSum(f func(*LedgerSummary) int64) (float64, bool) {
+func (v view) ledgerSum(f func(*metrics.LedgerSummary) int64) (float64, bool) {
 	var n int64
 	if v.scope != ScopeGET {
 		if l := v.opOf().Ledger; l != nil {
@@ -227,7 +228,7 @@ func (v view) ledgerSum(f func(*LedgerSummary) int64) (float64, bool) {
 	return cnt(n)
 }
 
-// Latency metrics: [service_|ttfb_|resume_](pNN[.N] | p(NN[.N]) | max | mean).
+// metrics.Latency metrics: [service_|ttfb_|resume_](pNN[.N] | p(NN[.N]) | max | mean).
 var reLatency = regexp.MustCompile(`^(service_|ttfb_|resume_)?(max|mean|p([0-9]+(?:\.[0-9]+)?)|p\(([0-9]+(?:\.[0-9]+)?)\))$`)
 
 // latency parses a latency metric: the kind, and the quantile (0: max or
@@ -256,7 +257,7 @@ func latency(name string) (kind, stat string, q float64, ok bool) {
 // the percentiles it keeps, else from the quantile source.
 func readLatency(v view, kind, stat string, q float64) (float64, bool) {
 	o := v.opOf()
-	var l *Latency
+	var l *metrics.Latency
 	switch kind {
 	case "response":
 		l = &o.Response
@@ -391,7 +392,7 @@ func scopeList(d metricDef) string {
 // thresholds do; for ops scoped by name or method it returns one value
 // per op. q may be nil. It is for tests and tools that check a printed
 // number against its threshold reading.
-func Read(s *Summary, expr string, q QuantileSource) ([]float64, error) {
+func Read(s *metrics.Summary, expr string, q QuantileSource) ([]float64, error) {
 	scope, name := splitScope(expr)
 	d, ok := lookupMetric(name)
 	if !ok {
@@ -423,7 +424,7 @@ func splitScope(expr string) (scope, name string) {
 
 // views returns what a scoped metric reads: the total, a stream/session
 // scope, or every op matching an op name or method.
-func views(s *Summary, sc, scope string, q QuantileSource) []view {
+func views(s *metrics.Summary, sc, scope string, q QuantileSource) []view {
 	if sc != scopeOp {
 		return []view{{s: s, scope: sc, q: q}}
 	}
@@ -433,6 +434,30 @@ func views(s *Summary, sc, scope string, q QuantileSource) []view {
 		if n == scope || strings.HasPrefix(n, scope+":") {
 			out = append(out, view{s: s, op: &s.Ops[i], scope: scopeOp, q: q})
 		}
+	}
+	return out
+}
+
+// Def describes one metric: its name, unit and scopes (besides the total:
+// "OP", "post", "get", "sessions").
+type Def struct {
+	Name, Unit string
+	Scopes     []string
+}
+
+// Defs lists the registered metrics (the latency family aside: pNN[.N],
+// p(NN), max, mean, with service_, ttfb_, resume_).
+func Defs() []Def {
+	out := make([]Def, 0, len(metricDefs))
+	for _, d := range metricDefs {
+		var sc []string
+		for _, s := range d.scopes {
+			if s == scopeOp {
+				s = "OP"
+			}
+			sc = append(sc, s)
+		}
+		out = append(out, Def{Name: d.name, Unit: d.unit, Scopes: sc})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package workload
+package sweep
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // capacityFake serves one request at a time, 1 ms each: 1000 requests/s at
@@ -28,11 +29,27 @@ func capacityFake() *mcptest.Server {
 	return fake
 }
 
-func sweepProfile() *Profile {
+func weight(n int) *int { return &n }
+
+// echoProfile is a one-op profile against the fake server.
+func echoProfile() *workload.Profile {
+	return &workload.Profile{Name: "test", URL: "http://fake/mcp", Duration: workload.Duration(10 * time.Second),
+		Ops: []workload.OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1)}}}
+}
+
+func okFake() *mcptest.Server {
+	fake := mcptest.New()
+	fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+		w.Result(r, map[string]any{"content": []any{}})
+	})
+	return fake
+}
+
+func sweepProfile() *workload.Profile {
 	p := echoProfile()
 	p.VUs, p.MaxVUs = 4, 400
-	p.Sweep = &SweepSpec{By: "rate", From: 200, To: 1400, Steps: 5, Step: Duration(2 * time.Second), Warmup: Duration(500 * time.Millisecond),
-		SLO: SLOSpec{P99: Duration(20 * time.Millisecond)}}
+	p.Sweep = &workload.SweepSpec{By: "rate", From: 200, To: 1400, Steps: 5, Step: workload.Duration(2 * time.Second), Warmup: workload.Duration(500 * time.Millisecond),
+		SLO: workload.SLOSpec{P99: workload.Duration(20 * time.Millisecond)}}
 	return p
 }
 
@@ -45,7 +62,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		hc, stop := mcptest.ServePipe(capacityFake())
 		defer stop()
 		dir := t.TempDir()
-		sw, err := RunSweep(t.Context(), sweepProfile(), SweepOptions{Dir: dir, HTTPClient: hc})
+		sw, err := Run(t.Context(), sweepProfile(), Options{Dir: dir, HTTPClient: hc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +109,7 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(t.Context())
 		// Step 1 takes 2.5 s; cut step 2 in its middle.
 		time.AfterFunc(3500*time.Millisecond, func() { cancel(errors.New("interrupted by signal")) })
-		sw, err := RunSweep(ctx, sweepProfile(), SweepOptions{Dir: dir, HTTPClient: hc})
+		sw, err := Run(ctx, sweepProfile(), Options{Dir: dir, HTTPClient: hc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +126,7 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 
 func TestSweepValidation(t *testing.T) {
 	p := echoProfile()
-	p.Sweep = &SweepSpec{By: "load", From: 0, To: 10, Steps: 1}
+	p.Sweep = &workload.SweepSpec{By: "load", From: 0, To: 10, Steps: 1}
 	p.Defaults()
 	var got []string
 	for _, e := range p.Validate() {
@@ -130,9 +147,9 @@ func TestSessionSweepHoldsSessions(t *testing.T) {
 		defer stop()
 		p := echoProfile()
 		p.Rate = 10
-		p.Sweep = &SweepSpec{By: "sessions", From: 20, To: 60, Steps: 3, Step: Duration(2 * time.Second), Warmup: Duration(500 * time.Millisecond),
-			SLO: SLOSpec{P99: Duration(20 * time.Millisecond)}}
-		sw, err := RunSweep(t.Context(), p, SweepOptions{Dir: t.TempDir(), HTTPClient: hc})
+		p.Sweep = &workload.SweepSpec{By: "sessions", From: 20, To: 60, Steps: 3, Step: workload.Duration(2 * time.Second), Warmup: workload.Duration(500 * time.Millisecond),
+			SLO: workload.SLOSpec{P99: workload.Duration(20 * time.Millisecond)}}
+		sw, err := Run(t.Context(), p, Options{Dir: t.TempDir(), HTTPClient: hc})
 		if err != nil {
 			t.Fatal(err)
 		}

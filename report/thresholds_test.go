@@ -1,4 +1,4 @@
-package metrics
+package report
 
 import (
 	"bytes"
@@ -7,48 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// printedSummary is a summary where every printed counter has its own
-// value, so a threshold that read the wrong field would show it.
-func printedSummary() *Summary {
-	led := func(streams, faulty int64, base int64) *LedgerSummary {
-		l := &LedgerSummary{Streams: streams, Faulty: faulty, Verdicts: map[string]int64{}}
-		for i, v := range []string{"lost", "duplicated", "reordered", "cross-stream", "misrouted", "late", "unterminated", "unresumable", "silent-resume"} {
-			l.Verdicts[v] = base + int64(i)
-		}
-		return l
-	}
-	op := func(name string, n int64) OpSummary {
-		f := float64(n)
-		o := OpSummary{Name: name, Count: 100 * n, Rate: 10.5 * f, Errors: 3 * n, ErrorRate: 3.0 / 100, Dropped: 7 * n, Interrupted: 2 * n,
-			Throttled: 5 * n, ThrottleWaitS: 1.5, Reinits: 11 * n, Reissues: 13 * n, ReissuedOK: n,
-			Response:      Latency{P50: 1.25 * f, P90: 2.5 * f, P99: 5.75 * f, P999: 8.5 * f, Max: 12.5 * f, Mean: 1.5 * f},
-			Service:       Latency{P50: 1.125 * f, P90: 2.25 * f, P99: 4.75 * f, P999: 7.25 * f, Max: 11.5 * f, Mean: 1.375 * f},
-			TTFB:          Latency{P50: 0.5 * f, P90: 0.75 * f, P99: 1.75 * f, P999: 2.25 * f, Max: 3.5 * f, Mean: 0.625 * f},
-			Resumes:       &ResumeSummary{Attempts: 17 * n, Accepted: 15 * n, Early: 4 * n, TimeToResume: Latency{P50: 101 * f, P99: 104 * f, Max: 110 * f}, Wait: Latency{P50: 100, P99: 103}},
-			Ledger:        led(90*n, 9*n, 20*n),
-			ErrorsByClass: map[string]int64{"timeout": 3 * n},
-		}
-		wd := Latency{P50: 2 * f, P90: 3 * f, P99: 900 * f, P999: 950 * f, Max: 1000 * f, Mean: 30 * f}
-		o.WithDropped = &wd
-		return o
-	}
-	s := &Summary{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: "2025-11-25", Profile: "t", Model: "open",
-		DurationS: 10, TargetRate: 400, VUs: 40, MaxVUs: 40,
-		Ops: []OpSummary{op("tools/call:echo", 1), op("ping", 2)}, All: op("all", 3)}
-	s.Dropped, s.Rate = s.All.Dropped, s.All.Rate
-	s.DroppedRate = float64(s.All.Dropped) / float64(s.All.Count+s.All.Dropped+s.All.Interrupted)
-	s.GETStreams = &GETStreamSummary{Opened: 40, Failed: 6, Events: 400, Breaks: 23, BreakCauses: map[string]int64{"ended": 20, "transport": 3},
-		Resumes:        &ResumeSummary{Attempts: 19, Accepted: 18, Early: 8, TimeToResume: Latency{P50: 201, P99: 209}},
-		ReopenAttempts: &ResumeSummary{Attempts: 29, Accepted: 27, Early: 12, TimeToResume: Latency{P50: 301, P99: 309}},
-		Ledger:         led(40, 3, 100)}
-	s.Sessions = SessionSummary{Opened: 41, Failed: 43, Closed: 40, CloseFails: 47, BadSessionIDs: 53,
-		Hygiene: &HygieneSummary{Probed: 59, Faulty: 31, Verdicts: map[string]int64{"deleted-session-accepted": 19, "wrong-missing-session-status": 12}, Statuses: map[string]int64{"200": 19, "400": 12}}}
-	s.Server = &ServerStats{ToolCalls: 1000, DoubleExecutions: 61, CountKeys: 70}
-	s.Storms = []Wave{{AtS: 10, Attempts: 67, RecoveryS: 2.5}, {AtS: 20, Attempts: 71, RecoveryS: 4.5}}
-	return s
-}
+	"github.com/mcpbench/mcpbench/internal/fixture"
+	"github.com/mcpbench/mcpbench/verdict"
+)
 
 // Every metric thresholds and --fail-if accept reads exactly the number
 // the text report prints (issue: deleted-session-accepted==0 passed next
@@ -57,7 +19,7 @@ func printedSummary() *Summary {
 // numbers); a metric missing from the table fails the test, so none can
 // be added without this check.
 func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
-	s := printedSummary()
+	s := fixture.PrintedSummary()
 	var buf bytes.Buffer
 	if err := WriteText(&buf, s); err != nil {
 		t.Fatal(err)
@@ -115,14 +77,14 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 	}
 	// Every registered metric is in the table (at its total scope, or the
 	// one scope it has).
-	for _, d := range metricDefs {
-		name := d.name
-		if len(d.scopes) == 1 && d.scopes[0] != scopeOp {
-			name = d.scopes[0] + ":" + d.name
+	for _, d := range verdict.Defs() {
+		name := d.Name
+		if len(d.Scopes) == 1 && d.Scopes[0] != "OP" {
+			name = d.Scopes[0] + ":" + d.Name
 		}
 		if _, ok := printed[name]; !ok {
-			if _, ok := printed[d.name]; !ok {
-				t.Errorf("metric %s is not checked against the printed text: add it to the table", d.name)
+			if _, ok := printed[d.Name]; !ok {
+				t.Errorf("metric %s is not checked against the printed text: add it to the table", d.Name)
 			}
 		}
 	}
@@ -137,7 +99,7 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 			v, _ := strconv.ParseFloat(m[0][1], 64)
 			want += v
 		}
-		got, err := Read(s, expr, nil)
+		got, err := verdict.Read(s, expr, nil)
 		if err != nil || len(got) != 1 {
 			t.Errorf("%s: %v %v", expr, got, err)
 			continue
@@ -146,66 +108,4 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 			t.Errorf("%s reads %v, the report prints %v", expr, got[0], want)
 		}
 	}
-}
-
-// The help text lists every registered metric (so run --help and the
-// README, which print MetricNames, name exactly what is checked above).
-func TestMetricNamesListEveryMetric(t *testing.T) {
-	all := strings.Join(MetricNames(), "\n")
-	for _, d := range metricDefs {
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(d.name) + ` `).MatchString(all) {
-			t.Errorf("MetricNames lacks %s", d.name)
-		}
-	}
-}
-
-// Scopes, k6's p(NN), arbitrary percentiles and unknown names.
-func TestThresholdScopesAndPercentiles(t *testing.T) {
-	s := printedSummary()
-	q := fakeQuantiles{"all/response/95": 4.5, "tools/call:echo/response/99.99": 9.25}
-	tests := []struct {
-		expr   string
-		pass   bool
-		actual float64
-	}{
-		{"deleted-session-accepted==0", false, 19},
-		{"sessions:wrong-missing-session-status==0", false, 12},
-		{"get:lost==0", false, 100},
-		{"post:lost==0", false, 60},
-		{"lost==0", false, 160},
-		{"cross-stream<200", true, 166},
-		{"p(95)<5ms", true, 4.5},
-		{"p95<4ms", false, 4.5},
-		{"tools/call:echo:p99.99<9ms", false, 9.25},
-		{"p99.999<1s", false, -1}, // no data anywhere: fails, not passes
-		{"dropped_rate<1%", false, 100 * float64(21) / float64(300+21+6)},
-		{"storm_recovery_s<5", true, 4.5},
-	}
-	for _, tt := range tests {
-		th, err := ParseThreshold(tt.expr)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.expr, err)
-		}
-		r := CheckThresholds(s, []Threshold{th}, q)[0]
-		if r.Pass != tt.pass || math.Abs(r.Actual-tt.actual) > 1e-9 {
-			t.Errorf("%s: pass %v actual %v, want %v %v", tt.expr, r.Pass, r.Actual, tt.pass, tt.actual)
-		}
-	}
-	for _, bad := range []string{"latency<3", "sessions:p99<3", "get:rate>1", "ping:deleted-session-accepted==0", "p(101)<3"} {
-		_, err := ParseThreshold(bad)
-		if err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-	_, err := ParseThreshold("latency<3")
-	if err == nil || !strings.Contains(err.Error(), "valid metrics: p50") || !strings.Contains(err.Error(), "silent-resume") {
-		t.Errorf("unknown metric error does not list the valid names: %v", err)
-	}
-}
-
-type fakeQuantiles map[string]float64
-
-func (f fakeQuantiles) Quantile(op, kind string, q float64) (float64, bool) {
-	v, ok := f[op+"/"+kind+"/"+strconv.FormatFloat(q, 'f', -1, 64)]
-	return v, ok
 }

@@ -1,4 +1,4 @@
-package metrics
+package verdict
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/metrics"
 )
 
 // A threshold is a pass/fail criterion on the summary (k6 style), written
@@ -117,13 +119,13 @@ func compare(a float64, cmp string, b float64) bool {
 // summary does not keep; nil: those have no data): the worst selected op
 // decides. A threshold that selects nothing (or whose metric has no data)
 // fails, so a typo cannot pass silently.
-func (t Threshold) Check(s *Summary, q QuantileSource) ThresholdResult {
+func (t Threshold) Check(s *metrics.Summary, q QuantileSource) metrics.ThresholdResult {
 	if t.def.read == nil { // built without ParseThreshold
 		if pt, err := ParseThreshold(t.Expr); err == nil {
 			t = pt
 		}
 	}
-	res := ThresholdResult{Expr: t.Expr, Limit: t.Value, Unit: t.def.unit, Pass: true}
+	res := metrics.ThresholdResult{Expr: t.Expr, Limit: t.Value, Unit: t.def.unit, Pass: true}
 	seen := false
 	for _, v := range views(s, t.scope, t.Op, q) {
 		x, ok := t.def.read(v)
@@ -152,8 +154,8 @@ func worse(a, b float64, cmp string) bool {
 }
 
 // CheckThresholds evaluates every threshold on s (q: see Check).
-func CheckThresholds(s *Summary, ts []Threshold, q QuantileSource) []ThresholdResult {
-	out := make([]ThresholdResult, 0, len(ts))
+func CheckThresholds(s *metrics.Summary, ts []Threshold, q QuantileSource) []metrics.ThresholdResult {
+	out := make([]metrics.ThresholdResult, 0, len(ts))
 	for _, t := range ts {
 		r := t.Check(s, q)
 		if math.IsNaN(r.Actual) {
@@ -162,15 +164,4 @@ func CheckThresholds(s *Summary, ts []Threshold, q QuantileSource) []ThresholdRe
 		out = append(out, r)
 	}
 	return out
-}
-
-// ThresholdsFailed counts the failed thresholds.
-func ThresholdsFailed(rs []ThresholdResult) int {
-	n := 0
-	for _, r := range rs {
-		if !r.Pass {
-			n++
-		}
-	}
-	return n
 }

@@ -1,0 +1,64 @@
+// Package stats holds the few robust statistics the verdicts and charts
+// share: least-squares and Theil–Sen slopes, the median. It owns
+// arithmetic only: no thresholds, no judging.
+package stats
+
+import (
+	"slices"
+)
+
+// LeastSquares returns the slope of y on x.
+func LeastSquares(x, y []float64) float64 {
+	n := float64(len(x))
+	var sx, sy, sxx, sxy float64
+	for i := range x {
+		sx += x[i]
+		sy += y[i]
+		sxx += x[i] * x[i]
+		sxy += x[i] * y[i]
+	}
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return 0
+	}
+	return (n*sxy - sx*sy) / d
+}
+
+// TheilSen returns the Theil–Sen slope of y on x: the median of the
+// slopes between every pair of points, robust to outliers and to the
+// sawtooth of a garbage-collected heap. Series longer than 400 points are
+// thinned evenly first.
+func TheilSen(x, y []float64) float64 {
+	if len(x) > 400 {
+		step := float64(len(x)) / 400
+		var tx, ty []float64
+		for i := 0.0; int(i) < len(x); i += step {
+			tx, ty = append(tx, x[int(i)]), append(ty, y[int(i)])
+		}
+		x, y = tx, ty
+	}
+	var slopes []float64
+	for i := range x {
+		for j := i + 1; j < len(x); j++ {
+			if dx := x[j] - x[i]; dx != 0 {
+				slopes = append(slopes, (y[j]-y[i])/dx)
+			}
+		}
+	}
+	if len(slopes) == 0 {
+		return 0
+	}
+	slices.Sort(slopes)
+	return slopes[len(slopes)/2]
+}
+
+// Median returns the middle value of v (the upper one of an even count);
+// 0 for an empty v. v is not modified.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

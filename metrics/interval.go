@@ -1,0 +1,119 @@
+package metrics
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// Timeline counts reconnect attempts in 10 ms bins from the start of a
+// run, for reconnect-storm analysis. Safe for concurrent use; Add is one
+// atomic increment.
+type Timeline struct {
+	start time.Time
+	bin   time.Duration
+	all   []atomic.Int64
+	early []atomic.Int64
+	count atomic.Int64
+}
+
+// TimelineBin is the resolution of a Timeline.
+const TimelineBin = 10 * time.Millisecond
+
+// NewTimeline returns a timeline with bins covering span from start (16
+// bytes per 10 ms); with span 0 it only counts.
+func NewTimeline(start time.Time, span time.Duration) *Timeline {
+	n := 0
+	if span > 0 {
+		n = int(span/TimelineBin) + 1
+	}
+	return &Timeline{start: start, bin: TimelineBin, all: make([]atomic.Int64, n), early: make([]atomic.Int64, n)}
+}
+
+// Add counts one reconnect attempt made at t; early marks one made before
+// the server's retry hint had passed. Attempts outside the span are
+// dropped.
+func (tl *Timeline) Add(t time.Time, early bool) {
+	if tl == nil {
+		return
+	}
+	tl.count.Add(1)
+	i := int(t.Sub(tl.start) / tl.bin)
+	if i < 0 || i >= len(tl.all) {
+		return
+	}
+	tl.all[i].Add(1)
+	if early {
+		tl.early[i].Add(1)
+	}
+}
+
+// Start returns the time the timeline's first bin begins at.
+func (tl *Timeline) Start() time.Time { return tl.start }
+
+// Bin returns the width of a bin.
+func (tl *Timeline) Bin() time.Duration { return tl.bin }
+
+// Len returns the number of bins (0: the timeline only counts).
+func (tl *Timeline) Len() int { return len(tl.all) }
+
+// At returns the attempts, and the early ones, in bin i.
+func (tl *Timeline) At(i int) (all, early int64) { return tl.all[i].Load(), tl.early[i].Load() }
+
+// Total returns the attempts counted so far.
+func (tl *Timeline) Total() int64 {
+	if tl == nil {
+		return 0
+	}
+	return tl.count.Load()
+}
+
+// Row is one interval of a run: what intervals.csv holds.
+type Row struct {
+	Start, End time.Time
+	TargetRate float64 // ops/s asked for (open model), 0 otherwise
+	Rate       float64 // completed ops/s
+	Ops        []RowOp // per op, in the recorder's order
+	All        RowOp
+	Reconnects int64 // resume attempts (response and GET streams)
+	VUs        int64
+	Sessions   int64
+	Streams    int64 // GET streams open
+	Dropped    int64
+	Self       ProcRow  // mcpbench itself
+	Target     *ProcRow // the target process (--target-pid), nil when not sampled
+}
+
+// RowOp is one op's numbers over an interval (latencies in ms).
+type RowOp struct {
+	Count, Errors, Resumes, Dropped int64
+	Faulty                          int64                    // streams the replay ledger found faulty
+	Classes                         [driver.NumClasses]int64 // by error class
+	P50, P90, P99, Max              float64
+	SvcP50                          float64 // service time p50 (ms)
+}
+
+// RowOf summarizes an interval.
+func RowOf(iv Interval) Row {
+	r := Row{Start: iv.Start, End: iv.End}
+	secs := iv.End.Sub(iv.Start).Seconds()
+	row := func(o *OpStats) RowOp {
+		l := LatencyOf(o.Response)
+		ro := RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Dropped: o.Dropped, Faulty: o.Faulty, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+		if o.Count > 0 {
+			ro.SvcP50 = round3(float64(o.Service.ValueAtQuantile(50)) / 1000)
+		}
+		copy(ro.Classes[:], o.Classes[:])
+		return ro
+	}
+	for _, o := range iv.Ops {
+		r.Ops = append(r.Ops, row(o))
+	}
+	r.All = row(iv.All)
+	if secs > 0 {
+		r.Rate = round3(float64(iv.All.Count) / secs)
+	}
+	r.Dropped = iv.All.Dropped
+	return r
+}

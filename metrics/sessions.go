@@ -1,0 +1,252 @@
+package metrics
+
+import (
+	"errors"
+	"strconv"
+	"sync"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// The recorder's tallies of sessions, their GET streams and the
+// deleted-session checks: what the summary's Sessions and GETStreams say.
+// They are recorded off the hot path (set-up, teardown), under one mutex.
+
+// sessionTally is the recorder's session bookkeeping.
+type sessionTally struct {
+	mu       sync.Mutex
+	sum      SessionSummary
+	initHist *hdr.Histogram
+	failCls  [driver.NumClasses]int64
+	failEx   [driver.NumClasses]string
+	hyg      hygieneTally
+	get      getTally
+}
+
+type hygieneTally struct {
+	probed, faulty     int64
+	verdicts, statuses map[string]int64
+}
+
+type getTally struct {
+	used                                                           bool
+	opened, none, failed, events, requests, breaks, reopens, count int64
+	faulty                                                         int64
+	causes                                                         map[string]int64
+	resumes, reopenTries                                           OpStats
+	verdicts                                                       [driver.NumVerdicts]int64
+	failEx                                                         string
+}
+
+func (t *sessionTally) lock() {
+	t.mu.Lock()
+	if t.initHist == nil {
+		t.initHist = NewHistogram()
+	}
+}
+
+// RecordInit records a session's initialization: res is its outcome (err
+// non-nil on failure), badID whether the server's session id was outside
+// visible ASCII. A set-up cut by the end of the run (canceled) is not a
+// failure. Safe for concurrent use.
+func (r *Recorder) RecordInit(res *driver.Result, err error, badID bool) {
+	t := &r.sessions
+	t.lock()
+	defer t.mu.Unlock()
+	if badID {
+		t.sum.BadSessionIDs++
+	}
+	if err != nil {
+		if res.Class != driver.ClassCanceled {
+			t.sum.Failed++
+			t.failCls[res.Class]++
+			if t.failEx[res.Class] == "" {
+				t.failEx[res.Class] = err.Error()
+			}
+		}
+		return
+	}
+	t.sum.Opened++
+	t.initHist.RecordValue(us(res.ServiceTime()))
+}
+
+// RecordGETOpen records the opening of a session's GET stream (err: nil,
+// driver.ErrNoGETStream for a server offering none, or the failure). Safe
+// for concurrent use.
+func (r *Recorder) RecordGETOpen(err error) {
+	t := &r.sessions
+	t.lock()
+	defer t.mu.Unlock()
+	g := &t.get
+	g.used = true
+	switch {
+	case err == nil:
+	case errors.Is(err, driver.ErrNoGETStream):
+		g.none++
+	default:
+		g.failed++
+		if g.failEx == "" {
+			g.failEx = err.Error()
+		}
+	}
+}
+
+// RecordClose records a closed session: the DELETE's error, the redirects
+// it followed, its deleted-session check and its GET stream's final stats
+// (zero when it had none). Faulty checks and streams go to offenders.json.
+// Safe for concurrent use.
+func (r *Recorder) RecordClose(closeErr error, redirects int64, h driver.Hygiene, st driver.StreamStats) {
+	t := &r.sessions
+	t.lock()
+	defer t.mu.Unlock()
+	if closeErr != nil {
+		t.sum.CloseFails++
+	} else {
+		t.sum.Closed++
+	}
+	t.sum.Redirects += redirects
+	if h.Checked {
+		r.recordHygiene(h)
+	}
+	if st.Opened > 0 {
+		r.recordGET(&st)
+	}
+}
+
+// RecordChurn counts a session closed and replaced during the run.
+func (r *Recorder) RecordChurn() {
+	t := &r.sessions
+	t.lock()
+	t.sum.Churned++
+	t.mu.Unlock()
+}
+
+// recordHygiene tallies one deleted-session check (sessions.mu held).
+func (r *Recorder) recordHygiene(h driver.Hygiene) {
+	a := &r.sessions.hyg
+	a.probed++
+	if !h.Faulty() {
+		return
+	}
+	a.faulty++
+	if a.verdicts == nil {
+		a.verdicts, a.statuses = map[string]int64{}, map[string]int64{}
+	}
+	a.verdicts[h.Verdict.String()]++
+	a.statuses[strconv.Itoa(h.Status)]++
+	r.AddOffender(Offender{Op: "deleted-session check", Class: h.Verdict.String(), Status: h.Status,
+		Verdicts: map[string]int{h.Verdict.String(): 1},
+		Error:    "ping on deleted session " + strconv.Quote(h.SessionID) + " answered HTTP " + strconv.Itoa(h.Status) + " (want 404)"})
+}
+
+// recordGET tallies one session's GET stream (sessions.mu held).
+func (r *Recorder) recordGET(st *driver.StreamStats) {
+	g := &r.sessions.get
+	g.opened += st.Opened
+	g.events += st.Events
+	g.requests += st.Requests
+	g.breaks += st.Breaks
+	g.reopens += st.Reopens
+	for c, n := range st.BreakCauses {
+		if g.causes == nil {
+			g.causes = map[string]int64{}
+		}
+		g.causes[c] += n
+	}
+	if st.ErrorExample != "" && g.failEx == "" {
+		g.failEx = st.ErrorExample
+	}
+	for _, rs := range st.Resumes {
+		a := &g.resumes
+		if rs.Reopen {
+			a = &g.reopenTries
+		}
+		a.Resumes++
+		if rs.OK {
+			a.ResumesOK++
+		}
+		if Early(&rs) {
+			a.EarlyResume++
+		}
+		a.resumeHists()
+		a.Resume.RecordValue(us(rs.TimeToResume))
+		a.Wait.RecordValue(us(rs.Delay))
+	}
+	if st.Ledger.Checked {
+		g.count++
+		for i, c := range st.Ledger.Counts {
+			g.verdicts[i] += int64(c)
+		}
+		if st.Ledger.Faulty() {
+			g.faulty++
+			r.AddOffender(Offender{Op: "GET stream", Start: st.Since, Class: st.LastError, Verdicts: driver.VerdictMap(st.Ledger.Counts),
+				EventIDs: st.Ledger.EventIDs(), Resumes: len(st.Resumes), Evidence: st.Ledger.Evidence})
+		}
+	}
+}
+
+// Sessions returns the session summary so far: set-up, teardown, churn,
+// the deleted-session checks. Safe for concurrent use.
+func (r *Recorder) Sessions() SessionSummary {
+	t := &r.sessions
+	t.lock()
+	defer t.mu.Unlock()
+	s := t.sum
+	s.Initialize = LatencyOf(t.initHist)
+	for c, n := range t.failCls {
+		if n == 0 {
+			continue
+		}
+		if s.FailClasses == nil {
+			s.FailClasses, s.FailExamples = map[string]int64{}, map[string]string{}
+		}
+		name := driver.Class(c).String()
+		s.FailClasses[name] = n
+		if ex := t.failEx[c]; ex != "" {
+			s.FailExamples[name] = ex
+		}
+	}
+	if a := &t.hyg; a.probed > 0 {
+		h := &HygieneSummary{Probed: a.probed, Faulty: a.faulty, Verdicts: map[string]int64{}, Statuses: a.statuses}
+		for _, v := range driver.SessionVerdicts {
+			h.Verdicts[v.String()] = a.verdicts[v.String()]
+		}
+		s.Hygiene = h
+	}
+	return s
+}
+
+// GETStreams returns the GET-stream summary so far (nil when no session
+// opened one). Safe for concurrent use.
+func (r *Recorder) GETStreams() *GETStreamSummary {
+	t := &r.sessions
+	t.lock()
+	defer t.mu.Unlock()
+	g := &t.get
+	if !g.used {
+		return nil
+	}
+	gs := &GETStreamSummary{Opened: g.opened, None: g.none, Failed: g.failed, Events: g.events, Requests: g.requests,
+		Breaks: g.breaks, BreakCauses: g.causes, Reopens: g.reopens, FailExample: g.failEx,
+		Resumes: resumeSummary(&g.resumes), ReopenAttempts: resumeSummary(&g.reopenTries)}
+	if g.count > 0 {
+		gs.Ledger = LedgerOf(g.count, g.faulty, g.verdicts)
+	}
+	return gs
+}
+
+func resumeSummary(a *OpStats) *ResumeSummary {
+	if a.Resumes == 0 {
+		return nil
+	}
+	return &ResumeSummary{Attempts: a.Resumes, Accepted: a.ResumesOK, Early: a.EarlyResume,
+		TimeToResume: LatencyOf(a.Resume), Wait: LatencyOf(a.Wait)}
+}
+
+// OffendersFile returns offenders.json's content: the first faulty
+// streams and how many there were.
+func (r *Recorder) OffendersFile() OffendersFile {
+	first, n := r.Offenders()
+	return OffendersFile{Faulty: n, First: first}
+}

@@ -1,0 +1,41 @@
+package sweep
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// WriteFiles writes sweep.json (atomically) and sweep.csv into dir.
+func WriteFiles(dir string, sw *metrics.Sweep) error {
+	if err := metrics.WriteJSON(filepath.Join(dir, "sweep.json"), sw); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "sweep.csv"))
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(f)
+	cw.Write([]string{"step", "by", "value", "offered_rate", "achieved_rate", "count", "errors", "error_rate", "dropped", "faulty_streams",
+		"p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "service_p99_ms", "sessions", "generator_cores", "generator_rss_mb",
+		"target_cores", "target_cpu_us_per_op", "target_rss_mb", "target_fds", "pass", "reasons"})
+	for _, s := range sw.Results {
+		cw.Write([]string{strconv.Itoa(s.N), s.By, f3(s.Value), f3(s.Offered), f3(s.Achieved), i64(s.Count), i64(s.Errors), f3(s.ErrorRate),
+			i64(s.Dropped), i64(s.Faulty), f3(s.Latency.P50), f3(s.Latency.P90), f3(s.Latency.P99), f3(s.Latency.P999), f3(s.Latency.Max),
+			f3(s.Service.P99), i64(s.Sessions), f3(s.GenCores), f3(s.GenRSSMB), f3(s.TgtCores), f3(s.TgtCPUOp), f3(s.TgtRSSMB),
+			strconv.Itoa(s.TgtFDs), strconv.FormatBool(s.Pass), strings.Join(s.Reasons, "; ")})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+func i64(v int64) string  { return strconv.FormatInt(v, 10) }

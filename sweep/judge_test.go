@@ -1,0 +1,37 @@
+package sweep
+
+import (
+	"math"
+	"testing"
+
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+func TestSweepJudge(t *testing.T) {
+	slo := metrics.SLO{P99MS: 50, ErrorRate: 1, ReplayClean: true}
+	mk := func(n int, v, ach, p99, errRate float64) metrics.SweepStep {
+		st := metrics.SweepStep{N: n, By: "rate", Value: v, Offered: v, Achieved: ach, ErrorRate: errRate, Count: 1000, Latency: metrics.Latency{P99: p99}}
+		s := &metrics.Summary{TargetRate: v, All: metrics.OpSummary{Rate: ach, Count: 1000, ErrorRate: errRate / 100, Response: metrics.Latency{P99: p99}}}
+		got := StepOf(n, "rate", v, s, nil, slo)
+		st.Pass, st.Reasons = got.Pass, got.Reasons
+		return st
+	}
+	steps := []metrics.SweepStep{mk(1, 500, 500, 4, 0), mk(2, 1000, 1000, 4.5, 0), mk(3, 1500, 1500, 12, 0), mk(4, 2000, 1990, 40, 0), mk(5, 2500, 2100, 400, 3)}
+	if !steps[3].Pass || steps[4].Pass || !PastKnee(steps[4], slo) {
+		t.Fatalf("steps %+v", steps)
+	}
+	v := Judge(steps, slo)
+	if v.MaxSustainable != 1990 || v.MaxStep != 4 || v.KneeStep != 2 || v.Knee != 1000 {
+		t.Fatalf("verdict %+v", v)
+	}
+	// p99 40 → 400 between 2000 and 2500: 50 ms is crossed at 2000 + 10/360 × 500.
+	if math.Abs(v.Estimate-(2000+10.0/360*500)) > 0.01 {
+		t.Fatalf("estimate %v", v.Estimate)
+	}
+	// Memory per session: the slope across steps.
+	ss := []metrics.SweepStep{{By: "sessions", Sessions: 1000, TgtRSSMB: 50, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, TgtRSSMB: 90, GenRSSMB: 60}, {By: "sessions", Sessions: 5000, TgtRSSMB: 130, GenRSSMB: 80}}
+	v = Judge(ss, slo)
+	if math.Abs(v.TargetKiBPerSession-20.48) > 0.01 || math.Abs(v.GeneratorKiBPerSession-10.24) > 0.01 {
+		t.Fatalf("per session %+v", v)
+	}
+}

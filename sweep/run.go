@@ -1,0 +1,239 @@
+package sweep
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/workload"
+)
+
+// Options configure Run.
+type Options struct {
+	// Dir receives one results directory per step (step-01 …) and
+	// sweep.json and sweep.csv, rewritten after each step (this package is
+	// their only writer).
+	Dir string
+	// HTTPClient is shared by every step (nil: the driver's default).
+	HTTPClient *http.Client
+	Embedded   bool
+	Tool       string
+	TargetPID  int
+	// Server reads the embedded reference server's counters (nil: none).
+	Server func() *metrics.ServerStats
+	// RunInfo describes a step's run for its run.json (nil: a minimal one).
+	RunInfo func(pl *workload.Plan) *metrics.RunInfo
+	// Sinks, when set, gives each step more sinks than its results
+	// directory (the progress display).
+	Sinks func(step int, pl *workload.Plan) []metrics.Sink
+	// OnStep reports each finished step (between steps).
+	OnStep func(st metrics.SweepStep)
+}
+
+// Run runs a profile's sweep: one run per step, each judged against the
+// SLO; it stops once a step is clearly past the knee (unless KeepGoing)
+// or when ctx ends, keeping every finished step. The returned sweep is
+// also in Dir/sweep.json.
+func Run(ctx context.Context, p *workload.Profile, opts Options) (*metrics.Sweep, error) {
+	if p.Sweep == nil {
+		return nil, errors.New("profile has no sweep section")
+	}
+	spec := *p.Sweep
+	spec.Defaults()
+	if errs := spec.Validate(); len(errs) > 0 {
+		return nil, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+	}
+	slo := spec.SLO.SLO()
+	target := workload.ShowURL(p.URL, os.LookupEnv)
+	if opts.Embedded {
+		target += " (embedded reference server)"
+	}
+	sw := &metrics.Sweep{Tool: opts.Tool, Target: target, Profile: p.Name, Started: time.Now(), By: spec.By, From: spec.From, To: spec.To,
+		Steps: spec.Steps, StepS: spec.Step.D().Seconds(), SLO: slo}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	var fails int
+	ran := 0
+	// step runs one step of load v and records it; it reports whether the
+	// sweep must stop (interrupted, or an error).
+	step := func(v float64, refine bool) (stop bool, err error) {
+		ran++
+		n := ran
+		sp := *p
+		sp.Sweep = nil
+		sp.Name = fmt.Sprintf("%s step %d", p.Name, n)
+		sp.Duration, sp.Warmup = spec.Step, spec.Warmup
+		switch spec.By {
+		case "rate":
+			sp.Rate = v
+			if sp.MaxVUs < sp.VUs {
+				sp.MaxVUs = sp.VUs
+			}
+		case "vus":
+			sp.Rate, sp.VUs, sp.MaxVUs = 0, int(v), int(v)
+		case "sessions":
+			sp.VUs, sp.MaxVUs, sp.GETStream = int(v), int(v), true
+		}
+		pl, err := workload.Compile(&sp, opts.HTTPClient)
+		if err != nil {
+			return true, err
+		}
+		dir := fmt.Sprintf("step-%02d", n)
+		st, runErr := runStep(ctx, pl, filepath.Join(opts.Dir, dir), n, opts)
+		if st.Summary != nil {
+			sw.Protocol = st.Summary.Protocol
+			res := StepOf(n, spec.By, v, st.Summary, st.Last, slo)
+			res.Dir, res.Refine = dir, refine
+			res.Sessions = st.Sessions
+			sw.Results = append(sw.Results, res)
+			if opts.OnStep != nil {
+				opts.OnStep(res)
+			}
+			if !refine {
+				switch {
+				case res.Pass:
+					fails = 0
+				case !spec.KeepGoing && PastKnee(res, slo):
+					sw.Verdict.StoppedEarly = fmt.Sprintf("step %d is clearly past the knee (%v)", n, res.Reasons)
+				default:
+					fails++
+					if !spec.KeepGoing && fails >= 2 {
+						sw.Verdict.StoppedEarly = fmt.Sprintf("steps %d and %d both failed the SLO", n-1, n)
+					}
+				}
+			}
+		}
+		stoppedEarly := sw.Verdict.StoppedEarly
+		sw.Verdict = Judge(sw.Results, slo)
+		sw.Verdict.StoppedEarly = stoppedEarly
+		if ctx.Err() != nil {
+			sw.Verdict.Interrupted = true
+			sw.Verdict.StoppedEarly = fmt.Sprintf("interrupted during step %d (%s); the finished steps are kept", n, FormatLoad(v, spec.By))
+		}
+		if werr := WriteFiles(opts.Dir, sw); werr != nil {
+			return true, werr
+		}
+		if runErr != nil && !errors.Is(runErr, workload.ErrSetup) {
+			return true, runErr
+		}
+		if runErr != nil { // no session could start: the next step will not do better
+			sw.Verdict.StoppedEarly = fmt.Sprintf("step %d: %v", n, runErr)
+			WriteFiles(opts.Dir, sw)
+			return true, nil
+		}
+		return ctx.Err() != nil, nil
+	}
+	for _, v := range spec.Values() {
+		stop, err := step(v, false)
+		if err != nil {
+			return sw, err
+		}
+		if stop || sw.Verdict.StoppedEarly != "" {
+			break
+		}
+	}
+	// Refine: bisect between the highest passing and the lowest failing
+	// load above it.
+	for k := 0; k < spec.Refine && ctx.Err() == nil && !sw.Verdict.Interrupted; k++ {
+		lo, hi, ok := edge(sw.Results)
+		if !ok {
+			break
+		}
+		mid := (lo + hi) / 2
+		if spec.By != "rate" {
+			mid = float64(int(mid + 0.5))
+		} else {
+			mid = float64(int(mid + 0.5))
+		}
+		if mid <= lo || mid >= hi {
+			break
+		}
+		stop, err := step(mid, true)
+		if err != nil {
+			return sw, err
+		}
+		if stop {
+			break
+		}
+	}
+	return sw, nil
+}
+
+// edge returns the highest passing load and the lowest failing load above
+// it.
+func edge(steps []metrics.SweepStep) (lo, hi float64, ok bool) {
+	lo = -1
+	for _, s := range steps {
+		if s.Pass && s.Value > lo {
+			lo = s.Value
+		}
+	}
+	if lo < 0 {
+		return 0, 0, false
+	}
+	hi = -1
+	for _, s := range steps {
+		if !s.Pass && !s.Interrupted && s.Value > lo && (hi < 0 || s.Value < hi) {
+			hi = s.Value
+		}
+	}
+	return lo, hi, hi > 0
+}
+
+type stepRun struct {
+	Summary *metrics.Summary
+	Last    *metrics.Row // the last measured interval
+	// Sessions is the most sessions open at once in a measured interval
+	// (the last row may be sampled as the window closes them).
+	Sessions int64
+}
+
+// runStep runs one step into its results directory (step-NN), with the
+// step's other sinks.
+func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Options) (stepRun, error) {
+	rd, err := metrics.NewResultsDir(dir)
+	if err != nil {
+		return stepRun{}, err
+	}
+	var info *metrics.RunInfo
+	if opts.RunInfo != nil {
+		info = opts.RunInfo(pl)
+	}
+	col := &stepCollector{}
+	sinks := []metrics.Sink{rd, col}
+	if opts.Sinks != nil {
+		sinks = append(sinks, opts.Sinks(n, pl)...)
+	}
+	sum, err := workload.Run(ctx, pl, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, TargetPID: opts.TargetPID,
+		Server: opts.Server, RunInfo: info, Sinks: sinks})
+	out := stepRun{Summary: sum, Last: col.last, Sessions: col.sessions}
+	if err == nil {
+		err = rd.Err()
+	}
+	return out, err
+}
+
+// stepCollector keeps what a step's verdict needs of its intervals: the
+// last measured row (its process samples were taken while the step's load
+// and sessions were on) and the most sessions open at once.
+type stepCollector struct {
+	last     *metrics.Row
+	sessions int64
+}
+
+func (c *stepCollector) Start(*metrics.RunInfo) {}
+func (c *stepCollector) End(*metrics.RunEnd)    {}
+func (c *stepCollector) Interval(r *metrics.IntervalRecord) {
+	if r.Phase == metrics.PhaseMeasure {
+		row := r.Row
+		c.last = &row
+		c.sessions = max(c.sessions, row.Sessions)
+	}
+}

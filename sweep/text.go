@@ -1,0 +1,100 @@
+package sweep
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// WriteText prints the step table and the verdict.
+func WriteText(w io.Writer, sw *metrics.Sweep) error {
+	p := &textfmt.Printer{W: w}
+	unit := LoadUnit(sw.By)
+	p.F("mcpbench sweep  %s  ·  profile %s  ·  protocol %s\n", sw.Target, sw.Profile, sw.Protocol)
+	p.F("%s from %g to %g %s in %d steps of %.0f s; SLO: p99 ≤ %s ms, errors ≤ %.2f%%%s\n\n", sw.By, sw.From, sw.To, unit, sw.Steps, sw.StepS,
+		textfmt.MS(sw.SLO.P99MS), 100*sw.SLO.ErrorRate, map[bool]string{true: ", replay clean"}[sw.SLO.ReplayClean])
+	p.F("%4s %10s %10s %8s %9s %9s %9s %9s %8s %7s %7s %8s %8s  %s\n", "step", sw.By, "achieved", "errors%", "p50 ms", "p90 ms", "p99 ms", "max ms", "faulty", "gen cpu", "tgt cpu", "tgt MB", "gen MB", "verdict")
+	for _, s := range sw.Results {
+		verdict := "PASS"
+		if !s.Pass {
+			verdict = "FAIL " + strings.Join(s.Reasons, "; ")
+		}
+		if s.Interrupted {
+			verdict = "INTERRUPTED"
+		}
+		tc, tm := "-", "-"
+		if s.TgtRSSMB > 0 {
+			tc, tm = fmt.Sprintf("%.2f", s.TgtCores), fmt.Sprintf("%.0f", s.TgtRSSMB)
+		}
+		n := fmt.Sprint(s.N)
+		if s.Refine {
+			n += "r"
+		}
+		p.F("%4s %10s %10.1f %8.2f %9s %9s %9s %9s %8d %7.2f %7s %8s %8.0f  %s\n", n, load(s.Value), s.Achieved, 100*s.ErrorRate,
+			textfmt.MS(s.Latency.P50), textfmt.MS(s.Latency.P90), textfmt.MS(s.Latency.P99), textfmt.MS(s.Latency.Max), s.Faulty, s.GenCores, tc, tm, s.GenRSSMB, verdict)
+		if s.Warning != "" {
+			p.F("     warning: %s\n", s.Warning)
+		}
+	}
+	v := sw.Verdict
+	p.F("\n")
+	if v.MaxSustainable > 0 {
+		if sw.By != "rate" {
+			p.F("Highest load under the SLO: %s %s\n", load(v.MaxLoad), unit)
+		}
+		p.F("Maximum sustainable rate under the SLO: %.1f ops/s (step %d)", v.MaxSustainable, v.MaxStep)
+		if v.Estimate > 0 {
+			p.F("; the SLO is crossed at about %.0f %s (interpolated)", v.Estimate, unit)
+		}
+		p.F("\n")
+	} else {
+		p.F("Maximum sustainable rate under the SLO: none of the steps met it\n")
+	}
+	if v.KneeStep > 0 {
+		p.F("Knee: latency starts to climb steeply after %s %s (step %d)\n", load(v.Knee), unit, v.KneeStep)
+	} else {
+		p.F("Knee: none in the range (p99 never doubled, by more than %g ms, from one step to the next)\n", max(1, sw.SLO.P99MS/10))
+	}
+	if v.TargetKiBPerSession != 0 || v.GeneratorKiBPerSession != 0 {
+		p.F("Memory per session: target %.1f KiB, mcpbench %.1f KiB (RSS slope across steps)\n", v.TargetKiBPerSession, v.GeneratorKiBPerSession)
+	}
+	if v.StoppedEarly != "" {
+		p.F("Stopped early: %s\n", v.StoppedEarly)
+	}
+	for _, s := range sw.Results {
+		if s.Refine {
+			p.F("(steps marked r bisect between the highest passing and the lowest failing load)\n")
+			break
+		}
+	}
+	return p.Err
+}
+
+// LoadUnit names the unit of a sweep's load by its by ("rate": "ops/s",
+// "vus": "VUs", "sessions": "sessions").
+func LoadUnit(by string) string {
+	switch by {
+	case "vus":
+		return "VUs"
+	case "sessions":
+		return "sessions"
+	}
+	return "ops/s"
+}
+
+// FormatLoad formats a step's load with its unit: "1571 ops/s".
+func FormatLoad(v float64, by string) string { return load(v) + " " + LoadUnit(by) }
+
+// load formats a step's load: whole numbers, or three significant
+// decimals below 100.
+func load(v float64) string {
+	if v >= 100 || v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}

@@ -1,0 +1,261 @@
+package workload
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/units"
+	"github.com/mcpbench/mcpbench/verdict"
+	"go.yaml.in/yaml/v3"
+)
+
+// Validate checks the profile (after Defaults) and returns every problem,
+// each naming its field; a ${NAME} reference to a variable not set in the
+// environment is one (see ResolveEndpoint).
+func (p *Profile) Validate() []error {
+	errs := append([]error(nil), p.parseErrs...)
+	_, epErrs := p.endpoint(os.LookupEnv) // url and headers: ${NAME} set, URL well-formed
+	_, opErrs := p.expandOps(os.LookupEnv)
+	errs = append(append(errs, epErrs...), opErrs...)
+	errs = append(errs, p.validateLoad()...)
+	errs = append(errs, p.validateTimes()...)
+	errs = append(errs, p.validateSections()...)
+	return append(errs, p.validateOps()...)
+}
+
+// problems collects a validation's errors.
+type problems []error
+
+func (e *problems) add(format string, args ...any) { *e = append(*e, fmt.Errorf(format, args...)) }
+
+// validateLoad checks the load model: protocol, VUs, rate, stages.
+func (p *Profile) validateLoad() []error {
+	var errs problems
+	if p.Protocol != "" && p.Protocol != driver.ProtocolAuto && !slices.Contains(driver.SupportedProtocols, p.Protocol) {
+		errs.add("protocol: %q not supported (want auto or one of %s)", p.Protocol, strings.Join(driver.SupportedProtocols, ", "))
+	}
+	if p.VUs < 1 {
+		errs.add("vus: %d, want at least 1", p.VUs)
+	}
+	switch p.Model {
+	case "", "open", "closed":
+	default:
+		errs.add("model: %q, want open or closed", p.Model)
+	}
+	if p.Rate < 0 {
+		errs.add("rate: %g, want > 0 (open model) or 0 (closed model)", p.Rate)
+	}
+	if p.Model == "open" && p.Rate == 0 && len(p.Stages) == 0 {
+		errs.add("rate: the open model needs a rate (or stages)")
+	}
+	if p.Open() && p.MaxVUs < p.VUs {
+		errs.add("max_vus: %d is below vus (%d)", p.MaxVUs, p.VUs)
+	}
+	for i, s := range p.Stages {
+		if s.Duration <= 0 {
+			errs.add("stages[%d].duration: %v, want > 0", i, s.Duration.D())
+		}
+		if s.Target < 0 {
+			errs.add("stages[%d].target: %g, want ≥ 0", i, s.Target)
+		}
+	}
+	if len(p.Stages) > 0 && p.Duration != 0 {
+		errs.add("duration: the stages set the measured window (their total, %v): leave duration out", p.Window())
+	}
+	if len(p.Stages) == 0 && p.Duration.D() <= 0 {
+		errs.add("duration: %v, want > 0", p.Duration.D())
+	}
+	return errs
+}
+
+// validateTimes checks durations and the resume policy.
+func (p *Profile) validateTimes() []error {
+	var errs problems
+	for name, d := range map[string]Duration{"warmup": p.Warmup, "graceful_stop": p.GracefulStop, "think_time": p.ThinkTime,
+		"max_delay": p.MaxDelay, "timeouts.connect": p.Timeouts.Connect, "timeouts.request": p.Timeouts.Request, "timeouts.stream_idle": p.Timeouts.StreamIdle,
+		"resume.default_retry": p.Resume.DefaultRetry} {
+		if d < 0 {
+			errs.add("%s: %v, want ≥ 0", name, d.D())
+		}
+	}
+	switch p.Resume.Policy {
+	case "", driver.ReconnectHonourRetry, driver.ReconnectImmediate, driver.ReconnectBackoff:
+	default:
+		errs.add("resume.policy: %q, want honour-retry, immediate or backoff", p.Resume.Policy)
+	}
+	return errs
+}
+
+// validateSections checks chaos, sweep, soak, thresholds, churn, limits,
+// the embedded server and headers.
+func (p *Profile) validateSections() []error {
+	var errs problems
+	if p.Chaos != nil {
+		p.Chaos.Defaults()
+		errs = append(errs, p.Chaos.Validate("chaos")...)
+	}
+	if p.Sweep != nil {
+		sw := *p.Sweep
+		sw.Defaults()
+		errs = append(errs, sw.Validate()...)
+	}
+	if p.Soak != nil && p.Soak.Checkpoint < 0 {
+		errs.add("soak.checkpoint: want ≥ 0")
+	}
+	for i, t := range p.Thresholds {
+		if _, err := verdict.ParseThreshold(t); err != nil {
+			errs.add("thresholds[%d]: %v", i, err)
+		}
+	}
+	if p.Churn.Rate < 0 {
+		errs.add("churn.rate: %g, want ≥ 0", p.Churn.Rate)
+	}
+	for name, v := range map[string]units.Size{"max_message_bytes": p.MaxMessageBytes, "max_event_bytes": p.MaxEventBytes, "max_buffered_bytes": p.MaxBufferedBytes} {
+		if v != 0 && v < 1024 {
+			errs.add("%s: %v, want at least 1KiB (0: the default)", name, v)
+		}
+	}
+	if p.MaxEventBytes > 1<<30 {
+		errs.add("max_event_bytes: %v, want at most 1GiB", p.MaxEventBytes)
+	}
+	if p.Server.GETRetry < 0 || p.Server.Tick < 0 {
+		errs.add("server: get_retry and tick must be ≥ 0")
+	}
+	switch p.Server.Mode {
+	case "", "stateful", "stateless", "json", "2026-07-28":
+	default:
+		errs.add("server.mode: %q, want stateful, stateless, json or 2026-07-28", p.Server.Mode)
+	}
+	for k := range p.Headers {
+		if _, _, err := driver.ParseHeader(k + ": x"); err != nil {
+			errs.add("headers: %q is not a header name", k)
+		}
+	}
+	return errs
+}
+
+// validateOps checks the op mix.
+func (p *Profile) validateOps() []error {
+	var errs problems
+	if len(p.Ops) == 0 {
+		errs.add("ops: empty, want at least one operation")
+	}
+	total := 0
+	for i, o := range p.Ops {
+		f := fmt.Sprintf("ops[%d]", i)
+		if o.Name != "" {
+			f = fmt.Sprintf("ops[%d] (%s)", i, o.Name)
+		}
+		if !slices.Contains(Methods, o.Method) {
+			errs.add("%s.method: %q, want one of %s", f, o.Method, strings.Join(Methods, ", "))
+		}
+		if need := map[string]string{"tools/call": o.Tool, "prompts/get": o.Prompt, "resources/read": o.URI}; need[o.Method] == "" {
+			if field, ok := map[string]string{"tools/call": "tool", "prompts/get": "prompt", "resources/read": "uri"}[o.Method]; ok {
+				errs.add("%s.%s: required for %s", f, field, o.Method)
+			}
+		}
+		if o.Method != "tools/call" && o.Method != "prompts/get" && len(o.Arguments) > 0 {
+			errs.add("%s.arguments: only tools/call and prompts/get take arguments", f)
+		}
+		if o.Weight != nil {
+			if *o.Weight < 0 {
+				errs.add("%s.weight: %d, want ≥ 0", f, *o.Weight)
+			} else {
+				total += *o.Weight
+			}
+		}
+		if o.Expect.Progress < 0 {
+			errs.add("%s.expect.progress: %d, want ≥ 0", f, o.Expect.Progress)
+		}
+	}
+	if len(p.Ops) > 0 && total == 0 && len(p.parseErrs) == 0 { // a weight that failed to parse reads 0
+		errs.add("ops: all weights are 0")
+	}
+	return errs
+}
+
+var reLine = regexp.MustCompile(`^line (\d+): `)
+
+// withField prefixes a "line N: ..." message with the field at line N.
+func withField(m string, paths map[int]string) string {
+	s := reLine.FindStringSubmatch(m)
+	if s == nil {
+		return m
+	}
+	n, _ := strconv.Atoi(s[1])
+	if f, ok := paths[n]; ok {
+		return f + " (line " + s[1] + "): " + m[len(s[0]):]
+	}
+	return m
+}
+
+// fieldPaths maps the line of each mapping key in a YAML document to its
+// path ("ops[0].method").
+func fieldPaths(data []byte) map[int]string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	out := map[int]string{}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				p := k.Value
+				if path != "" {
+					p = path + "." + k.Value
+				}
+				if _, seen := out[k.Line]; !seen {
+					out[k.Line] = p
+				}
+				walk(v, p)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(&doc, "")
+	return out
+}
+
+var (
+	reUnknown = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+	reType    = regexp.MustCompile(`^line (\d+): cannot unmarshal !!(\w+) ` + "`" + `?([^` + "`" + `]*)` + "`" + `? into (\S+)$`)
+)
+
+// tidyYAMLError rewrites yaml.v3 messages in the field's terms.
+func tidyYAMLError(m string) string {
+	if s := reUnknown.FindStringSubmatch(m); s != nil {
+		return fmt.Sprintf("line %s: unknown field %q", s[1], s[2])
+	}
+	if s := reType.FindStringSubmatch(m); s != nil {
+		want := s[4]
+		switch {
+		case strings.HasPrefix(want, "int"):
+			want = "an integer"
+		case strings.HasPrefix(want, "float"):
+			want = "a number"
+		case want == "bool":
+			want = "true or false"
+		case strings.HasPrefix(want, "[]"):
+			want = "a list"
+		case strings.HasPrefix(want, "map"), strings.HasPrefix(want, "workload."):
+			want = "a mapping"
+		}
+		return fmt.Sprintf("line %s: %q is not %s", s[1], s[3], want)
+	}
+	return m
+}
