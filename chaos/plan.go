@@ -1,17 +1,3 @@
-// Package chaos injects faults into the streams a load run reads: cuts
-// (after N events, after N bytes, in the middle of an event, before the
-// first event, at a random time), closed with FIN or RST; stalls of the
-// reader; delayed requests; and storms that cut every open stream at once.
-//
-// A fault plan is data (a profile's chaos: section, or --chaos/--storm
-// flags) and is seeded: each VU draws its faults from its own generator
-// seeded by (seed, VU, stream kind), so the k-th POST stream and the k-th
-// GET stream of a VU meet the same fault in every run with that seed,
-// however goroutines interleave (Schedule computes it without running).
-//
-// Faults are injected by wrapping the VU's http.RoundTripper: the driver's
-// code path is the same with and without chaos. The package knows SSE
-// event framing (to count events) and nothing else of MCP.
 package chaos
 
 import (

@@ -23,6 +23,9 @@
 //   - [TimeToResume]: the time-to-resume distribution and its percentile
 //     spectrum, when streams were resumed.
 //
+// The capacity charts of a sweep ([CapacityLatency], [CapacityErrors],
+// [CapacityResources], [CapacityMemory]) read sweep.json only.
+//
 // A chart with nothing to show is not drawn: its function returns an
 // error wrapping [ErrNoData], and [Charts], [WriteCharts] and
 // [HTMLReport] list it as skipped with the reason.
@@ -30,4 +33,18 @@
 // Output is deterministic: the same results give byte-identical SVG (the
 // golden tests rely on it). Nothing here is safe for concurrent use on
 // the same [Chart]; distinct charts may be drawn concurrently.
+//
+// # Owns and must not
+//
+// It owns drawing: the figure and its panels (chart.go), axes, ticks and
+// scales (axes.go), the time axis shared by the charts over time
+// (timeaxis.go), the charts of a run over time (timecharts.go) and of
+// its distributions (spectrum.go), the capacity charts of a sweep
+// (sweep.go), the chart set of a run and its files (charts.go), and the
+// HTML report (html.go, report.html.tmpl).
+//
+// It must not compute statistics the metrics package owns (percentiles,
+// rates, merges, verdicts, the sweep's knee): it draws the numbers the
+// result files hold. It must not run load, touch the network or write
+// anywhere but the writer or directory it is given.
 package plots

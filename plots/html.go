@@ -64,26 +64,58 @@ func HTMLReport(w io.Writer, res *metrics.Results) error {
 	d.Subtitle = subtitle(res)
 	d.Meta = metaRows(res, s)
 	if r := res.Run; r != nil {
-		for _, k := range slices.Sorted(maps.Keys(r.Flags)) {
-			v := r.Flags[k]
-			if k == "url" {
-				v = secret.RedactURL(v) // results of older versions kept credentials
-			}
-			d.Flags = append(d.Flags, kv{"--" + k, v})
-		}
-		cmd := slices.Clone(r.Command)
-		for i, a := range cmd {
-			if strings.Contains(a, "://") {
-				cmd[i] = secret.RedactURL(a)
-			}
-		}
-		d.Command = shellJoin(cmd)
+		d.Flags, d.Command = flagRows(r), commandLine(r)
 	}
 	d.Ops = s.Ops
 	if len(s.Ops) != 1 {
 		all := s.All
 		d.All = &all
 	}
+	d.addTableRows(s)
+	if res.Offenders != nil {
+		d.Faulty, d.Offenders = res.Offenders.Faulty, len(res.Offenders.First)
+	}
+	if d.Charts, err = chartSections(items); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := reportTmpl.Execute(&buf, d); err != nil {
+		return fmt.Errorf("plots: HTML report: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// flagRows lists the run's flags, sorted, with credentials redacted from
+// the URL.
+func flagRows(r *metrics.RunInfo) []kv {
+	var rows []kv
+	for _, k := range slices.Sorted(maps.Keys(r.Flags)) {
+		v := r.Flags[k]
+		if k == "url" {
+			v = secret.RedactURL(v) // results of older versions kept credentials
+		}
+		rows = append(rows, kv{"--" + k, v})
+	}
+	return rows
+}
+
+// commandLine returns the run's command line, quoted for a shell, with
+// credentials redacted from URLs.
+func commandLine(r *metrics.RunInfo) string {
+	cmd := slices.Clone(r.Command)
+	for i, a := range cmd {
+		if strings.Contains(a, "://") {
+			cmd[i] = secret.RedactURL(a)
+		}
+	}
+	return shellJoin(cmd)
+}
+
+// addTableRows fills the error, resume, replay-ledger and session-failure
+// tables from s: per op, then the GET streams, then the deleted-session
+// probe.
+func (d *reportData) addTableRows(s *metrics.Summary) {
 	for _, o := range s.Ops {
 		for _, c := range slices.Sorted(maps.Keys(o.ErrorsByClass)) {
 			d.Errors = append(d.Errors, errorRow{Op: o.Name, Class: c, Count: o.ErrorsByClass[c], Example: o.ErrorExamples[c]})
@@ -109,27 +141,25 @@ func HTMLReport(w io.Writer, res *metrics.Results) error {
 	for _, c := range slices.Sorted(maps.Keys(s.Sessions.FailClasses)) {
 		d.SessionFails = append(d.SessionFails, errorRow{Class: c, Count: s.Sessions.FailClasses[c], Example: s.Sessions.FailExamples[c]})
 	}
-	if res.Offenders != nil {
-		d.Faulty, d.Offenders = res.Offenders.Faulty, len(res.Offenders.First)
-	}
+}
+
+// chartSections renders the drawn charts as inline SVG and lists the
+// skipped ones with their reason, in report order.
+func chartSections(items []Item) ([]chartData, error) {
+	var out []chartData
 	for _, it := range items {
 		cd := chartData{Name: it.Name, Skipped: it.Skipped}
 		if it.Chart != nil {
 			cd.Title = it.Chart.Title
 			svg, err := inlineSVG(it.Chart)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			cd.SVG = svg
 		}
-		d.Charts = append(d.Charts, cd)
+		out = append(out, cd)
 	}
-	var buf bytes.Buffer
-	if err := reportTmpl.Execute(&buf, d); err != nil {
-		return fmt.Errorf("plots: HTML report: %w", err)
-	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	return out, nil
 }
 
 type reportData struct {

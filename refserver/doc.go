@@ -10,6 +10,22 @@
 // SDK's) since it runs under load: thousands of calls per second, 1000+
 // sessions with GET streams.
 //
+// # Owns and must not
+//
+// It owns the reference server: its options and their validation
+// (options.go), the HTTP handler around the SDK's StreamableHTTPHandler
+// (handler.go), session tracking, numbered notifications on the standalone
+// stream and shutdown (sessions.go), the measuring tools (tools.go), the
+// bounded event store (eventstore.go), the Origin and Host policy
+// (origin.go) and the loopback listener (server.go).
+//
+// It must not be required for benchmarking other servers: the driver,
+// workload, chaos, metrics and plots packages never import it; only
+// cmd/mcpbench (serve, and run or probe without --url) and scripts/hostile
+// start it. It must not know mcpbench's measurements (it announces ground
+// truth in its tools' answers; judging is the client's), and must not
+// listen beyond loopback unless its caller asks for another address.
+//
 // # Modes
 //
 //   - [ModeStateful] (default): Mcp-Session-Id sessions, answers as SSE, a

@@ -118,129 +118,174 @@ func toolCall(mcp http.Handler, f http.HandlerFunc) http.Handler {
 	})
 }
 
+// hostileHandlers builds the handler of each case served by net/http
+// (ServeHostile serves the raw-connection and HTTP/2 cases itself).
+var hostileHandlers = map[string]func(mcp http.Handler) http.Handler{
+	"endless-line":   endlessLine,
+	"huge-json":      func(mcp http.Handler) http.Handler { return hugeJSON(mcp, false) },
+	"huge-json-cl":   func(mcp http.Handler) http.Handler { return hugeJSON(mcp, true) },
+	"huge-sse-event": hugeSSEEvent,
+	"redirect-307":   redirect307,
+	"auth-401":       func(http.Handler) http.Handler { return http.HandlerFunc(auth401) },
+	"throttle-429":   throttle429,
+	"gzip-json":      gzipJSON,
+	"huge-session-id": func(mcp http.Handler) http.Handler {
+		return rewriteSessionID(mcp, strings.Repeat("s", 2<<20))
+	},
+	"odd-session-id": func(mcp http.Handler) http.Handler {
+		return rewriteSessionID(mcp, "sess ion-\xc3\xa9")
+	},
+}
+
 func hostileHandler(name string, mcp http.Handler) (http.Handler, bool) {
-	switch name {
-	case "endless-line":
-		return toolCall(mcp, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			rc := http.NewResponseController(w)
-			io.WriteString(w, "data: ")
-			for r.Context().Err() == nil {
-				if _, err := w.Write([]byte{'x'}); err != nil {
-					return
-				}
-				if rc.Flush() != nil {
-					return
-				}
-			}
-		}), true
-	case "huge-json", "huge-json-cl":
-		return toolCall(mcp, func(w http.ResponseWriter, r *http.Request) {
-			const size = 300 << 20
-			head := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`
-			tail := `"}]}}`
-			w.Header().Set("Content-Type", "application/json")
-			if name == "huge-json-cl" {
-				w.Header().Set("Content-Length", fmt.Sprint(size))
-			}
-			io.WriteString(w, head)
-			writeFill(r.Context(), w, size-len(head)-len(tail))
-			io.WriteString(w, tail)
-		}), true
-	case "huge-sse-event":
-		return toolCall(mcp, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			io.WriteString(w, "id: e1\ndata: ")
-			writeFill(r.Context(), w, 300<<20)
-			io.WriteString(w, "\n\n")
-		}), true
-	case "redirect-307":
-		mux := http.NewServeMux()
-		mux.Handle("/mcp/", http.StripPrefix("/mcp/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			r.URL.Path = "/mcp"
-			orNotFound(mcp).ServeHTTP(w, r)
-		})))
-		mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Location", "/mcp/")
-			w.WriteHeader(http.StatusTemporaryRedirect)
-		})
-		return mux, true
-	case "auth-401":
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource", scope="mcp"`)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			io.WriteString(w, `{"error":"invalid_token","error_description":"missing bearer token"}`)
-		}), true
-	case "throttle-429":
-		var mu sync.Mutex
-		n := 0
-		return toolCall(mcp, func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			n++
-			odd := n%2 == 1
-			mu.Unlock()
-			if odd {
-				w.Header().Set("Retry-After", "1")
-				w.WriteHeader(http.StatusTooManyRequests)
-				io.WriteString(w, "rate limited\n")
+	build, ok := hostileHandlers[name]
+	if !ok {
+		return nil, false
+	}
+	return build(mcp), true
+}
+
+// endlessLine answers tools/call with SSE and one 'data:' line that never
+// ends, one byte per write (until the client goes).
+func endlessLine(mcp http.Handler) http.Handler {
+	return toolCall(mcp, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		io.WriteString(w, "data: ")
+		for r.Context().Err() == nil {
+			if _, err := w.Write([]byte{'x'}); err != nil {
 				return
 			}
-			orNotFound(mcp).ServeHTTP(w, r)
-		}), true
-	case "gzip-json":
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if rc.Flush() != nil {
+				return
+			}
+		}
+	})
+}
+
+// hugeJSON answers tools/call with a 300 MB JSON body, chunked or (withCL)
+// with its Content-Length.
+func hugeJSON(mcp http.Handler, withCL bool) http.Handler {
+	return toolCall(mcp, func(w http.ResponseWriter, r *http.Request) {
+		const size = 300 << 20
+		head := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`
+		tail := `"}]}}`
+		w.Header().Set("Content-Type", "application/json")
+		if withCL {
+			w.Header().Set("Content-Length", fmt.Sprint(size))
+		}
+		io.WriteString(w, head)
+		writeFill(r.Context(), w, size-len(head)-len(tail))
+		io.WriteString(w, tail)
+	})
+}
+
+// hugeSSEEvent answers tools/call with SSE and one 300 MB event.
+func hugeSSEEvent(mcp http.Handler) http.Handler {
+	return toolCall(mcp, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "id: e1\ndata: ")
+		writeFill(r.Context(), w, 300<<20)
+		io.WriteString(w, "\n\n")
+	})
+}
+
+// redirect307 answers /mcp with 307 to /mcp/, where mcp serves.
+func redirect307(mcp http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp/", http.StripPrefix("/mcp/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.URL.Path = "/mcp"
+		orNotFound(mcp).ServeHTTP(w, r)
+	})))
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/mcp/")
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	})
+	return mux
+}
+
+// auth401 answers every request with 401, a Bearer challenge naming the
+// protected-resource metadata, and an OAuth error body.
+func auth401(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource", scope="mcp"`)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnauthorized)
+	io.WriteString(w, `{"error":"invalid_token","error_description":"missing bearer token"}`)
+}
+
+// throttle429 answers every other tools/call (the 1st, 3rd, …) with 429
+// and Retry-After: 1; mcp serves the rest.
+func throttle429(mcp http.Handler) http.Handler {
+	var mu sync.Mutex
+	n := 0
+	return toolCall(mcp, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		odd := n%2 == 1
+		mu.Unlock()
+		if odd {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, "rate limited\n")
+			return
+		}
+		orNotFound(mcp).ServeHTTP(w, r)
+	})
+}
+
+// gzipJSON serves mcp and gzips its application/json answers
+// (Content-Encoding: gzip).
+func gzipJSON(mcp http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		orNotFound(mcp).ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(rec.Body.Bytes())
+		zw.Close()
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		w.Write(b.Bytes())
+	})
+}
+
+// rewriteSessionID serves mcp but gives clients session ids of its own,
+// "<base>-<n>", mapped back to mcp's ids on later requests.
+func rewriteSessionID(mcp http.Handler, base string) http.Handler {
+	var mu sync.Mutex
+	real := map[string]string{} // the id given → the server's own
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rpcMethod(r) == "initialize" {
 			rec := httptest.NewRecorder()
 			orNotFound(mcp).ServeHTTP(rec, r)
 			for k, v := range rec.Header() {
 				w.Header()[k] = v
 			}
-			if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
-				w.WriteHeader(rec.Code)
-				w.Write(rec.Body.Bytes())
-				return
-			}
-			var b bytes.Buffer
-			zw := gzip.NewWriter(&b)
-			zw.Write(rec.Body.Bytes())
-			zw.Close()
-			w.Header().Set("Content-Encoding", "gzip")
-			w.Header().Del("Content-Length")
-			w.WriteHeader(rec.Code)
-			w.Write(b.Bytes())
-		}), true
-	case "huge-session-id", "odd-session-id":
-		base := strings.Repeat("s", 2<<20)
-		if name == "odd-session-id" {
-			base = "sess ion-\xc3\xa9"
-		}
-		var mu sync.Mutex
-		real := map[string]string{} // the id given → the server's own
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if rpcMethod(r) == "initialize" {
-				rec := httptest.NewRecorder()
-				orNotFound(mcp).ServeHTTP(rec, r)
-				for k, v := range rec.Header() {
-					w.Header()[k] = v
-				}
-				mu.Lock()
-				id := fmt.Sprintf("%s-%d", base, len(real))
-				real[id] = rec.Header().Get("Mcp-Session-Id")
-				mu.Unlock()
-				w.Header().Set("Mcp-Session-Id", id)
-				w.WriteHeader(rec.Code)
-				w.Write(rec.Body.Bytes())
-				return
-			}
 			mu.Lock()
-			r.Header.Set("Mcp-Session-Id", real[r.Header.Get("Mcp-Session-Id")])
+			id := fmt.Sprintf("%s-%d", base, len(real))
+			real[id] = rec.Header().Get("Mcp-Session-Id")
 			mu.Unlock()
-			orNotFound(mcp).ServeHTTP(w, r)
-		}), true
-	}
-	return nil, false
+			w.Header().Set("Mcp-Session-Id", id)
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		mu.Lock()
+		r.Header.Set("Mcp-Session-Id", real[r.Header.Get("Mcp-Session-Id")])
+		mu.Unlock()
+		orNotFound(mcp).ServeHTTP(w, r)
+	})
 }
 
 // writeFill writes n bytes of 'x' in 64 KiB writes (until ctx ends).

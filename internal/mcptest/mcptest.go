@@ -1,9 +1,3 @@
-// Package mcptest is a scriptable fake MCP server for tests: handlers are
-// keyed by (HTTP method, session, JSON-RPC method, Last-Event-ID), every
-// request is recorded, and helpers write JSON answers, SSE events, cuts
-// (abrupt connection close) and orderly stream ends. It also provides an
-// in-memory network (Pipe) so tests can run client and server inside a
-// testing/synctest bubble, where time is fake and waits are exact.
 package mcptest
 
 import (

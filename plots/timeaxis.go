@@ -1,0 +1,146 @@
+package plots
+
+import (
+	"image/color"
+	"math"
+
+	"github.com/mcpbench/mcpbench/internal/stats"
+	"github.com/mcpbench/mcpbench/metrics"
+	"gonum.org/v1/plot/plotter"
+)
+
+// shared sets the time axis of panels stacked over one another: 0 to
+// xmax s, tick labels on the lowest only; shades warm-up and stopping
+// intervals and marks storm waves (legend entries on the first panel).
+// Call it before adding series, so the shading lies under them.
+func shared(res *metrics.Results, xmax float64, panels ...*Panel) {
+	for i, p := range panels {
+		p.Plot.X.Min, p.Plot.X.Max = 0, max(xmax, 1)
+		if i < len(panels)-1 {
+			p.Plot.X.Label.Text = ""
+			p.Plot.X.Tick.Marker = unlabelled{linearTicks{}}
+		}
+	}
+	bands, phases := phaseBands(res, xmax)
+	var storms []float64
+	if s := res.Summary; s != nil {
+		for _, w := range s.Storms {
+			storms = append(storms, w.AtS)
+		}
+	}
+	for i, p := range panels {
+		for _, b := range bands {
+			p.Plot.Add(b)
+		}
+		for _, at := range storms {
+			p.Plot.Add(vline{X: at, LineStyle: lineStyle(colStorm, 1, true)})
+		}
+		if i > 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		for j, b := range bands {
+			if !seen[phases[j]] {
+				seen[phases[j]] = true
+				p.Legend.Add(phases[j], b)
+			}
+		}
+		if len(storms) > 0 {
+			p.Legend.Add("storm", vline{LineStyle: lineStyle(colStorm, 1, true)})
+		}
+	}
+}
+
+// phaseBands returns the spans of the warm-up and the graceful stop (s
+// since the start) and their names: from the summary's warm-up and
+// measured window when it has them, else from the phase of each interval
+// row (which names the phase an interval ended in).
+func phaseBands(res *metrics.Results, xmax float64) ([]band, []string) {
+	var bands []band
+	var names []string
+	if s := res.Summary; s != nil && (s.WarmupS > 0 || s.DurationS > 0) {
+		if s.WarmupS > 0 {
+			bands = append(bands, band{X0: 0, X1: s.WarmupS, Color: colWarmup})
+			names = append(names, "warm-up")
+		}
+		if stop := s.WarmupS + s.DurationS; s.DurationS > 0 && stop < xmax-1e-3 {
+			bands = append(bands, band{X0: stop, X1: xmax, Color: colStopping})
+			names = append(names, "stopping")
+		}
+		return bands, names
+	}
+	for _, iv := range res.Intervals {
+		if iv.Phase == "measure" || iv.Phase == "" {
+			continue
+		}
+		from := iv.T - iv.Interval
+		if n := len(bands); n > 0 && names[n-1] == iv.Phase && math.Abs(bands[n-1].X1-from) < 1e-6 {
+			bands[n-1].X1 = iv.T
+			continue
+		}
+		col := color.Color(colStopping)
+		if iv.Phase == "warm-up" {
+			col = colWarmup
+		}
+		bands = append(bands, band{X0: from, X1: iv.T, Color: col})
+		names = append(names, iv.Phase)
+	}
+	return bands, names
+}
+
+// segments returns the points (middle of the interval, y) of the
+// intervals for which y is defined, split where it is not. Left out:
+// intervals that lie mostly in the warm-up (their ops were not recorded,
+// so their counts would read as a ramp-up that did not happen) and a
+// partial interval shorter than half the usual one (the tail of the
+// graceful stop: a few ops over a few ms, whose rate and percentiles are
+// noise).
+func segments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool)) []plotter.XYs {
+	warmup := 0.0
+	if res.Summary != nil {
+		warmup = res.Summary.WarmupS
+	}
+	lengths := make([]float64, len(res.Intervals))
+	for i, iv := range res.Intervals {
+		lengths[i] = iv.Interval
+	}
+	usual := stats.Median(lengths)
+	var segs []plotter.XYs
+	var cur plotter.XYs
+	for i := range res.Intervals {
+		iv := &res.Intervals[i]
+		mid := iv.T - iv.Interval/2
+		if mid < warmup || iv.Interval < usual/2 {
+			continue
+		}
+		v, ok := y(iv)
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			if len(cur) > 0 {
+				segs = append(segs, cur)
+				cur = nil
+			}
+			continue
+		}
+		cur = append(cur, plotter.XY{X: mid, Y: v})
+	}
+	if len(cur) > 0 {
+		segs = append(segs, cur)
+	}
+	return segs
+}
+
+func perSecond(n int64, iv *metrics.IntervalRec) (float64, bool) {
+	if iv.Interval <= 0 {
+		return 0, false
+	}
+	return float64(n) / iv.Interval, true
+}
+
+func anyInterval(res *metrics.Results, f func(*metrics.IntervalRec) bool) bool {
+	for i := range res.Intervals {
+		if f(&res.Intervals[i]) {
+			return true
+		}
+	}
+	return false
+}

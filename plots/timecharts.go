@@ -1,0 +1,242 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/stats"
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// LatencyOverTime draws the response time of each interval (ms) —
+// p50, p90, p99 and max as intervals.csv holds them — over the time
+// since the start (s; each interval at its middle), of op, or of all ops
+// when op is "". Below it, on
+// the same time axis, the achieved rate (completed ops/s), the target
+// arrival rate (open model) and dropped ops/s when there were any.
+// Warm-up and stopping intervals are shaded, storm waves marked. The
+// latency axis turns logarithmic when the max is more than 30 times the
+// typical p50. Intervals without completed ops leave gaps.
+func LatencyOverTime(res *metrics.Results, op string) (*Chart, error) {
+	if len(res.Intervals) == 0 {
+		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+	}
+	pick := func(iv *metrics.IntervalRec) metrics.IntervalOpRec { return iv.All }
+	name := "latency"
+	title := "Response time and throughput over time"
+	if op != "" {
+		if !slices.Contains(res.Ops, op) {
+			return nil, fmt.Errorf("plots: no op %q in %s", op, res.Dir)
+		}
+		pick = func(iv *metrics.IntervalRec) metrics.IntervalOpRec { return iv.Ops[op] }
+		name = "latency-" + fileSafe(op)
+		title = "Response time and throughput over time: " + op
+	}
+	var completed int64
+	for i := range res.Intervals {
+		completed += pick(&res.Intervals[i]).Count
+	}
+	if completed == 0 {
+		return nil, noData("no operation completed")
+	}
+	sum := summaryOf(res)
+	panelTitle := "Response time per interval"
+	if sum.Model == "open" {
+		panelTitle += " (from each op's intended start)"
+	}
+	lat := newPanel(panelTitle, "", "response time (ms)")
+	rate := newPanel("Throughput per interval", "time since start (s)", "ops/s")
+	xmax := res.Intervals[len(res.Intervals)-1].T
+	shared(res, xmax, lat, rate)
+
+	if err := addPercentiles(lat, res, pick); err != nil {
+		return nil, err
+	}
+	if err := addRates(rate, res, op, pick); err != nil {
+		return nil, err
+	}
+	fromZero(rate.Plot)
+	return &Chart{Name: name, Title: title, Subtitle: subtitle(res), Panels: []*Panel{lat, rate}}, nil
+}
+
+// addPercentiles draws the interval p50, p90, p99 and max response times
+// (ms) of the op that pick selects, on a log axis when the max is more
+// than 30 times the typical p50.
+func addPercentiles(lat *Panel, res *metrics.Results, pick func(*metrics.IntervalRec) metrics.IntervalOpRec) error {
+	type pct struct {
+		name  string
+		get   func(metrics.IntervalOpRec) float64
+		color color.Color
+		width float64
+	}
+	pcts := []pct{
+		{"p50", func(o metrics.IntervalOpRec) float64 { return o.P50 }, colP50, 1.5},
+		{"p90", func(o metrics.IntervalOpRec) float64 { return o.P90 }, colP90, 1.5},
+		{"p99", func(o metrics.IntervalOpRec) float64 { return o.P99 }, colP99, 1.5},
+		{"max", func(o metrics.IntervalOpRec) float64 { return o.Max }, colMax, 1},
+	}
+	var p50s []float64
+	var ss []series
+	for _, pc := range pcts {
+		segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) {
+			o := pick(iv)
+			v := pc.get(o)
+			if o.Count > 0 && v > 0 && pc.name == "p50" {
+				p50s = append(p50s, v)
+			}
+			return v, o.Count > 0 && v > 0
+		})
+		ss = append(ss, series{pc.name, segs, lineStyle(pc.color, pc.width, false)})
+	}
+	return addAll(lat, ss, stats.Median(p50s))
+}
+
+// addRates draws the achieved rate (completed ops/s) of the op that pick
+// selects and, for all ops (op ""), the target arrival rate and dropped
+// ops/s when there were any.
+func addRates(rate *Panel, res *metrics.Results, op string, pick func(*metrics.IntervalRec) metrics.IntervalOpRec) error {
+	achieved := segments(res, func(iv *metrics.IntervalRec) (float64, bool) {
+		if op == "" {
+			return iv.Rate, true
+		}
+		return perSecond(pick(iv).Count, iv)
+	})
+	if err := addSeries(rate, "achieved", achieved, lineStyle(colP50, 1.5, false)); err != nil {
+		return err
+	}
+	if op == "" && anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.TargetRate > 0 }) {
+		target := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return iv.TargetRate, iv.TargetRate > 0 })
+		if err := addSeries(rate, "target", target, lineStyle(color.Black, 1, true)); err != nil {
+			return err
+		}
+	}
+	if op == "" && anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.Dropped > 0 }) {
+		dropped := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.Dropped, iv) })
+		if err := addSeries(rate, "dropped", dropped, lineStyle(colMax, 1, false)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ThroughputErrors draws completed ops/s over time (s since the start),
+// with the target arrival rate in the open model, and below it errors/s
+// by error class and dropped ops/s when there were any.
+func ThroughputErrors(res *metrics.Results) (*Chart, error) {
+	if len(res.Intervals) == 0 {
+		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+	}
+	var completed, errs, dropped int64
+	classes := map[string]int64{}
+	for _, iv := range res.Intervals {
+		completed += iv.All.Count
+		errs += iv.All.Errors
+		dropped += iv.Dropped
+		for c, n := range iv.ErrorsByClass {
+			classes[c] += n
+		}
+	}
+	if completed == 0 && dropped == 0 {
+		return nil, noData("no operation completed")
+	}
+	xmax := res.Intervals[len(res.Intervals)-1].T
+	tp := newPanel("Completed operations per interval", "time since start (s)", "ops/s")
+	panels := []*Panel{tp}
+	var ep *Panel
+	if errs > 0 || dropped > 0 {
+		ep = newPanel("Errors per interval", "time since start (s)", "per second")
+		panels = append(panels, ep)
+	} else {
+		tp.Plot.Title.Text += " (no errors)"
+	}
+	shared(res, xmax, panels...)
+	if err := addSeries(tp, "completed", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return iv.Rate, true }),
+		lineStyle(colP50, 1.5, false)); err != nil {
+		return nil, err
+	}
+	if anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.TargetRate > 0 }) {
+		if err := addSeries(tp, "target", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return iv.TargetRate, iv.TargetRate > 0 }),
+			lineStyle(color.Black, 1, true)); err != nil {
+			return nil, err
+		}
+	}
+	fromZero(tp.Plot)
+	if ep != nil {
+		// Classes in the driver's order, so colours are stable.
+		i := 0
+		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+			if classes[c.String()] == 0 {
+				continue
+			}
+			name := c.String()
+			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.ErrorsByClass[name], iv) })
+			if err := addSeries(ep, name+" errors", segs, lineStyle(colorN(3+i), 1.5, false)); err != nil {
+				return nil, err
+			}
+			i++
+		}
+		if i == 0 && errs > 0 { // no class columns: the total
+			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.All.Errors, iv) })
+			if err := addSeries(ep, "errors", segs, lineStyle(colMax, 1.5, false)); err != nil {
+				return nil, err
+			}
+		}
+		if dropped > 0 {
+			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.Dropped, iv) })
+			if err := addSeries(ep, "dropped", segs, lineStyle(color.Gray{Y: 90}, 1, true)); err != nil {
+				return nil, err
+			}
+		}
+		fromZero(ep.Plot)
+	}
+	return &Chart{Name: "throughput", Title: "Throughput and errors over time", Subtitle: subtitle(res), Panels: panels}, nil
+}
+
+// ResumesReconnects draws resume attempts (response streams) and
+// reconnect attempts (response and GET streams) per second over time (s
+// since the start), with storm waves marked.
+func ResumesReconnects(res *metrics.Results) (*Chart, error) {
+	if len(res.Intervals) == 0 {
+		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+	}
+	var resumes, reconnects int64
+	perOp := map[string]int64{}
+	for _, iv := range res.Intervals {
+		resumes += iv.All.Resumes
+		reconnects += iv.Reconnects
+		for name, o := range iv.Ops {
+			perOp[name] += o.Resumes
+		}
+	}
+	if resumes == 0 && reconnects == 0 {
+		return nil, noData("no stream was resumed or reconnected")
+	}
+	p := newPanel("Resumes and reconnects per interval", "time since start (s)", "attempts per second")
+	shared(res, res.Intervals[len(res.Intervals)-1].T, p)
+	if err := addSeries(p, "reconnects", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.Reconnects, iv) }),
+		lineStyle(colP99, 2.5, false)); err != nil {
+		return nil, err
+	}
+	if err := addSeries(p, "resumes", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.All.Resumes, iv) }),
+		lineStyle(colP50, 1.5, false)); err != nil {
+		return nil, err
+	}
+	var withResumes []string
+	for _, name := range res.Ops {
+		if perOp[name] > 0 {
+			withResumes = append(withResumes, name)
+		}
+	}
+	if len(withResumes) > 1 {
+		for i, name := range withResumes {
+			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.Ops[name].Resumes, iv) })
+			if err := addSeries(p, legendName(name), segs, lineStyle(colorN(2+i), 1, true)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	fromZero(p.Plot)
+	return &Chart{Name: "resumes", Title: "Resumes and reconnects over time", Subtitle: subtitle(res), Panels: []*Panel{p}}, nil
+}
