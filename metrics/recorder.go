@@ -1,6 +1,14 @@
-// Package metrics records operation results into HdrHistograms and
-// counters, merges them per interval, and builds the run summary and the
-// result files.
+// Package metrics records and stores: it records operation results into
+// HdrHistograms and counters (and the session, GET-stream and hygiene
+// tallies), merges them per interval, holds the summary model
+// (summary.json, sweep.json and soak.json are its types), writes a run's
+// results directory as a Sink (ResultsDir, the directory's only writer)
+// and reads results back (ReadResults, Rebuild). It also samples processes
+// (/proc, getrusage).
+//
+// It never judges — thresholds, compare, storm waves, sweep and soak
+// verdicts live in verdict, sweep and soak — and never prints reports
+// (report, plots).
 //
 // Recording: each VU records into a shard (VUs are striped over a bounded
 // number of shards, because one op's three histograms take ~0.5 MB and a

@@ -28,8 +28,13 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 		p.F("protocol %s: %s\n", s.Protocol, s.ProtocolWhy)
 	}
 	model := fmt.Sprintf("closed model, %d VUs", s.VUs)
-	if s.Model == "open" {
+	switch {
+	case s.Model == "open" && s.Stages != "":
+		model = fmt.Sprintf("open model, arrival rate ramping %s (%.4g/s on average), %d VUs (max %d)", s.Stages, s.TargetRate, s.VUs, s.MaxVUs)
+	case s.Model == "open":
 		model = fmt.Sprintf("open model, arrival rate %.4g/s, %d VUs (max %d)", s.TargetRate, s.VUs, s.MaxVUs)
+	case s.Stages != "":
+		model = fmt.Sprintf("closed model, VUs ramping %s (%d started)", s.Stages, s.VUs)
 	}
 	p.F("profile %s  ·  %s  ·  %.1fs measured after %.1fs warm-up\n", s.Profile, model, s.DurationS, s.WarmupS)
 	if s.Interrupted {

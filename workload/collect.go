@@ -90,7 +90,7 @@ func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 func (e *engine) report(now time.Time, reconnects *int64) {
 	iv := e.rec.Tick(now)
 	row := metrics.RowOf(iv)
-	row.VUs, row.Sessions, row.Streams = e.live.Load(), e.sessionsOpen.Load(), e.streamsOpen.Load()
+	row.VUs, row.Sessions, row.Streams = e.activeVUs(now), e.sessionsOpen.Load(), e.streamsOpen.Load()
 	if cur, err := metrics.ReadProc(0); err == nil {
 		row.Self = metrics.ProcDelta(e.selfPrev, cur)
 		e.selfPrev = cur
@@ -108,7 +108,7 @@ func (e *engine) report(now time.Time, reconnects *int64) {
 	row.Reconnects, *reconnects = total-*reconnects, total
 	e.rows = append(e.rows, row)
 	rec := &metrics.IntervalRecord{Interval: iv, Row: row, Names: e.pl.Names, Phase: e.phaseOf(iv), Elapsed: now.Sub(e.start),
-		TargetRate: row.TargetRate, VUs: e.live.Load(), Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
+		TargetRate: row.TargetRate, VUs: row.VUs, Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
 	if now.Before(e.end) {
 		rec.Remaining = e.end.Sub(now)
 	}
@@ -137,4 +137,14 @@ func (e *engine) checkpoint(now time.Time) {
 	for _, c := range cps {
 		c.Checkpoint(sum)
 	}
+}
+
+// activeVUs is the VUs gauge: the VUs running, or with closed-model
+// stages the ones the ramp makes active.
+func (e *engine) activeVUs(now time.Time) int64 {
+	live := e.live.Load()
+	if r, ok := e.sched.(Ramp); ok && !e.pl.Profile.Open() {
+		return min(live, int64(r.Rate(now.Sub(e.start))+0.5))
+	}
+	return live
 }

@@ -1,7 +1,14 @@
 // Package workload turns a profile (YAML) into a plan and runs it: the
-// schedule (open model: arrival rate; closed model: VUs), the engine that
-// admits operations without blocking, and the VU lifecycle (each VU owns
-// one MCP session).
+// profile schema (with the sweep and soak specs as data), validation that
+// reports every problem at once, the plan (driver config, op mix), the
+// schedules (constant, and k6-style stages in both models), and the engine:
+// set-up, admission without blocking, the VUs (each owning one session),
+// churn, the collector that feeds the sinks, and the summary.
+//
+// Files: profile.go, validate.go, specs.go, env.go (endpoints, ${NAME}),
+// plan.go, schedule.go, engine.go (Run), vu.go, sessions.go, collect.go,
+// summary.go. It must not parse SSE or touch sockets (the driver does),
+// nor judge beyond asking verdict for thresholds and storms at a run's end.
 package workload
 
 import (
@@ -12,6 +19,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -353,6 +361,23 @@ func (p *Profile) schedule() Schedule {
 		return p.ramp(float64(p.VUs))
 	}
 	return nil
+}
+
+// stagesText describes the stages: "0 → 500/s over 10s → 2000/s over
+// 10s" ("" without stages).
+func (p *Profile) stagesText() string {
+	if len(p.Stages) == 0 {
+		return ""
+	}
+	unit, start := "/s", p.Rate
+	if !p.Open() {
+		unit, start = " VUs", float64(p.VUs)
+	}
+	out := strconv.FormatFloat(start, 'g', -1, 64)
+	for _, st := range p.Stages {
+		out += " → " + strconv.FormatFloat(st.Target, 'g', -1, 64) + unit + " over " + st.Duration.D().String()
+	}
+	return out
 }
 
 // peakRate is the highest arrival rate asked for.

@@ -41,6 +41,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	if s.Protocol == "" {
 		s.Protocol = "none negotiated (asked " + cmp.Or(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"
 	}
+	s.Stages = p.stagesText()
 	if p.Open() {
 		s.Model, s.TargetRate = "open", p.Rate
 		if len(p.Stages) > 0 && secs > 0 {

@@ -417,3 +417,100 @@ func (c *phaseCounter) Interval(r *metrics.IntervalRecord) {
 		c.measured += r.Row.All.Count
 	}
 }
+
+// An open-model ramp (k6's ramping-arrival-rate): the interval's target
+// rate follows the stages, and achieved follows it within 1 % per interval
+// after the first second (issue: stages never reached the engine).
+func TestRampStagesOpenModel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// 1 µs per call: an op due on a second's boundary completes after it.
+		hc, stop := mcptest.ServePipe(slowFake(time.Microsecond))
+		defer stop()
+		p := echoProfile()
+		p.Duration, p.Model, p.VUs = 0, "open", 20
+		p.Stages = []StageSpec{{Duration: Duration(10 * time.Second), Target: 500}, {Duration: Duration(10 * time.Second), Target: 2000}}
+		pl, err := Compile(p, hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := &rowKeeper{}
+		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{rows}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The ramp's integral: 0→500 over 10 s and 500→2000 over 10 s.
+		if want := int64(10*250 + 10*1250); sum.All.Count+sum.Dropped != want || sum.DurationS != 20 {
+			t.Fatalf("ops %d (+%d dropped) over %v s, want %d over 20 s", sum.All.Count, sum.Dropped, sum.DurationS, want)
+		}
+		checked := 0
+		for _, r := range rows.rows {
+			sec := r.End.Sub(rows.start).Seconds()
+			if sec <= 1 || sec > 20 || r.End.Sub(r.Start) < time.Second/2 {
+				continue // the first second, and the stop's short last interval
+			}
+			ramp := 50 * sec // the stage's rate at the end of the interval
+			if sec > 10 {
+				ramp = 500 + 150*(sec-10)
+			}
+			if math.Abs(r.TargetRate-(ramp-rampStep(sec)/2)) > 1 || math.Abs(r.Rate-r.TargetRate) > 0.01*r.TargetRate {
+				t.Errorf("interval ending at %v s: target %.1f/s (ramp %.1f at its end), achieved %.1f/s", sec, r.TargetRate, ramp, r.Rate)
+			}
+			checked++
+		}
+		if checked != 19 {
+			t.Fatalf("checked %d intervals, want 19", checked)
+		}
+	})
+}
+
+// rampStep is how much the ramp rises over one second at sec.
+func rampStep(sec float64) float64 {
+	if sec > 10 {
+		return 150
+	}
+	return 50
+}
+
+// A closed-model ramp (k6's ramping-vus): VUs become active as the target
+// rises.
+func TestRampStagesClosedModel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(slowFake(100 * time.Millisecond))
+		defer stop()
+		p := echoProfile()
+		p.Duration, p.VUs = 0, 1
+		p.Stages = []StageSpec{{Duration: Duration(4 * time.Second), Target: 9}, {Duration: Duration(2 * time.Second), Target: 9}}
+		pl, err := Compile(p, hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := &rowKeeper{}
+		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{rows}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vus []int64
+		for _, r := range rows.rows {
+			vus = append(vus, r.VUs)
+		}
+		// 1 → 9 VUs over 4 s (2 more per second), then 9; each does 10 ops/s.
+		if want := []int64{3, 5, 7, 9, 9}; len(vus) < 5 || !slices.Equal(vus[:5], want) || sum.MaxVUs != 9 {
+			t.Fatalf("active VUs per interval %v, want %v; max %d", vus, want, sum.MaxVUs)
+		}
+		if c := sum.All.Count; c < 380 || c > 420 {
+			t.Fatalf("%d ops, want ~(2+4+6+8+9+9)×10 = 380–420", c)
+		}
+	})
+}
+
+// rowKeeper keeps a run's interval rows.
+type rowKeeper struct {
+	start time.Time
+	rows  []metrics.Row
+}
+
+func (k *rowKeeper) Start(info *metrics.RunInfo) { k.start = info.Started }
+func (k *rowKeeper) End(*metrics.RunEnd)         {}
+func (k *rowKeeper) Interval(r *metrics.IntervalRecord) {
+	k.rows = append(k.rows, r.Row)
+}
