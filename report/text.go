@@ -19,6 +19,25 @@ import (
 // prints the same text.
 func WriteText(w io.Writer, s *metrics.Summary) error {
 	p := &printer{Printer: textfmt.Printer{W: w}}
+	p.header(s)
+	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
+		p.F("No operation ran: no session could be initialized (%d attempts failed: %s)\n", s.Sessions.Failed, textfmt.Counts(s.Sessions.FailClasses))
+		p.examples(s.Sessions.FailExamples)
+		return p.Err
+	}
+	p.latency(s)
+	p.throughput(s)
+	p.streams(s)
+	p.chaos(s)
+	p.sessions(s)
+	p.thresholds(s.Thresholds)
+	p.generator(s)
+	return p.Err
+}
+
+// header prints the target, protocol, load model, window and any warning,
+// then a blank line.
+func (p *printer) header(s *metrics.Summary) {
 	target := s.Target
 	if s.Embedded {
 		target += " (embedded reference server)"
@@ -47,11 +66,11 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 		p.F("WARNING: %s\n", s.DropWarning)
 	}
 	p.F("\n")
-	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
-		p.F("No operation ran: no session could be initialized (%d attempts failed: %s)\n", s.Sessions.Failed, textfmt.Counts(s.Sessions.FailClasses))
-		p.examples(s.Sessions.FailExamples)
-		return p.Err
-	}
+}
+
+// latency prints the response-time table, then service time (open model)
+// and response time with dropped ops counted (when any were dropped).
+func (p *printer) latency(s *metrics.Summary) {
 	title := "Response time (ms, completed ops)"
 	if s.Model == "open" {
 		title = "Response time (ms, completed ops, from the intended start: coordinated omission corrected)"
@@ -70,6 +89,11 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 			return o.Response
 		})
 	}
+}
+
+// throughput prints the achieved rate, time to first byte, errors and the
+// counters of throttled, re-initialized and re-issued work.
+func (p *printer) throughput(s *metrics.Summary) {
 	p.F("\n")
 	if s.Model == "open" {
 		p.F("Throughput: %.1f ops/s achieved of %.4g/s offered; dropped %d (%.2f%% of arrivals: could not start within the max delay)\n", s.Rate, s.TargetRate, s.Dropped, 100*s.DroppedRate)
@@ -103,6 +127,11 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	if sv := s.Server; sv != nil {
 		p.F("Reference server: %d tool executions; count tool: %d keys, %d executed more than once (a re-issued request that ran twice)\n", sv.ToolCalls, sv.CountKeys, sv.DoubleExecutions)
 	}
+}
+
+// streams prints resumes and the replay ledger of response streams, then
+// the GET streams with their resumes, re-opens and ledger.
+func (p *printer) streams(s *metrics.Summary) {
 	if r := s.All.Resumes; r != nil {
 		p.F("Resumes (response streams): %d attempts, %d accepted, %d early (before the retry hint); time to resume p50 %s p99 %s max %s ms; reconnect delay p50 %s p99 %s ms\n",
 			r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99), textfmt.MS(r.TimeToResume.Max), textfmt.MS(r.Wait.P50), textfmt.MS(r.Wait.P99))
@@ -126,6 +155,10 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 			p.F("  replay ledger: %d judged, %d faulty: %s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 		}
 	}
+}
+
+// chaos prints the faults injected and one block per reconnect storm.
+func (p *printer) chaos(s *metrics.Summary) {
 	if c := s.Chaos; c != nil {
 		outside := ""
 		if c.Outside > 0 {
@@ -145,6 +178,11 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 		}
 		p.F("  errors during the wave %d, worst interval p99 %s ms; %s (degraded: interval p99 > max(2×, +5 ms) of the pre-storm %s ms, or errors > %.2f%% + 1%%)\n", w.Errors, textfmt.MS(w.PeakP99MS), rec, textfmt.MS(w.BaseP99MS), 100*w.BaseErrors)
 	}
+}
+
+// sessions prints opened, failed and closed sessions, churn, hygiene,
+// session-id and redirect counters.
+func (p *printer) sessions(s *metrics.Summary) {
 	ss := s.Sessions
 	p.F("Sessions: %d opened, %d failed%s; initialize p50 %s p99 %s ms; %d closed, %d close failures\n",
 		ss.Opened, ss.Failed, failList(ss.FailClasses), textfmt.MS(ss.Initialize.P50), textfmt.MS(ss.Initialize.P99), ss.Closed, ss.CloseFails)
@@ -164,9 +202,13 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	if ss.Redirects > 0 {
 		p.F("Redirects followed (307/308, --follow-redirects): %d\n", ss.Redirects)
 	}
-	if len(s.Thresholds) > 0 {
-		p.F("Thresholds: %d of %d passed\n", len(s.Thresholds)-metrics.ThresholdsFailed(s.Thresholds), len(s.Thresholds))
-		for _, t := range s.Thresholds {
+}
+
+// thresholds prints one PASS/FAIL line per threshold.
+func (p *printer) thresholds(ts []metrics.ThresholdResult) {
+	if len(ts) > 0 {
+		p.F("Thresholds: %d of %d passed\n", len(ts)-metrics.ThresholdsFailed(ts), len(ts))
+		for _, t := range ts {
 			mark, actual := "PASS", fmt.Sprintf("%.4g %s", t.Actual, t.Unit)
 			if !t.Pass {
 				mark = "FAIL"
@@ -177,6 +219,11 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 			p.F("  %s  %-40s (actual %s)\n", mark, t.Expr, strings.TrimSpace(actual))
 		}
 	}
+}
+
+// generator prints mcpbench's own cost, the target process's when sampled
+// and the start lag of the open model.
+func (p *printer) generator(s *metrics.Summary) {
 	g := s.Generator
 	note := ""
 	if g.IncludesServer {
@@ -204,7 +251,6 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	if s.Model == "open" {
 		p.F("Start lag (sent after the intended start; in response time, not service time): p50 %s p99 %s max %s ms\n", textfmt.MS(g.StartLag.P50), textfmt.MS(g.StartLag.P99), textfmt.MS(g.StartLag.Max))
 	}
-	return p.Err
 }
 
 // examples prints one message per error class.

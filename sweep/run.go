@@ -68,6 +68,7 @@ func Run(ctx context.Context, p *workload.Profile, opts Options) (*metrics.Sweep
 		n := ran
 		sp := *p
 		sp.Sweep = nil
+		sp.Stages = nil // a step holds its load constant
 		sp.Name = fmt.Sprintf("%s step %d", p.Name, n)
 		sp.Duration, sp.Warmup = spec.Step, spec.Warmup
 		switch spec.By {

@@ -139,6 +139,25 @@ type StageSpec struct {
 	Target float64 `yaml:"target"`
 }
 
+// ParseStage reads one stage written as k6's --stage flag does:
+// "DURATION:TARGET", e.g. "10s:500" (10 s ramping to 500 ops/s in the open
+// model, 500 VUs in the closed one). Errors name what is wrong.
+func ParseStage(s string) (StageSpec, error) {
+	ds, ts, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok {
+		return StageSpec{}, fmt.Errorf("stage %q: want DURATION:TARGET, e.g. 10s:500", s)
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(ds))
+	if err != nil || d <= 0 {
+		return StageSpec{}, fmt.Errorf("stage %q: duration %q: want a positive Go duration such as 10s", s, ds)
+	}
+	t, err := strconv.ParseFloat(strings.TrimSpace(ts), 64)
+	if err != nil || t < 0 || math.IsInf(t, 0) {
+		return StageSpec{}, fmt.Errorf("stage %q: target %q: want a number ≥ 0", s, ts)
+	}
+	return StageSpec{Duration: Duration(d), Target: t}, nil
+}
+
 // Timeouts of the driver (0: driver defaults: connect 5 s, request 30 s,
 // stream idle 30 s).
 type Timeouts struct {

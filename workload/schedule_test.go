@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,5 +56,26 @@ func TestRampPace(t *testing.T) {
 	}
 	if got := r.Rate(5 * time.Second); got != 50 {
 		t.Fatalf("rate at 5s = %v", got)
+	}
+}
+
+// TestParseStage: k6's DURATION:TARGET, and an error naming the part that
+// is wrong.
+func TestParseStage(t *testing.T) {
+	st, err := ParseStage(" 1m30s : 2500.5 ")
+	if err != nil || st.Duration.D() != 90*time.Second || st.Target != 2500.5 {
+		t.Fatalf("ParseStage = %+v, %v", st, err)
+	}
+	for in, want := range map[string]string{
+		"10s":     "want DURATION:TARGET",
+		"soon:5":  `duration "soon"`,
+		"-1s:5":   `duration "-1s"`,
+		"10s:x":   `target "x"`,
+		"10s:-1":  `target "-1"`,
+		"10s:Inf": `target "Inf"`,
+	} {
+		if _, err := ParseStage(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseStage(%q) = %v, want an error with %q", in, err, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -84,6 +85,10 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"run", "--args", "{}"}, exitUsage, "--args needs --tool"},
 		{[]string{"run", "--url", closed, "-q", "--vus", "2"}, exitFailed, "transport 2"},
 		{[]string{"serve", "--mode", "bogus"}, exitUsage, "mode"},
+		{[]string{"run", "--profile", "ramp", "--duration", "1s"}, exitUsage, "--duration: profile ramp's stages set the measured window (20s in all)"},
+		{[]string{"run", "-s", "1s:5", "--duration", "1s"}, exitUsage, "--duration: the --stage stages set the measured window (1s in all)"},
+		{[]string{"run", "--stage", "1s"}, exitUsage, `--stage: stage "1s": want DURATION:TARGET`},
+		{[]string{"run", "--stage", "1s:-2"}, exitUsage, `target "-2": want a number ≥ 0`},
 	}
 	for _, tt := range tests {
 		_, errs, code := run(t, tt.args...)
@@ -111,6 +116,28 @@ func TestRunToolFlag(t *testing.T) {
 	}
 	if s.Model != "open" || len(s.Ops) != 1 || s.Ops[0].Name != "tools/call:slow" || s.Ops[0].Count != 50 || s.Ops[0].Service.P50 < 5 {
 		t.Fatalf("summary %+v", s)
+	}
+}
+
+// TestRunStageFlag: --stage replaces the profile's window with a ramp. From
+// 1/s to 100/s over 1 s, then 100/s for 0.5 s, the ramp makes 50.5 + 50 =
+// 100.5 arrivals due; the first is due at 0, so 101 ops start, none dropped.
+func TestRunStageFlag(t *testing.T) {
+	out, errs, code := run(t, "run", "--rate", "1", "-s", "1s:100", "-s", "500ms:100", "--warmup", "0s", "-q", "--no-results", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var s struct {
+		All     struct{ Count, Errors int64 }
+		Dropped int64
+		Stages  string
+		Window  float64 `json:"duration_s"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	if s.All.Count != 101 || s.All.Errors != 0 || s.Dropped != 0 || s.Stages != "1 → 100/s over 1s → 100/s over 500ms" || math.Abs(s.Window-1.5) > 0.01 {
+		t.Fatalf("summary %+v; want 101 ops, 0 errors, 0 dropped over the 1.5 s of the two stages", s)
 	}
 }
 

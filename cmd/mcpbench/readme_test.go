@@ -200,7 +200,11 @@ func rewrite(args []string, addr, pidFile string) []string {
 	has := func(f string) bool { return slices.Contains(out, f) }
 	switch out[0] {
 	case "run":
-		out = append(out, "--duration", "1500ms", "--warmup", "0s", "-q")
+		if has("ramp") { // the stages set its window: shrink them instead
+			out = append(out, "--stage", "750ms:100", "--stage", "750ms:200", "--warmup", "0s", "-q")
+		} else {
+			out = append(out, "--duration", "1500ms", "--warmup", "0s", "-q")
+		}
 		if has("reconnect-storm") {
 			out = append(out, "--vus", "40", "--max-vus", "40", "--rate", "40", "--storm", "at=500ms target=get")
 		}

@@ -35,7 +35,7 @@ type runFlags struct {
 	noResults, noProgress                              bool
 	cpuProfile, tool, toolArgs                         string
 	toolProgress                                       bool
-	headers, chaosSpecs, thresholds                    []string
+	headers, chaosSpecs, thresholds, stages            []string
 	storm                                              string
 	chaosSeed                                          int64
 	churnRate                                          float64
@@ -119,7 +119,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.maxVUs, "max-vus", 0, "open model: cap on VUs (default: --vus)")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
 	fl.DurationVar(&f.maxDelay, "max-delay", 0, "open model: drop an op that cannot start this long after its intended start (default 1s)")
-	fl.DurationVarP(&f.duration, "duration", "d", 0, "measured window")
+	fl.DurationVarP(&f.duration, "duration", "d", 0, "measured window (a profile with stages: their total; use --stage)")
+	fl.StringArrayVarP(&f.stages, "stage", "s", nil, "ramp stage DURATION:TARGET (repeatable; replaces the profile's stages; the target is ops/s in the open model, VUs in the closed), e.g. -s 10s:500 -s 10s:2000")
 	fl.DurationVar(&f.warmup, "warmup", 0, "warm-up before the measured window (results discarded)")
 	fl.DurationVar(&f.graceful, "graceful-stop", 0, "time in-flight ops get to finish after the window (default 5s)")
 	fl.DurationVar(&f.think, "think-time", 0, "closed model: pause between a VU's ops")
@@ -165,8 +166,36 @@ func (f *runFlags) register(cmd *cobra.Command) {
 }
 
 // applyFlags overrides profile fields with the flags that were given.
+// Errors name the flag.
 func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	set := func(name string) bool { return fl.Changed(name) }
+	if err := applyLoad(p, f, set); err != nil {
+		return err
+	}
+	applyTransport(p, f, set)
+	if err := applyOps(p, f, set); err != nil {
+		return err
+	}
+	if err := applyChaos(p, f, set); err != nil {
+		return err
+	}
+	p.Thresholds = append(p.Thresholds, f.thresholds...)
+	for _, h := range f.headers {
+		name, value, err := driver.ParseHeader(h)
+		if err != nil {
+			return err
+		}
+		if p.Headers == nil {
+			p.Headers = map[string]string{}
+		}
+		p.Headers[name] = value
+	}
+	return nil
+}
+
+// applyLoad applies the load-model flags: target, protocol, VUs, rate,
+// stages and the run's times.
+func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
 	if set("url") {
 		p.URL = f.url
 	}
@@ -188,7 +217,25 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	if set("max-delay") {
 		p.MaxDelay = workload.Duration(f.maxDelay)
 	}
+	if set("stage") {
+		p.Stages = p.Stages[:0]
+		for _, st := range f.stages {
+			sp, err := workload.ParseStage(st)
+			if err != nil {
+				return fmt.Errorf("--stage: %v", err)
+			}
+			p.Stages = append(p.Stages, sp)
+		}
+		p.Duration = 0 // the stages set the window
+	}
 	if set("duration") {
+		if len(p.Stages) > 0 {
+			src := "profile " + p.Name + "'s stages"
+			if set("stage") {
+				src = "the --stage stages"
+			}
+			return fmt.Errorf("--duration: %s set the measured window (%v in all): leave --duration out, or change the stages with --stage", src, p.Window())
+		}
 		p.Duration = workload.Duration(f.duration)
 	}
 	if set("warmup") {
@@ -203,6 +250,21 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	if set("get-stream") {
 		p.GETStream = f.getStream
 	}
+	if set("churn-rate") {
+		p.Churn.Rate = f.churnRate
+	}
+	if set("check-deleted") {
+		p.CheckDeleted = f.checkDeleted
+	}
+	if set("seed") {
+		p.Seed = f.seed
+	}
+	return nil
+}
+
+// applyTransport applies timeouts, the resume policy, size limits,
+// redirects and the embedded server's settings.
+func applyTransport(p *workload.Profile, f *runFlags, set func(string) bool) {
 	if set("timeout") {
 		p.Timeouts.Request = workload.Duration(f.timeout)
 	}
@@ -224,61 +286,6 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	if set("reissue") {
 		p.Resume.Reissue = f.reissue
 	}
-	if set("seed") {
-		p.Seed = f.seed
-	}
-	if set("server-mode") {
-		p.Server.Mode = f.serverMode
-	}
-	if set("args") && !set("tool") {
-		return errors.New("--args needs --tool")
-	}
-	if set("tool") {
-		var args map[string]any
-		if f.toolArgs != "" {
-			if err := json.Unmarshal([]byte(f.toolArgs), &args); err != nil {
-				return fmt.Errorf("--args: not a JSON object: %v", err)
-			}
-		}
-		one := 1
-		p.Ops = []workload.OpSpec{{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}}
-		p.Name = "tool " + f.tool
-	}
-	if len(f.chaosSpecs) > 0 || set("storm") || set("chaos-seed") {
-		if p.Chaos == nil {
-			p.Chaos = &chaos.Plan{}
-		}
-		for _, spec := range f.chaosSpecs {
-			ft, err := chaos.ParseFault(spec)
-			if err != nil {
-				return err
-			}
-			p.Chaos.Faults = append(p.Chaos.Faults, ft)
-		}
-		if set("storm") {
-			st, err := chaos.ParseStorm(f.storm)
-			if err != nil {
-				return err
-			}
-			p.Chaos.Storm = st
-		}
-		if set("chaos-seed") {
-			p.Chaos.Seed = f.chaosSeed
-		}
-	}
-	p.Thresholds = append(p.Thresholds, f.thresholds...)
-	if set("churn-rate") {
-		p.Churn.Rate = f.churnRate
-	}
-	if set("check-deleted") {
-		p.CheckDeleted = f.checkDeleted
-	}
-	if set("server-get-retry") {
-		p.Server.GETRetry = workload.Duration(f.getRetry)
-	}
-	if set("server-tick") {
-		p.Server.Tick = workload.Duration(f.tick)
-	}
 	if set("max-message-bytes") {
 		p.MaxMessageBytes = f.maxMessage
 	}
@@ -291,15 +298,61 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	if set("follow-redirects") {
 		p.FollowRedirects = f.followRedirects
 	}
-	for _, h := range f.headers {
-		name, value, err := driver.ParseHeader(h)
+	if set("server-mode") {
+		p.Server.Mode = f.serverMode
+	}
+	if set("server-get-retry") {
+		p.Server.GETRetry = workload.Duration(f.getRetry)
+	}
+	if set("server-tick") {
+		p.Server.Tick = workload.Duration(f.tick)
+	}
+}
+
+// applyOps replaces the op mix with one tools/call when --tool is given.
+func applyOps(p *workload.Profile, f *runFlags, set func(string) bool) error {
+	if set("args") && !set("tool") {
+		return errors.New("--args needs --tool")
+	}
+	if !set("tool") {
+		return nil
+	}
+	var args map[string]any
+	if f.toolArgs != "" {
+		if err := json.Unmarshal([]byte(f.toolArgs), &args); err != nil {
+			return fmt.Errorf("--args: not a JSON object: %v", err)
+		}
+	}
+	one := 1
+	p.Ops = []workload.OpSpec{{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}}
+	p.Name = "tool " + f.tool
+	return nil
+}
+
+// applyChaos adds the --chaos faults and the --storm to the profile's plan.
+func applyChaos(p *workload.Profile, f *runFlags, set func(string) bool) error {
+	if len(f.chaosSpecs) == 0 && !set("storm") && !set("chaos-seed") {
+		return nil
+	}
+	if p.Chaos == nil {
+		p.Chaos = &chaos.Plan{}
+	}
+	for _, spec := range f.chaosSpecs {
+		ft, err := chaos.ParseFault(spec)
 		if err != nil {
 			return err
 		}
-		if p.Headers == nil {
-			p.Headers = map[string]string{}
+		p.Chaos.Faults = append(p.Chaos.Faults, ft)
+	}
+	if set("storm") {
+		st, err := chaos.ParseStorm(f.storm)
+		if err != nil {
+			return err
 		}
-		p.Headers[name] = value
+		p.Chaos.Storm = st
+	}
+	if set("chaos-seed") {
+		p.Chaos.Seed = f.chaosSeed
 	}
 	return nil
 }
