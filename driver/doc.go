@@ -94,6 +94,54 @@
 // (silent-resume). The GET stream's ledger checks numbered notifications
 // (gaps are lost) and foreign messages.
 //
+// # Files
+//
+// Where each concern lives (the client roughly in the order a request
+// flows through it, then the decoders, the transport and the probe):
+//
+//   - config.go: Config and its defaults, protocol versions, NewHTTPClient,
+//     header parsing and redaction.
+//   - result.go: Op (what to send), Result and Resume (what happened).
+//   - session.go: Session, NewSession, Initialize, Do (one operation: its
+//     request, re-initialize on 404, re-issue, input rounds), Close.
+//   - initialize.go: the initialization exchange (initialize and
+//     notifications/initialized; server/discover for 2026-07-28).
+//   - modern.go: what 2026-07-28 adds (_meta, Mcp-Method/Mcp-Name and
+//     parameter headers, input_required answers), Negotiate, PrepareOps.
+//   - wire.go: one HTTP request (timeouts, redirects, status errors), the
+//     reusable request body, media types, draining and bounded reads.
+//   - answer.go: a request's answer: the POST exchange, a JSON answer
+//     (batch, gzip), each incoming message judged (handle), answers to
+//     server→client requests.
+//   - stream.go: a POST's SSE answer: events, the tail after the response,
+//     resume with Last-Event-ID, the reconnect delay, the idle watchdog,
+//     the mailbox shared with the GET stream.
+//   - getstream.go: the standalone GET stream (OpenStream, StreamStats).
+//   - hygiene.go: the deleted-session check made by Close (Hygiene).
+//   - ledger.go: the replay ledger and its verdicts.
+//   - budget.go: the memory budget and large-message reads.
+//   - errors.go: sentinels, StatusError, Class and Classify.
+//   - jsonrpc.go: Message, ParseMessage, Field, RPCError; jsonscan.go: the
+//     validating JSON scanner under them (strings, numbers, nesting);
+//     jsonrender.go: requests and responses rendered with append.
+//   - sse.go: SSEDecoder and Event (fields, dispatch); sse_scan.go: line
+//     scanning, the read buffer and large events (Reserve/Release).
+//   - h1.go: H1Transport and RoundTrip, request writing, which failures
+//     are re-sent; h1_conn.go: dialing (TLS, ALPN, HTTP/2-only servers),
+//     the idle pool and its liveness peek; h1_read.go: the response head
+//     (status line, header, 1xx, body framing); h1_body.go: the body
+//     (Content-Length, chunked, trailers) and connection reuse.
+//   - probe.go: Probe and its report; probe_exchange.go: the probe's raw
+//     requests and how answers are recorded and judged;
+//     probe_legacy.go: initialize, session, GET and DELETE checks
+//     (2025-*); probe_modern.go: server/discover and the 2026-07-28
+//     checks; probe_transport.go: era-independent POST checks (malformed
+//     JSON, Accept, Content-Type, Origin, PUT) and the 401 challenge;
+//     probe_stream.go: the streaming tool call; probe_resume.go: SSE
+//     polling and Last-Event-ID replay checks; probe_spec.go: the spec
+//     sentences the checks cite.
+//   - util.go: small append helpers.
+//
 // # Cost
 //
 // The hot path does not use reflection or maps: messages are validated and

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -74,72 +73,88 @@ func ParseMessage(b []byte) (Message, error) {
 	if i >= len(b) || b[i] != '{' {
 		return m, errNotObject
 	}
-	i = skipWS(b, i+1)
-	var idRaw, methodRaw []byte
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return Message{}, errBadJSON
-			}
-			ke, esc := scanString(b, i)
-			if ke < 0 {
-				return Message{}, errBadJSON
-			}
-			key := b[i+1 : ke-1]
-			i = skipWS(b, ke)
-			if i >= len(b) || b[i] != ':' {
-				return Message{}, errBadJSON
-			}
-			vs := skipWS(b, i+1)
-			ve, err := scanValue(b, vs, 1)
-			if err != nil {
-				return Message{}, err
-			}
-			v := b[vs:ve]
-			switch keyName(key, esc) {
-			case keyID:
-				idRaw = v
-			case keyMethod:
-				methodRaw = v
-			case keyParams:
-				m.Params = v
-			case keyResult:
-				m.Result = v
-			case keyError:
-				m.Error = v
-			}
-			i = skipWS(b, ve)
-			if i >= len(b) {
-				return Message{}, errBadJSON
-			}
-			if b[i] == ',' {
-				i = skipWS(b, i+1)
-				continue
-			}
-			if b[i] != '}' {
-				return Message{}, errBadJSON
-			}
-			i++
-			break
-		}
+	idRaw, methodRaw, i, err := m.scanMembers(b, i+1)
+	if err != nil {
+		return Message{}, err
 	}
 	if skipWS(b, i) != len(b) {
 		return Message{}, errBadJSON
 	}
+	if err := m.classify(idRaw, methodRaw); err != nil {
+		return Message{}, err
+	}
+	return m, nil
+}
+
+// scanMembers validates the members of the object whose '{' is just before
+// b[i] and returns the index after its '}'. It sets m's Params, Result and
+// Error, and returns the raw id and method values (nil when absent).
+func (m *Message) scanMembers(b []byte, i int) (idRaw, methodRaw []byte, end int, err error) {
+	i = skipWS(b, i)
+	if i < len(b) && b[i] == '}' {
+		return nil, nil, i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return nil, nil, 0, errBadJSON
+		}
+		ke, esc := scanString(b, i)
+		if ke < 0 {
+			return nil, nil, 0, errBadJSON
+		}
+		key := b[i+1 : ke-1]
+		i = skipWS(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return nil, nil, 0, errBadJSON
+		}
+		vs := skipWS(b, i+1)
+		ve, err := scanValue(b, vs, 1)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		v := b[vs:ve]
+		switch keyName(key, esc) {
+		case keyID:
+			idRaw = v
+		case keyMethod:
+			methodRaw = v
+		case keyParams:
+			m.Params = v
+		case keyResult:
+			m.Result = v
+		case keyError:
+			m.Error = v
+		}
+		i = skipWS(b, ve)
+		if i >= len(b) {
+			return nil, nil, 0, errBadJSON
+		}
+		if b[i] == ',' {
+			i = skipWS(b, i+1)
+			continue
+		}
+		if b[i] != '}' {
+			return nil, nil, 0, errBadJSON
+		}
+		return idRaw, methodRaw, i + 1, nil
+	}
+}
+
+// classify sets m's ID, Method and Kind from the raw id and method values
+// (nil when absent) and the Result and Error scanMembers set.
+func (m *Message) classify(idRaw, methodRaw []byte) error {
 	if idRaw != nil {
 		switch c := idRaw[0]; {
 		case c == 'n': // null: no id
 		case c == '"' || c == '-' || c >= '0' && c <= '9':
 			m.ID = idRaw
 		default:
-			return Message{}, errBadID
+			return errBadID
 		}
 	}
 	if methodRaw != nil {
 		if methodRaw[0] != '"' {
-			return Message{}, errBadMethod
+			return errBadMethod
 		}
 		m.Method = unquote(methodRaw)
 	}
@@ -151,9 +166,9 @@ func ParseMessage(b []byte) (Message, error) {
 	case m.Result != nil || m.Error != nil:
 		m.Kind = KindResponse
 	default:
-		return Message{}, errNotJSONRPC
+		return errNotJSONRPC
 	}
-	return m, nil
+	return nil
 }
 
 // The top-level keys ParseMessage looks at.
@@ -246,31 +261,6 @@ func unquote(s []byte) []byte {
 	return []byte(out)
 }
 
-// Byte classes of the scanner.
-var (
-	isSpace  [256]bool // JSON whitespace
-	strPlain [256]bool // string bytes that need no attention
-	hexVal   [256]rune // value of a hex digit, 0 otherwise
-	isHex    [256]bool
-	isDigit  [256]bool
-)
-
-func init() {
-	for _, c := range []byte(" \t\n\r") {
-		isSpace[c] = true
-	}
-	for c := 0x20; c < 256; c++ {
-		strPlain[c] = c != '"' && c != '\\'
-	}
-	for c := '0'; c <= '9'; c++ {
-		hexVal[c], isHex[c], isDigit[c] = c-'0', true, true
-	}
-	for c := 'a'; c <= 'f'; c++ {
-		hexVal[c], isHex[c] = c-'a'+10, true
-		hexVal[c-'a'+'A'], isHex[c-'a'+'A'] = c-'a'+10, true
-	}
-}
-
 // Field returns the raw value of key in the JSON object obj, or nil. Keys
 // are compared after unescaping, and a duplicate key's last value wins, as
 // with encoding/json. obj is meant to be valid JSON (a slice of a message
@@ -332,248 +322,6 @@ func FieldNumber(obj []byte, key string) (float64, bool) {
 	return f, err == nil
 }
 
-func skipWS(b []byte, i int) int {
-	for i < len(b) && isSpace[b[i]] {
-		i++
-	}
-	return i
-}
-
-// Repeated-byte constants of the word-at-a-time string scan.
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// scanString validates the JSON string starting at the quote b[i] and
-// returns the index after its closing quote (-1 when it is malformed:
-// unterminated, a raw control character, a bad escape), and whether it holds
-// an escape.
-func scanString(b []byte, i int) (int, bool) {
-	esc := false
-	i++ // opening quote
-	for {
-		// The bulk of a string, 8 bytes at a time: stop at a word holding a
-		// quote, a backslash or a control character (exact "any byte"
-		// tests: a borrow can only come from a byte that matches).
-		for i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			q := x ^ (lsb * '"')
-			s := x ^ (lsb * '\\')
-			if ((x-lsb*0x20)&^x|(q-lsb)&^q|(s-lsb)&^s)&msb != 0 {
-				break
-			}
-			i += 8
-		}
-		for i < len(b) && strPlain[b[i]] {
-			i++
-		}
-		if i >= len(b) {
-			return -1, esc
-		}
-		switch b[i] {
-		case '"':
-			return i + 1, esc
-		case '\\':
-			esc = true
-			if i+1 >= len(b) {
-				return -1, esc
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) || !isHex[b[i+2]] || !isHex[b[i+3]] || !isHex[b[i+4]] || !isHex[b[i+5]] {
-					return -1, esc
-				}
-				i += 6
-			default:
-				return -1, esc
-			}
-		default: // a control character
-			return -1, esc
-		}
-	}
-}
-
-// scanNumber validates the JSON number at b[i] (RFC 8259 §6:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) and returns the index
-// after it, or -1. What follows is the caller's to check.
-func scanNumber(b []byte, i int) int {
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	if i >= len(b) {
-		return -1
-	}
-	if b[i] == '0' {
-		i++
-	} else if b[i] >= '1' && b[i] <= '9' {
-		i++
-		for i < len(b) && isDigit[b[i]] {
-			i++
-		}
-	} else {
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || !isDigit[b[i]] {
-			return -1
-		}
-		for i < len(b) && isDigit[b[i]] {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || !isDigit[b[i]] {
-			return -1
-		}
-		for i < len(b) && isDigit[b[i]] {
-			i++
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the valid JSON value starting at b[i].
-func skipValue(b []byte, i int) (int, error) { return scanValue(b, i, 0) }
-
-// scanValue validates the JSON value starting at b[i] (leading whitespace
-// allowed) and returns the index after it. depth is the nesting level of the
-// container that holds the value (0 at top level). It does not recurse:
-// the kinds of the open containers are kept in a bit stack.
-func scanValue(b []byte, i, depth int) (int, error) {
-	var (
-		stk [4]uint64 // open containers, 1 bit each: set for an array
-		ext []uint64  // the bit stack beyond 256 levels
-		n   int       // open containers
-		arr bool
-		c   byte
-		e   int
-	)
-value:
-	for i < len(b) && isSpace[b[i]] {
-		i++
-	}
-	if i >= len(b) {
-		return 0, errBadJSON
-	}
-	switch c = b[i]; c {
-	case '"':
-		if e, _ = scanString(b, i); e < 0 {
-			return 0, errBadJSON
-		}
-		i = e
-	case '{', '[':
-		if depth+n >= MaxJSONDepth {
-			return 0, errTooDeep
-		}
-		arr = c == '['
-		if n < 256 {
-			if arr {
-				stk[n>>6] |= 1 << (n & 63)
-			} else {
-				stk[n>>6] &^= 1 << (n & 63)
-			}
-		} else {
-			if ext == nil {
-				ext = make([]uint64, MaxJSONDepth/64+1)
-			}
-			if arr {
-				ext[n>>6] |= 1 << (n & 63)
-			} else {
-				ext[n>>6] &^= 1 << (n & 63)
-			}
-		}
-		n++
-		i++
-		for i < len(b) && isSpace[b[i]] {
-			i++
-		}
-		if i < len(b) && b[i] == c+2 { // '[' ']' and '{' '}' are 2 apart
-			n--
-			i++
-			break
-		}
-		if arr {
-			goto value
-		}
-		goto key
-	case 't':
-		if len(b)-i < 4 || string(b[i:i+4]) != "true" {
-			return 0, errBadJSON
-		}
-		i += 4
-	case 'f':
-		if len(b)-i < 5 || string(b[i:i+5]) != "false" {
-			return 0, errBadJSON
-		}
-		i += 5
-	case 'n':
-		if len(b)-i < 4 || string(b[i:i+4]) != "null" {
-			return 0, errBadJSON
-		}
-		i += 4
-	default:
-		if i = scanNumber(b, i); i < 0 {
-			return 0, errBadJSON
-		}
-	}
-	// After a value: close containers, or go on to the next element.
-	for n > 0 {
-		for i < len(b) && isSpace[b[i]] {
-			i++
-		}
-		if i >= len(b) {
-			return 0, errBadJSON
-		}
-		k := n - 1
-		if k < 256 {
-			arr = stk[k>>6]&(1<<(k&63)) != 0
-		} else {
-			arr = ext[k>>6]&(1<<(k&63)) != 0
-		}
-		switch c = b[i]; {
-		case c == ',':
-			i++
-			if arr {
-				goto value
-			}
-			goto key
-		case arr && c == ']', !arr && c == '}':
-			n--
-			i++
-		default:
-			return 0, errBadJSON
-		}
-	}
-	return i, nil
-key:
-	for i < len(b) && isSpace[b[i]] {
-		i++
-	}
-	if i >= len(b) || b[i] != '"' {
-		return 0, errBadJSON
-	}
-	if e, _ = scanString(b, i); e < 0 {
-		return 0, errBadJSON
-	}
-	i = e
-	for i < len(b) && isSpace[b[i]] {
-		i++
-	}
-	if i >= len(b) || b[i] != ':' {
-		return 0, errBadJSON
-	}
-	i++
-	goto value
-}
-
 // IDEqual reports whether the raw JSON id equals the integer id n.
 func IDEqual(raw []byte, n int64) bool {
 	if len(raw) == 0 || raw[0] == '"' {
@@ -600,90 +348,4 @@ func parseRPCError(raw []byte) *RPCError {
 		e.Message = "malformed error object"
 	}
 	return e
-}
-
-// appendRequest renders {"jsonrpc":"2.0","id":ID,"method":M,"params":P} where
-// P is params with "_meta" merged in when meta is non-empty (meta is the
-// inside of the _meta object, without braces).
-func appendRequest(dst []byte, id int64, method string, params []byte, meta []byte) []byte {
-	return appendRequestExtra(dst, id, method, params, nil, meta)
-}
-
-// appendRequestExtra is appendRequest with extra top-level params fields
-// (without braces; e.g. the inputResponses of a multi round-trip retry).
-func appendRequestExtra(dst []byte, id int64, method string, params, extra, meta []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = strconv.AppendInt(dst, id, 10)
-	dst = append(dst, `,"method":"`...)
-	dst = append(dst, method...)
-	dst = append(dst, '"')
-	if len(extra) > 0 {
-		p := bytes.TrimSpace(params)
-		if len(p) < 2 {
-			p = []byte("{}")
-		}
-		merged := make([]byte, 0, len(p)+len(extra)+1)
-		merged = append(merged, p[:len(p)-1]...)
-		if !isEmptyObject(p) {
-			merged = append(merged, ',')
-		}
-		merged = append(merged, extra...)
-		merged = append(merged, '}')
-		params = merged
-	}
-	return appendParams(dst, params, meta)
-}
-
-// appendNotification renders a notification without an id.
-func appendNotification(dst []byte, method string, params []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","method":"`...)
-	dst = append(dst, method...)
-	dst = append(dst, '"')
-	return appendParams(dst, params, nil)
-}
-
-func appendParams(dst, params, meta []byte) []byte {
-	if len(params) == 0 && len(meta) == 0 {
-		return append(dst, '}')
-	}
-	dst = append(dst, `,"params":`...)
-	if len(meta) == 0 {
-		dst = append(dst, params...)
-		return append(dst, '}')
-	}
-	p := bytes.TrimSpace(params)
-	if len(p) < 2 {
-		p = []byte("{}")
-	}
-	dst = append(dst, p[:len(p)-1]...) // without the closing brace
-	if !isEmptyObject(p) {
-		dst = append(dst, ',')
-	}
-	dst = append(dst, `"_meta":{`...)
-	dst = append(dst, meta...)
-	return append(dst, "}}}"...)
-}
-
-func isEmptyObject(p []byte) bool {
-	return len(bytes.TrimSpace(p[1:len(p)-1])) == 0
-}
-
-// appendResponse renders a response to a server→client request.
-func appendResponse(dst []byte, id []byte, result []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"result":`...)
-	dst = append(dst, result...)
-	return append(dst, '}')
-}
-
-// appendErrorResponse renders an error response to a server→client request.
-func appendErrorResponse(dst []byte, id []byte, code int, msg string) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"error":{"code":`...)
-	dst = strconv.AppendInt(dst, int64(code), 10)
-	dst = append(dst, `,"message":`...)
-	dst = appendJSONString(dst, msg)
-	return append(dst, "}}"...)
 }

@@ -2,20 +2,15 @@ package driver
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
 	"net/url"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -251,99 +246,6 @@ func (s *Session) Initialize(ctx context.Context, res *Result) error {
 	return err
 }
 
-func (s *Session) initialize(ctx context.Context, res *Result) error {
-	if s.modern {
-		return s.discover(ctx, res)
-	}
-	s.setHeaders("", "")
-	proto := s.cfg.protocol()
-	params := make([]byte, 0, 256)
-	params = append(params, `{"protocolVersion":"`...)
-	params = append(params, proto...)
-	params = append(params, `","capabilities":{"roots":{"listChanged":false},"sampling":{}`...)
-	if proto != Protocol20250326 {
-		params = append(params, `,"elicitation":{}`...)
-	}
-	params = append(params, `},"clientInfo":{"name":`...)
-	params = appendJSONString(params, cmpOr(s.cfg.ClientName, "mcpbench"))
-	params = append(params, `,"version":`...)
-	params = appendJSONString(params, cmpOr(s.cfg.ClientVersion, "dev"))
-	params = append(params, "}}"...)
-
-	c := call{id: s.next(), init: true}
-	body := appendRequest(s.body.buf(), c.id, "initialize", params, nil)
-	if err := s.exchange(ctx, body, &c, res, s.hdr.Load().post); err != nil {
-		return err
-	}
-	if c.err != nil {
-		return c.err
-	}
-	v := Field(c.result, "protocolVersion")
-	if len(v) < 2 || v[0] != '"' {
-		return fmt.Errorf("%w: initialize result has no protocolVersion", ErrBadResponse)
-	}
-	got := string(v[1 : len(v)-1])
-	if !slices.Contains(SupportedProtocols, got) {
-		return fmt.Errorf("%w: server chose %q", ErrUnsupportedVersion, got)
-	}
-	s.proto = got
-	s.serverInfo = c.result
-	s.setHeaders(c.sid, got)
-
-	// notifications/initialized: 202 expected (2025-11-25 transports
-	// §Sending Messages, item 4); some servers answer 200/204.
-	body = appendNotification(s.body.buf(), "notifications/initialized", nil)
-	s.arm()
-	resp, err := s.send(ctx, http.MethodPost, body, s.hdr.Load().post, "")
-	res.BytesOut += int64(len(body))
-	if err != nil {
-		return s.ctxErr(ctx, err)
-	}
-	res.Status = resp.StatusCode
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("notifications/initialized: %w", s.statusError(resp, res))
-	}
-	res.BytesIn += drain(resp)
-	return nil
-}
-
-// checkSessionID flags a session id outside visible ASCII; one the driver
-// cannot send back (control characters) is an error.
-func (s *Session) checkSessionID(sid string) error {
-	for i := 0; i < len(sid); i++ {
-		if c := sid[i]; c < 0x21 || c > 0x7e {
-			s.badSID = true
-			if c < 0x20 || c == 0x7f {
-				return fmt.Errorf("%w: Mcp-Session-Id holds control characters (it MUST be visible ASCII)", ErrBadResponse)
-			}
-		}
-	}
-	return nil
-}
-
-// discover starts a modern session: server/discover (2026-07-28 server
-// §discover) must list the session's protocol version.
-func (s *Session) discover(ctx context.Context, res *Result) error {
-	c := call{id: s.next(), init: true}
-	body := appendRequest(s.body.buf(), c.id, "server/discover", nil, s.metaModern)
-	h := s.hdr.Load().post.Clone()
-	h[HeaderMethod] = []string{"server/discover"}
-	if err := s.exchange(ctx, body, &c, res, h); err != nil {
-		return err
-	}
-	if c.err != nil {
-		return c.err
-	}
-	var d struct {
-		Supported []string `json:"supportedVersions"`
-	}
-	if json.Unmarshal(c.result, &d) != nil || !slices.Contains(d.Supported, s.proto) {
-		return fmt.Errorf("%w: server/discover lists %v, not %s", ErrUnsupportedVersion, d.Supported, s.proto)
-	}
-	s.serverInfo = c.result
-	return nil
-}
-
 func (s *Session) next() int64 {
 	s.nextID++
 	return s.nextID
@@ -380,16 +282,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 			res.End = time.Now()
 		}
 	}()
-	params := op.Params
-	if op.parts != nil {
-		s.reqSeq++
-		var key [40]byte
-		k := append(key[:0], 's')
-		k = appendInt(k, int64(s.num))
-		k = append(k, '-')
-		k = appendInt(k, s.reqSeq)
-		params = bytes.Join(op.parts, k)
-	}
+	params := s.opParams(op)
 	hdr := s.hdr.Load().post
 	if s.modern {
 		hdr = s.modernHeaders(op)
@@ -398,22 +291,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	for {
 		attempt := time.Now()
 		c := call{id: s.next(), tool: op.isToolCall, expect: op.ExpectProgress}
-		meta := s.mbuf[:0]
-		if op.Progress {
-			s.tokBuf = appendInt(append(s.tokBuf[:0], s.tokPrefix...), c.id)
-			s.tokBuf = append(s.tokBuf, '"')
-			c.tok = s.tokBuf
-			meta = append(meta, `"progressToken":`...)
-			meta = append(meta, c.tok...)
-		}
-		if s.modern {
-			if len(meta) > 0 {
-				meta = append(meta, ',')
-			}
-			meta = append(meta, s.metaModern...)
-		}
-		s.mbuf = meta
-		body := appendRequestExtra(s.body.buf(), c.id, op.Method, params, extra, meta)
+		body := s.renderCall(&c, op, params, extra)
 		res.Ledger.restart()
 		s.begin(&c)
 		s.arm()
@@ -421,41 +299,21 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		err := s.exchange(ctx, body, &c, res, hdr)
 		switch {
 		case errors.Is(err, errSession404) && res.Reinits == 0:
-			res.Reinits++
-			var scratch Result
-			s.arm()
-			if ierr := s.initialize(ctx, &scratch); ierr != nil {
-				res.BytesIn += scratch.BytesIn
-				res.BytesOut += scratch.BytesOut
-				res.fail(fmt.Errorf("re-initialize after 404: %w", ierr))
+			if !s.reinitialize(ctx, res) {
 				return
 			}
-			res.BytesIn += scratch.BytesIn
-			res.BytesOut += scratch.BytesOut
 			hdr = s.hdr.Load().post
-			if s.wantGET {
-				s.restartGET(ctx)
-			}
 			continue
-		case s.cfg.ReissueUnresumable && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
-			(errors.Is(err, ErrUnresumable) || errors.Is(err, ErrStreamCancelled) ||
-				// 2026-07-28: a connection lost before the answer is a cancelled request too.
-				(s.modern && Classify(err) == ClassTransport)):
+		case s.reissuable(ctx, err, res):
 			res.Reissues++
 			res.Wasted += time.Since(attempt)
 			continue
 		case err == nil && c.inputReq != nil:
-			if res.InputRounds >= maxInputRounds {
-				res.fail(fmt.Errorf("%w: still input_required after %d rounds", ErrBadResponse, res.InputRounds))
-				break
-			}
-			x, ierr := s.cfg.inputResponses(c.inputReq)
-			if ierr != nil {
-				res.fail(ierr)
+			x, ok := s.inputRound(&c, res)
+			if !ok {
 				break
 			}
 			extra = x
-			res.InputRounds++
 			continue
 		case err != nil:
 			res.fail(err)
@@ -469,247 +327,90 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 }
 
-// exchange POSTs one request and reads its answer (JSON or SSE, resuming
-// broken streams). Errors of the exchange itself are returned; errors the
-// response carries are left in c.err.
-func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Result, hdr http.Header) error {
-	h := s.hdr.Load()
-	resp, err := s.send(ctx, http.MethodPost, body, hdr, "")
-	res.BytesOut += int64(len(body))
+// opParams returns op's params, with RequestPlaceholder replaced by a key
+// unique to this request ("s<session>-<n>") when op has one.
+func (s *Session) opParams(op *Op) []byte {
+	if op.parts == nil {
+		return op.Params
+	}
+	s.reqSeq++
+	var key [40]byte
+	k := append(key[:0], 's')
+	k = appendInt(k, int64(s.num))
+	k = append(k, '-')
+	k = appendInt(k, s.reqSeq)
+	return bytes.Join(op.parts, k)
+}
+
+// renderCall renders the request of c into the session's body buffer:
+// op's method with params, the extra params fields of a multi round-trip
+// retry, and _meta (c's progressToken, set here when op asks for
+// progress, and the modern _meta).
+func (s *Session) renderCall(c *call, op *Op, params, extra []byte) []byte {
+	meta := s.mbuf[:0]
+	if op.Progress {
+		s.tokBuf = appendInt(append(s.tokBuf[:0], s.tokPrefix...), c.id)
+		s.tokBuf = append(s.tokBuf, '"')
+		c.tok = s.tokBuf
+		meta = append(meta, `"progressToken":`...)
+		meta = append(meta, c.tok...)
+	}
+	if s.modern {
+		if len(meta) > 0 {
+			meta = append(meta, ',')
+		}
+		meta = append(meta, s.metaModern...)
+	}
+	s.mbuf = meta
+	return appendRequestExtra(s.body.buf(), c.id, op.Method, params, extra, meta)
+}
+
+// reinitialize runs initialize again after a 404 on the session (counted
+// in res.Reinits, its bytes in res) and reopens the GET stream. It reports
+// false, with res failed, when that fails.
+func (s *Session) reinitialize(ctx context.Context, res *Result) bool {
+	res.Reinits++
+	var scratch Result
+	s.arm()
+	ierr := s.initialize(ctx, &scratch)
+	res.BytesIn += scratch.BytesIn
+	res.BytesOut += scratch.BytesOut
+	if ierr != nil {
+		res.fail(fmt.Errorf("re-initialize after 404: %w", ierr))
+		return false
+	}
+	if s.wantGET {
+		s.restartGET(ctx)
+	}
+	return true
+}
+
+// reissuable reports whether a request that failed with err is re-sent
+// with a new id (Config.ReissueUnresumable, within MaxReissues): a stream
+// broken before any event id, or (2026-07-28) a cancelled request.
+func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
+	return s.cfg.ReissueUnresumable && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
+		(errors.Is(err, ErrUnresumable) || errors.Is(err, ErrStreamCancelled) ||
+			// 2026-07-28: a connection lost before the answer is a cancelled request too.
+			(s.modern && Classify(err) == ClassTransport))
+}
+
+// inputRound returns the extra params fields that answer the
+// input_required result of c (2026-07-28 multi round-trip requests),
+// counted in res.InputRounds. ok is false, with res failed, after
+// maxInputRounds rounds or when the requests cannot be answered.
+func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
+	if res.InputRounds >= maxInputRounds {
+		res.fail(fmt.Errorf("%w: still input_required after %d rounds", ErrBadResponse, res.InputRounds))
+		return nil, false
+	}
+	x, err := s.cfg.inputResponses(c.inputReq)
 	if err != nil {
-		return s.ctxErr(ctx, err)
+		res.fail(err)
+		return nil, false
 	}
-	if res.FirstByte.IsZero() {
-		res.FirstByte = time.Now()
-	}
-	res.Status = resp.StatusCode
-	switch code := resp.StatusCode; {
-	case code == http.StatusNotFound && h.sid != "":
-		res.BytesIn += drain(resp)
-		return errSession404
-	case code == http.StatusAccepted:
-		res.BytesIn += drain(resp)
-		return fmt.Errorf("%w: 202 Accepted to a request", ErrBadResponse)
-	case code < 200 || code > 299:
-		return s.statusError(resp, res)
-	}
-	if c.init && !s.modern {
-		// Known from the headers on: a resume of this stream carries it.
-		c.sid = resp.Header.Get(HeaderSessionID)
-		if err := s.checkSessionID(c.sid); err != nil {
-			drain(resp)
-			return err
-		}
-		s.setHeaders(c.sid, "")
-	}
-	switch mediaType(resp.Header.Get("Content-Type")) {
-	case mtJSON:
-		err = s.readJSON(ctx, resp, c, res)
-		s.disarm()
-	case mtSSE:
-		s.disarm() // the stream is open: StreamIdleTimeout bounds it now
-		if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-			res.BytesIn += drain(resp)
-			return fmt.Errorf("%w: SSE stream with Content-Encoding %q (a compressed event stream is buffered by the decompressor, so events would arrive late; mcpbench decodes compression on JSON answers only)", ErrBadResponse, ce)
-		}
-		err = s.readPOSTStream(ctx, resp, c, res)
-	default:
-		res.BytesIn += drain(resp)
-		return fmt.Errorf("%w: content type %q", ErrBadResponse, resp.Header.Get("Content-Type"))
-	}
-	return err
-}
-
-// readJSON reads an application/json answer (one message or a batch)
-// within MaxMessageBytes and the memory budget; gzip is decoded.
-func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, res *Result) error {
-	defer resp.Body.Close()
-	limit := s.cfg.maxMessage()
-	if resp.ContentLength > limit {
-		return fmt.Errorf("%w %s (Content-Length %s; not read)", ErrResponseTooLarge, FormatBytes(limit), FormatBytes(resp.ContentLength))
-	}
-	var r io.Reader = &countingReader{r: resp.Body, n: &res.BytesIn}
-	size := resp.ContentLength
-	switch ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); ce {
-	case "", "identity":
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return fmt.Errorf("%w: Content-Encoding gzip: %v", ErrBadResponse, err)
-		}
-		r, size = zr, -1
-	default:
-		return fmt.Errorf("%w: Content-Encoding %q not supported", ErrBadResponse, ce)
-	}
-	b, held, err := s.readMessage(ctx, r, size, limit)
-	defer s.budget.release(held) // once the message is handled
-	defer s.keepJSONBuf(b)
-	if err != nil {
-		return s.ctxErr(ctx, err)
-	}
-	c.respAt = time.Now()
-	led := &res.Ledger
-	t := bytes.TrimSpace(b)
-	if len(t) > 0 && t[0] == '[' {
-		// A JSON-RPC batch (2025-03-26 allowed them): valid JSON as a whole,
-		// then walk its elements.
-		if e, err := skipValue(t, 0); err != nil || e != len(t) {
-			return fmt.Errorf("%w: malformed JSON-RPC batch", ErrBadResponse)
-		}
-		i := 1
-		for {
-			i = skipWS(t, i)
-			if i >= len(t) || t[i] == ']' {
-				break
-			}
-			if t[i] == ',' {
-				i++
-				continue
-			}
-			e, err := skipValue(t, i)
-			if err != nil {
-				return fmt.Errorf("%w: %v", ErrBadResponse, err)
-			}
-			if err := s.handle(ctx, t[i:e], c, res, led); err != nil {
-				return err
-			}
-			i = e
-		}
-	} else if err := s.handle(ctx, t, c, res, led); err != nil {
-		return err
-	}
-	if !c.gotResp {
-		s.cur.Store(nil)
-		return ErrNoResponse
-	}
-	s.finishCall(c, res, led, true)
-	return nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n *int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	*c.n += int64(n)
-	return n, err
-}
-
-// handle processes one incoming message of a request's answer (its
-// stream, or its JSON body) and judges it in led: a response to another
-// id is cross-stream, a second response duplicated; a progress
-// notification of this request before the response is counted (and
-// checked for duplicates and order), after it late; one of another request
-// of this session misrouted, of another session (or of no request)
-// cross-stream. It returns an error only for a message that is not
-// JSON-RPC.
-func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result, led *Ledger) error {
-	m, err := ParseMessage(data)
-	if err != nil {
-		perr := fmt.Errorf("%w: %v", ErrBadResponse, err)
-		if c.err == nil && !c.gotResp {
-			c.err = perr
-		}
-		return perr
-	}
-	switch m.Kind {
-	case KindResponse:
-		if !IDEqual(m.ID, c.id) {
-			led.fault(VerdictCrossStream, "a response to id "+quoteShort(m.ID)+" arrived on the stream of request "+strconv.FormatInt(c.id, 10))
-			return nil
-		}
-		if c.gotResp {
-			led.fault(VerdictDuplicated, "the response to request "+strconv.FormatInt(c.id, 10)+" arrived twice")
-			return nil
-		}
-		c.gotResp = true
-		c.respAt = time.Now()
-		switch {
-		case m.Error != nil:
-			re, ok := rpcErrorOf(m.Error)
-			if !ok {
-				c.err = fmt.Errorf("%w: malformed JSON-RPC error object %s", ErrBadResponse, quoteShort(m.Error))
-			} else {
-				c.err = re
-			}
-		case s.modern && bytes.Equal(Field(m.Result, "resultType"), litInputRequired):
-			c.inputReq = bytes.Clone(m.Result) // answered by a retry (Do)
-		case c.tool && bytes.Equal(Field(m.Result, "isError"), litTrue):
-			c.err = toolError(m.Result)
-		case c.init:
-			c.result = bytes.Clone(m.Result)
-		}
-	case KindNotification:
-		if string(m.Method) != "notifications/progress" {
-			return nil
-		}
-		tok := Field(m.Params, "progressToken")
-		v, _ := FieldNumber(m.Params, "progress")
-		switch {
-		case c.tok != nil && bytes.Equal(tok, c.tok):
-			t, _ := FieldNumber(m.Params, "total")
-			if c.gotResp {
-				if !slices.Contains(led.progress, v) {
-					led.progress = append(led.progress, v) // it arrived: not lost
-					led.total = max(led.total, t)
-				}
-				led.fault(VerdictLate, "progress "+fmtNum(v)+" arrived after the response")
-				return nil
-			}
-			res.Progress++
-			led.progressValue(v, t)
-		case bytes.HasPrefix(tok, s.tokPrefix):
-			led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of another request of this session (token "+quoteShort(tok)+")")
-		default:
-			led.fault(VerdictCrossStream, "progress "+fmtNum(v)+" for token "+quoteShort(tok)+", not this session's")
-		}
-	case KindRequest:
-		s.ans = s.answer(ctx, m, s.ans)
-	}
-	return nil
-}
-
-// toolError is ErrToolError with the tool's own message (the first text
-// content of the result, cut to 200 bytes).
-func toolError(result []byte) error {
-	var r struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	json.Unmarshal(result, &r)
-	for _, c := range r.Content {
-		if c.Type == "text" && c.Text != "" {
-			return fmt.Errorf("%w: %s", ErrToolError, firstLine([]byte(c.Text)))
-		}
-	}
-	return ErrToolError
-}
-
-// answer POSTs the canned result for a server→client request (ping,
-// sampling/createMessage, elicitation/create, roots/list), or -32601,
-// within RequestTimeout. Failures are ignored: the server sees them as a
-// missing answer.
-func (s *Session) answer(ctx context.Context, m Message, buf []byte) []byte {
-	buf = buf[:0]
-	if r, ok := s.cfg.canned(string(m.Method)); ok {
-		buf = appendResponse(buf, m.ID, r)
-	} else {
-		buf = appendErrorResponse(buf, m.ID, -32601, "method not found: "+string(m.Method))
-	}
-	if d := s.cfg.requestTimeout(); d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
-	}
-	resp, err := s.sendCopy(ctx, buf)
-	if err == nil {
-		drain(resp)
-	}
-	return buf
+	res.InputRounds++
+	return x, true
 }
 
 // Close ends the session: it stops the GET stream and sends DELETE with
@@ -742,53 +443,4 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	var scratch Result
 	return fmt.Errorf("DELETE: %w", s.statusError(resp, &scratch))
-}
-
-// Hygiene is the verdict of the deleted-session check (Config.CheckDeleted).
-type Hygiene struct {
-	// Checked reports whether the check was made.
-	Checked bool
-	// Verdict is VerdictDeletedSessionAccepted (the server still served
-	// the deleted session: 2xx), VerdictWrongMissingStatus (another status
-	// than 404), or NumVerdicts when the answer was the 404 required.
-	Verdict Verdict
-	// Status is the HTTP status of the request on the deleted session.
-	Status int
-	// SessionID is the deleted session's id.
-	SessionID string
-}
-
-// Faulty reports whether the check found a fault.
-func (h Hygiene) Faulty() bool { return h.Checked && h.Verdict != NumVerdicts }
-
-// checkDeleted sends a ping on a deleted session: anything but 404 is a
-// hygiene fault (2xx: the session lives on; another status: the wrong
-// answer for a missing session; 2025-11-25 transports §Session Management,
-// items 3 and 4).
-func (s *Session) checkDeleted(ctx context.Context, h *sessHeaders) {
-	body := appendRequest(s.body.buf(), s.next(), "ping", nil, nil)
-	resp, err := s.send(ctx, http.MethodPost, body, h.post, "")
-	if err != nil {
-		return
-	}
-	drain(resp)
-	hy := Hygiene{Checked: true, Verdict: NumVerdicts, Status: resp.StatusCode, SessionID: h.sid}
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
-		hy.Verdict = VerdictDeletedSessionAccepted
-	default:
-		hy.Verdict = VerdictWrongMissingStatus
-	}
-	s.hygMu.Lock()
-	s.hygiene = hy
-	s.hygMu.Unlock()
-}
-
-// Hygiene returns the verdict of the deleted-session check made by Close
-// (Config.CheckDeleted); Checked is false when none was made.
-func (s *Session) Hygiene() Hygiene {
-	s.hygMu.Lock()
-	defer s.hygMu.Unlock()
-	return s.hygiene
 }

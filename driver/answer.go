@@ -1,0 +1,258 @@
+package driver
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// exchange POSTs one request and reads its answer (JSON or SSE, resuming
+// broken streams). Errors of the exchange itself are returned; errors the
+// response carries are left in c.err.
+func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Result, hdr http.Header) error {
+	h := s.hdr.Load()
+	resp, err := s.send(ctx, http.MethodPost, body, hdr, "")
+	res.BytesOut += int64(len(body))
+	if err != nil {
+		return s.ctxErr(ctx, err)
+	}
+	if res.FirstByte.IsZero() {
+		res.FirstByte = time.Now()
+	}
+	res.Status = resp.StatusCode
+	switch code := resp.StatusCode; {
+	case code == http.StatusNotFound && h.sid != "":
+		res.BytesIn += drain(resp)
+		return errSession404
+	case code == http.StatusAccepted:
+		res.BytesIn += drain(resp)
+		return fmt.Errorf("%w: 202 Accepted to a request", ErrBadResponse)
+	case code < 200 || code > 299:
+		return s.statusError(resp, res)
+	}
+	if c.init && !s.modern {
+		// Known from the headers on: a resume of this stream carries it.
+		c.sid = resp.Header.Get(HeaderSessionID)
+		if err := s.checkSessionID(c.sid); err != nil {
+			drain(resp)
+			return err
+		}
+		s.setHeaders(c.sid, "")
+	}
+	switch mediaType(resp.Header.Get("Content-Type")) {
+	case mtJSON:
+		err = s.readJSON(ctx, resp, c, res)
+		s.disarm()
+	case mtSSE:
+		s.disarm() // the stream is open: StreamIdleTimeout bounds it now
+		if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+			res.BytesIn += drain(resp)
+			return fmt.Errorf("%w: SSE stream with Content-Encoding %q (a compressed event stream is buffered by the decompressor, so events would arrive late; mcpbench decodes compression on JSON answers only)", ErrBadResponse, ce)
+		}
+		err = s.readPOSTStream(ctx, resp, c, res)
+	default:
+		res.BytesIn += drain(resp)
+		return fmt.Errorf("%w: content type %q", ErrBadResponse, resp.Header.Get("Content-Type"))
+	}
+	return err
+}
+
+// readJSON reads an application/json answer (one message or a batch)
+// within MaxMessageBytes and the memory budget; gzip is decoded.
+func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, res *Result) error {
+	defer resp.Body.Close()
+	limit := s.cfg.maxMessage()
+	if resp.ContentLength > limit {
+		return fmt.Errorf("%w %s (Content-Length %s; not read)", ErrResponseTooLarge, FormatBytes(limit), FormatBytes(resp.ContentLength))
+	}
+	var r io.Reader = &countingReader{r: resp.Body, n: &res.BytesIn}
+	size := resp.ContentLength
+	switch ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); ce {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return fmt.Errorf("%w: Content-Encoding gzip: %v", ErrBadResponse, err)
+		}
+		r, size = zr, -1
+	default:
+		return fmt.Errorf("%w: Content-Encoding %q not supported", ErrBadResponse, ce)
+	}
+	b, held, err := s.readMessage(ctx, r, size, limit)
+	defer s.budget.release(held) // once the message is handled
+	defer s.keepJSONBuf(b)
+	if err != nil {
+		return s.ctxErr(ctx, err)
+	}
+	c.respAt = time.Now()
+	led := &res.Ledger
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && t[0] == '[' {
+		// A JSON-RPC batch (2025-03-26 allowed them): valid JSON as a whole,
+		// then walk its elements.
+		if e, err := skipValue(t, 0); err != nil || e != len(t) {
+			return fmt.Errorf("%w: malformed JSON-RPC batch", ErrBadResponse)
+		}
+		i := 1
+		for {
+			i = skipWS(t, i)
+			if i >= len(t) || t[i] == ']' {
+				break
+			}
+			if t[i] == ',' {
+				i++
+				continue
+			}
+			e, err := skipValue(t, i)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrBadResponse, err)
+			}
+			if err := s.handle(ctx, t[i:e], c, res, led); err != nil {
+				return err
+			}
+			i = e
+		}
+	} else if err := s.handle(ctx, t, c, res, led); err != nil {
+		return err
+	}
+	if !c.gotResp {
+		s.cur.Store(nil)
+		return ErrNoResponse
+	}
+	s.finishCall(c, res, led, true)
+	return nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+// handle processes one incoming message of a request's answer (its
+// stream, or its JSON body) and judges it in led: a response to another
+// id is cross-stream, a second response duplicated; a progress
+// notification of this request before the response is counted (and
+// checked for duplicates and order), after it late; one of another request
+// of this session misrouted, of another session (or of no request)
+// cross-stream. It returns an error only for a message that is not
+// JSON-RPC.
+func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result, led *Ledger) error {
+	m, err := ParseMessage(data)
+	if err != nil {
+		perr := fmt.Errorf("%w: %v", ErrBadResponse, err)
+		if c.err == nil && !c.gotResp {
+			c.err = perr
+		}
+		return perr
+	}
+	switch m.Kind {
+	case KindResponse:
+		if !IDEqual(m.ID, c.id) {
+			led.fault(VerdictCrossStream, "a response to id "+quoteShort(m.ID)+" arrived on the stream of request "+strconv.FormatInt(c.id, 10))
+			return nil
+		}
+		if c.gotResp {
+			led.fault(VerdictDuplicated, "the response to request "+strconv.FormatInt(c.id, 10)+" arrived twice")
+			return nil
+		}
+		c.gotResp = true
+		c.respAt = time.Now()
+		switch {
+		case m.Error != nil:
+			re, ok := rpcErrorOf(m.Error)
+			if !ok {
+				c.err = fmt.Errorf("%w: malformed JSON-RPC error object %s", ErrBadResponse, quoteShort(m.Error))
+			} else {
+				c.err = re
+			}
+		case s.modern && bytes.Equal(Field(m.Result, "resultType"), litInputRequired):
+			c.inputReq = bytes.Clone(m.Result) // answered by a retry (Do)
+		case c.tool && bytes.Equal(Field(m.Result, "isError"), litTrue):
+			c.err = toolError(m.Result)
+		case c.init:
+			c.result = bytes.Clone(m.Result)
+		}
+	case KindNotification:
+		if string(m.Method) != "notifications/progress" {
+			return nil
+		}
+		tok := Field(m.Params, "progressToken")
+		v, _ := FieldNumber(m.Params, "progress")
+		switch {
+		case c.tok != nil && bytes.Equal(tok, c.tok):
+			t, _ := FieldNumber(m.Params, "total")
+			if c.gotResp {
+				if !slices.Contains(led.progress, v) {
+					led.progress = append(led.progress, v) // it arrived: not lost
+					led.total = max(led.total, t)
+				}
+				led.fault(VerdictLate, "progress "+fmtNum(v)+" arrived after the response")
+				return nil
+			}
+			res.Progress++
+			led.progressValue(v, t)
+		case bytes.HasPrefix(tok, s.tokPrefix):
+			led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of another request of this session (token "+quoteShort(tok)+")")
+		default:
+			led.fault(VerdictCrossStream, "progress "+fmtNum(v)+" for token "+quoteShort(tok)+", not this session's")
+		}
+	case KindRequest:
+		s.ans = s.answer(ctx, m, s.ans)
+	}
+	return nil
+}
+
+// toolError is ErrToolError with the tool's own message (the first text
+// content of the result, cut to 200 bytes).
+func toolError(result []byte) error {
+	var r struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	json.Unmarshal(result, &r)
+	for _, c := range r.Content {
+		if c.Type == "text" && c.Text != "" {
+			return fmt.Errorf("%w: %s", ErrToolError, firstLine([]byte(c.Text)))
+		}
+	}
+	return ErrToolError
+}
+
+// answer POSTs the canned result for a server→client request (ping,
+// sampling/createMessage, elicitation/create, roots/list), or -32601,
+// within RequestTimeout. Failures are ignored: the server sees them as a
+// missing answer.
+func (s *Session) answer(ctx context.Context, m Message, buf []byte) []byte {
+	buf = buf[:0]
+	if r, ok := s.cfg.canned(string(m.Method)); ok {
+		buf = appendResponse(buf, m.ID, r)
+	} else {
+		buf = appendErrorResponse(buf, m.ID, -32601, "method not found: "+string(m.Method))
+	}
+	if d := s.cfg.requestTimeout(); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	resp, err := s.sendCopy(ctx, buf)
+	if err == nil {
+		drain(resp)
+	}
+	return buf
+}

@@ -1,0 +1,187 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// getConn returns an idle connection to scheme://host that passes the
+// liveness check or, with none (or fresh), a new one.
+func (t *H1Transport) getConn(ctx context.Context, scheme, host string, fresh bool) (*h1conn, error) {
+	key := scheme + "://" + host
+	for !fresh { // bounded by the pool, which only shrinks here
+		t.mu.Lock()
+		conns := t.idle[key]
+		if len(conns) == 0 {
+			t.mu.Unlock()
+			break
+		}
+		pc := conns[len(conns)-1]
+		conns[len(conns)-1] = nil
+		t.idle[key] = conns[:len(conns)-1]
+		t.mu.Unlock()
+		if time.Since(pc.idleAt) > durOr(t.IdleTimeout, 60*time.Second) || !pc.alive() {
+			pc.c.Close()
+			continue
+		}
+		pc.reused = true
+		return pc, nil
+	}
+	addr := host
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		port := "80"
+		if scheme == "https" {
+			port = "443"
+		}
+		addr = net.JoinHostPort(strings.Trim(host, "[]"), port)
+	}
+	c, err := t.dial(ctx, scheme, addr, "http/1.1")
+	if err != nil {
+		// RFC 7301 §3.2: no_application_protocol, the server supports none
+		// of the protocols offered. Say so if it is an HTTP/2-only server.
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Op == "remote error" && oe.Err != nil &&
+			oe.Err.Error() == tls.AlertError(120).Error() && t.acceptsH2(ctx, addr) {
+			return nil, fmt.Errorf("%s: %w", addr, ErrHTTP2Only)
+		}
+		return nil, err
+	}
+	return newH1conn(t, key, addr, c), nil
+}
+
+// dial connects to addr, with a TLS handshake offering ALPN proto for
+// https.
+func (t *H1Transport) dial(ctx context.Context, scheme, addr, proto string) (net.Conn, error) {
+	timeout := durOr(t.DialTimeout, 5*time.Second)
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var c net.Conn
+	var err error
+	if t.Dial != nil {
+		c, err = t.Dial(dctx, "tcp", addr)
+	} else {
+		d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+		c, err = d.DialContext(dctx, "tcp", addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if scheme != "https" {
+		return c, nil
+	}
+	cfg := &tls.Config{}
+	if t.TLSConfig != nil {
+		cfg = t.TLSConfig.Clone()
+	}
+	if cfg.ServerName == "" {
+		h, _, err := net.SplitHostPort(addr)
+		if err == nil {
+			cfg.ServerName = h
+		}
+	}
+	cfg.NextProtos = []string{proto}
+	tc := tls.Client(c, cfg)
+	if err := tc.HandshakeContext(dctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return tc, nil
+}
+
+// acceptsH2 probes addr once with a TLS handshake offering only ALPN "h2"
+// and reports whether the server chose it.
+func (t *H1Transport) acceptsH2(ctx context.Context, addr string) bool {
+	c, err := t.dial(ctx, "https", addr, "h2")
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	tc, ok := c.(*tls.Conn)
+	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
+}
+
+func newH1conn(t *H1Transport, key, addr string, c net.Conn) *h1conn {
+	pc := &h1conn{t: t, key: key, addr: addr, c: c, br: bufio.NewReaderSize(c, 8192)}
+	pc.cw.c = c
+	pc.bw = bufio.NewWriterSize(&pc.cw, 4096)
+	nc := c
+	if tc, ok := c.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	if tcp, ok := nc.(*net.TCPConn); ok && runtime.GOOS != "windows" {
+		if rc, err := tcp.SyscallConn(); err == nil {
+			pc.rc = rc
+			pc.peekFn = pc.peek
+		}
+	}
+	return pc
+}
+
+// alive reports whether an idle connection can take a request: its socket
+// holds no FIN, RST or unsolicited bytes. Without a socket to peek at (a
+// wrapped or in-memory connection) it says yes.
+func (pc *h1conn) alive() bool {
+	if pc.rc == nil {
+		return true
+	}
+	pc.peekLive = false
+	if err := pc.rc.Read(pc.peekFn); err != nil {
+		return false
+	}
+	return pc.peekLive
+}
+
+// peek is alive's look at the socket: recvfrom(2) with MSG_PEEK, which
+// does not block as Go's sockets are non-blocking. It always returns true:
+// RawConn.Read must not wait for the socket to become readable.
+func (pc *h1conn) peek(fd uintptr) bool {
+	n, err := peekSocket(syscall.Recvfrom, fd, pc.peekBuf[:])
+	// Nothing to read is the healthy state; a byte (n > 0), the end of the
+	// stream (n == 0) or an error (ECONNRESET) means drop the connection.
+	pc.peekLive = n <= 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK || err == syscall.EINTR)
+	return true
+}
+
+// msgPeek is MSG_PEEK, 0x2 on Linux, Darwin, the BSDs, Solaris and AIX
+// (not defined by package syscall on Windows, where peek is not used).
+const msgPeek = 0x2
+
+// peekSocket calls recvfrom with msgPeek. recvfrom is syscall.Recvfrom,
+// whose descriptor is an int on Unix and a Handle on Windows, hence the
+// type parameter: the file builds everywhere.
+func peekSocket[FD ~int | ~uintptr](recvfrom func(FD, []byte, int) (int, syscall.Sockaddr, error), fd uintptr, p []byte) (int, error) {
+	n, _, err := recvfrom(FD(fd), p, msgPeek)
+	return n, err
+}
+
+func (t *H1Transport) putIdle(pc *h1conn) {
+	pc.idleAt = time.Now()
+	pc.c.SetDeadline(time.Time{})
+	t.mu.Lock()
+	if t.idle == nil {
+		t.idle = map[string][]*h1conn{}
+	}
+	t.idle[pc.key] = append(t.idle[pc.key], pc)
+	t.mu.Unlock()
+}
+
+// CloseIdleConnections closes kept-alive connections (http.Client calls it).
+func (t *H1Transport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, conns := range idle {
+		for _, pc := range conns {
+			pc.c.Close()
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// discover sends server/discover (2026-07-28) and decides the era as
+// Negotiate does.
+func (p *prober) discover(ctx context.Context) answer {
+	id := p.id()
+	body := string(appendRequest(nil, id, "server/discover", nil, modernMeta(p.cfg, Protocol20260728)))
+	a := p.send(ctx, req{method: http.MethodPost, h: p.modernH("server/discover"), body: body, id: id})
+	if a.err != nil {
+		return a
+	}
+	d := &p.r.Discover
+	d.Status = a.status
+	p.firstAns = append(p.firstAns, "server/discover: "+a.describe())
+	m, ok := a.message()
+	switch {
+	case ok && m.Kind == KindResponse && m.Result != nil:
+		var res struct {
+			Supported []string `json:"supportedVersions"`
+		}
+		json.Unmarshal(m.Result, &res)
+		d.Result = bytes.Clone(m.Result)
+		d.Versions = res.Supported
+		for _, v := range ModernProtocols {
+			if slices.Contains(res.Supported, v) {
+				d.Modern = true
+			}
+		}
+		if !d.Modern {
+			d.Error = fmt.Sprintf("server/discover lists no modern version we speak (%v): legacy", res.Supported)
+		}
+	case ok && m.Kind == KindResponse && m.Error != nil:
+		var e struct {
+			Code int `json:"code"`
+			Data struct {
+				Supported []string `json:"supported"`
+			} `json:"data"`
+		}
+		json.Unmarshal(m.Error, &e)
+		if e.Code == CodeUnsupportedVersion {
+			for _, v := range ModernProtocols {
+				if slices.Contains(e.Data.Supported, v) {
+					d.Modern = true
+					d.Versions = e.Data.Supported
+				}
+			}
+		}
+		if !d.Modern {
+			d.Error = fmt.Sprintf("server/discover: HTTP %d, JSON-RPC error %d: legacy", a.status, e.Code)
+		}
+	default:
+		d.Error = fmt.Sprintf("server/discover: %s without a modern JSON-RPC answer: legacy", a.describe())
+	}
+	return a
+}
+
+// modernCases checks the 2026-07-28 header validation, GET and
+// subscriptions/listen.
+func (p *prober) modernCases(ctx context.Context) {
+	meta := modernMeta(p.cfg, Protocol20260728)
+	body := func(id int64, method, params string) string {
+		return string(appendRequest(nil, id, method, []byte(params), meta))
+	}
+	post := func(h map[string]string, method, params string) answer {
+		id := p.id()
+		return p.send(ctx, req{method: http.MethodPost, h: h, body: body(id, method, params), id: id})
+	}
+	a := post(p.modernH("tools/list", HeaderMethod, "prompts/list"), "tools/list", "")
+	code := a.rpcCode()
+	p.check("2026-07-28: Mcp-Method header does not match the body", "400 with -32020", specMismatch, a, a.status == 400 && code == CodeHeaderMismatch, "")
+	a = post(p.modernH("tools/list", HeaderMethod, ""), "tools/list", "")
+	p.check("2026-07-28: Mcp-Method header missing", "400", specMissingHeader, a, a.status == 400, "")
+	a = post(p.modernH("mcpbench/no-such-method"), "mcpbench/no-such-method", "")
+	code = a.rpcCode()
+	p.check("2026-07-28: unknown method", "404 with -32601", specUnknownMethod, a, a.status == 404 && code == CodeMethodNotFound, "")
+	id := p.id()
+	a = p.send(ctx, req{method: http.MethodPost, h: p.modernH("tools/list", HeaderProtocolVersion, "2099-01-01"),
+		body: strings.Replace(body(id, "tools/list", ""), Protocol20260728, "2099-01-01", 1), id: id})
+	code = a.rpcCode()
+	p.check("2026-07-28: unsupported (future) protocol version", "400 with -32022", specFuture, a, a.status == 400 && code == CodeUnsupportedVersion, "")
+	a = p.send(ctx, req{method: http.MethodGet, h: map[string]string{"Accept": "text/event-stream", HeaderProtocolVersion: Protocol20260728}, window: probeWindow})
+	p.check("2026-07-28: GET on the endpoint", "405", specModernGET, a, a.status == 405, "")
+	id = p.id()
+	a = p.send(ctx, req{method: http.MethodPost, h: p.modernH("subscriptions/listen"),
+		body: body(id, "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`), window: probeWindow})
+	p.r.Discover.ListenOK = a.status == http.StatusOK && a.sse
+	for _, e := range a.events {
+		p.r.Discover.ListenAck = p.r.Discover.ListenAck || strings.Contains(e.Data, "notifications/subscriptions/acknowledged")
+	}
+}

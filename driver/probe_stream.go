@@ -1,0 +1,161 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// probeTool is the tool the streaming call uses.
+type probeTool struct {
+	name      string
+	ref       bool // the reference server's progress tool
+	canClose  bool // it takes close_after and retry_ms
+	schema    json.RawMessage
+	available int // tools listed
+}
+
+// pickTool chooses the tool to call from a tools/list result: the
+// reference server's progress tool, else a read-only tool without required
+// arguments. Nothing else is ever called: a probe must not change state.
+func pickTool(result []byte) *probeTool {
+	var res struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+			Annotations struct {
+				ReadOnly bool `json:"readOnlyHint"`
+			} `json:"annotations"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &res) != nil {
+		return nil
+	}
+	type schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	var readOnly *probeTool
+	for _, t := range res.Tools {
+		var s schema
+		json.Unmarshal(t.InputSchema, &s)
+		if t.Name == "progress" && s.Properties["count"] != nil {
+			_, ca := s.Properties["close_after"]
+			_, rm := s.Properties["retry_ms"]
+			return &probeTool{name: t.Name, ref: true, canClose: ca && rm, schema: t.InputSchema, available: len(res.Tools)}
+		}
+		if readOnly == nil && t.Annotations.ReadOnly && len(s.Required) == 0 {
+			readOnly = &probeTool{name: t.Name, schema: t.InputSchema}
+		}
+	}
+	if readOnly != nil {
+		readOnly.available = len(res.Tools)
+		return readOnly
+	}
+	return &probeTool{available: len(res.Tools)}
+}
+
+// toolCall builds a tools/call with a progressToken.
+func (p *prober) toolCall(args, token string) req {
+	params := `{"name":` + strconv.Quote(p.tool.name) + `,"arguments":` + args + `}`
+	q := p.call("tools/call", params, `"progressToken":`+strconv.Quote(token))
+	if p.useModern {
+		if hs, err := ParamHeaders(p.tool.schema, []byte(args)); err == nil {
+			for _, h := range hs {
+				q.h[h[0]] = h[1]
+			}
+		}
+	}
+	return q
+}
+
+// streaming lists the tools, calls one with a progressToken to get a
+// streaming answer, and records what the answer shows.
+func (p *prober) streaming(ctx context.Context) {
+	st := &p.r.Streaming
+	st.Era = p.proto
+	if p.useModern {
+		st.Era = Protocol20260728
+	}
+	a := p.send(ctx, p.call("tools/list", "", ""))
+	p.note(&a, true)
+	if p.useModern && a.status == http.StatusOK {
+		p.r.Discover.AnswerAs = "json"
+		if a.sse {
+			p.r.Discover.AnswerAs = "sse"
+		}
+	}
+	m, ok := a.message()
+	if !ok || m.Result == nil {
+		st.Why = "tools/list: " + a.describe() + " without a result"
+		return
+	}
+	p.tool = pickTool(m.Result)
+	if p.tool == nil || p.tool.name == "" {
+		n := 0
+		if p.tool != nil {
+			n = p.tool.available
+		}
+		p.tool = nil
+		st.Why = fmt.Sprintf("could not trigger a streaming answer: of %d tools listed, none is the reference progress tool or read-only (annotations.readOnlyHint) without required arguments, and the probe calls no other", n)
+		return
+	}
+	st.Tool = p.tool.name
+	st.Args = "{}"
+	if p.tool.ref {
+		st.Args = `{"count":3}`
+	}
+	q := p.toolCall(st.Args, probeToken)
+	a = p.send(ctx, q)
+	p.note(&a, true)
+	st.Status = a.status
+	switch {
+	case a.status != http.StatusOK:
+		st.Why = "tools/call " + p.tool.name + ": " + a.describe()
+		return
+	case a.sse:
+		st.AnsweredAs = "sse"
+	case mediaType(a.ct) == mtJSON:
+		st.AnsweredAs = "json"
+	}
+	st.Events = len(a.events)
+	for i, e := range a.events {
+		if e.HasID {
+			st.EventIDs = true
+			if i == 0 && e.Data == "" {
+				st.Priming = true
+			}
+		}
+		if e.Retry >= 0 {
+			st.RetryHints = append(st.RetryHints, e.Retry)
+		}
+		if m, err := ParseMessage([]byte(e.Data)); err == nil && string(m.Method) == "notifications/progress" {
+			st.Progress++
+		}
+	}
+	st.Response, st.Ended = a.response != nil, a.ended
+	p.stream = &a
+	if a.sse && a.ended && a.response == nil {
+		p.closed, p.closedBy, p.closedID, p.closedTk = &a, "the streaming call", q.id, probeToken
+	}
+	p.terminateCase(&a)
+}
+
+// terminateCase checks that an SSE answer ends after its response.
+func (p *prober) terminateCase(a *answer) {
+	const name, want = "SSE answer ends after its response", "end of stream after the response"
+	switch {
+	case !a.sse:
+		p.na(name, want, specTerminate, "the tool call was answered as "+cmpOr(mediaType2(a.ct), "-")+", not SSE")
+	case a.response == nil && a.ended:
+		p.na(name, want, specTerminate, "the server closed the stream before the response (SSE polling; checked below)")
+	case a.response == nil:
+		p.check(name, want, specTerminate, *a, false, fmt.Sprintf("no response within %v (%d events)", probeTimeout, len(a.events)))
+	case !a.ended:
+		p.check(name, want, specTerminate, *a, false, fmt.Sprintf("the stream stayed open %v after the response", probeGrace))
+	default:
+		p.check(name, want, specTerminate, *a, true, "")
+	}
+}
