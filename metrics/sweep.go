@@ -5,6 +5,13 @@ import (
 	"time"
 )
 
+// Sweep dimensions: what a sweep's steps raise (SweepSpec.By, Sweep.By).
+const (
+	SweepByRate     = "rate"     // open-model arrival rate, ops/s
+	SweepByVUs      = "vus"      // closed-model VUs
+	SweepBySessions = "sessions" // concurrent sessions, each holding a GET stream
+)
+
 // SLO is what a sweep step must meet to count as sustainable.
 type SLO struct {
 	P99MS       float64 `json:"p99_ms"`       // response-time p99 of all ops, at most

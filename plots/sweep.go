@@ -52,9 +52,9 @@ func stepByN(sw *metrics.Sweep, n int) *metrics.SweepStep {
 
 func loadUnit(by string) string {
 	switch by {
-	case "vus":
+	case metrics.SweepByVUs:
 		return "VUs"
-	case "sessions":
+	case metrics.SweepBySessions:
 		return "sessions"
 	}
 	return "offered ops/s"
@@ -169,7 +169,7 @@ func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
 	p.Plot.X.Min, p.Plot.X.Max = 0, xmax
 	fromZero(p.Plot)
 	panels := []*Panel{p}
-	if sw.By == "rate" {
+	if sw.By == metrics.SweepByRate {
 		q := newPanel("Achieved against offered rate", loadUnit(sw.By), "ops/s")
 		ach, ideal := plotter.XYs{}, plotter.XYs{{X: 0, Y: 0}, {X: xmax, Y: xmax}}
 		for _, s := range steps {
@@ -235,7 +235,7 @@ func CapacityResources(sw *metrics.Sweep) (*Chart, error) {
 // the per-session slope.
 func CapacityMemory(sw *metrics.Sweep) (*Chart, error) {
 	steps := finished(sw, func(s metrics.SweepStep) float64 { return float64(s.Sessions) })
-	if sw.By != "sessions" || len(steps) < 2 {
+	if sw.By != metrics.SweepBySessions || len(steps) < 2 {
 		return nil, noData("not a session sweep")
 	}
 	v := sw.Verdict

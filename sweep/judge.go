@@ -118,7 +118,7 @@ func Judge(steps []metrics.SweepStep, slo metrics.SLO) metrics.SweepVerdict {
 		}
 	}
 	// Memory per session: least-squares slope of RSS (MB) on sessions.
-	if len(steps) >= 2 && steps[0].By == "sessions" {
+	if len(steps) >= 2 && steps[0].By == metrics.SweepBySessions {
 		xs := make([]float64, 0, len(steps))
 		tg, gn := []float64{}, []float64{}
 		for _, s := range steps {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -54,117 +55,132 @@ func Run(ctx context.Context, p *workload.Profile, opts Options) (*metrics.Sweep
 	if opts.Embedded {
 		target += " (embedded reference server)"
 	}
-	sw := &metrics.Sweep{Tool: opts.Tool, Target: target, Profile: p.Name, Started: time.Now(), By: spec.By, From: spec.From, To: spec.To,
-		Steps: spec.Steps, StepS: spec.Step.D().Seconds(), SLO: slo}
+	sr := &sweeper{p: p, spec: spec, opts: opts, sw: &metrics.Sweep{Tool: opts.Tool, Target: target, Profile: p.Name, Started: time.Now(),
+		By: spec.By, From: spec.From, To: spec.To, Steps: spec.Steps, StepS: spec.Step.D().Seconds(), SLO: slo}}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	var fails int
-	ran := 0
-	// step runs one step of load v and records it; it reports whether the
-	// sweep must stop (interrupted, or an error).
-	step := func(v float64, refine bool) (stop bool, err error) {
-		ran++
-		n := ran
-		sp := *p
-		sp.Sweep = nil
-		sp.Stages = nil // a step holds its load constant
-		sp.Name = fmt.Sprintf("%s step %d", p.Name, n)
-		sp.Duration, sp.Warmup = spec.Step, spec.Warmup
-		switch spec.By {
-		case "rate":
-			sp.Rate = v
-			if sp.MaxVUs < sp.VUs {
-				sp.MaxVUs = sp.VUs
-			}
-		case "vus":
-			sp.Rate, sp.VUs, sp.MaxVUs = 0, int(v), int(v)
-		case "sessions":
-			sp.VUs, sp.MaxVUs, sp.GETStream = int(v), int(v), true
-		}
-		pl, err := workload.Compile(&sp, opts.HTTPClient)
-		if err != nil {
-			return true, err
-		}
-		dir := fmt.Sprintf("step-%02d", n)
-		st, runErr := runStep(ctx, pl, filepath.Join(opts.Dir, dir), n, opts)
-		if st.Summary != nil {
-			sw.Protocol = st.Summary.Protocol
-			res := StepOf(n, spec.By, v, st.Summary, st.Last, slo)
-			res.Dir, res.Refine = dir, refine
-			res.Sessions = st.Sessions
-			sw.Results = append(sw.Results, res)
-			if opts.OnStep != nil {
-				opts.OnStep(res)
-			}
-			if !refine {
-				switch {
-				case res.Pass:
-					fails = 0
-				case !spec.KeepGoing && PastKnee(res, slo):
-					sw.Verdict.StoppedEarly = fmt.Sprintf("step %d is clearly past the knee (%v)", n, res.Reasons)
-				default:
-					fails++
-					if !spec.KeepGoing && fails >= 2 {
-						sw.Verdict.StoppedEarly = fmt.Sprintf("steps %d and %d both failed the SLO", n-1, n)
-					}
-				}
-			}
-		}
-		stoppedEarly := sw.Verdict.StoppedEarly
-		sw.Verdict = Judge(sw.Results, slo)
-		sw.Verdict.StoppedEarly = stoppedEarly
-		if ctx.Err() != nil {
-			sw.Verdict.Interrupted = true
-			sw.Verdict.StoppedEarly = fmt.Sprintf("interrupted during step %d (%s); the finished steps are kept", n, FormatLoad(v, spec.By))
-		}
-		if werr := WriteFiles(opts.Dir, sw); werr != nil {
-			return true, werr
-		}
-		if runErr != nil && !errors.Is(runErr, workload.ErrSetup) {
-			return true, runErr
-		}
-		if runErr != nil { // no session could start: the next step will not do better
-			sw.Verdict.StoppedEarly = fmt.Sprintf("step %d: %v", n, runErr)
-			WriteFiles(opts.Dir, sw)
-			return true, nil
-		}
-		return ctx.Err() != nil, nil
-	}
 	for _, v := range spec.Values() {
-		stop, err := step(v, false)
+		stop, err := sr.step(ctx, v, false)
 		if err != nil {
-			return sw, err
+			return sr.sw, err
 		}
-		if stop || sw.Verdict.StoppedEarly != "" {
+		if stop || sr.sw.Verdict.StoppedEarly != "" {
 			break
 		}
 	}
 	// Refine: bisect between the highest passing and the lowest failing
-	// load above it.
-	for k := 0; k < spec.Refine && ctx.Err() == nil && !sw.Verdict.Interrupted; k++ {
-		lo, hi, ok := edge(sw.Results)
+	// load above it, to whole ops/s, VUs or sessions.
+	for k := 0; k < spec.Refine && ctx.Err() == nil && !sr.sw.Verdict.Interrupted; k++ {
+		lo, hi, ok := edge(sr.sw.Results)
 		if !ok {
 			break
 		}
-		mid := (lo + hi) / 2
-		if spec.By != "rate" {
-			mid = float64(int(mid + 0.5))
-		} else {
-			mid = float64(int(mid + 0.5))
-		}
+		mid := math.Round((lo + hi) / 2)
 		if mid <= lo || mid >= hi {
 			break
 		}
-		stop, err := step(mid, true)
+		stop, err := sr.step(ctx, mid, true)
 		if err != nil {
-			return sw, err
+			return sr.sw, err
 		}
 		if stop {
 			break
 		}
 	}
-	return sw, nil
+	return sr.sw, nil
+}
+
+// sweeper is one sweep in progress; Run's goroutine owns it.
+type sweeper struct {
+	p     *workload.Profile
+	spec  workload.SweepSpec
+	opts  Options
+	sw    *metrics.Sweep
+	ran   int // steps run so far
+	fails int // consecutive failed steps of the main series
+}
+
+// stepProfile is the profile of step n at load v: the sweep's profile with
+// its load constant at v for the step's window.
+func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
+	sp := *sr.p
+	sp.Sweep = nil
+	sp.Stages = nil // a step holds its load constant
+	sp.Name = fmt.Sprintf("%s step %d", sr.p.Name, n)
+	sp.Duration, sp.Warmup = sr.spec.Step, sr.spec.Warmup
+	switch sr.spec.By {
+	case metrics.SweepByRate:
+		sp.Rate = v
+		if sp.MaxVUs < sp.VUs {
+			sp.MaxVUs = sp.VUs
+		}
+	case metrics.SweepByVUs:
+		sp.Rate, sp.VUs, sp.MaxVUs = 0, int(v), int(v)
+	case metrics.SweepBySessions:
+		sp.VUs, sp.MaxVUs, sp.GETStream = int(v), int(v), true
+	}
+	return &sp
+}
+
+// step runs one step of load v and records it; it reports whether the
+// sweep must stop (interrupted, no session could start, or an error).
+func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool, err error) {
+	sr.ran++
+	n, slo := sr.ran, sr.sw.SLO
+	pl, err := workload.Compile(sr.stepProfile(n, v), sr.opts.HTTPClient)
+	if err != nil {
+		return true, err
+	}
+	dir := fmt.Sprintf("step-%02d", n)
+	st, runErr := runStep(ctx, pl, filepath.Join(sr.opts.Dir, dir), n, sr.opts)
+	if st.Summary != nil {
+		sr.sw.Protocol = st.Summary.Protocol
+		res := StepOf(n, sr.spec.By, v, st.Summary, st.Last, slo)
+		res.Dir, res.Refine = dir, refine
+		res.Sessions = st.Sessions
+		sr.sw.Results = append(sr.sw.Results, res)
+		if sr.opts.OnStep != nil {
+			sr.opts.OnStep(res)
+		}
+		if !refine {
+			sr.stopRule(n, res)
+		}
+	}
+	stoppedEarly := sr.sw.Verdict.StoppedEarly
+	sr.sw.Verdict = Judge(sr.sw.Results, slo)
+	sr.sw.Verdict.StoppedEarly = stoppedEarly
+	if ctx.Err() != nil {
+		sr.sw.Verdict.Interrupted = true
+		sr.sw.Verdict.StoppedEarly = fmt.Sprintf("interrupted during step %d (%s); the finished steps are kept", n, FormatLoad(v, sr.spec.By))
+	}
+	if werr := WriteFiles(sr.opts.Dir, sr.sw); werr != nil {
+		return true, werr
+	}
+	if runErr != nil && !errors.Is(runErr, workload.ErrSetup) {
+		return true, runErr
+	}
+	if runErr != nil { // no session could start: the next step will not do better
+		sr.sw.Verdict.StoppedEarly = fmt.Sprintf("step %d: %v", n, runErr)
+		return true, WriteFiles(sr.opts.Dir, sr.sw)
+	}
+	return ctx.Err() != nil, nil
+}
+
+// stopRule ends the main series early (unless KeepGoing) once step n is
+// clearly past the knee, or after two failed steps in a row.
+func (sr *sweeper) stopRule(n int, res metrics.SweepStep) {
+	switch {
+	case res.Pass:
+		sr.fails = 0
+	case !sr.spec.KeepGoing && PastKnee(res, sr.sw.SLO):
+		sr.sw.Verdict.StoppedEarly = fmt.Sprintf("step %d is clearly past the knee (%v)", n, res.Reasons)
+	default:
+		sr.fails++
+		if !sr.spec.KeepGoing && sr.fails >= 2 {
+			sr.sw.Verdict.StoppedEarly = fmt.Sprintf("steps %d and %d both failed the SLO", n-1, n)
+		}
+	}
 }
 
 // edge returns the highest passing load and the lowest failing load above

@@ -44,7 +44,7 @@ func WriteText(w io.Writer, sw *metrics.Sweep) error {
 	v := sw.Verdict
 	p.F("\n")
 	if v.MaxSustainable > 0 {
-		if sw.By != "rate" {
+		if sw.By != metrics.SweepByRate {
 			p.F("Highest load under the SLO: %s %s\n", load(v.MaxLoad), unit)
 		}
 		p.F("Maximum sustainable rate under the SLO: %.1f ops/s (step %d)", v.MaxSustainable, v.MaxStep)
@@ -79,9 +79,9 @@ func WriteText(w io.Writer, sw *metrics.Sweep) error {
 // "vus": "VUs", "sessions": "sessions").
 func LoadUnit(by string) string {
 	switch by {
-	case "vus":
+	case metrics.SweepByVUs:
 		return "VUs"
-	case "sessions":
+	case metrics.SweepBySessions:
 		return "sessions"
 	}
 	return "ops/s"

@@ -56,7 +56,7 @@ func (s SLOSpec) SLO() metrics.SLO {
 // Defaults fills the documented defaults.
 func (s *SweepSpec) Defaults() {
 	if s.By == "" {
-		s.By = "rate"
+		s.By = metrics.SweepByRate
 	}
 	if s.Step == 0 {
 		s.Step = Duration(15 * time.Second)
@@ -74,7 +74,7 @@ func (s *SweepSpec) Validate() []error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf("sweep."+format, args...)) }
 	switch s.By {
-	case "rate", "vus", "sessions":
+	case metrics.SweepByRate, metrics.SweepByVUs, metrics.SweepBySessions:
 	default:
 		add("by: %q, want rate, vus or sessions", s.By)
 	}
@@ -99,7 +99,7 @@ func (s *SweepSpec) Values() []float64 {
 	out := make([]float64, s.Steps)
 	for i := range out {
 		v := s.From + (s.To-s.From)*float64(i)/float64(s.Steps-1)
-		if s.By != "rate" {
+		if s.By != metrics.SweepByRate {
 			v = float64(int(v + 0.5))
 		} else {
 			v = float64(int(v*1000+0.5)) / 1000

@@ -189,11 +189,15 @@ func (v *vuState) openLoop() {
 // active, until the window ends.
 func (v *vuState) closedLoop() {
 	e, p := v.e, &v.e.pl.Profile
-	for e.admit.Err() == nil {
+	for e.admitting(time.Now()) {
 		if !e.waitActive(v.id) {
 			return
 		}
-		j := job{intended: time.Now(), op: e.pl.pick(v.rng)}
+		now := time.Now()
+		if !e.admitting(now) {
+			return
+		}
+		j := job{intended: now, op: e.pl.pick(v.rng)}
 		if !v.run(&j) {
 			return
 		}
@@ -294,17 +298,24 @@ func (e *engine) spawn() {
 	e.launch(int(e.started.Load()), nil)
 }
 
+// admitting reports whether an op may start at now: the admission window
+// is open and now is before the window's end. The clock is checked as well
+// as the context because a VU woken at the end's very instant can run
+// before the deadline's timer cancels admit: an op it started then would
+// run, and reach the server, without being counted.
+func (e *engine) admitting(now time.Time) bool { return e.admit.Err() == nil && now.Before(e.end) }
+
 // counted reports whether an op intended at t is in the measured window.
 func (e *engine) counted(t time.Time) bool { return !t.Before(e.warmEnd) && t.Before(e.end) }
 
 // opCtx is the context of an op intended at t: the run's, marked for the
-// chaos layer as a warm-up or a measured op.
+// chaos layer as a measured op or one outside the measured window.
 func (e *engine) opCtx(t time.Time) context.Context {
 	if e.inj == nil {
 		return e.runCtx
 	}
-	if t.Before(e.warmEnd) {
-		return e.warmCtx
+	if !e.counted(t) {
+		return e.warmCtx // the chaos layer counts its faults as outside the window
 	}
 	return e.measCtx
 }

@@ -246,9 +246,9 @@ func autoProcs(p *workload.Profile, embedded bool, numCPU int) (int, float64) {
 	rate := p.Rate
 	if s := p.Sweep; s != nil {
 		switch s.By {
-		case "rate", "":
+		case metrics.SweepByRate, "":
 			rate = max(s.From, s.To)
-		case "vus":
+		case metrics.SweepByVUs:
 			rate = 0
 		}
 	}
