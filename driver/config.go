@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -186,7 +187,7 @@ func (c *Config) Validate() []error {
 	return errs
 }
 
-func (c *Config) protocol() string { return cmpOr(c.Protocol, DefaultProtocol) }
+func (c *Config) protocol() string { return cmp.Or(c.Protocol, DefaultProtocol) }
 
 func (c *Config) requestTimeout() time.Duration    { return durOr(c.RequestTimeout, 30*time.Second) }
 func (c *Config) streamIdleTimeout() time.Duration { return durOr(c.StreamIdleTimeout, 30*time.Second) }
@@ -254,13 +255,6 @@ func durOr(d, def time.Duration) time.Duration {
 		return 0
 	}
 	return d
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // NewHTTPClient returns an HTTP client tuned for load generation: an

@@ -153,16 +153,6 @@ func (c Class) String() string {
 	return "class-" + strconv.Itoa(int(c))
 }
 
-// ParseClass is the inverse of Class.String.
-func ParseClass(s string) (Class, bool) {
-	for i, n := range classNames {
-		if n == s {
-			return Class(i), true
-		}
-	}
-	return 0, false
-}
-
 // errRunCanceled marks a context canceled by the caller (end of run), as
 // opposed to a deadline of the driver's own.
 var errRunCanceled = context.Canceled

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -265,7 +266,7 @@ func (pc *h1conn) writeRequest(req *http.Request, body []byte) error {
 	}
 	if !ua {
 		w.WriteString("User-Agent: ")
-		w.WriteString(cmpOr(pc.t.UserAgent, "mcpbench"))
+		w.WriteString(cmp.Or(pc.t.UserAgent, "mcpbench"))
 		w.WriteString("\r\n")
 	}
 	if req.Close {

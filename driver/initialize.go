@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,9 +23,9 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 		params = append(params, `,"elicitation":{}`...)
 	}
 	params = append(params, `},"clientInfo":{"name":`...)
-	params = appendJSONString(params, cmpOr(s.cfg.ClientName, "mcpbench"))
+	params = appendJSONString(params, cmp.Or(s.cfg.ClientName, "mcpbench"))
 	params = append(params, `,"version":`...)
-	params = appendJSONString(params, cmpOr(s.cfg.ClientVersion, "dev"))
+	params = appendJSONString(params, cmp.Or(s.cfg.ClientVersion, "dev"))
 	params = append(params, "}}"...)
 
 	c := call{id: s.next(), init: true}

@@ -49,7 +49,6 @@ var (
 	errBadMethod  = errors.New("JSON-RPC method is not a string")
 	errNotJSONRPC = errors.New("not a JSON-RPC message")
 
-	litNull          = []byte("null")
 	litTrue          = []byte("true")
 	litInputRequired = []byte(`"input_required"`)
 )

@@ -75,16 +75,6 @@ var StreamVerdicts = []Verdict{VerdictLost, VerdictDuplicated, VerdictReordered,
 // SessionVerdicts are the verdicts of the deleted-session check.
 var SessionVerdicts = []Verdict{VerdictDeletedSessionAccepted, VerdictWrongMissingStatus}
 
-// ParseVerdict is the inverse of Verdict.String.
-func ParseVerdict(s string) (Verdict, bool) {
-	for i, n := range verdictNames {
-		if n == s {
-			return Verdict(i), true
-		}
-	}
-	return 0, false
-}
-
 func (v Verdict) String() string { return verdictNames[v] }
 
 // VerdictMap returns the non-zero counts of c by verdict name

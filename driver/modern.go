@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -41,9 +42,9 @@ func modernMeta(cfg *Config, proto string) []byte {
 	b = append(b, ',')
 	b = appendJSONString(b, MetaClientInfo)
 	b = append(b, `:{"name":`...)
-	b = appendJSONString(b, cmpOr(cfg.ClientName, "mcpbench"))
+	b = appendJSONString(b, cmp.Or(cfg.ClientName, "mcpbench"))
 	b = append(b, `,"version":`...)
-	b = appendJSONString(b, cmpOr(cfg.ClientVersion, "dev"))
+	b = appendJSONString(b, cmp.Or(cfg.ClientVersion, "dev"))
 	b = append(b, "},"...)
 	b = appendJSONString(b, MetaClientCapabilities)
 	// The canned answers (DefaultCanned) cover these input requests.

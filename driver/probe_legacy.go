@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +16,7 @@ func (p *prober) initialize(ctx context.Context) {
 		pi := ProbeInit{Requested: v}
 		id := p.id()
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"mcpbench-probe","version":%q}}}`,
-			id, v, cmpOr(p.cfg.ClientVersion, "dev"))
+			id, v, cmp.Or(p.cfg.ClientVersion, "dev"))
 		a := p.send(ctx, req{method: http.MethodPost, h: map[string]string{"Content-Type": "application/json", "Accept": probeAccept}, body: body, id: id})
 		pi.Status = a.status
 		p.firstAns = append(p.firstAns, "initialize "+v+": "+a.describe())

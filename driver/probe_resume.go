@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -168,7 +169,7 @@ func (p *prober) pollToEnd(ctx context.Context, ids []sseEvent, name, want strin
 				last = e.ID
 			}
 			if other := foreign(e.Data, p.closedID, p.closedTk); other != "" {
-				pl.problems = append(pl.problems, fmt.Sprintf("event %s: %s", cmpOr(e.ID, "without id"), other))
+				pl.problems = append(pl.problems, fmt.Sprintf("event %s: %s", cmp.Or(e.ID, "without id"), other))
 			}
 		}
 		pl.rest = append(pl.rest, a.events...)
@@ -330,7 +331,7 @@ func replayDiff(want, got []sseEvent, open bool) string {
 		case w.HasID && (!g.HasID || g.ID != w.ID):
 			problems = append(problems, fmt.Sprintf("event %d has id %q, want %q", i+1, g.ID, w.ID))
 		case g.Data != w.Data:
-			problems = append(problems, fmt.Sprintf("event %s: data differs", cmpOr(w.ID, strconv.Itoa(i+1))))
+			problems = append(problems, fmt.Sprintf("event %s: data differs", cmp.Or(w.ID, strconv.Itoa(i+1))))
 		}
 		if len(problems) >= 3 {
 			break
@@ -338,7 +339,7 @@ func replayDiff(want, got []sseEvent, open bool) string {
 	}
 	switch {
 	case len(got) < len(want):
-		problems = append(problems, fmt.Sprintf("%d of %d events missing (from %s)", len(want)-len(got), len(want), cmpOr(want[len(got)].ID, "event "+strconv.Itoa(len(got)+1))))
+		problems = append(problems, fmt.Sprintf("%d of %d events missing (from %s)", len(want)-len(got), len(want), cmp.Or(want[len(got)].ID, "event "+strconv.Itoa(len(got)+1))))
 	case len(got) > len(want) && !open:
 		problems = append(problems, fmt.Sprintf("%s more than the stream had (first: id %q)", plural(len(got)-len(want), "event"), got[len(want)].ID))
 	}

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -148,7 +149,7 @@ func (p *prober) terminateCase(a *answer) {
 	const name, want = "SSE answer ends after its response", "end of stream after the response"
 	switch {
 	case !a.sse:
-		p.na(name, want, specTerminate, "the tool call was answered as "+cmpOr(mediaType2(a.ct), "-")+", not SSE")
+		p.na(name, want, specTerminate, "the tool call was answered as "+cmp.Or(mediaType2(a.ct), "-")+", not SSE")
 	case a.response == nil && a.ended:
 		p.na(name, want, specTerminate, "the server closed the stream before the response (SSE polling; checked below)")
 	case a.response == nil:

@@ -326,10 +326,13 @@ func TestProbeRefServer(t *testing.T) {
 	}
 }
 
-// Service time agrees with an independent client: calls to the reference
+// Service time agrees with independent clocks: calls to the reference
 // server's slow tool, interleaved between the driver and a plain net/http
-// client speaking the same JSON-RPC, give p50 and p90 within 1.5 ms of
-// each other (both measure send → response).
+// client speaking the same JSON-RPC, give medians within 1.5 ms of each
+// other (both measure send → response); and every call's service time is
+// within a stopwatch around Do, the median gap under 1 ms. Medians and
+// per-call pairs, not tails, so a loaded machine (the whole suite on two
+// cores) does not move the verdict.
 func TestServiceTimeMatchesIndependentClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times real calls")
@@ -363,13 +366,19 @@ func TestServiceTimeMatchesIndependentClient(t *testing.T) {
 	}
 	resp.Body.Close()
 	o := op(t, "tools/call", `{"name":"slow","arguments":{"ms":3}}`, false)
-	var mine, theirs []float64
+	var mine, theirs, gaps []float64
 	for i := range 150 {
 		res.Reset()
+		w0 := time.Now()
 		s.Do(t.Context(), o, &res)
+		wall := time.Since(w0)
 		if res.Err != nil {
 			t.Fatal(res.Err)
 		}
+		if st := res.ServiceTime(); st <= 0 || st > wall {
+			t.Fatalf("call %d: service time %v outside the stopwatch around Do (%v)", i, st, wall)
+		}
+		gaps = append(gaps, float64((wall-res.ServiceTime()).Microseconds())/1000)
 		mine = append(mine, float64(res.ServiceTime().Microseconds())/1000)
 		t0 := time.Now()
 		resp, err := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"ms":3}}}`, 100+i))
@@ -388,12 +397,13 @@ func TestServiceTimeMatchesIndependentClient(t *testing.T) {
 		slices.Sort(v)
 		return v[int(q*float64(len(v)-1))]
 	}
-	for _, q := range []float64{0.5, 0.9} {
-		a, b := pct(mine, q), pct(theirs, q)
-		t.Logf("p%.0f: driver %.3f ms, plain client %.3f ms", 100*q, a, b)
-		if math.Abs(a-b) > 1.5 || a < 3 {
-			t.Errorf("p%.0f service time: driver %.3f ms, independent client %.3f ms (want within 1.5 ms, and ≥ the 3 ms the tool sleeps)", 100*q, a, b)
-		}
+	a, b := pct(mine, 0.5), pct(theirs, 0.5)
+	t.Logf("p50: driver %.3f ms, plain client %.3f ms; p90: %.3f, %.3f ms", a, b, pct(mine, 0.9), pct(theirs, 0.9))
+	if math.Abs(a-b) > 1.5 || a < 3 {
+		t.Errorf("p50 service time: driver %.3f ms, independent client %.3f ms (want within 1.5 ms, and ≥ the 3 ms the tool sleeps)", a, b)
+	}
+	if g := pct(gaps, 0.5); g > 1 {
+		t.Errorf("median gap between the stopwatch around Do and the service time %.3f ms, want < 1 ms (the driver's own work outside send → response)", g)
 	}
 	s.Close(t.Context())
 }

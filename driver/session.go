@@ -77,7 +77,7 @@ type Session struct {
 	opHdr      map[*Op]http.Header // per-op request headers
 	reqSeq     int64               // logical requests, for RequestPlaceholder
 	listenSeq  atomic.Int64        // subscriptions/listen requests
-	pbuf, mbuf []byte              // params and _meta render buffers
+	mbuf       []byte              // _meta render buffer
 
 	redirects atomic.Int64
 	hygMu     sync.Mutex

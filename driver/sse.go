@@ -349,12 +349,3 @@ func parseDigits(b []byte) (int, bool) {
 	}
 	return n, true
 }
-
-// AppendRetry renders a retry hint for logs: "1500ms" or "none".
-func AppendRetry(dst []byte, ms int) []byte {
-	if ms < 0 {
-		return append(dst, "none"...)
-	}
-	dst = strconv.AppendInt(dst, int64(ms), 10)
-	return append(dst, "ms"...)
-}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 )
 
@@ -82,13 +83,13 @@ type ServerStats struct {
 // ChaosSummary describes the faults injected in the measured window
 // (warm-up and set-up apart).
 type ChaosSummary struct {
-	Plan      any   `json:"plan"`
-	Seed      int64 `json:"seed"` // the seed that drove the schedule: --chaos-seed with it reproduces the run
-	CutsFIN   int64 `json:"cuts_fin"`
-	CutsRST   int64 `json:"cuts_rst"`
-	Stalls    int64 `json:"stalls"`
-	Delays    int64 `json:"delays"`
-	StormCuts int64 `json:"storm_cuts"`
+	Plan      chaos.Plan `json:"plan"` // the faults and storm as run (defaults filled)
+	Seed      int64      `json:"seed"` // the seed that drove the schedule: --chaos-seed with it reproduces the run
+	CutsFIN   int64      `json:"cuts_fin"`
+	CutsRST   int64      `json:"cuts_rst"`
+	Stalls    int64      `json:"stalls"`
+	Delays    int64      `json:"delays"`
+	StormCuts int64      `json:"storm_cuts"`
 	// Outside counts the faults injected outside the measured window
 	// (warm-up, set-up with target=init, the graceful stop).
 	Outside int64 `json:"outside_window,omitempty"`

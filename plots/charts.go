@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
@@ -59,8 +60,8 @@ func subtitle(res *metrics.Results) string {
 	target, profile, proto, started := s.Target, s.Profile, s.Protocol, s.Started
 	embedded := s.Embedded
 	if r := res.Run; r != nil {
-		target, profile, embedded = cmpOr(target, r.Target), cmpOr(profile, r.Profile), embedded || r.Embedded
-		proto = cmpOr(proto, r.ProtocolNegotiated)
+		target, profile, embedded = cmp.Or(target, r.Target), cmp.Or(profile, r.Profile), embedded || r.Embedded
+		proto = cmp.Or(proto, r.ProtocolNegotiated)
 		if started.IsZero() {
 			started = r.Started
 		}
@@ -86,13 +87,6 @@ func subtitle(res *metrics.Results) string {
 		parts = append(parts, "INTERRUPTED")
 	}
 	return strings.Join(parts, "  ·  ")
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // fileSafe keeps an op name usable in a file name.

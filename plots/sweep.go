@@ -20,7 +20,7 @@ import (
 // open sessions. They read sweep.json only.
 
 func sweepSubtitle(sw *metrics.Sweep) string {
-	return fmt.Sprintf("%s  ·  profile %s  ·  protocol %s  ·  %s", secret.RedactURL(sw.Target), sw.Profile, cmpOr(sw.Protocol, "-"), sw.Started.UTC().Format("2006-01-02 15:04 UTC"))
+	return fmt.Sprintf("%s  ·  profile %s  ·  protocol %s  ·  %s", secret.RedactURL(sw.Target), sw.Profile, cmp.Or(sw.Protocol, "-"), sw.Started.UTC().Format("2006-01-02 15:04 UTC"))
 }
 
 // finished returns the sweep's judged steps (an interrupted step is

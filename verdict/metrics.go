@@ -88,8 +88,16 @@ func (v view) opOf() *metrics.OpSummary {
 	return &v.s.All
 }
 
+// The registry, in the order `mcpbench run --help` lists it.
 func init() {
-	// Ops.
+	defOps()
+	defStreams()
+	defSessions()
+	defServerAndStorms()
+}
+
+// defOps registers the per-op counters and rates.
+func defOps() {
 	def("count", "", "completed ops (errors included)", opScopes, func(v view) (float64, bool) { return cnt(v.opOf().Count) })
 	def("rate", "ops/s", "completed ops per second", opScopes, func(v view) (float64, bool) { return v.opOf().Rate, true })
 	def("errors", "", "ops that failed", opScopes, func(v view) (float64, bool) { return cnt(v.opOf().Errors) })
@@ -110,8 +118,11 @@ func init() {
 	def("reinits", "", "sessions re-initialized after a 404", opScopes, func(v view) (float64, bool) { return cnt(v.opOf().Reinits) })
 	def("reissues", "", "requests re-issued after a break with nothing to resume from", opScopes, func(v view) (float64, bool) { return cnt(v.opOf().Reissues) })
 	def("throttled", "", "ops answered 429/503 with Retry-After", opScopes, func(v view) (float64, bool) { return cnt(v.opOf().Throttled) })
+}
 
-	// Streams: resumes and the replay ledger.
+// defStreams registers resumes, GET-stream counters and the replay
+// ledger's verdicts.
+func defStreams() {
 	def("resumes", "", "reconnect attempts of broken streams (GET: with Last-Event-ID)", streamScopes, func(v view) (float64, bool) {
 		return v.streamSum(func(r *metrics.ResumeSummary) int64 { return r.Attempts }, false)
 	})
@@ -148,8 +159,10 @@ func init() {
 			return v.ledgerSum(func(l *metrics.LedgerSummary) int64 { return l.Verdicts[name] })
 		})
 	}
+}
 
-	// Sessions.
+// defSessions registers the deleted-session verdicts and session counters.
+func defSessions() {
 	for _, vd := range driver.SessionVerdicts {
 		name := vd.String()
 		def(name, "", "deleted-session check verdict (sessions)", sessionsScope, func(v view) (float64, bool) {
@@ -162,8 +175,11 @@ func init() {
 	def("sessions_failed", "", "sessions that could not be initialized", sessionsScope, func(v view) (float64, bool) { return cnt(v.s.Sessions.Failed) })
 	def("close_failures", "", "sessions whose DELETE failed", sessionsScope, func(v view) (float64, bool) { return cnt(v.s.Sessions.CloseFails) })
 	def("bad_session_ids", "", "session ids outside visible ASCII", sessionsScope, func(v view) (float64, bool) { return cnt(v.s.Sessions.BadSessionIDs) })
+}
 
-	// The embedded reference server.
+// defServerAndStorms registers the reference server's double executions
+// and the reconnect-storm metrics.
+func defServerAndStorms() {
 	def("double_executions", "", "count-tool keys the reference server executed more than once", nil, func(v view) (float64, bool) {
 		if v.s.Server == nil {
 			return 0, false
@@ -171,7 +187,6 @@ func init() {
 		return cnt(v.s.Server.DoubleExecutions)
 	})
 
-	// Storms.
 	def("storm_reconnects", "", "reconnect attempts in storm waves", nil, func(v view) (float64, bool) {
 		var n int64
 		for _, w := range v.s.Storms {

@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -66,18 +65,6 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		pl.cum = append(pl.cum, total)
 	}
 	return pl, nil
-}
-
-// SetURL points the plan at url (used for the embedded server, whose
-// address is known only once it listens).
-func (pl *Plan) SetURL(url string, hc *http.Client) {
-	pl.Driver.URL = url
-	pl.Target = secret.RedactURL(url)
-	pl.Profile.URL = pl.Target
-	pl.Driver.HTTPClient = hc
-	if hc == nil {
-		pl.Driver.HTTPClient = driver.NewHTTPClient(&pl.Driver)
-	}
 }
 
 // pick chooses an op index by weight.

@@ -189,7 +189,7 @@ func (v *vuState) openLoop() {
 // active, until the window ends.
 func (v *vuState) closedLoop() {
 	e, p := v.e, &v.e.pl.Profile
-	for e.admitting(time.Now()) {
+	for {
 		if !e.waitActive(v.id) {
 			return
 		}

@@ -62,7 +62,7 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 	if f.noResults {
 		f.out = ""
 	} else if f.out == "" {
-		f.out = filepath.Join("results", time.Now().Format("20060102-150405")+"-"+safeName(cmpOr(p.Name, "run")))
+		f.out = filepath.Join("results", time.Now().Format("20060102-150405")+"-"+safeName(cmp.Or(p.Name, "run")))
 	}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
@@ -108,7 +108,7 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		}
 		e.closers = append(e.closers, func() { e.srv.Close() })
 		p.URL = e.srv.URL()
-		fmt.Fprintf(e.stderr, "mcpbench: no --url given: benchmarking the embedded reference server (%s mode) at %s\n", cmpOr(p.Server.Mode, "stateful"), p.URL)
+		fmt.Fprintf(e.stderr, "mcpbench: no --url given: benchmarking the embedded reference server (%s mode) at %s\n", cmp.Or(p.Server.Mode, "stateful"), p.URL)
 	}
 	e.setProcs(p)
 	if f.cpuProfile != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,12 +18,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// probeFlags are the flags of `mcpbench probe`.
+type probeFlags struct {
+	jsonOut, insecure bool
+	headers           []string
+	serverMode        string
+}
+
 func newProbeCmd() *cobra.Command {
-	var (
-		jsonOut, insecure bool
-		headers           []string
-		serverMode        string
-	)
+	var f probeFlags
 	cmd := &cobra.Command{
 		Use:   "probe [URL]",
 		Short: "Show what an MCP server speaks: protocol versions, sessions, streams, error statuses",
@@ -49,66 +53,80 @@ mode).`,
 		Example: `  mcpbench probe http://127.0.0.1:8080/mcp
   mcpbench probe --server-mode 2026-07-28 --json`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			cfg := &driver.Config{Insecure: insecure, RequestTimeout: 10 * time.Second}
-			if len(args) == 1 {
-				cfg.URL = args[0]
-			} else {
-				srv, err := refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{Mode: refserver.Mode(serverMode)})
-				if err != nil {
-					return usageError("%v", err)
-				}
-				defer srv.Close()
-				cfg.URL = srv.URL()
-				fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: no URL given: probing the embedded reference server (%s mode) at %s\n", cmpOr(serverMode, "stateful"), srv.URL())
-			}
-			for _, h := range headers {
-				name, value, err := driver.ParseHeader(h)
-				if err != nil {
-					return usageError("%v", err)
-				}
-				if cfg.Header == nil {
-					cfg.Header = map[string][]string{}
-				}
-				cfg.Header[name] = append(cfg.Header[name], value)
-			}
-			ep, errs := workload.ResolveEndpoint(cfg.URL, cfg.Header, os.LookupEnv) // ${NAME}, userinfo as Basic auth
-			if len(errs) > 0 {
-				return usageError("%v", errors.Join(errs...))
-			}
-			cfg.URL, cfg.Header = ep.URL, ep.Header
-			rep, err := driver.Probe(ctx, cfg)
-			if rep != nil {
-				rep.URL = ep.Shown
-				var werr error
-				if jsonOut {
-					werr = writeJSON(cmd.OutOrStdout(), rep)
-				} else {
-					werr = writeProbe(cmd.OutOrStdout(), rep)
-				}
-				if werr != nil && err == nil {
-					return &exitError{code: exitFailed, err: werr}
-				}
-			}
-			if err != nil && ctx.Err() != nil {
-				return &exitError{code: exitInterrupted, err: fmt.Errorf("probe %s: interrupted", ep.Shown)}
-			}
-			if errors.Is(err, driver.ErrNotMCPEndpoint) {
-				return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w", ep.Shown, err)}
-			}
-			if err != nil {
-				return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w (%s)", ep.Shown, err, driver.Classify(err))}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runProbe(cmd, args, &f) },
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "machine-readable output")
-	cmd.Flags().BoolVar(&insecure, "insecure", false, "skip TLS certificate verification")
-	cmd.Flags().StringArrayVarP(&headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment)")
-	cmd.Flags().StringVar(&serverMode, "server-mode", "", "embedded server mode when no URL is given: stateful, stateless, json, 2026-07-28")
+	cmd.Flags().BoolVar(&f.jsonOut, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment)")
+	cmd.Flags().StringVar(&f.serverMode, "server-mode", "", "embedded server mode when no URL is given: stateful, stateless, json, 2026-07-28")
 	return cmd
+}
+
+// runProbe probes args[0], or the embedded reference server, and prints
+// the report; the exit code says whether it is an MCP endpoint.
+func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := &driver.Config{Insecure: f.insecure, RequestTimeout: 10 * time.Second}
+	if len(args) == 1 {
+		cfg.URL = args[0]
+	} else {
+		srv, err := refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{Mode: refserver.Mode(f.serverMode)})
+		if err != nil {
+			return usageError("%v", err)
+		}
+		defer srv.Close()
+		cfg.URL = srv.URL()
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: no URL given: probing the embedded reference server (%s mode) at %s\n", cmp.Or(f.serverMode, "stateful"), srv.URL())
+	}
+	shown, err := probeEndpoint(cfg, f.headers)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	rep, err := driver.Probe(ctx, cfg)
+	if rep != nil {
+		rep.URL = shown
+		var werr error
+		if f.jsonOut {
+			werr = writeJSON(cmd.OutOrStdout(), rep)
+		} else {
+			werr = writeProbe(cmd.OutOrStdout(), rep)
+		}
+		if werr != nil && err == nil {
+			return &exitError{code: exitFailed, err: werr}
+		}
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("probe %s: interrupted", shown)}
+	case errors.Is(err, driver.ErrNotMCPEndpoint):
+		return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w", shown, err)}
+	case err != nil:
+		return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w (%s)", shown, err, driver.Classify(err))}
+	}
+	return nil
+}
+
+// probeEndpoint adds the -H headers to cfg and resolves its URL (${NAME}
+// from the environment, user:password@ as Basic auth); it returns the URL
+// as it may be shown (secrets redacted).
+func probeEndpoint(cfg *driver.Config, headers []string) (string, error) {
+	for _, h := range headers {
+		name, value, err := driver.ParseHeader(h)
+		if err != nil {
+			return "", err
+		}
+		if cfg.Header == nil {
+			cfg.Header = map[string][]string{}
+		}
+		cfg.Header[name] = append(cfg.Header[name], value)
+	}
+	ep, errs := workload.ResolveEndpoint(cfg.URL, cfg.Header, os.LookupEnv)
+	if len(errs) > 0 {
+		return "", errors.Join(errs...)
+	}
+	cfg.URL, cfg.Header = ep.URL, ep.Header
+	return ep.Shown, nil
 }
 
 // writeProbe prints a probe report: what the server speaks, then every
@@ -124,7 +142,7 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 	fmt.Fprintf(&b, "mcpbench probe %s (%d requests)\n\n", r.URL, r.Requests)
 	if r.Discover.Modern {
 		fmt.Fprintf(&b, "2026-07-28 (stateless)   yes: server/discover lists %s; answers as %s; subscriptions/listen %s (acknowledged: %s)\n",
-			strings.Join(r.Discover.Versions, ", "), cmpOr(r.Discover.AnswerAs, "-"), yes(r.Discover.ListenOK), yes(r.Discover.ListenAck))
+			strings.Join(r.Discover.Versions, ", "), cmp.Or(r.Discover.AnswerAs, "-"), yes(r.Discover.ListenOK), yes(r.Discover.ListenAck))
 	} else {
 		fmt.Fprintf(&b, "2026-07-28 (stateless)   no: %s\n", r.Discover.Error)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/internal/units"
@@ -165,198 +165,6 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	})
 }
 
-// applyFlags overrides profile fields with the flags that were given.
-// Errors name the flag.
-func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
-	set := func(name string) bool { return fl.Changed(name) }
-	if err := applyLoad(p, f, set); err != nil {
-		return err
-	}
-	applyTransport(p, f, set)
-	if err := applyOps(p, f, set); err != nil {
-		return err
-	}
-	if err := applyChaos(p, f, set); err != nil {
-		return err
-	}
-	p.Thresholds = append(p.Thresholds, f.thresholds...)
-	for _, h := range f.headers {
-		name, value, err := driver.ParseHeader(h)
-		if err != nil {
-			return err
-		}
-		if p.Headers == nil {
-			p.Headers = map[string]string{}
-		}
-		p.Headers[name] = value
-	}
-	return nil
-}
-
-// applyLoad applies the load-model flags: target, protocol, VUs, rate,
-// stages and the run's times.
-func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
-	if set("url") {
-		p.URL = f.url
-	}
-	if set("protocol") {
-		p.Protocol = f.protocol
-	}
-	if set("vus") {
-		p.VUs = f.vus
-		if !set("max-vus") && p.MaxVUs != 0 && p.MaxVUs < f.vus {
-			p.MaxVUs = f.vus
-		}
-	}
-	if set("max-vus") {
-		p.MaxVUs = f.maxVUs
-	}
-	if set("rate") {
-		p.Rate = f.rate
-	}
-	if set("max-delay") {
-		p.MaxDelay = workload.Duration(f.maxDelay)
-	}
-	if set("stage") {
-		p.Stages = p.Stages[:0]
-		for _, st := range f.stages {
-			sp, err := workload.ParseStage(st)
-			if err != nil {
-				return fmt.Errorf("--stage: %v", err)
-			}
-			p.Stages = append(p.Stages, sp)
-		}
-		p.Duration = 0 // the stages set the window
-	}
-	if set("duration") {
-		if len(p.Stages) > 0 {
-			src := "profile " + p.Name + "'s stages"
-			if set("stage") {
-				src = "the --stage stages"
-			}
-			return fmt.Errorf("--duration: %s set the measured window (%v in all): leave --duration out, or change the stages with --stage", src, p.Window())
-		}
-		p.Duration = workload.Duration(f.duration)
-	}
-	if set("warmup") {
-		p.Warmup = workload.Duration(f.warmup)
-	}
-	if set("graceful-stop") {
-		p.GracefulStop = workload.Duration(f.graceful)
-	}
-	if set("think-time") {
-		p.ThinkTime = workload.Duration(f.think)
-	}
-	if set("get-stream") {
-		p.GETStream = f.getStream
-	}
-	if set("churn-rate") {
-		p.Churn.Rate = f.churnRate
-	}
-	if set("check-deleted") {
-		p.CheckDeleted = f.checkDeleted
-	}
-	if set("seed") {
-		p.Seed = f.seed
-	}
-	return nil
-}
-
-// applyTransport applies timeouts, the resume policy, size limits,
-// redirects and the embedded server's settings.
-func applyTransport(p *workload.Profile, f *runFlags, set func(string) bool) {
-	if set("timeout") {
-		p.Timeouts.Request = workload.Duration(f.timeout)
-	}
-	if set("connect-timeout") {
-		p.Timeouts.Connect = workload.Duration(f.connectTimeout)
-	}
-	if set("stream-idle-timeout") {
-		p.Timeouts.StreamIdle = workload.Duration(f.idleTimeout)
-	}
-	if set("reconnect") {
-		p.Resume.Policy = f.reconnect
-	}
-	if set("retry-default") {
-		p.Resume.DefaultRetry = workload.Duration(f.retryDefault)
-	}
-	if set("max-resumes") {
-		p.Resume.MaxAttempts = f.maxResumes
-	}
-	if set("reissue") {
-		p.Resume.Reissue = f.reissue
-	}
-	if set("max-message-bytes") {
-		p.MaxMessageBytes = f.maxMessage
-	}
-	if set("max-event-bytes") {
-		p.MaxEventBytes = f.maxEvent
-	}
-	if set("max-buffered-bytes") {
-		p.MaxBufferedBytes = f.maxBuffered
-	}
-	if set("follow-redirects") {
-		p.FollowRedirects = f.followRedirects
-	}
-	if set("server-mode") {
-		p.Server.Mode = f.serverMode
-	}
-	if set("server-get-retry") {
-		p.Server.GETRetry = workload.Duration(f.getRetry)
-	}
-	if set("server-tick") {
-		p.Server.Tick = workload.Duration(f.tick)
-	}
-}
-
-// applyOps replaces the op mix with one tools/call when --tool is given.
-func applyOps(p *workload.Profile, f *runFlags, set func(string) bool) error {
-	if set("args") && !set("tool") {
-		return errors.New("--args needs --tool")
-	}
-	if !set("tool") {
-		return nil
-	}
-	var args map[string]any
-	if f.toolArgs != "" {
-		if err := json.Unmarshal([]byte(f.toolArgs), &args); err != nil {
-			return fmt.Errorf("--args: not a JSON object: %v", err)
-		}
-	}
-	one := 1
-	p.Ops = []workload.OpSpec{{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}}
-	p.Name = "tool " + f.tool
-	return nil
-}
-
-// applyChaos adds the --chaos faults and the --storm to the profile's plan.
-func applyChaos(p *workload.Profile, f *runFlags, set func(string) bool) error {
-	if len(f.chaosSpecs) == 0 && !set("storm") && !set("chaos-seed") {
-		return nil
-	}
-	if p.Chaos == nil {
-		p.Chaos = &chaos.Plan{}
-	}
-	for _, spec := range f.chaosSpecs {
-		ft, err := chaos.ParseFault(spec)
-		if err != nil {
-			return err
-		}
-		p.Chaos.Faults = append(p.Chaos.Faults, ft)
-	}
-	if set("storm") {
-		st, err := chaos.ParseStorm(f.storm)
-		if err != nil {
-			return err
-		}
-		p.Chaos.Storm = st
-	}
-	if set("chaos-seed") {
-		p.Chaos.Seed = f.chaosSeed
-	}
-	return nil
-}
-
 func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	env, err := prepare(cmd, f, nil)
 	if err != nil {
@@ -430,7 +238,7 @@ func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool
 		Tool: "mcpbench", Version: ver, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), Started: started, Command: redactArgs(os.Args),
 		Target: plan.Target, Embedded: embedded,
-		ProtocolRequested: cmpOr(plan.Profile.Protocol, driver.ProtocolAuto),
+		ProtocolRequested: cmp.Or(plan.Profile.Protocol, driver.ProtocolAuto),
 		Profile:           plan.Profile.Name,
 		Flags:             map[string]string{},
 		Headers:           plan.ShownHeader(),
@@ -438,7 +246,7 @@ func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool
 	}
 	if embedded {
 		info.SDK = sdk
-		info.ServerMode = cmpOr(plan.Profile.Server.Mode, "stateful")
+		info.ServerMode = cmp.Or(plan.Profile.Server.Mode, "stateful")
 	}
 	spec := plan.Profile
 	spec.Headers = nil // values may be secrets; Headers above are redacted
@@ -497,11 +305,4 @@ func safeName(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

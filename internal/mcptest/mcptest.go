@@ -1,7 +1,6 @@
 package mcptest
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -349,10 +348,9 @@ func (w *Writer) Cut() {
 // inside a synctest bubble, its blocking is durable, so the bubble's fake
 // clock advances exactly by the waits of the code under test.
 type Pipe struct {
-	ch     chan net.Conn
-	done   chan struct{}
-	once   sync.Once
-	closed bool
+	ch   chan net.Conn
+	done chan struct{}
+	once sync.Once
 }
 
 // NewPipe returns an in-memory network.
@@ -415,15 +413,4 @@ func ServePipe(h http.Handler) (*http.Client, func()) {
 		p.Close()
 		<-done
 	}
-}
-
-// ReadLines is a helper for tests that speak raw HTTP: it reads a response
-// body line by line.
-func ReadLines(r io.Reader) []string {
-	var out []string
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	return out
 }
