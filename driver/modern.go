@@ -271,20 +271,37 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 	if mediaType(ct) == mtJSON || mediaType(ct) == mtSSE {
 		m, _ = firstMessage(body, mediaType(ct) == mtSSE)
 	}
+	vs, code, v := discoverVersions(m)
+	switch {
+	case v != "" && m.Result != nil:
+		n.Protocol, n.Modern, n.Discover = v, true, bytes.Clone(m.Result)
+		n.Why = fmt.Sprintf("the server answers server/discover (supportedVersions %s)", strings.Join(vs, ", "))
+	case v != "":
+		n.Protocol, n.Modern = v, true
+		n.Why = fmt.Sprintf("the server's UnsupportedProtocolVersionError lists %s", strings.Join(vs, ", "))
+	case m.Kind == KindResponse && m.Result != nil:
+		n.Why = fmt.Sprintf("the server lists only session-based versions (server/discover: %s), so the newest of those", strings.Join(vs, ", "))
+	case m.Kind == KindResponse && m.Error != nil:
+		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and JSON-RPC error %d, so it speaks the session-based versions", status, code)
+	default:
+		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and no 2026-07-28 answer, so it speaks the session-based versions", status)
+	}
+	return n, nil
+}
+
+// discoverVersions reads the versions an answer to server/discover lists:
+// a result's supportedVersions, or the data.supported of an
+// UnsupportedProtocolVersionError (code is the JSON-RPC error code; 0 for
+// a result). modern is the first of ModernProtocols among them ("" when
+// none is).
+func discoverVersions(m Message) (versions []string, code int, modern string) {
 	switch {
 	case m.Kind == KindResponse && m.Result != nil:
 		var d struct {
 			Supported []string `json:"supportedVersions"`
 		}
 		json.Unmarshal(m.Result, &d)
-		for _, v := range ModernProtocols {
-			if slices.Contains(d.Supported, v) {
-				n.Protocol, n.Modern, n.Discover = v, true, bytes.Clone(m.Result)
-				n.Why = fmt.Sprintf("the server answers server/discover (supportedVersions %s)", strings.Join(d.Supported, ", "))
-				return n, nil
-			}
-		}
-		n.Why = fmt.Sprintf("the server lists only session-based versions (server/discover: %s), so the newest of those", strings.Join(d.Supported, ", "))
+		versions = d.Supported
 	case m.Kind == KindResponse && m.Error != nil:
 		var e struct {
 			Code int `json:"code"`
@@ -293,20 +310,17 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 			} `json:"data"`
 		}
 		json.Unmarshal(m.Error, &e)
+		code = e.Code
 		if e.Code == CodeUnsupportedVersion {
-			for _, v := range ModernProtocols {
-				if slices.Contains(e.Data.Supported, v) {
-					n.Protocol, n.Modern = v, true
-					n.Why = fmt.Sprintf("the server's UnsupportedProtocolVersionError lists %s", strings.Join(e.Data.Supported, ", "))
-					return n, nil
-				}
-			}
+			versions = e.Data.Supported
 		}
-		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and JSON-RPC error %d, so it speaks the session-based versions", status, e.Code)
-	default:
-		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and no 2026-07-28 answer, so it speaks the session-based versions", status)
 	}
-	return n, nil
+	for _, v := range ModernProtocols {
+		if slices.Contains(versions, v) {
+			return versions, code, v
+		}
+	}
+	return versions, code, ""
 }
 
 // rawPOST sends one modern request and reads the whole answer (for probes).

@@ -3,10 +3,8 @@ package driver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 )
 
@@ -23,40 +21,20 @@ func (p *prober) discover(ctx context.Context) answer {
 	d.Status = a.status
 	p.firstAns = append(p.firstAns, "server/discover: "+a.describe())
 	m, ok := a.message()
+	vs, code, modern := discoverVersions(m)
+	d.Modern = ok && modern != ""
 	switch {
 	case ok && m.Kind == KindResponse && m.Result != nil:
-		var res struct {
-			Supported []string `json:"supportedVersions"`
-		}
-		json.Unmarshal(m.Result, &res)
 		d.Result = bytes.Clone(m.Result)
-		d.Versions = res.Supported
-		for _, v := range ModernProtocols {
-			if slices.Contains(res.Supported, v) {
-				d.Modern = true
-			}
-		}
+		d.Versions = vs
 		if !d.Modern {
-			d.Error = fmt.Sprintf("server/discover lists no modern version we speak (%v): legacy", res.Supported)
+			d.Error = fmt.Sprintf("server/discover lists no modern version we speak (%v): legacy", vs)
 		}
 	case ok && m.Kind == KindResponse && m.Error != nil:
-		var e struct {
-			Code int `json:"code"`
-			Data struct {
-				Supported []string `json:"supported"`
-			} `json:"data"`
-		}
-		json.Unmarshal(m.Error, &e)
-		if e.Code == CodeUnsupportedVersion {
-			for _, v := range ModernProtocols {
-				if slices.Contains(e.Data.Supported, v) {
-					d.Modern = true
-					d.Versions = e.Data.Supported
-				}
-			}
-		}
-		if !d.Modern {
-			d.Error = fmt.Sprintf("server/discover: HTTP %d, JSON-RPC error %d: legacy", a.status, e.Code)
+		if d.Modern {
+			d.Versions = vs
+		} else {
+			d.Error = fmt.Sprintf("server/discover: HTTP %d, JSON-RPC error %d: legacy", a.status, code)
 		}
 	default:
 		d.Error = fmt.Sprintf("server/discover: %s without a modern JSON-RPC answer: legacy", a.describe())

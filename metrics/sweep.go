@@ -12,6 +12,18 @@ const (
 	SweepBySessions = "sessions" // concurrent sessions, each holding a GET stream
 )
 
+// SweepLoadUnit names the unit of a sweep's load by its dimension:
+// "ops/s" (rate, and an unknown or empty by), "VUs" or "sessions".
+func SweepLoadUnit(by string) string {
+	switch by {
+	case SweepByVUs:
+		return "VUs"
+	case SweepBySessions:
+		return "sessions"
+	}
+	return "ops/s"
+}
+
 // SLO is what a sweep step must meet to count as sustainable.
 type SLO struct {
 	P99MS       float64 `json:"p99_ms"`       // response-time p99 of all ops, at most

@@ -50,12 +50,11 @@ func stepByN(sw *metrics.Sweep, n int) *metrics.SweepStep {
 	return nil
 }
 
+// loadUnit labels a sweep chart's load axis: "offered ops/s", "VUs" or
+// "sessions".
 func loadUnit(by string) string {
-	switch by {
-	case metrics.SweepByVUs:
-		return "VUs"
-	case metrics.SweepBySessions:
-		return "sessions"
+	if u := metrics.SweepLoadUnit(by); u != "ops/s" {
+		return u
 	}
 	return "offered ops/s"
 }

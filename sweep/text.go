@@ -14,7 +14,7 @@ import (
 // WriteText prints the step table and the verdict.
 func WriteText(w io.Writer, sw *metrics.Sweep) error {
 	p := &textfmt.Printer{W: w}
-	unit := LoadUnit(sw.By)
+	unit := metrics.SweepLoadUnit(sw.By)
 	p.F("mcpbench sweep  %s  ·  profile %s  ·  protocol %s\n", sw.Target, sw.Profile, sw.Protocol)
 	p.F("%s from %g to %g %s in %d steps of %.0f s; SLO: p99 ≤ %s ms, errors ≤ %.2f%%%s\n\n", sw.By, sw.From, sw.To, unit, sw.Steps, sw.StepS,
 		textfmt.MS(sw.SLO.P99MS), 100*sw.SLO.ErrorRate, map[bool]string{true: ", replay clean"}[sw.SLO.ReplayClean])
@@ -75,20 +75,8 @@ func WriteText(w io.Writer, sw *metrics.Sweep) error {
 	return p.Err
 }
 
-// LoadUnit names the unit of a sweep's load by its by ("rate": "ops/s",
-// "vus": "VUs", "sessions": "sessions").
-func LoadUnit(by string) string {
-	switch by {
-	case metrics.SweepByVUs:
-		return "VUs"
-	case metrics.SweepBySessions:
-		return "sessions"
-	}
-	return "ops/s"
-}
-
 // FormatLoad formats a step's load with its unit: "1571 ops/s".
-func FormatLoad(v float64, by string) string { return load(v) + " " + LoadUnit(by) }
+func FormatLoad(v float64, by string) string { return load(v) + " " + metrics.SweepLoadUnit(by) }
 
 // load formats a step's load: whole numbers, or three significant
 // decimals below 100.

@@ -429,15 +429,7 @@ func TestRampStagesOpenModel(t *testing.T) {
 		p := echoProfile()
 		p.Duration, p.Model, p.VUs = 0, "open", 20
 		p.Stages = []StageSpec{{Duration: Duration(10 * time.Second), Target: 500}, {Duration: Duration(10 * time.Second), Target: 2000}}
-		pl, err := Compile(p, hc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows := &rowKeeper{}
-		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{rows}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sum, rows := runRows(t, p, hc)
 		// The ramp's integral: 0→500 over 10 s and 500→2000 over 10 s.
 		if want := int64(10*250 + 10*1250); sum.All.Count+sum.Dropped != want || sum.DurationS != 20 {
 			t.Fatalf("ops %d (+%d dropped) over %v s, want %d over 20 s", sum.All.Count, sum.Dropped, sum.DurationS, want)
@@ -480,15 +472,7 @@ func TestRampStagesClosedModel(t *testing.T) {
 		p := echoProfile()
 		p.Duration, p.VUs = 0, 1
 		p.Stages = []StageSpec{{Duration: Duration(4 * time.Second), Target: 9}, {Duration: Duration(2 * time.Second), Target: 9}}
-		pl, err := Compile(p, hc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows := &rowKeeper{}
-		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{rows}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sum, rows := runRows(t, p, hc)
 		var vus []int64
 		for _, r := range rows.rows {
 			vus = append(vus, r.VUs)
@@ -504,6 +488,21 @@ func TestRampStagesClosedModel(t *testing.T) {
 }
 
 // rowKeeper keeps a run's interval rows.
+// runRows runs p through hc and keeps its interval rows.
+func runRows(t *testing.T, p *Profile, hc *http.Client) (*metrics.Summary, *rowKeeper) {
+	t.Helper()
+	pl, err := Compile(p, hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := &rowKeeper{}
+	sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{rows}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, rows
+}
+
 type rowKeeper struct {
 	start time.Time
 	rows  []metrics.Row

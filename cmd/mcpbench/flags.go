@@ -44,29 +44,19 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 // applyLoad applies the load-model flags: target, protocol, VUs, rate,
 // stages and the run's times.
 func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
-	if set("url") {
-		p.URL = f.url
-	}
-	if set("protocol") {
-		p.Protocol = f.protocol
-	}
+	override(set("url"), &p.URL, f.url)
+	override(set("protocol"), &p.Protocol, f.protocol)
 	if set("vus") {
 		p.VUs = f.vus
 		if !set("max-vus") && p.MaxVUs != 0 && p.MaxVUs < f.vus {
 			p.MaxVUs = f.vus
 		}
 	}
-	if set("max-vus") {
-		p.MaxVUs = f.maxVUs
-	}
-	if set("rate") {
-		p.Rate = f.rate
-	}
-	if set("max-delay") {
-		p.MaxDelay = workload.Duration(f.maxDelay)
-	}
+	override(set("max-vus"), &p.MaxVUs, f.maxVUs)
+	override(set("rate"), &p.Rate, f.rate)
+	override(set("max-delay"), &p.MaxDelay, workload.Duration(f.maxDelay))
 	if set("stage") {
-		p.Stages = p.Stages[:0]
+		p.Stages = nil
 		for _, st := range f.stages {
 			sp, err := workload.ParseStage(st)
 			if err != nil {
@@ -86,75 +76,33 @@ func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
 		}
 		p.Duration = workload.Duration(f.duration)
 	}
-	if set("warmup") {
-		p.Warmup = workload.Duration(f.warmup)
-	}
-	if set("graceful-stop") {
-		p.GracefulStop = workload.Duration(f.graceful)
-	}
-	if set("think-time") {
-		p.ThinkTime = workload.Duration(f.think)
-	}
-	if set("get-stream") {
-		p.GETStream = f.getStream
-	}
-	if set("churn-rate") {
-		p.Churn.Rate = f.churnRate
-	}
-	if set("check-deleted") {
-		p.CheckDeleted = f.checkDeleted
-	}
-	if set("seed") {
-		p.Seed = f.seed
-	}
+	override(set("warmup"), &p.Warmup, workload.Duration(f.warmup))
+	override(set("graceful-stop"), &p.GracefulStop, workload.Duration(f.graceful))
+	override(set("think-time"), &p.ThinkTime, workload.Duration(f.think))
+	override(set("get-stream"), &p.GETStream, f.getStream)
+	override(set("churn-rate"), &p.Churn.Rate, f.churnRate)
+	override(set("check-deleted"), &p.CheckDeleted, f.checkDeleted)
+	override(set("seed"), &p.Seed, f.seed)
 	return nil
 }
 
 // applyTransport applies timeouts, the resume policy, size limits,
 // redirects and the embedded server's settings.
 func applyTransport(p *workload.Profile, f *runFlags, set func(string) bool) {
-	if set("timeout") {
-		p.Timeouts.Request = workload.Duration(f.timeout)
-	}
-	if set("connect-timeout") {
-		p.Timeouts.Connect = workload.Duration(f.connectTimeout)
-	}
-	if set("stream-idle-timeout") {
-		p.Timeouts.StreamIdle = workload.Duration(f.idleTimeout)
-	}
-	if set("reconnect") {
-		p.Resume.Policy = f.reconnect
-	}
-	if set("retry-default") {
-		p.Resume.DefaultRetry = workload.Duration(f.retryDefault)
-	}
-	if set("max-resumes") {
-		p.Resume.MaxAttempts = f.maxResumes
-	}
-	if set("reissue") {
-		p.Resume.Reissue = f.reissue
-	}
-	if set("max-message-bytes") {
-		p.MaxMessageBytes = f.maxMessage
-	}
-	if set("max-event-bytes") {
-		p.MaxEventBytes = f.maxEvent
-	}
-	if set("max-buffered-bytes") {
-		p.MaxBufferedBytes = f.maxBuffered
-	}
-	if set("follow-redirects") {
-		p.FollowRedirects = f.followRedirects
-	}
-	if set("server-mode") {
-		p.Server.Mode = f.serverMode
-	}
-	if set("server-get-retry") {
-		p.Server.GETRetry = workload.Duration(f.getRetry)
-	}
-	if set("server-tick") {
-		p.Server.Tick = workload.Duration(f.tick)
-	}
+	override(set("timeout"), &p.Timeouts.Request, workload.Duration(f.timeout))
+	override(set("connect-timeout"), &p.Timeouts.Connect, workload.Duration(f.connectTimeout))
+	override(set("stream-idle-timeout"), &p.Timeouts.StreamIdle, workload.Duration(f.idleTimeout))
+	override(set("reconnect"), &p.Resume.Policy, f.reconnect)
+	override(set("retry-default"), &p.Resume.DefaultRetry, workload.Duration(f.retryDefault))
+	override(set("max-resumes"), &p.Resume.MaxAttempts, f.maxResumes)
+	override(set("reissue"), &p.Resume.Reissue, f.reissue)
+	override(set("max-message-bytes"), &p.MaxMessageBytes, f.maxMessage)
+	override(set("max-event-bytes"), &p.MaxEventBytes, f.maxEvent)
+	override(set("max-buffered-bytes"), &p.MaxBufferedBytes, f.maxBuffered)
+	override(set("follow-redirects"), &p.FollowRedirects, f.followRedirects)
+	override(set("server-mode"), &p.Server.Mode, f.serverMode)
+	override(set("server-get-retry"), &p.Server.GETRetry, workload.Duration(f.getRetry))
+	override(set("server-tick"), &p.Server.Tick, workload.Duration(f.tick))
 }
 
 // applyOps replaces the op mix with one tools/call when --tool is given.
@@ -199,8 +147,14 @@ func applyChaos(p *workload.Profile, f *runFlags, set func(string) bool) error {
 		}
 		p.Chaos.Storm = st
 	}
-	if set("chaos-seed") {
-		p.Chaos.Seed = f.chaosSeed
-	}
+	override(set("chaos-seed"), &p.Chaos.Seed, f.chaosSeed)
 	return nil
+}
+
+// override sets *dst to v when the flag was given (set), leaving the
+// profile's value otherwise.
+func override[T any](set bool, dst *T, v T) {
+	if set {
+		*dst = v
+	}
 }

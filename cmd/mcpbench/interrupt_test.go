@@ -46,7 +46,7 @@ func TestInterruptDuringSetUpExits130(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
 	t.Chdir(t.TempDir())
-	out, errs, code := runCLI(ctx, []string{"run", "--url", "http://" + l.Addr().String() + "/mcp", "--vus", "3", "--no-results", "-q"})
+	out, errs, code := cli(ctx, "run", "--url", "http://"+l.Addr().String()+"/mcp", "--vus", "3", "--no-results", "-q")
 	if code != exitInterrupted || !strings.Contains(out+errs, "interrupted during set-up") || strings.Contains(out+errs, "transport") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

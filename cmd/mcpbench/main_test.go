@@ -18,15 +18,15 @@ import (
 
 // run executes the CLI in-process and returns stdout, stderr and the exit
 // code main would use.
-func run(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	t.Chdir(t.TempDir()) // the default results directory lands there
+// cli runs mcpbench in-process with ctx and returns stdout, stderr and the
+// exit code main would use (what main would print and return).
+func cli(ctx context.Context, args ...string) (string, string, int) {
 	root := newRootCmd()
 	var out, errb bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
+	err := root.ExecuteContext(ctx)
 	code := exitOK
 	var ee *exitError
 	switch {
@@ -38,6 +38,14 @@ func run(t *testing.T, args ...string) (string, string, int) {
 		errb.WriteString(err.Error())
 	}
 	return out.String(), errb.String(), code
+}
+
+// run is cli in a fresh temporary directory (where the default results
+// directory lands), with a background context.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	return cli(context.Background(), args...)
 }
 
 func TestRunEmbeddedWritesResults(t *testing.T) {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,28 +12,6 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 )
-
-// cli runs mcpbench in-process with ctx and returns stdout, stderr and the
-// exit code main would use (the pattern of main_test.go's run).
-func cli(ctx context.Context, args ...string) (string, string, int) {
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	code := exitOK
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.code
-		errb.WriteString(ee.Error())
-	case err != nil:
-		code = exitUsage
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
-}
 
 func TestProbeExitNotAnMCPEndpoint(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())

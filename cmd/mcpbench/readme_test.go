@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -59,7 +57,7 @@ func TestReadmeCommands(t *testing.T) {
 				continue // one server serves every block
 			}
 			serving = true
-			go runCLI(ctx, args)
+			go cli(ctx, args...)
 			waitListening(t, addr)
 			continue
 		}
@@ -76,7 +74,7 @@ func TestReadmeCommands(t *testing.T) {
 			args = append(args, "--json")
 		}
 		t0 := time.Now()
-		out, errs, code := runCLI(ctx, args)
+		out, errs, code := cli(ctx, args...)
 		runtime.GOMAXPROCS(procs) // an open-model run against --url lowers it
 		okCodes := []int{exitOK}
 		if slices.Contains(args, "--threshold") || slices.Contains(args, "--fail-if") {
@@ -219,27 +217,6 @@ func rewrite(args []string, addr, pidFile string) []string {
 		}
 	}
 	return out
-}
-
-// runCLI runs the CLI in-process in the current directory.
-func runCLI(ctx context.Context, args []string) (string, string, int) {
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	code := exitOK
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.code
-		errb.WriteString(ee.Error())
-	case err != nil:
-		code = exitUsage
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
 }
 
 func waitListening(t *testing.T, addr string) {

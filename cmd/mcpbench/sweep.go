@@ -121,33 +121,17 @@ func (sf *sweepFlags) apply(p *workload.Profile, set func(string) bool) error {
 		p.Sweep = &workload.SweepSpec{}
 	}
 	s := p.Sweep
-	if set("by") {
-		s.By = sf.by
-	}
-	if set("from") {
-		s.From = sf.from
-	}
-	if set("to") {
-		s.To = sf.to
-	}
-	if set("steps") {
-		s.Steps = sf.steps
-	}
-	if set("step") {
-		s.Step = workload.Duration(sf.step)
-	}
-	if set("step-warmup") {
-		s.Warmup = workload.Duration(sf.stepWarm)
-	}
+	override(set("by"), &s.By, sf.by)
+	override(set("from"), &s.From, sf.from)
+	override(set("to"), &s.To, sf.to)
+	override(set("steps"), &s.Steps, sf.steps)
+	override(set("step"), &s.Step, workload.Duration(sf.step))
+	override(set("step-warmup"), &s.Warmup, workload.Duration(sf.stepWarm))
 	if set("slo-p99") {
 		s.SLO.P99 = workload.Duration(sf.sloP99)
 	}
-	if set("slo-errors") {
-		s.SLO.ErrorRate = &sf.sloErr
-	}
-	if set("keep-going") {
-		s.KeepGoing = sf.keepGoing
-	}
+	override(set("slo-errors"), &s.SLO.ErrorRate, &sf.sloErr)
+	override(set("keep-going"), &s.KeepGoing, sf.keepGoing)
 	return nil
 }
 
