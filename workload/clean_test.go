@@ -2,6 +2,10 @@ package workload
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,5 +122,42 @@ func TestReferenceServerResumeChaosClean(t *testing.T) {
 	}
 	if sum.All.Count+sum.All.Interrupted != st.ToolCalls { // no warm-up: every execution is a measured call
 		t.Fatalf("completed %d (+%d interrupted), the server executed %d", sum.All.Count, sum.All.Interrupted, st.ToolCalls)
+	}
+}
+
+// A run releases its connections: after Run returns, the server sees none
+// of them open (a sweep compiles a plan, and so a connection pool, per
+// step; before the fix each step left its sessions' kept-alive
+// connections open until the process ended: 500 sockets a step).
+func TestRunClosesItsConnections(t *testing.T) {
+	var open atomic.Int64
+	srv := httptest.NewUnstartedServer(okFake())
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	for step := 1; step <= 2; step++ {
+		p := echoProfile()
+		p.URL, p.Protocol, p.VUs, p.Duration = srv.URL+"/mcp", driver.Protocol20251125, 6, Duration(200*time.Millisecond)
+		pl, err := Compile(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := Run(t.Context(), pl, Options{})
+		if err != nil || sum.All.Count == 0 || sum.All.Errors != 0 {
+			t.Fatalf("step %d: %v, %d ops, errors %v", step, err, sum.All.Count, sum.All.ErrorsByClass)
+		}
+		for deadline := time.Now().Add(5 * time.Second); open.Load() != 0; {
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d: %d connections still open after the run returned", step, open.Load())
+			}
+			time.Sleep(5 * time.Millisecond) // polling the server's count, bounded by the deadline
+		}
 	}
 }

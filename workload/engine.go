@@ -323,6 +323,12 @@ func (e *engine) measuredEnd() time.Time {
 
 // finish hands the run's end to the sinks.
 func (e *engine) finish(ctx context.Context, sum *metrics.Summary, err error) (*metrics.Summary, error) {
+	// The run's sessions are closed: release the connections they left
+	// idle, or each run of a sweep or a program would keep its own pool
+	// (sockets and read buffers) until the process ends.
+	if hc := e.pl.Driver.HTTPClient; hc != nil {
+		hc.CloseIdleConnections()
+	}
 	end := &metrics.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile()}
 	for _, s := range e.opts.Sinks {
 		s.End(end)
