@@ -38,13 +38,13 @@ func TestRecorderMergesShardsAndIntervals(t *testing.T) {
 	wg.Wait()
 	rec.Shard(3).Record(result(1, 0, 0, 5, driver.ClassTimeout, 0))
 	rec.Shard(3).Record(result(1, 0, 0, 5, driver.ClassCanceled, 0))
-	rec.Shard(4).Dropped(1, 1500*time.Millisecond)
-	iv := rec.Tick(time.Now())
+	rec.Shard(4).Dropped(1, time.Time{}, 1500*time.Millisecond)
+	iv := rec.Tick(time.Now(), time.Time{})
 	if iv.Ops[0].Count != 1000 || iv.All.Count != 1001 {
 		t.Fatalf("interval counts %d %d", iv.Ops[0].Count, iv.All.Count)
 	}
 	rec.Shard(7).Record(result(0, 0, 0, 1000, driver.ClassOK, 200))
-	rec.Tick(time.Now())
+	rec.Tick(time.Now(), time.Time{})
 	ops, all := rec.Summarize(10)
 	a, b := ops[0], ops[1]
 	if a.Count != 1001 || a.Rate != 100.1 || a.Errors != 0 {
@@ -75,7 +75,7 @@ func TestRecorderResumesAndLedger(t *testing.T) {
 	r.Ledger.Checked = true
 	r.Ledger.Counts[driver.VerdictLost] = 2
 	rec.Shard(0).Record(r)
-	rec.Tick(time.Now())
+	rec.Tick(time.Now(), time.Time{})
 	ops, _ := rec.Summarize(1)
 	o := ops[0]
 	if o.Resumes == nil || o.Resumes.Attempts != 2 || o.Resumes.Accepted != 1 || o.Resumes.Early != 1 {
@@ -102,5 +102,41 @@ func TestGeneratorCost(t *testing.T) {
 	}
 	if u := ReadUsage(); u.CPU <= 0 || u.MaxRSS <= 0 {
 		t.Fatalf("getrusage reading %+v", u)
+	}
+}
+
+// An interval row counts ops by intended start: one intended before the
+// interval's end counts in it even when it completes after the end (but
+// before the Tick), one intended after the end counts in the next row
+// even when it completed before the Tick, and one that completes after
+// the Tick counts in the next row. Nothing is lost: the rows add up to
+// the total.
+func TestIntervalCountsByIntendedStart(t *testing.T) {
+	rec := NewRecorder([]string{"a"}, 1)
+	t0 := time.Unix(1000, 0) // result()'s time origin
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	rec.Begin(t0, at(1000))
+	sh := rec.Shard(0)
+	sh.Record(result(0, 900, 900, 1050, driver.ClassOK, 200))      // intended in row 1, completed after its end
+	sh.Record(result(0, 1020, 1020, 1060, driver.ClassTimeout, 0)) // intended in row 2, completed before the Tick
+	sh.Dropped(0, at(1030), 50*time.Millisecond)                   // dropped, intended in row 2
+	sh.Dropped(0, at(990), 80*time.Millisecond)                    // dropped, intended in row 1
+	iv := rec.Tick(at(1000), at(2000))
+	if o := iv.Ops[0]; o.Count != 1 || o.Errors != 0 || o.Dropped != 1 {
+		t.Fatalf("row 1: count %d errors %d dropped %d, want 1, 0, 1", o.Count, o.Errors, o.Dropped)
+	}
+	sh.Record(result(0, 950, 950, 1200, driver.ClassOK, 200))   // intended in row 1, completed after its Tick
+	sh.Record(result(0, 2500, 2500, 2510, driver.ClassOK, 200)) // intended in row 3
+	iv = rec.Tick(at(2000), at(3000))
+	if o := iv.Ops[0]; o.Count != 2 || o.Errors != 1 || o.Classes[driver.ClassTimeout] != 1 || o.Dropped != 1 {
+		t.Fatalf("row 2: count %d errors %d timeouts %d dropped %d, want 2, 1, 1, 1", o.Count, o.Errors, o.Classes[driver.ClassTimeout], o.Dropped)
+	}
+	iv = rec.Tick(at(2600), time.Time{}) // the last Tick takes everything
+	if o := iv.Ops[0]; o.Count != 1 || o.Dropped != 0 {
+		t.Fatalf("last row: count %d dropped %d, want 1, 0", o.Count, o.Dropped)
+	}
+	ops, all := rec.Summarize(2.6)
+	if ops[0].Count != 4 || all.Errors != 1 || all.Dropped != 2 {
+		t.Fatalf("totals: count %d errors %d dropped %d, want 4, 1, 2", ops[0].Count, all.Errors, all.Dropped)
 	}
 }

@@ -15,7 +15,9 @@
 // run may have thousands of VUs). A shard is a mutex and lazily created
 // per-op stats; contention is low because shards outnumber cores. Once per
 // interval the collector (Tick) merges every shard into the interval's
-// aggregate and the run's total, off the hot path.
+// aggregate and the run's total, off the hot path. A row counts ops by
+// intended start (so achieved compares with the target rate), its
+// histograms by completion.
 //
 // Units: histograms hold microseconds (1 µs … 1 h, 3 significant digits);
 // reports give milliseconds.
@@ -165,9 +167,31 @@ func (o *OpStats) reset() {
 type Shard struct {
 	mu  sync.Mutex
 	ops []*OpStats
-	lag *hdr.Histogram // start lag: actual start − intended start, µs
+	// early counts, per op, the results intended at or after boundary (the
+	// end of the interval the collector closes next): they belong to the
+	// following interval's row (see Tick).
+	early    []opCounts
+	boundary time.Time
+	lag      *hdr.Histogram // start lag: actual start − intended start, µs
 	// offender collects the first faulty streams (see Recorder.Offenders).
 	rec *Recorder
+}
+
+// opCounts are the counters an interval row attributes to the interval of
+// an op's intended start.
+type opCounts struct {
+	count, errors, dropped int64
+	classes                [driver.NumClasses]int64
+}
+
+// addTo adds c to o's counters.
+func (c *opCounts) addTo(o *OpStats) {
+	o.Count += c.count
+	o.Errors += c.errors
+	o.Dropped += c.dropped
+	for i, n := range c.classes {
+		o.Classes[i] += n
+	}
 }
 
 // Recorder owns the shards and the aggregates. Safe for concurrent use;
@@ -187,11 +211,17 @@ type Recorder struct {
 	sessions  sessionTally
 }
 
-// Begin sets the start of the first interval (the run's start).
-func (r *Recorder) Begin(t time.Time) {
+// Begin sets the start of the first interval (the run's start) and its
+// end (zero: one interval until the last Tick).
+func (r *Recorder) Begin(start, firstEnd time.Time) {
 	r.mu.Lock()
-	r.lastTick = t
+	r.lastTick = start
 	r.mu.Unlock()
+	for _, s := range r.shards {
+		s.mu.Lock()
+		s.boundary = firstEnd
+		s.mu.Unlock()
+	}
 }
 
 // SetTimeline makes every recorded resume attempt count in tl (call it
@@ -207,7 +237,7 @@ func NewRecorder(names []string, vus int) *Recorder {
 	}
 	r := &Recorder{names: append([]string(nil), names...), lastTick: time.Now()}
 	for range n {
-		r.shards = append(r.shards, &Shard{ops: make([]*OpStats, len(names)), rec: r, lag: NewHistogram()})
+		r.shards = append(r.shards, &Shard{ops: make([]*OpStats, len(names)), early: make([]opCounts, len(names)), rec: r, lag: NewHistogram()})
 	}
 	r.all = newOpStats()
 	r.lag = NewHistogram()
@@ -252,11 +282,20 @@ func (s *Shard) Record(res *driver.Result) {
 		s.mu.Unlock()
 		return
 	}
-	o.Count++
-	if res.Class != driver.ClassOK {
-		o.Errors++
+	if s.later(res.Intended) {
+		c := &s.early[res.Op]
+		c.count++
+		if res.Class != driver.ClassOK {
+			c.errors++
+		}
+		c.classes[res.Class]++
+	} else {
+		o.Count++
+		if res.Class != driver.ClassOK {
+			o.Errors++
+		}
+		o.Classes[res.Class]++
 	}
-	o.Classes[res.Class]++
 	if res.Err != nil && o.Examples[res.Class] == "" {
 		o.Examples[res.Class] = res.Err.Error()
 	}
@@ -322,17 +361,25 @@ func Early(r *driver.Resume) bool {
 	return r.Hint >= 0 && r.Delay < time.Duration(r.Hint)*time.Millisecond
 }
 
-// Dropped counts an op the schedule could not start; late is how late it
-// was when a VU found it too late to send (a lower bound of the response
-// time it would have had).
-func (s *Shard) Dropped(op int, late time.Duration) {
+// later reports whether a result intended at t counts in the interval
+// after the one the collector closes next. Call it with s.mu held.
+func (s *Shard) later(t time.Time) bool { return !s.boundary.IsZero() && !t.Before(s.boundary) }
+
+// Dropped counts an op the schedule could not start: intended is its
+// intended start, late how late it was when a VU found it too late to
+// send (a lower bound of the response time it would have had).
+func (s *Shard) Dropped(op int, intended time.Time, late time.Duration) {
 	s.mu.Lock()
 	o := s.ops[op]
 	if o == nil {
 		o = newOpStats()
 		s.ops[op] = o
 	}
-	o.Dropped++
+	if s.later(intended) {
+		s.early[op].dropped++
+	} else {
+		o.Dropped++
+	}
 	if o.DropLB == nil {
 		o.DropLB = NewHistogram()
 	}
@@ -359,9 +406,19 @@ type Interval struct {
 	All        *OpStats   // every op merged
 }
 
-// Tick closes the current interval: it merges every shard into the
-// interval aggregate (returned) and into the run total.
-func (r *Recorder) Tick(now time.Time) Interval {
+// Tick closes the interval that ends at end and makes next the end of
+// the following one (zero: this is the last Tick). It merges every shard
+// into the interval aggregate (returned) and into the run total.
+//
+// The row's counts (ops, errors by class, dropped) go by intended start:
+// an op intended before end counts in this interval even when it
+// completed after end, so that achieved compares with the arrivals the
+// schedule made due in the interval (the target rate); call Tick a little
+// after end to let those ops complete. One intended before end that
+// completes after the Tick counts in the next interval. The histograms
+// (and every other counter) go by completion: they hold what completed
+// by the time of the Tick.
+func (r *Recorder) Tick(end, next time.Time) Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, o := range r.interval {
@@ -370,11 +427,27 @@ func (r *Recorder) Tick(now time.Time) Interval {
 	for _, s := range r.shards {
 		s.mu.Lock()
 		for i, o := range s.ops {
-			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0) {
+			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0 || o.Response.TotalCount() > 0) {
 				r.interval[i].add(o)
 				o.reset()
 			}
 		}
+		for i := range s.early {
+			c := &s.early[i]
+			if *c == (opCounts{}) {
+				continue
+			}
+			if next.IsZero() { // nothing follows: they count here
+				c.addTo(r.interval[i])
+			} else {
+				if s.ops[i] == nil {
+					s.ops[i] = newOpStats()
+				}
+				c.addTo(s.ops[i])
+			}
+			*c = opCounts{}
+		}
+		s.boundary = next
 		if s.lag.TotalCount() > 0 {
 			r.lag.Merge(s.lag)
 			s.lag.Reset()
@@ -386,8 +459,8 @@ func (r *Recorder) Tick(now time.Time) Interval {
 		r.total[i].add(o)
 		r.all.add(o)
 	}
-	iv := Interval{Start: r.lastTick, End: now, Ops: r.interval, All: r.all}
-	r.lastTick = now
+	iv := Interval{Start: r.lastTick, End: end, Ops: r.interval, All: r.all}
+	r.lastTick = end
 	return iv
 }
 

@@ -18,7 +18,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	names := []string{"tools/call:echo", "my op, with spaces"}
 	rec := NewRecorder(names, 4)
 	t0 := time.Unix(2000, 0)
-	rec.Begin(t0)
+	rec.Begin(t0, t0.Add(time.Second))
 	w, err := NewResultsDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestResultsRoundTrip(t *testing.T) {
 			}
 			rec.Shard(i).Record(r)
 		}
-		iv := rec.Tick(t0.Add(time.Duration(sec+1) * time.Second))
+		iv := rec.Tick(t0.Add(time.Duration(sec+1)*time.Second), t0.Add(time.Duration(sec+2)*time.Second))
 		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
 	}
 	ops, all := rec.Summarize(3)

@@ -31,7 +31,7 @@ func TestTextFromFileMatches(t *testing.T) {
 		rec.Shard(i).Record(result(i%2, 0, i%7, i%7+3, driver.ClassOK, 200))
 	}
 	rec.Shard(0).Record(result(1, 0, 0, 30, driver.ClassHTTPStatus, 503))
-	rec.Tick(time.Now())
+	rec.Tick(time.Now(), time.Time{})
 	ops, all := rec.Summarize(2)
 	s := &metrics.Summary{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: "2025-11-25", Profile: "smoke", Model: "open",
 		TargetRate: 100, Rate: all.Rate, DurationS: 2, VUs: 4, MaxVUs: 8, Ops: ops, All: all, Started: time.Unix(1, 0).UTC()}

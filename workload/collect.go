@@ -59,36 +59,49 @@ func (e *engine) sampleTarget(row *metrics.Row, now time.Time) {
 }
 
 // collect merges metrics once per interval and hands each interval to
-// the sinks; it hands checkpoints to those that take them.
+// the sinks; it hands checkpoints to those that take them. Intervals are
+// aligned on the run's start (so a row's target rate is the schedule's
+// arrivals in exactly its span) and each is closed intervalGrace after its
+// end, so that ops intended just before the end have completed and count
+// in it (see metrics.Recorder.Tick).
 func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	t := time.NewTicker(e.opts.Interval)
-	defer t.Stop()
 	e.selfPrev, _ = metrics.ReadProc(0)
 	if pid := e.opts.TargetPID; pid > 0 {
 		e.tgtPrev, e.tgtErr = metrics.ReadProc(pid)
 	}
+	iv := e.opts.Interval
+	grace := min(intervalGrace, iv/4)
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
 	var reconnects int64
 	lastCP := time.Now()
-	for {
+	for k := 1; ; k++ {
+		end := e.start.Add(time.Duration(k) * iv)
+		t.Reset(time.Until(end.Add(grace)))
 		select {
-		case now := <-t.C:
-			e.report(now, &reconnects)
-			if cp := e.opts.Checkpoint; cp > 0 && now.After(e.warmEnd) && now.Sub(lastCP) >= cp {
-				lastCP = now
-				e.checkpoint(now)
+		case <-t.C:
+			e.report(end, end.Add(iv), &reconnects)
+			if cp := e.opts.Checkpoint; cp > 0 && end.After(e.warmEnd) && end.Sub(lastCP) >= cp {
+				lastCP = end
+				e.checkpoint(end)
 			}
 		case <-stop:
-			e.report(time.Now(), &reconnects)
+			e.report(time.Now(), time.Time{}, &reconnects)
 			return
 		}
 	}
 }
 
-// report closes an interval: the recorder's merge, the row with the gauges
-// and process samples, and the sinks.
-func (e *engine) report(now time.Time, reconnects *int64) {
-	iv := e.rec.Tick(now)
+// intervalGrace is how long after an interval's end it is closed (at most
+// a quarter of the interval).
+const intervalGrace = 100 * time.Millisecond
+
+// report closes the interval ending at now (next: the end of the
+// following one; zero for the last): the recorder's merge, the row with
+// the gauges and process samples, and the sinks.
+func (e *engine) report(now, next time.Time, reconnects *int64) {
+	iv := e.rec.Tick(now, next)
 	row := metrics.RowOf(iv)
 	row.VUs, row.Sessions, row.Streams = e.activeVUs(now), e.sessionsOpen.Load(), e.streamsOpen.Load()
 	if cur, err := metrics.ReadProc(0); err == nil {

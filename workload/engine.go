@@ -205,7 +205,7 @@ func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
 		span = e.end.Sub(e.start) + p.GracefulStop.D() + 30*time.Second
 	}
 	e.tl = metrics.NewTimeline(e.start, span)
-	e.rec.Begin(e.start)
+	e.rec.Begin(e.start, e.start.Add(e.opts.Interval))
 	e.rec.SetTimeline(e.tl)
 	if e.inj != nil {
 		e.inj.Window(e.warmEnd, e.end)

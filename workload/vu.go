@@ -175,7 +175,7 @@ func (v *vuState) openLoop() {
 		case -wait > e.maxDelay:
 			e.dropped.Add(1)
 			if e.counted(j.intended) {
-				v.shard.Dropped(j.op, -wait)
+				v.shard.Dropped(j.op, j.intended, -wait)
 			}
 			continue
 		}
@@ -258,7 +258,7 @@ func (e *engine) dropUnclaimed(now time.Time) {
 		}
 		e.dropped.Add(1)
 		if e.counted(intended) {
-			shard.Dropped(e.pl.opFor(h), now.Sub(intended))
+			shard.Dropped(e.pl.opFor(h), intended, now.Sub(intended))
 		}
 	}
 }
