@@ -36,7 +36,7 @@ type Results struct {
 // IntervalRec is one line of intervals.csv.
 type IntervalRec struct {
 	T, Interval   float64 // end of the interval since the start, its length (s)
-	Phase         string
+	Phase         Phase
 	TargetRate    float64
 	Rate          float64
 	VUs           int64
@@ -150,7 +150,7 @@ func (r *Results) readIntervals(path string) error {
 			return IntervalOpRec{Count: in(prefix + ".count"), Errors: in(prefix + ".errors"), Resumes: in(prefix + ".resumes"),
 				P50: fl(prefix + ".p50_ms"), P90: fl(prefix + ".p90_ms"), P99: fl(prefix + ".p99_ms"), Max: fl(prefix + ".max_ms")}
 		}
-		ir := IntervalRec{T: fl("t_s"), Interval: fl("interval_s"), Phase: get("phase"), TargetRate: fl("target_rate"), Rate: fl("rate"),
+		ir := IntervalRec{T: fl("t_s"), Interval: fl("interval_s"), Phase: Phase(get("phase")), TargetRate: fl("target_rate"), Rate: fl("rate"),
 			VUs: in("vus"), Sessions: in("sessions"), Streams: in("get_streams"), Dropped: in("dropped"), Reconnects: in("reconnects"),
 			All: op("all"), ErrorsByClass: map[string]int64{}, Ops: map[string]IntervalOpRec{}}
 		ir.Self = ProcRow{Cores: fl("self_cores"), RSSMB: fl("self_rss_mb")}
@@ -212,10 +212,10 @@ func (r *Results) Rebuild() *Summary {
 	per := map[string]*OpSummary{}
 	all := OpSummary{Name: "all", ErrorsByClass: map[string]int64{}}
 	for _, iv := range r.Intervals {
-		if iv.Phase != "measure" && iv.Phase != "stopping" {
+		if iv.Phase != PhaseMeasure && iv.Phase != PhaseStopping {
 			continue
 		}
-		if iv.Phase == "measure" {
+		if iv.Phase == PhaseMeasure {
 			secs += iv.Interval
 		}
 		if iv.TargetRate > 0 {

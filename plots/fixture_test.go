@@ -58,12 +58,12 @@ func fixture() *metrics.Results {
 	res.Histograms[metrics.HlogTag(opLong)+".service"] = exponential(90, 500, 600)
 
 	for i := 1; i <= 12; i++ {
-		phase := "measure"
+		phase := metrics.PhaseMeasure
 		switch {
 		case i <= 2:
-			phase = "warm-up"
+			phase = metrics.PhaseWarmup
 		case i == 12:
-			phase = "stopping"
+			phase = metrics.PhaseStopping
 		}
 		k := float64(i % 4)
 		iv := metrics.IntervalRec{
@@ -164,7 +164,7 @@ func closedNoResumes() *metrics.Results {
 	}
 	for i := 1; i <= 5; i++ {
 		o := metrics.IntervalOpRec{Count: 100, P50: 0.55, P90: 0.7, P99: 0.9, Max: 1.1}
-		res.Intervals = append(res.Intervals, metrics.IntervalRec{T: float64(i), Interval: 1, Phase: "measure", Rate: 100, All: o,
+		res.Intervals = append(res.Intervals, metrics.IntervalRec{T: float64(i), Interval: 1, Phase: metrics.PhaseMeasure, Rate: 100, All: o,
 			Ops: map[string]metrics.IntervalOpRec{opEcho: o}, ErrorsByClass: map[string]int64{}})
 	}
 	return res

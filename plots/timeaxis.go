@@ -70,20 +70,20 @@ func phaseBands(res *metrics.Results, xmax float64) ([]band, []string) {
 		return bands, names
 	}
 	for _, iv := range res.Intervals {
-		if iv.Phase == "measure" || iv.Phase == "" {
+		if iv.Phase == metrics.PhaseMeasure || iv.Phase == "" {
 			continue
 		}
 		from := iv.T - iv.Interval
-		if n := len(bands); n > 0 && names[n-1] == iv.Phase && math.Abs(bands[n-1].X1-from) < 1e-6 {
+		if n := len(bands); n > 0 && names[n-1] == string(iv.Phase) && math.Abs(bands[n-1].X1-from) < 1e-6 {
 			bands[n-1].X1 = iv.T
 			continue
 		}
 		col := color.Color(colStopping)
-		if iv.Phase == "warm-up" {
+		if iv.Phase == metrics.PhaseWarmup {
 			col = colWarmup
 		}
 		bands = append(bands, band{X0: from, X1: iv.T, Color: col})
-		names = append(names, iv.Phase)
+		names = append(names, string(iv.Phase))
 	}
 	return bands, names
 }
