@@ -328,11 +328,13 @@ func TestProbeRefServer(t *testing.T) {
 
 // Service time agrees with independent clocks: calls to the reference
 // server's slow tool, interleaved between the driver and a plain net/http
-// client speaking the same JSON-RPC, give medians within 1.5 ms of each
-// other (both measure send → response); and every call's service time is
-// within a stopwatch around Do, the median gap under 1 ms. Medians and
-// per-call pairs, not tails, so a loaded machine (the whole suite on two
-// cores) does not move the verdict.
+// client speaking the same JSON-RPC, give p50 and p90 within 1.5 ms of
+// each other (both measure send → response); and every call's service
+// time is within a stopwatch around Do, the median gap under 1 ms. A
+// round is 150 pairs; a loaded machine (the whole suite on two cores) can
+// push one round's p90 apart, so up to three rounds are taken and one must
+// agree at both percentiles. A driver that measured the wrong span would
+// miss in every round; the stopwatch check holds for every call.
 func TestServiceTimeMatchesIndependentClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times real calls")
@@ -343,6 +345,7 @@ func TestServiceTimeMatchesIndependentClient(t *testing.T) {
 	if err := s.Initialize(t.Context(), &res); err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close(t.Context())
 	// The independent client: its own session, plain net/http, whole-body reads.
 	post := func(sid, body string) (*http.Response, error) {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL(), strings.NewReader(body))
@@ -366,44 +369,48 @@ func TestServiceTimeMatchesIndependentClient(t *testing.T) {
 	}
 	resp.Body.Close()
 	o := op(t, "tools/call", `{"name":"slow","arguments":{"ms":3}}`, false)
-	var mine, theirs, gaps []float64
-	for i := range 150 {
-		res.Reset()
-		w0 := time.Now()
-		s.Do(t.Context(), o, &res)
-		wall := time.Since(w0)
-		if res.Err != nil {
-			t.Fatal(res.Err)
-		}
-		if st := res.ServiceTime(); st <= 0 || st > wall {
-			t.Fatalf("call %d: service time %v outside the stopwatch around Do (%v)", i, st, wall)
-		}
-		gaps = append(gaps, float64((wall-res.ServiceTime()).Microseconds())/1000)
-		mine = append(mine, float64(res.ServiceTime().Microseconds())/1000)
-		t0 := time.Now()
-		resp, err := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"ms":3}}}`, 100+i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		theirs = append(theirs, float64(time.Since(t0).Microseconds())/1000)
-		if !strings.Contains(string(body), `"result"`) {
-			t.Fatalf("plain client: %s", body)
-		}
-	}
 	pct := func(v []float64, q float64) float64 {
 		v = slices.Clone(v)
 		slices.Sort(v)
 		return v[int(q*float64(len(v)-1))]
 	}
-	a, b := pct(mine, 0.5), pct(theirs, 0.5)
-	t.Logf("p50: driver %.3f ms, plain client %.3f ms; p90: %.3f, %.3f ms", a, b, pct(mine, 0.9), pct(theirs, 0.9))
-	if math.Abs(a-b) > 1.5 || a < 3 {
-		t.Errorf("p50 service time: driver %.3f ms, independent client %.3f ms (want within 1.5 ms, and ≥ the 3 ms the tool sleeps)", a, b)
+	var rounds []string
+	for round := range 3 {
+		var mine, theirs, gaps []float64
+		for i := range 150 {
+			res.Reset()
+			w0 := time.Now()
+			s.Do(t.Context(), o, &res)
+			wall := time.Since(w0)
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if st := res.ServiceTime(); st <= 0 || st > wall {
+				t.Fatalf("call %d: service time %v outside the stopwatch around Do (%v)", i, st, wall)
+			}
+			gaps = append(gaps, float64((wall-res.ServiceTime()).Microseconds())/1000)
+			mine = append(mine, float64(res.ServiceTime().Microseconds())/1000)
+			t0 := time.Now()
+			resp, err := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"ms":3}}}`, 1000*round+100+i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			theirs = append(theirs, float64(time.Since(t0).Microseconds())/1000)
+			if !strings.Contains(string(body), `"result"`) {
+				t.Fatalf("plain client: %s", body)
+			}
+		}
+		if g := pct(gaps, 0.5); g > 1 {
+			t.Fatalf("median gap between the stopwatch around Do and the service time %.3f ms, want < 1 ms (the driver's own work outside send → response)", g)
+		}
+		a50, b50, a90, b90 := pct(mine, 0.5), pct(theirs, 0.5), pct(mine, 0.9), pct(theirs, 0.9)
+		rounds = append(rounds, fmt.Sprintf("round %d: p50 driver %.3f ms, plain client %.3f ms; p90 %.3f, %.3f ms", round+1, a50, b50, a90, b90))
+		t.Log(rounds[len(rounds)-1])
+		if a50 >= 3 && math.Abs(a50-b50) <= 1.5 && math.Abs(a90-b90) <= 1.5 {
+			return
+		}
 	}
-	if g := pct(gaps, 0.5); g > 1 {
-		t.Errorf("median gap between the stopwatch around Do and the service time %.3f ms, want < 1 ms (the driver's own work outside send → response)", g)
-	}
-	s.Close(t.Context())
+	t.Errorf("service time never agreed with the independent client within 1.5 ms at p50 and p90 (and ≥ the 3 ms the tool sleeps):\n%s", strings.Join(rounds, "\n"))
 }
