@@ -13,7 +13,6 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 	if s.modern {
 		return s.discover(ctx, res)
 	}
-	s.setHeaders("", "")
 	proto := s.cfg.protocol()
 	params := make([]byte, 0, 256)
 	params = append(params, `{"protocolVersion":"`...)
@@ -30,7 +29,9 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 
 	c := call{id: s.next(), init: true}
 	body := appendRequest(s.body.buf(), c.id, "initialize", params, nil)
-	if err := s.exchange(ctx, body, &c, res, s.hdr.Load().post); err != nil {
+	// No session id and no version header yet; the session's headers stay
+	// as they are for the other lanes until the new id is known.
+	if err := s.exchange(ctx, body, &c, res, s.buildHeaders("", "").post); err != nil {
 		return err
 	}
 	if c.err != nil {

@@ -28,11 +28,14 @@ type Summary struct {
 	TargetRate  float64   `json:"target_rate,omitempty"` // open model: the arrival rate asked for (with stages, its mean over the window)
 	// Stages is the ramp the load followed, e.g. "0 → 500/s over 10s → 2000/s
 	// over 10s" ("" without stages).
-	Stages  string  `json:"stages,omitempty"`
-	Rate    float64 `json:"rate"` // completed ops per second (errors included)
-	VUs     int     `json:"vus"`  // VUs started (pre-allocated and added)
-	MaxVUs  int     `json:"max_vus"`
-	Dropped int64   `json:"dropped"` // open model: ops not started (no free VU, queue full)
+	Stages string  `json:"stages,omitempty"`
+	Rate   float64 `json:"rate"` // completed ops per second (errors included)
+	VUs    int     `json:"vus"`  // VUs started (pre-allocated and added)
+	MaxVUs int     `json:"max_vus"`
+	// Concurrency is the requests each VU's session had in flight at once
+	// (0 or 1: one at a time).
+	Concurrency int   `json:"concurrency,omitempty"`
+	Dropped     int64 `json:"dropped"` // open model: ops not started (no free VU, queue full)
 	// DroppedRate is dropped / arrivals (completed + dropped + interrupted),
 	// 0..1.
 	DroppedRate float64 `json:"dropped_rate"`

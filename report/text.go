@@ -55,6 +55,9 @@ func (p *printer) header(s *metrics.Summary) {
 	case s.Stages != "":
 		model = fmt.Sprintf("closed model, VUs ramping %s (%d started)", s.Stages, s.VUs)
 	}
+	if s.Concurrency > 1 {
+		model += fmt.Sprintf(", %d requests in flight per session", s.Concurrency)
+	}
 	p.F("profile %s  ·  %s  ·  %.1fs measured after %.1fs warm-up\n", s.Profile, model, s.DurationS, s.WarmupS)
 	if s.Interrupted {
 		p.F("INTERRUPTED: %s — results cover the run up to that point\n", s.StopReason)

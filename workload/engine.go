@@ -154,7 +154,7 @@ func newEngine(pl *Plan, opts Options) *engine {
 		e.inj = chaos.New(*p.Chaos, p.Seed)
 	}
 	if e.rec == nil {
-		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs)
+		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs*max(p.Concurrency, 1))
 	}
 	e.opts.Interval = cmp.Or(e.opts.Interval, time.Second)
 	if p.Open() {

@@ -51,6 +51,13 @@ type Profile struct {
 	// VUs: closed model, the number of VUs; open model, the VUs started
 	// before the clock starts (default 10).
 	VUs int `yaml:"vus"`
+	// Concurrency is the number of requests a session has in flight at
+	// once (default 1): each VU (one session, one agent) runs that many
+	// lanes, so the closed model has vus × concurrency requests in flight
+	// and an open-model arrival takes any free lane of any session. A
+	// notification of one request that arrives on another's stream is
+	// judged misrouted.
+	Concurrency int `yaml:"concurrency"`
 	// MaxVUs caps VUs in the open model. Default: enough VUs to keep the
 	// rate while each op takes up to max_delay, rate × max_delay (at least
 	// vus, at most DefaultMaxVUsCap); VUs are added only when needed.
@@ -126,6 +133,9 @@ type Profile struct {
 	// sizes it again for each step's rate).
 	maxVUsAuto bool
 }
+
+// MaxConcurrency bounds Profile.Concurrency.
+const MaxConcurrency = 256
 
 // DefaultMaxVUsCap bounds the default max_vus: each VU holds a session
 // (one or two sockets) and costs the server an initialize.
@@ -310,6 +320,9 @@ func (p *Profile) Defaults() {
 	if p.VUs == 0 {
 		p.VUs = 10
 	}
+	if p.Concurrency == 0 {
+		p.Concurrency = 1
+	}
 	if p.MaxDelay == 0 {
 		p.MaxDelay = Duration(time.Second)
 	}
@@ -319,7 +332,7 @@ func (p *Profile) Defaults() {
 			// Little's law: keeping rate R while each op takes up to the
 			// max delay D needs R × D VUs in flight; beyond that an op
 			// waits longer than D and is dropped anyway.
-			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds()))
+			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds() / float64(p.Concurrency)))
 			p.MaxVUs, p.maxVUsAuto = max(p.VUs, min(need, DefaultMaxVUsCap)), true
 		}
 	}

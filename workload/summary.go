@@ -32,7 +32,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 		Tool: e.opts.Tool, Target: e.pl.Target, Embedded: e.opts.Embedded,
 		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: e.notes,
 		Profile: p.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: p.Warmup.D().Seconds(),
-		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Dropped: all.Dropped, Ops: ops, All: all,
+		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Concurrency: concurrencyShown(p.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
 	}
 	e.mu.Unlock()
 	if arrivals := all.Count + all.Dropped + all.Interrupted; arrivals > 0 {
@@ -181,4 +181,13 @@ func (e *engine) serviceClimbed() bool {
 	}
 	first, last := med(v[:third]), med(v[len(v)-third:])
 	return last >= 2*first && last >= first+5
+}
+
+// concurrencyShown is the summary's concurrency: 0 (left out) for one
+// request at a time.
+func concurrencyShown(c int) int {
+	if c > 1 {
+		return c
+	}
+	return 0
 }

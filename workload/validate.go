@@ -42,6 +42,9 @@ func (p *Profile) validateLoad() []error {
 	if p.VUs < 1 {
 		errs.add("vus: %d, want at least 1", p.VUs)
 	}
+	if p.Concurrency < 1 || p.Concurrency > MaxConcurrency {
+		errs.add("concurrency: %d, want 1 … %d requests in flight per session", p.Concurrency, MaxConcurrency)
+	}
 	switch p.Model {
 	case "", "open", "closed":
 	default:

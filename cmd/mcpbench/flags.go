@@ -53,6 +53,7 @@ func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
 		}
 	}
 	override(set("max-vus"), &p.MaxVUs, f.maxVUs)
+	override(set("concurrency"), &p.Concurrency, f.concurrency)
 	override(set("rate"), &p.Rate, f.rate)
 	override(set("max-delay"), &p.MaxDelay, workload.Duration(f.maxDelay))
 	if set("stage") {

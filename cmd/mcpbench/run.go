@@ -28,6 +28,7 @@ import (
 type runFlags struct {
 	url, profile, protocol, out, serverMode, reconnect string
 	vus, maxVUs, maxResumes, procs, targetPID          int
+	concurrency                                        int
 	rate                                               float64
 	duration, warmup, graceful, think, maxDelay        time.Duration
 	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
@@ -117,6 +118,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.protocol, "protocol", "", "auto (default: server/discover, else initialize), 2026-07-28, 2025-11-25, 2025-06-18 or 2025-03-26")
 	fl.IntVar(&f.vus, "vus", 0, "closed model: VUs; open model: VUs started up front")
 	fl.IntVar(&f.maxVUs, "max-vus", 0, "open model: cap on VUs (default: --vus)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight per session (default 1): each VU runs this many at once")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
 	fl.DurationVar(&f.maxDelay, "max-delay", 0, "open model: drop an op that cannot start this long after its intended start (default 1s)")
 	fl.DurationVarP(&f.duration, "duration", "d", 0, "measured window (a profile with stages: their total; use --stage)")
