@@ -154,9 +154,13 @@ func (s *Session) readTail(ctx context.Context, dec *SSEDecoder, body io.ReadClo
 func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 	var elsewhere []float64
 	var elsewhereTotal float64
-	if mb := s.mailbox(); mb != nil {
+	if mb := s.cur.Load(); mb != nil {
+		// Still in flight while it waits, so what comes meanwhile on
+		// another stream is delivered here; closed before it is read.
 		mb.await(c.expect, len(led.progress), mailboxGrace)
 		mb.mu.Lock()
+		mb.closed = true
+		s.cur.Store(nil)
 		elsewhere = append(append([]float64(nil), mb.progress...), mb.sibling...)
 		elsewhereTotal = mb.total
 		for _, v := range mb.progress {
@@ -188,6 +192,7 @@ type inflight struct {
 	total       float64
 	resp        bool // the response came on the GET stream
 	siblingResp bool // … on another lane's stream
+	closed      bool // the request's ledger is closed: takes nothing more
 	notify      chan struct{}
 }
 
@@ -202,17 +207,13 @@ func (s *Session) begin(c *call) {
 	mb.id = c.id
 	mb.tok = append(mb.tok[:0], c.tok...)
 	mb.progress, mb.sibling = mb.progress[:0], mb.sibling[:0]
-	mb.total, mb.resp, mb.siblingResp = 0, false, false
+	mb.total, mb.resp, mb.siblingResp, mb.closed = 0, false, false, false
 	if mb.notify == nil {
 		mb.notify = make(chan struct{}, 1)
 	}
 	mb.mu.Unlock()
 	s.cur.Store(mb)
 }
-
-// mailbox returns the in-flight request's mailbox and ends it (nil when
-// no other stream could carry its messages).
-func (s *Session) mailbox() *inflight { return s.cur.Swap(nil) }
 
 // await waits until the mailbox plus the values seen on the request's own
 // stream make want, or d passes. Without an expectation it does not wait.
@@ -247,6 +248,9 @@ func (mb *inflight) await(want, have int, d time.Duration) {
 func (mb *inflight) take(m Message, sibling bool) (id int64, ok bool) {
 	mb.mu.Lock()
 	defer mb.mu.Unlock()
+	if mb.closed {
+		return 0, false
+	}
 	switch m.Kind {
 	case KindResponse:
 		if !IDEqual(m.ID, mb.id) {
