@@ -209,6 +209,7 @@ type Recorder struct {
 	lag       *hdr.Histogram
 	tl        *Timeline
 	sessions  sessionTally
+	iters     iterTally
 }
 
 // Begin sets the start of the first interval (the run's start) and its

@@ -47,6 +47,9 @@ type Summary struct {
 
 	Ops []OpSummary `json:"ops"`
 	All OpSummary   `json:"all"`
+	// Scenarios are the iterations of each scenario (nil without); their
+	// steps' requests are rows of Ops.
+	Scenarios []ScenarioSummary `json:"scenarios,omitempty"`
 
 	Sessions   SessionSummary    `json:"sessions"`
 	GETStreams *GETStreamSummary `json:"get_streams,omitempty"`

@@ -80,8 +80,10 @@ func TestConcurrencyCleanOnRefServer(t *testing.T) {
 		if sum.Sessions.Churned == 0 || sum.VUs != 3 {
 			t.Fatalf("open %v: churned %d, VUs %d: the run did not exercise lanes with churn", open, sum.Sessions.Churned, sum.VUs)
 		}
-		if open && (sum.All.Rate < 270 || sum.Dropped != 0) {
-			t.Fatalf("open: %.1f ops/s, %d dropped for 300/s over 12 lanes", sum.All.Rate, sum.Dropped)
+		// Every arrival due in the window was run or dropped (counted),
+		// whatever the machine's speed: 300/s × 2 s.
+		if arrivals := sum.All.Count + sum.All.Interrupted + sum.Dropped; open && (arrivals < 599 || arrivals > 601 || sum.All.Count == 0) {
+			t.Fatalf("open: %d completed + %d interrupted + %d dropped, want the 600 arrivals", sum.All.Count, sum.All.Interrupted, sum.Dropped)
 		}
 	}
 }

@@ -60,6 +60,7 @@ var ErrInterrupted = errors.New("interrupted during set-up")
 type job struct {
 	intended time.Time
 	op       int
+	scen     int // 1 + the scenario of an iteration; 0: one op of the mix
 }
 
 type engine struct {
@@ -157,6 +158,16 @@ func newEngine(pl *Plan, opts Options) *engine {
 		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs*max(p.Concurrency, 1))
 	}
 	e.opts.Interval = cmp.Or(e.opts.Interval, time.Second)
+	if len(pl.Scenarios) > 0 {
+		names, steps := make([]string, len(pl.Scenarios)), make([][]string, len(pl.Scenarios))
+		for i, sc := range pl.Scenarios {
+			names[i] = sc.Name
+			for _, st := range sc.Steps {
+				steps[i] = append(steps[i], pl.Names[st.Op])
+			}
+		}
+		e.rec.SetScenarios(names, steps)
+	}
 	if p.Open() {
 		e.maxDelay = p.MaxDelay.D()
 	}
@@ -362,12 +373,15 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		}
 		p.Churn.Rate, p.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
 		for i, op := range pl.Ops {
-			if driver.RemovedInModern(op.Method) && pl.weight(i) > 0 {
+			if len(pl.Scenarios) > 0 && driver.RemovedInModern(op.Method) {
+				return fmt.Errorf("%w: scenario step %s: %s has no %s (removed by SEP-2575)", ErrSetup, op.Name, pl.Driver.Protocol, op.Method)
+			}
+			if len(pl.Scenarios) == 0 && driver.RemovedInModern(op.Method) && pl.weight(i) > 0 {
 				pl.disable(i)
 				e.notes = append(e.notes, fmt.Sprintf("%s left out of the mix: %s has no %s (removed by SEP-2575)", op.Name, pl.Driver.Protocol, op.Method))
 			}
 		}
-		if pl.cum[len(pl.cum)-1] == 0 {
+		if len(pl.Scenarios) == 0 && pl.cum[len(pl.cum)-1] == 0 {
 			return fmt.Errorf("%w: no op of the mix exists in %s", ErrSetup, pl.Driver.Protocol)
 		}
 	}

@@ -110,6 +110,11 @@ type Profile struct {
 	// Server configures the embedded reference server (ignored with URL).
 	Server ServerSpec `yaml:"server"`
 	Ops    []OpSpec   `yaml:"ops"`
+	// Scenario is one scenario's steps, run per VU iteration instead of the
+	// op mix (see ScenarioSpec); Scenarios are several, named, with
+	// weights. Their steps name entries of Ops.
+	Scenario  []StepSpec     `yaml:"scenario"`
+	Scenarios []ScenarioSpec `yaml:"scenarios"`
 	// Chaos is the fault plan (see package chaos); nil injects nothing.
 	Chaos *chaos.Plan `yaml:"chaos"`
 	// Churn replaces sessions at a rate while the run goes.

@@ -33,10 +33,21 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: e.notes,
 		Profile: p.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: p.Warmup.D().Seconds(),
 		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Concurrency: concurrencyShown(p.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
+		Scenarios: e.rec.Scenarios(secs),
 	}
 	e.mu.Unlock()
 	if arrivals := all.Count + all.Dropped + all.Interrupted; arrivals > 0 {
 		s.DroppedRate = float64(all.Dropped) / float64(arrivals)
+	}
+	if len(s.Scenarios) > 0 { // an arrival is an iteration
+		var its, dropped int64
+		for _, sc := range s.Scenarios {
+			its, dropped = its+sc.Iterations, dropped+sc.Dropped
+		}
+		s.DroppedRate = 0
+		if its+dropped > 0 {
+			s.DroppedRate = float64(dropped) / float64(its+dropped)
+		}
 	}
 	if s.Protocol == "" {
 		s.Protocol = "none negotiated (asked " + cmp.Or(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"

@@ -25,7 +25,8 @@ func (p *Profile) Validate() []error {
 	errs = append(errs, p.validateLoad()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
-	return append(errs, p.validateOps()...)
+	errs = append(errs, p.validateOps()...)
+	return append(errs, p.validateScenarios()...)
 }
 
 // problems collects a validation's errors.
@@ -176,7 +177,7 @@ func (p *Profile) validateOps() []error {
 			errs.add("%s.expect.progress: %d, want ≥ 0", f, o.Expect.Progress)
 		}
 	}
-	if len(p.Ops) > 0 && total == 0 && len(p.parseErrs) == 0 { // a weight that failed to parse reads 0
+	if len(p.Ops) > 0 && total == 0 && len(p.parseErrs) == 0 && !p.HasScenarios() { // a weight that failed to parse reads 0
 		errs.add("ops: all weights are 0")
 	}
 	return errs

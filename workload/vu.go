@@ -60,6 +60,9 @@ func (e *engine) vu(id int, s *driver.Session) {
 		e.openGET(v.s)
 	}
 	v.expires = v.lifetime()
+	if n := e.pl.MaxParallel(); n > 1 {
+		v.lanes = v.s.Lanes(n) // parallel steps of scenarios
+	}
 	if c := e.pl.Profile.Concurrency; c > 1 {
 		v.runLanes(c)
 		return
@@ -125,6 +128,8 @@ type vuState struct {
 	expires time.Time
 	grp     *laneGroup // the session's lanes (concurrency > 1), else nil
 	lane    int
+	lanes   []*driver.Session // the session's lanes for parallel steps (scenarios)
+	pres    []driver.Result   // results of a parallel step's requests
 }
 
 // open initializes the VU's session, retrying until the window ends.
@@ -186,6 +191,9 @@ func (v *vuState) replace() bool {
 	e.closeSession(v.s)
 	e.rec.RecordChurn()
 	v.s, _ = driver.NewSession(e.cfgFor(v.id), v.id)
+	if v.lanes != nil {
+		v.lanes = v.s.Lanes(len(v.lanes))
+	}
 	for !e.initSession(e.runCtx, v.s) {
 		if sleepCtx(e.admit, 100*time.Millisecond) {
 			return false
@@ -203,6 +211,9 @@ func (v *vuState) replace() bool {
 func (v *vuState) run(j *job) bool {
 	e := v.e
 	res := &v.res
+	if j.scen > 0 {
+		return v.iterate(j)
+	}
 	if g := v.grp; g != nil {
 		if !v.churnLanes() {
 			return false
@@ -222,7 +233,13 @@ func (v *vuState) run(j *job) bool {
 		res.Intended = j.intended
 		v.s.Do(e.opCtx(j.intended), e.pl.Ops[j.op], res)
 	}
-	counted := e.counted(res.Intended)
+	return v.record(res, e.counted(res.Intended))
+}
+
+// record records a finished op (when counted) and waits out a
+// Retry-After the server asked for; false when the run ended meanwhile.
+func (v *vuState) record(res *driver.Result, counted bool) bool {
+	e := v.e
 	if counted {
 		v.shard.Record(res)
 	}
@@ -230,7 +247,7 @@ func (v *vuState) run(j *job) bool {
 	if wait := driver.RetryAfter(res.Err); wait > 0 {
 		wait = min(wait, max(time.Until(e.end), 0))
 		if counted {
-			v.shard.Throttled(j.op, wait)
+			v.shard.Throttled(res.Op, wait)
 		}
 		if sleepCtx(e.admit, wait) {
 			return false
@@ -264,6 +281,7 @@ func (v *vuState) openLoop() {
 			e.dropped.Add(1)
 			if e.counted(j.intended) {
 				v.shard.Dropped(j.op, j.intended, -wait)
+				e.dropIteration(j)
 			}
 			continue
 		}
@@ -285,7 +303,8 @@ func (v *vuState) closedLoop() {
 		if !e.admitting(now) {
 			return
 		}
-		j := job{intended: now, op: e.pl.pick(v.rng)}
+		j := e.pl.pickJob(v.rng)
+		j.intended = now
 		if !v.run(&j) {
 			return
 		}
@@ -327,7 +346,9 @@ func (e *engine) claim() (j job, wait time.Duration, stop bool) {
 	if stop {
 		return job{}, 0, true
 	}
-	return job{intended: e.start.Add(elapsed + wait), op: e.pl.opFor(h)}, wait, false
+	j = e.pl.jobFor(h)
+	j.intended = e.start.Add(elapsed + wait)
+	return j, wait, false
 }
 
 // dropUnclaimed counts the slots due in the window that no VU claimed by
@@ -345,8 +366,9 @@ func (e *engine) dropUnclaimed(now time.Time) {
 			return
 		}
 		e.dropped.Add(1)
-		if e.counted(intended) {
-			shard.Dropped(e.pl.opFor(h), intended, now.Sub(intended))
+		if j := e.pl.jobFor(h); e.counted(intended) {
+			shard.Dropped(j.op, intended, now.Sub(intended))
+			e.dropIteration(j)
 		}
 	}
 }
