@@ -78,6 +78,7 @@ type Session struct {
 	reqSeq     int64               // logical requests, for RequestPlaceholder
 	listenSeq  atomic.Int64        // subscriptions/listen requests
 	mbuf       []byte              // _meta render buffer
+	pbuf       []byte              // params of an op with Render
 
 	redirects atomic.Int64
 	hygMu     sync.Mutex
@@ -282,7 +283,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 			res.End = time.Now()
 		}
 	}()
-	params := s.opParams(op)
+	params := s.opParams(op, res)
 	hdr := s.hdr.Load().post
 	if s.modern {
 		hdr = s.modernHeaders(op)
@@ -327,11 +328,17 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 }
 
-// opParams returns op's params, with RequestPlaceholder replaced by a key
+// opParams returns op's params (rendered by op.Render, with res's VU and
+// Iteration, when op has one), with RequestPlaceholder replaced by a key
 // unique to this request ("s<session>-<n>") when op has one.
-func (s *Session) opParams(op *Op) []byte {
+func (s *Session) opParams(op *Op, res *Result) []byte {
+	p := op.Params
+	if op.Render != nil {
+		s.pbuf = op.Render(s.pbuf[:0], RenderContext{VU: res.VU, Iteration: res.Iteration})
+		p = s.pbuf
+	}
 	if op.parts == nil {
-		return op.Params
+		return p
 	}
 	s.reqSeq++
 	var key [40]byte
@@ -339,6 +346,9 @@ func (s *Session) opParams(op *Op) []byte {
 	k = appendInt(k, int64(s.num))
 	k = append(k, '-')
 	k = appendInt(k, s.reqSeq)
+	if op.Render != nil {
+		return bytes.ReplaceAll(p, []byte(RequestPlaceholder), k)
+	}
 	return bytes.Join(op.parts, k)
 }
 
