@@ -24,7 +24,8 @@ type Plan struct {
 	Ops        []*driver.Op
 	Names      []string
 	Thresholds []verdict.Threshold
-	cum        []int // cumulative weights, for the op mix
+	cum        []int    // cumulative weights, for the op mix
+	args       []*argOp // the templated ops' renderers
 }
 
 // Compile validates p (after Defaults) and builds the plan; hc is the HTTP
@@ -37,6 +38,10 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	}
 	ep, _ := p.endpoint(os.LookupEnv) // Validate reported its problems
 	ops, _ := p.expandOps(os.LookupEnv)
+	args, errs := p.compileArgs(ops) // Validate checked them: a data file changed since
+	if len(errs) > 0 {
+		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+	}
 	pl := &Plan{Profile: *p, Target: ep.Shown}
 	pl.Profile.URL = ep.Shown
 	for _, t := range p.Thresholds {
@@ -59,6 +64,10 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 			return nil, err
 		}
 		op.ExpectProgress = o.Expect.Progress
+		if args[i] != nil {
+			op.Render = args[i].Render // templated arguments (args.go)
+			pl.args = append(pl.args, args[i])
+		}
 		total += *o.Weight
 		pl.Ops = append(pl.Ops, op)
 		pl.Names = append(pl.Names, op.Name)

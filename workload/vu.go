@@ -75,6 +75,7 @@ type vuState struct {
 	rng     *rand.Rand
 	res     driver.Result
 	expires time.Time
+	iter    int64 // ops run so far: the next op's iteration
 }
 
 // open initializes the VU's session, retrying until the window ends.
@@ -133,6 +134,8 @@ func (v *vuState) run(j *job) bool {
 	res.Reset()
 	res.Op = j.op
 	res.Intended = j.intended
+	res.VU, res.Iteration = v.id, v.iter // for templated arguments (args.go)
+	v.iter++
 	v.s.Do(e.opCtx(j.intended), e.pl.Ops[j.op], res)
 	counted := e.counted(res.Intended)
 	if counted {
