@@ -33,7 +33,7 @@ import (
 // {{vu}} or {{iteration}} is sent as a JSON number; exactly one {{.column}}
 // is sent as the row's value (a string from CSV; the value as written,
 // of any JSON type, from JSONL); anything else is a JSON string. Prompt
-// arguments are always strings.
+// arguments are always strings. A literal "{{" is written {{"{{"}}.
 //
 // Templates are parsed once, when the plan is compiled. The common forms
 // above — text around actions of these functions with constant arguments

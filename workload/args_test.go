@@ -70,6 +70,7 @@ func TestArgumentTemplatesRender(t *testing.T) {
 		"int":     "{{rand_int 7 7}}",
 		"printf":  `{{printf "%05d" seq}}`,
 		"print":   "{{print seq}}",
+		"braces":  `a{{"{{"}}b`,
 		"index":   `{{index . "name"}}`,
 		"text":    "say \"hi\"\n\t\u2028 {{vu}}",
 		"name":    "{{.name}}",
@@ -82,7 +83,7 @@ func TestArgumentTemplatesRender(t *testing.T) {
 	op := compileOne(t, p)
 	got := render(t, op, 2, 5)
 	want := map[string]any{
-		"seq": 1.0, "seqText": "n1", "vu": 3.0, "it": 5.0, "int": 7.0, "printf": "00001", "print": "1", "index": `Zoë "Z"`,
+		"seq": 1.0, "seqText": "n1", "vu": 3.0, "it": 5.0, "int": 7.0, "printf": "00001", "print": "1", "braces": "a{{b", "index": `Zoë "Z"`,
 		"text": "say \"hi\"\n\t\u2028 3", "name": `Zoë "Z"`, "n": 42.0, "nText": "n=42",
 		"obj":   map[string]any{"a": []any{1.0, true}},
 		"fixed": map[string]any{"list": []any{1.0, "x", 5.0}},
