@@ -109,8 +109,9 @@ type Resume struct {
 }
 
 // Result is what one operation did. The driver fills it; the caller sets
-// Op and Intended (and VU and Iteration for an op with Render) and reuses the value across operations (Reset keeps the
-// Resumes backing array, so steady-state operation does not allocate).
+// Op and Intended (and VU and Iteration for an op with Render) and reuses
+// the value across operations (Reset keeps the Resumes backing array, so
+// steady-state operation does not allocate).
 //
 // Times are wall-clock with Go's monotonic reading; durations derive from
 // them: response time = End − Intended (coordinated-omission corrected),
