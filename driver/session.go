@@ -49,6 +49,7 @@ type Session struct {
 
 	tokBuf []byte // the progress token of the request in flight
 	mbuf   []byte // _meta render buffer
+	pbuf   []byte // params of an op with Render
 
 	opMu     sync.Mutex
 	opTimer  *time.Timer
@@ -325,7 +326,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 			res.End = time.Now()
 		}
 	}()
-	params := s.opParams(op)
+	params := s.opParams(op, res)
 	seen := s.hdr.Load()
 	hdr := seen.post
 	if s.modern {
@@ -374,17 +375,26 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 }
 
-// opParams returns op's params, with RequestPlaceholder replaced by a key
+// opParams returns op's params (rendered by op.Render, with res's VU and
+// Iteration, when op has one), with RequestPlaceholder replaced by a key
 // unique to this request ("s<session>-<n>") when op has one.
-func (s *Session) opParams(op *Op) []byte {
+func (s *Session) opParams(op *Op, res *Result) []byte {
+	p := op.Params
+	if op.Render != nil {
+		s.pbuf = op.Render(s.pbuf[:0], RenderContext{VU: res.VU, Iteration: res.Iteration})
+		p = s.pbuf
+	}
 	if op.parts == nil {
-		return op.Params
+		return p
 	}
 	var key [40]byte
 	k := append(key[:0], 's')
 	k = appendInt(k, int64(s.num))
 	k = append(k, '-')
 	k = appendInt(k, s.reqSeq.Add(1))
+	if op.Render != nil {
+		return bytes.ReplaceAll(p, []byte(RequestPlaceholder), k)
+	}
 	return bytes.Join(op.parts, k)
 }
 

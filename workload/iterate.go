@@ -62,6 +62,7 @@ func (v *vuState) step(st Step, intended time.Time, counted bool) (ok, more bool
 		res := &v.res
 		res.Reset()
 		res.Op, res.Intended = st.Op, intended
+		v.stamp(res)
 		v.s.Do(e.opCtx(intended), op, res)
 		return res.Err == nil, v.record(res, counted)
 	}
@@ -73,6 +74,7 @@ func (v *vuState) step(st Step, intended time.Time, counted bool) (ok, more bool
 		res := &v.pres[k]
 		res.Reset()
 		res.Op, res.Intended = st.Op, intended
+		v.stamp(res) // each parallel request its own iteration: its own random values and data row
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -27,8 +27,9 @@ type Plan struct {
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
-	cum       []int // cumulative weights, for the op mix
-	scum      []int // cumulative weights of the scenarios
+	cum       []int    // cumulative weights, for the op mix
+	scum      []int    // cumulative weights of the scenarios
+	args      []*argOp // the templated ops' renderers
 }
 
 // Compile validates p (after Defaults) and builds the plan; hc is the HTTP
@@ -41,6 +42,10 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	}
 	ep, _ := p.endpoint(os.LookupEnv) // Validate reported its problems
 	ops, _ := p.expandOps(os.LookupEnv)
+	args, errs := p.compileArgs(ops) // Validate checked them: a data file changed since
+	if len(errs) > 0 {
+		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+	}
 	pl := &Plan{Profile: *p, Target: ep.Shown}
 	pl.Profile.URL = ep.Shown
 	for _, t := range p.Thresholds {
@@ -49,7 +54,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	}
 	pl.Driver = driverConfig(p, ep, hc)
 	if p.HasScenarios() {
-		if err := pl.compileScenarios(p, ops); err != nil {
+		if err := pl.compileScenarios(p, ops, args); err != nil {
 			return nil, err
 		}
 		return pl, nil
@@ -60,7 +65,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		if *o.Weight == 0 {
 			continue
 		}
-		op, err := buildOp(o, p.Ops[i].opName())
+		op, err := pl.buildOp(o, p.Ops[i].opName(), args[i])
 		if err != nil {
 			return nil, fmt.Errorf("ops[%d].arguments: %w", i, err)
 		}

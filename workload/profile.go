@@ -6,8 +6,9 @@
 // churn, the collector that feeds the sinks, and the summary.
 //
 // Files: profile.go, validate.go, specs.go, env.go (endpoints, ${NAME}),
-// plan.go, schedule.go, engine.go (Run), vu.go, sessions.go, collect.go,
-// summary.go. It must not parse SSE or touch sockets (the driver does),
+// args.go, argprog.go, argrand.go, data.go (data-driven arguments:
+// templates and data files), plan.go, schedule.go, engine.go (Run), vu.go,
+// sessions.go, collect.go, summary.go. It must not parse SSE or touch sockets (the driver does),
 // nor judge beyond asking verdict for thresholds and storms at a run's end.
 package workload
 
@@ -19,6 +20,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -115,6 +117,9 @@ type Profile struct {
 	// weights. Their steps name entries of Ops.
 	Scenario  []StepSpec     `yaml:"scenario"`
 	Scenarios []ScenarioSpec `yaml:"scenarios"`
+	// Data is the data file of the ops' argument templates ({{.column}},
+	// see args.go) for ops without their own.
+	Data *DataSpec `yaml:"data"`
 	// Chaos is the fault plan (see package chaos); nil injects nothing.
 	Chaos *chaos.Plan `yaml:"chaos"`
 	// Churn replaces sessions at a rate while the run goes.
@@ -137,6 +142,9 @@ type Profile struct {
 	// maxVUsAuto marks a MaxVUs that Defaults sized from the rate (a sweep
 	// sizes it again for each step's rate).
 	maxVUsAuto bool
+	// dir is the directory of the profile's file (LoadProfile): data
+	// files are read relative to it.
+	dir string
 }
 
 // MaxConcurrency bounds Profile.Concurrency.
@@ -227,8 +235,12 @@ type OpSpec struct {
 	Tool   string `yaml:"tool"`
 	Prompt string `yaml:"prompt"`
 	URI    string `yaml:"uri"`
-	// Arguments of the tool or prompt.
+	// Arguments of the tool or prompt. A string holding "{{" is a
+	// template rendered per request: {{rand_int 1 100}}, {{seq}},
+	// {{.column}} of the data file … (see args.go and the README).
 	Arguments map[string]any `yaml:"arguments"`
+	// Data is the op's data file for {{.column}} (default: the profile's).
+	Data *DataSpec `yaml:"data"`
 	// Progress attaches a progressToken to the request.
 	Progress bool `yaml:"progress"`
 	// Weight in the mix (default 1; 0 leaves the op out).
@@ -279,6 +291,7 @@ func ParseProfile(data []byte) (*Profile, []error) {
 // flags are applied. The error is for a profile that cannot be read at all.
 func LoadProfile(nameOrFile string) (*Profile, error) {
 	data, err := profiles.Read(nameOrFile)
+	dir := "" // a built-in's data files are read from the working directory
 	if err != nil {
 		if !strings.ContainsAny(nameOrFile, "/\\.") {
 			return nil, fmt.Errorf("profile %q: no built-in profile of that name (built-ins: %s) and no such file", nameOrFile, strings.Join(profiles.Names(), ", "))
@@ -287,9 +300,11 @@ func LoadProfile(nameOrFile string) (*Profile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("profile: %w", err)
 		}
+		dir = filepath.Dir(nameOrFile)
 	}
 	p, errs := ParseProfile(data)
 	p.parseErrs = errs
+	p.dir = dir
 	p.Source = nameOrFile
 	if p.Name == "" {
 		p.Name = strings.TrimSuffix(nameOrFile, ".yaml")

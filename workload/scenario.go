@@ -157,7 +157,7 @@ func (p *Profile) opNames() string {
 
 // compileScenarios builds the plan's scenarios: each step gets its own
 // op (a copy of the op it names, renamed), so per-step latency is kept.
-func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec) error {
+func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec, args []*argOp) error {
 	total := 0
 	for _, sc := range p.scenarios() {
 		w := weightOr1(sc.Weight)
@@ -167,7 +167,7 @@ func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec) error {
 		s := Scenario{Name: sc.Name, Weight: w}
 		for j, st := range sc.Steps {
 			i := p.opIndex(st.Op)
-			op, err := buildOp(&ops[i], fmt.Sprintf("%s#%d:%s", sc.Name, j+1, st.Op))
+			op, err := pl.buildOp(&ops[i], fmt.Sprintf("%s#%d:%s", sc.Name, j+1, st.Op), args[i])
 			if err != nil {
 				return fmt.Errorf("ops[%d].arguments: %w", i, err)
 			}
@@ -182,8 +182,9 @@ func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec) error {
 	return nil
 }
 
-// buildOp compiles an op spec (expanded) into a driver op named name.
-func buildOp(o *OpSpec, name string) (*driver.Op, error) {
+// buildOp compiles an op spec (expanded) into a driver op named name,
+// rendered by a when its arguments are templates (args.go; nil: fixed).
+func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
 	params, err := o.params()
 	if err != nil {
 		return nil, err
@@ -193,6 +194,12 @@ func buildOp(o *OpSpec, name string) (*driver.Op, error) {
 		return nil, err
 	}
 	op.ExpectProgress = o.Expect.Progress
+	if a != nil {
+		op.Render = a.Render // templated arguments (args.go)
+		if !slices.Contains(pl.args, a) { // two steps may name one op
+			pl.args = append(pl.args, a)
+		}
+	}
 	return op, nil
 }
 

@@ -30,7 +30,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	e.mu.Lock()
 	s := &metrics.Summary{
 		Tool: e.opts.Tool, Target: e.pl.Target, Embedded: e.opts.Embedded,
-		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: e.notes,
+		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: append(slices.Clip(e.notes), e.pl.argNotes()...),
 		Profile: p.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: p.Warmup.D().Seconds(),
 		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Concurrency: concurrencyShown(p.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
 		Scenarios: e.rec.Scenarios(secs),

@@ -20,13 +20,18 @@ import (
 func (p *Profile) Validate() []error {
 	errs := append([]error(nil), p.parseErrs...)
 	_, epErrs := p.endpoint(os.LookupEnv) // url and headers: ${NAME} set, URL well-formed
-	_, opErrs := p.expandOps(os.LookupEnv)
+	ops, opErrs := p.expandOps(os.LookupEnv)
 	errs = append(append(errs, epErrs...), opErrs...)
 	errs = append(errs, p.validateLoad()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
 	errs = append(errs, p.validateOps()...)
-	return append(errs, p.validateScenarios()...)
+	errs = append(errs, p.validateScenarios()...)
+	if len(opErrs) == 0 {
+		_, argErrs := p.compileArgs(ops) // templates and data files (args.go)
+		errs = append(errs, argErrs...)
+	}
+	return errs
 }
 
 // problems collects a validation's errors.

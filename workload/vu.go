@@ -130,6 +130,7 @@ type vuState struct {
 	lane    int
 	lanes   []*driver.Session // the session's lanes for parallel steps (scenarios)
 	pres    []driver.Result   // results of a parallel step's requests
+	iter    int64             // ops run so far: the next op's iteration
 }
 
 // open initializes the VU's session, retrying until the window ends.
@@ -222,6 +223,7 @@ func (v *vuState) run(j *job) bool {
 		res.Reset()
 		res.Op = j.op
 		res.Intended = j.intended
+		v.stamp(res)
 		g.lanes[v.lane].Do(e.opCtx(j.intended), e.pl.Ops[j.op], res)
 		g.mu.RUnlock()
 	} else {
@@ -231,9 +233,23 @@ func (v *vuState) run(j *job) bool {
 		res.Reset()
 		res.Op = j.op
 		res.Intended = j.intended
+		v.stamp(res)
 		v.s.Do(e.opCtx(j.intended), e.pl.Ops[j.op], res)
 	}
 	return v.record(res, e.counted(res.Intended))
+}
+
+// stamp sets the VU and the iteration a request's templated arguments
+// see (args.go): the VU's number and the requests it sent before this one;
+// with lanes (concurrency), iteration × lanes + lane, so no two lanes of a
+// VU share one.
+func (v *vuState) stamp(res *driver.Result) {
+	n := int64(1)
+	if v.grp != nil {
+		n = int64(len(v.grp.lanes))
+	}
+	res.VU, res.Iteration = v.id, v.iter*n+int64(v.lane)
+	v.iter++
 }
 
 // record records a finished op (when counted) and waits out a
