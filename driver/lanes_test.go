@@ -73,9 +73,9 @@ func TestLanesMisroutedAsPlanted(t *testing.T) {
 		t.Fatalf("verdicts (-want +got, %d planted over %d calls):\n%s errors %d", mr.Planted(), mr.Calls(), d, errs)
 	}
 	both := regexp.MustCompile(`^misrouted: progress \d of request (\d+) \(in flight on another lane\) arrived on the stream of request (\d+)$`)
-	seen, want := 0, 0 // evidence is kept for the first MaxEvidence faults of a stream
+	seen, capped := 0, 0 // evidence is kept for the first MaxEvidence faults of a stream
 	for i := range rs {
-		want += min(rs[i].Ledger.Counts[driver.VerdictMisrouted], driver.MaxEvidence)
+		capped += min(rs[i].Ledger.Counts[driver.VerdictMisrouted], driver.MaxEvidence)
 		for _, ev := range rs[i].Ledger.Evidence {
 			m := both.FindStringSubmatch(ev)
 			if m == nil {
@@ -87,8 +87,8 @@ func TestLanesMisroutedAsPlanted(t *testing.T) {
 			seen++
 		}
 	}
-	if seen != want {
-		t.Fatalf("%d evidence lines for %d planted (%d expected with the cap)", seen, mr.Planted(), want)
+	if seen != capped {
+		t.Fatalf("%d evidence lines for %d planted (%d expected with the cap)", seen, mr.Planted(), capped)
 	}
 }
 
