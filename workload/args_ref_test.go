@@ -163,3 +163,32 @@ func TestRunSendsVUAndIteration(t *testing.T) {
 		t.Errorf("%d keys, %d tool calls: want one key per call", len(st.Executions), st.ToolCalls)
 	}
 }
+
+// Lanes and parallel steps send requests of one VU at once: each still
+// gets an iteration of its own, so no two requests of a run share a
+// (vu, iteration) key — with --concurrency 3, and with a scenario step
+// fired 3 at once.
+func TestLanesAndParallelStepsGetTheirOwnIteration(t *testing.T) {
+	for _, scenario := range []bool{false, true} {
+		p := countProfile(map[string]any{"key": "v{{vu}}-i{{iteration}}"})
+		p.VUs, p.Duration, p.Protocol = 2, Duration(300*time.Millisecond), ""
+		if scenario {
+			p.Ops[0].Name = "count"
+			p.Scenario = []StepSpec{{Op: "count", Parallel: 3}, {Op: "count"}}
+		} else {
+			p.Concurrency = 3
+		}
+		sum, st := runRef(t, refserver.Options{}, p)
+		if sum.All.Errors != 0 || st.ToolCalls < 10 {
+			t.Fatalf("scenario %v: %d errors, %d calls", scenario, sum.All.Errors, st.ToolCalls)
+		}
+		for k, n := range st.Executions {
+			if n != 1 {
+				t.Fatalf("scenario %v: key %q sent %d times", scenario, k, n)
+			}
+		}
+		if int64(len(st.Executions)) != st.ToolCalls {
+			t.Fatalf("scenario %v: %d keys for %d calls", scenario, len(st.Executions), st.ToolCalls)
+		}
+	}
+}
