@@ -87,3 +87,21 @@ func TestConcurrencyCleanOnRefServer(t *testing.T) {
 		}
 	}
 }
+
+// Under 2026-07-28 (stateless: no session, no resumption) four requests
+// in flight per VU stay clean against the reference server, and every
+// call ran once.
+func TestConcurrencyCleanModern(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a reference server")
+	}
+	p := &Profile{Name: "lanes", VUs: 2, Concurrency: 4, Duration: Duration(time.Second), Protocol: driver.Protocol20260728,
+		GracefulStop: Duration(10 * time.Second), Ops: []OpSpec{progressOp(3)}}
+	sum, st := runRef(t, refserver.Options{Mode: refserver.Mode2026}, p)
+	if f := faults(sum); len(f) != 0 || sum.All.Errors != 0 || sum.All.Count == 0 {
+		t.Fatalf("verdicts %v, errors %v, %d calls", f, sum.All.ErrorsByClass, sum.All.Count)
+	}
+	if sum.All.Count+sum.All.Interrupted != st.ToolCalls || sum.Protocol != driver.Protocol20260728 {
+		t.Fatalf("completed %d (+%d), the server executed %d; protocol %s", sum.All.Count, sum.All.Interrupted, st.ToolCalls, sum.Protocol)
+	}
+}
