@@ -54,6 +54,13 @@ type H1Transport struct {
 	IdleTimeout time.Duration
 	// UserAgent is sent when the request has none; "" means "mcpbench".
 	UserAgent string
+	// SourceAddrs are local addresses connections are made from, round
+	// robin (ParseSourceAddrs); nil lets the kernel choose. Used by the
+	// default dialer only.
+	SourceAddrs []net.IP
+
+	srcOnce sync.Once
+	src     *sourcePicker
 
 	mu      sync.Mutex
 	idle    map[string][]*h1conn

@@ -68,7 +68,8 @@ func (t *H1Transport) dial(ctx context.Context, scheme, addr, proto string) (net
 	if t.Dial != nil {
 		c, err = t.Dial(dctx, "tcp", addr)
 	} else {
-		d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+		t.srcOnce.Do(func() { t.src = newSourcePicker(t.SourceAddrs) })
+		d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, LocalAddr: t.src.pick()}
 		c, err = d.DialContext(dctx, "tcp", addr)
 	}
 	if err != nil {

@@ -210,6 +210,7 @@ type Recorder struct {
 	tl        *Timeline
 	sessions  sessionTally
 	iters     iterTally
+	endpoints endpointTally
 }
 
 // Begin sets the start of the first interval (the run's start) and its

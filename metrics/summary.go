@@ -50,6 +50,9 @@ type Summary struct {
 	// Scenarios are the iterations of each scenario (nil without); their
 	// steps' requests are rows of Ops.
 	Scenarios []ScenarioSummary `json:"scenarios,omitempty"`
+	// Endpoints are the results per endpoint when the run spread its
+	// sessions over several (nil with one).
+	Endpoints []EndpointSummary `json:"endpoints,omitempty"`
 
 	Sessions   SessionSummary    `json:"sessions"`
 	GETStreams *GETStreamSummary `json:"get_streams,omitempty"`

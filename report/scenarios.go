@@ -44,3 +44,20 @@ func (p *printer) iterationsMarkdown(s *metrics.Summary) {
 			textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.P999), textfmt.MS(l.Max))
 	}
 }
+
+// endpoints prints the results per endpoint (a run over several).
+func (p *printer) endpoints(s *metrics.Summary) {
+	if len(s.Endpoints) == 0 {
+		return
+	}
+	p.F("\nEndpoints (sessions spread over %d; response time in ms)\n", len(s.Endpoints))
+	width := len("endpoint")
+	for _, e := range s.Endpoints {
+		width = max(width, len(e.URL))
+	}
+	p.F("%-*s %9s %9s %9s %7s %9s %9s %9s\n", width, "endpoint", "sessions", "count", "rate/s", "errors", "p50", "p99", "max")
+	for _, e := range s.Endpoints {
+		l := e.Response
+		p.F("%-*s %9d %9d %9.1f %7d %9s %9s %9s\n", width, e.URL, e.Sessions, e.Count, e.Rate, e.Errors, textfmt.MS(l.P50), textfmt.MS(l.P99), textfmt.MS(l.Max))
+	}
+}

@@ -27,6 +27,7 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	}
 	p.latency(s)
 	p.iterations(s)
+	p.endpoints(s)
 	p.throughput(s)
 	p.streams(s)
 	p.chaos(s)

@@ -90,6 +90,8 @@ type engine struct {
 	wg       sync.WaitGroup
 	spawnMu  sync.Mutex
 
+	cfgs []driver.Config // per endpoint, when the run has several (VU i on i mod n)
+
 	sessionsOpen atomic.Int64
 	streamsOpen  atomic.Int64
 
@@ -121,6 +123,9 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	e := newEngine(pl, opts)
 	if err := e.decideProtocol(ctx); err != nil {
 		return e.finish(ctx, e.summary(ctx, time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}), err)
+	}
+	if e.cfgs = pl.endpointConfigs(); e.cfgs != nil {
+		e.rec.SetEndpoints(pl.EndpointsShown)
 	}
 	sessions := e.setup(ctx, pl.Profile.VUs)
 	if sum, err := e.checkSetup(ctx, sessions); sum != nil {
@@ -415,7 +420,7 @@ func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 		}
 		g.Go(func() error {
 			s, _ := driver.NewSession(e.cfgFor(i), i)
-			if e.initSession(ctx, s) {
+			if e.initSession(ctx, s, i) {
 				out[i] = s
 			}
 			return nil
@@ -436,15 +441,19 @@ func (e *engine) launch(id int, s *driver.Session) {
 // cfgFor returns the driver config of VU vu: the plan's, with the VU's
 // chaos transport when a fault plan is on.
 func (e *engine) cfgFor(vu int) *driver.Config {
+	base := &e.pl.Driver
+	if n := len(e.cfgs); n > 0 {
+		base = &e.cfgs[vu%n] // the VU's endpoint
+	}
 	if e.inj == nil {
-		return &e.pl.Driver
+		return base
 	}
-	c := e.pl.Driver
-	base := http.DefaultTransport
+	c := *base
+	rt := http.DefaultTransport
 	if c.HTTPClient != nil && c.HTTPClient.Transport != nil {
-		base = c.HTTPClient.Transport
+		rt = c.HTTPClient.Transport
 	}
-	c.HTTPClient = &http.Client{Transport: e.inj.Wrap(vu, base)}
+	c.HTTPClient = &http.Client{Transport: e.inj.Wrap(vu, rt)}
 	return &c
 }
 

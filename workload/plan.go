@@ -24,6 +24,10 @@ type Plan struct {
 	Ops        []*driver.Op
 	Names      []string
 	Thresholds []verdict.Threshold
+	// EndpointsShown are the endpoints for display, url first, when the
+	// profile gives urls (nil with one endpoint).
+	EndpointsShown []string
+	endpoints      []*Endpoint
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
@@ -48,6 +52,8 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	}
 	pl := &Plan{Profile: *p, Target: ep.Shown}
 	pl.Profile.URL = ep.Shown
+	pl.compileEndpoints(p, ep, os.LookupEnv)
+	pl.Profile.URLs = pl.EndpointsShown[min(1, len(pl.EndpointsShown)):]
 	for _, t := range p.Thresholds {
 		th, _ := verdict.ParseThreshold(t) // Validate checked it
 		pl.Thresholds = append(pl.Thresholds, th)
@@ -160,6 +166,7 @@ func driverConfig(p *Profile, ep *Endpoint, hc *http.Client) driver.Config {
 	d.MaxMessageBytes = int64(p.MaxMessageBytes)
 	d.MaxEventBytes = int(p.MaxEventBytes)
 	d.FollowRedirects = p.FollowRedirects
+	d.SourceAddrs, _ = driver.ParseSourceAddrs(p.SourceAddrs) // Validate checked it; "" gives nil
 	// One large-message budget for the run: its peak memory is about VUs ×
 	// the small per-session buffers + this.
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))

@@ -46,6 +46,16 @@ type Profile struct {
 	// Headers values and ops' strings; see env.go); user:password@ is sent
 	// as Authorization: Basic.
 	URL string `yaml:"url"`
+	// URLs are more endpoints (replicas of url reached without a load
+	// balancer): sessions are spread over url and these by VU, each
+	// staying on its endpoint; results are given per endpoint and in
+	// total. The headers apply to every endpoint.
+	URLs []string `yaml:"urls"`
+	// SourceAddrs are local addresses to connect from, round robin per
+	// connection: "127.0.0.2,127.0.0.3", a range "127.0.0.2-127.0.0.9" or
+	// a CIDR "127.0.0.0/28" (driver.ParseSourceAddrs), so more than one
+	// address's ~64k ephemeral ports can reach one server address.
+	SourceAddrs string `yaml:"source_addrs"`
 	// Protocol: auto (the default: server/discover first, initialize if
 	// the server is legacy), 2026-07-28, 2025-11-25, 2025-06-18 or
 	// 2025-03-26.

@@ -195,7 +195,7 @@ func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
 	}
 	op.ExpectProgress = o.Expect.Progress
 	if a != nil {
-		op.Render = a.Render // templated arguments (args.go)
+		op.Render = a.Render              // templated arguments (args.go)
 		if !slices.Contains(pl.args, a) { // two steps may name one op
 			pl.args = append(pl.args, a)
 		}

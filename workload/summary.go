@@ -33,7 +33,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: append(slices.Clip(e.notes), e.pl.argNotes()...),
 		Profile: p.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: p.Warmup.D().Seconds(),
 		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Concurrency: concurrencyShown(p.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
-		Scenarios: e.rec.Scenarios(secs),
+		Scenarios: e.rec.Scenarios(secs), Endpoints: e.rec.Endpoints(secs),
 	}
 	e.mu.Unlock()
 	if arrivals := all.Count + all.Dropped + all.Interrupted; arrivals > 0 {

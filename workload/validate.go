@@ -22,6 +22,7 @@ func (p *Profile) Validate() []error {
 	_, epErrs := p.endpoint(os.LookupEnv) // url and headers: ${NAME} set, URL well-formed
 	ops, opErrs := p.expandOps(os.LookupEnv)
 	errs = append(append(errs, epErrs...), opErrs...)
+	errs = append(errs, p.validateNet(os.LookupEnv)...)
 	errs = append(errs, p.validateLoad()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)

@@ -137,7 +137,7 @@ type vuState struct {
 func (v *vuState) open() bool {
 	e := v.e
 	v.s, _ = driver.NewSession(e.cfgFor(v.id), v.id)
-	for !e.initSession(e.runCtx, v.s) {
+	for !e.initSession(e.runCtx, v.s, v.id) {
 		if sleepCtx(e.admit, time.Second) {
 			return false
 		}
@@ -195,7 +195,7 @@ func (v *vuState) replace() bool {
 	if v.lanes != nil {
 		v.lanes = v.s.Lanes(len(v.lanes))
 	}
-	for !e.initSession(e.runCtx, v.s) {
+	for !e.initSession(e.runCtx, v.s, v.id) {
 		if sleepCtx(e.admit, 100*time.Millisecond) {
 			return false
 		}
@@ -258,6 +258,9 @@ func (v *vuState) record(res *driver.Result, counted bool) bool {
 	e := v.e
 	if counted {
 		v.shard.Record(res)
+		if n := len(e.cfgs); n > 0 {
+			e.rec.RecordEndpoint(v.id%n, res)
+		}
 	}
 	// 429/503 with Retry-After: the server asked this client to wait.
 	if wait := driver.RetryAfter(res.Err); wait > 0 {

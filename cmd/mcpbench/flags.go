@@ -44,7 +44,10 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 // applyLoad applies the load-model flags: target, protocol, VUs, rate,
 // stages and the run's times.
 func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
-	override(set("url"), &p.URL, f.url)
+	if set("url") && len(f.urls) > 0 {
+		p.URL, p.URLs = f.urls[0], f.urls[1:]
+	}
+	override(set("source-addr"), &p.SourceAddrs, f.sourceAddrs)
 	override(set("protocol"), &p.Protocol, f.protocol)
 	if set("vus") {
 		p.VUs = f.vus

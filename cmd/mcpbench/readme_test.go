@@ -197,6 +197,9 @@ func rewrite(args []string, addr, pidFile string) []string {
 	out := make([]string, 0, len(args)+8)
 	for _, a := range args {
 		a = strings.ReplaceAll(a, "127.0.0.1:8080", addr)
+		// Replicas: the one server stands for each (still two endpoints).
+		a = strings.ReplaceAll(a, "127.0.0.1:8081", addr)
+		a = strings.ReplaceAll(a, "127.0.0.1:8082", addr)
 		a = strings.ReplaceAll(a, "https://mcp.example.com/mcp", "http://"+addr+"/mcp")
 		a = strings.ReplaceAll(a, "/tmp/mcpbench-serve.pid", pidFile)
 		if a == "$(cat "+pidFile+")" {
