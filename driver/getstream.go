@@ -116,7 +116,7 @@ func (s *Session) startGET(ctx context.Context) error {
 		var scratch Result
 		return fmt.Errorf("GET stream: %w", s.statusError(resp, &scratch))
 	}
-	g := &getStream{s: s, cancel: cancel, done: make(chan struct{}), dec: NewSSEDecoder(nil), ctx: gctx}
+	g := &getStream{s: s, cancel: cancel, done: make(chan struct{}), dec: newSmallDecoder(), ctx: gctx}
 	g.dec.MaxEvent = s.cfg.maxEvent()
 	s.hookBudget(g.dec, func() context.Context { return g.ctx })
 	g.stats.Opened = 1

@@ -46,7 +46,6 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 		return fmt.Errorf("%w: server chose %q", ErrUnsupportedVersion, got)
 	}
 	s.proto = got
-	s.serverInfo = c.result
 	s.setHeaders(c.sid, got)
 
 	// notifications/initialized: 202 expected (2025-11-25 transports
@@ -99,6 +98,5 @@ func (s *Session) discover(ctx context.Context, res *Result) error {
 	if json.Unmarshal(c.result, &d) != nil || !slices.Contains(d.Supported, s.proto) {
 		return fmt.Errorf("%w: server/discover lists %v, not %s", ErrUnsupportedVersion, d.Supported, s.proto)
 	}
-	s.serverInfo = c.result
 	return nil
 }

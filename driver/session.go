@@ -78,10 +78,9 @@ type core struct {
 
 	hdr atomic.Pointer[sessHeaders] // replaced on (re-)initialize
 
-	proto      string
-	serverInfo []byte // raw initialize result
-	nextID     atomic.Int64
-	reinitMu   sync.Mutex // one re-initialize at a time, for all lanes
+	proto    string
+	nextID   atomic.Int64
+	reinitMu sync.Mutex // one re-initialize at a time, for all lanes
 
 	// Progress tokens are unique across the run: "<run>-<session>-<id>"
 	// (a JSON string), so a token of another session is always recognised.
@@ -217,9 +216,6 @@ func (s *Session) ID() string { return s.hdr.Load().sid }
 
 // Protocol returns the negotiated protocol version ("" before Initialize).
 func (s *Session) Protocol() string { return s.proto }
-
-// ServerInfo returns the raw JSON result of the last initialize.
-func (s *Session) ServerInfo() []byte { return s.serverInfo }
 
 // BadSessionID reports whether the server assigned a session id with
 // characters outside visible ASCII (0x21–0x7E), which the spec forbids

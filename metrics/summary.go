@@ -238,6 +238,12 @@ type Generator struct {
 	CPUPerOpUS float64 `json:"cpu_us_per_op"`
 	Cores      float64 `json:"cores_used"`
 	MaxRSSMB   float64 `json:"max_rss_mb"`
+	// SettledRSSMB is the process's RSS near the end of the measured
+	// window, read after forced GCs returned freed memory to the OS, with
+	// SettledSessions sessions open (workload.Options.SettleMemory; 0
+	// when not asked): what the sessions hold, not the GC's headroom.
+	SettledRSSMB    float64 `json:"settled_rss_mb,omitempty"`
+	SettledSessions int64   `json:"settled_sessions,omitempty"`
 	// Bottleneck warns when mcpbench itself may limit the run ("" if not).
 	Bottleneck string `json:"bottleneck_warning,omitempty"`
 	// StartLag is how late ops were sent after their intended start (ms):

@@ -133,7 +133,7 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 		return true, err
 	}
 	dir := fmt.Sprintf("step-%02d", n)
-	st, runErr := runStep(ctx, pl, filepath.Join(sr.opts.Dir, dir), n, sr.opts)
+	st, runErr := runStep(ctx, pl, filepath.Join(sr.opts.Dir, dir), n, sr.opts, sr.spec.By == metrics.SweepBySessions)
 	if st.Summary != nil {
 		sr.sw.Protocol = st.Summary.Protocol
 		res := StepOf(n, sr.spec.By, v, st.Summary, st.Last, slo)
@@ -213,8 +213,9 @@ type stepRun struct {
 }
 
 // runStep runs one step into its results directory (step-NN), with the
-// step's other sinks.
-func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Options) (stepRun, error) {
+// step's other sinks; settle: a sessions sweep, whose memory per session
+// reads the process's memory settled (workload.Options.SettleMemory).
+func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Options, settle bool) (stepRun, error) {
 	rd, err := metrics.NewResultsDir(dir)
 	if err != nil {
 		return stepRun{}, err
@@ -229,7 +230,10 @@ func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Opt
 		sinks = append(sinks, opts.Sinks(n, pl)...)
 	}
 	sum, err := workload.Run(ctx, pl, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, TargetPID: opts.TargetPID,
-		Server: opts.Server, RunInfo: info, Sinks: sinks})
+		Server: opts.Server, RunInfo: info, Sinks: sinks,
+		// Memory per session is the slope of RSS over the steps: read it
+		// settled (see workload.Options.SettleMemory).
+		SettleMemory: settle})
 	out := stepRun{Summary: sum, Last: col.last, Sessions: col.sessions}
 	if err == nil {
 		err = rd.Err()

@@ -45,6 +45,13 @@ type Options struct {
 	// Linux): its CPU, RSS, open files and threads are sampled each
 	// interval and summarised.
 	TargetPID int
+	// SettleMemory reads the process's memory once more at the end of the
+	// last interval before the window's end, every session still open,
+	// after forced GCs that return freed memory to the OS
+	// (Generator.SettledRSSMB): what the open sessions hold, not the GC's
+	// headroom or pages the previous load left (a sessions sweep's memory
+	// per session). The GCs cost that interval a few milliseconds.
+	SettleMemory bool
 	// Server, when set, reads the embedded reference server's counters
 	// into the summary (before thresholds are checked).
 	Server func() *metrics.ServerStats
@@ -89,6 +96,10 @@ type engine struct {
 	dropped  atomic.Int64
 	wg       sync.WaitGroup
 	spawnMu  sync.Mutex
+
+	settled         bool  // SettleMemory done (collector goroutine)
+	settledRSS      int64 // bytes, under mu
+	settledSessions int64
 
 	cfgs []driver.Config // per endpoint, when the run has several (VU i on i mod n)
 
@@ -238,13 +249,20 @@ func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
 	e.admit, e.stopAdmit = context.WithDeadline(hard, e.end)
 	// Ctrl-C: the measured window ends now; stop admitting and cut
 	// in-flight ops.
-	context.AfterFunc(ctx, func() {
+	stop := context.AfterFunc(ctx, func() {
 		now := time.Now()
 		e.stoppedAt.CompareAndSwap(nil, &now)
 		e.stopAdmit()
 		cancelHard(stopCause{context.Cause(ctx)})
 	})
-	return cancelHard
+	// The hook must go when the run does: ctx outlives it (a sweep's or
+	// soak's, the process's), and the hook holds the engine, so each
+	// finished step kept its recorder (~30 MB of histograms) and sessions'
+	// leftovers alive to the end of the process.
+	return func(cause error) {
+		stop()
+		cancelHard(cause)
+	}
 }
 
 // runInfo is the run's description for the sinks.

@@ -99,6 +99,12 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 // generatorSummary adds mcpbench's own cost over the window.
 func (e *engine) generatorSummary(s *metrics.Summary, u0, u1 metrics.Usage) {
 	s.Generator = metrics.GeneratorCost(u0, u1, s.All.Count, runtime.NumCPU(), e.opts.Embedded)
+	e.mu.Lock()
+	if e.settledRSS > 0 {
+		s.Generator.SettledRSSMB = math.Round(float64(e.settledRSS)/(1<<20)*1000) / 1000
+		s.Generator.SettledSessions = e.settledSessions
+	}
+	e.mu.Unlock()
 	g := &s.Generator
 	g.StartLag = metrics.LatencyOf(e.rec.StartLag())
 	g.GOMAXPROCS = runtime.GOMAXPROCS(0)
