@@ -261,8 +261,12 @@ func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool
 		if fl.Name == "header" {
 			v = strings.Join(plan.ShownHeader(), "; ")
 		}
-		if fl.Name == "url" {
-			v = secret.RedactURL(v) // as written, without credentials
+		if fl.Name == "url" { // as written, without credentials; several: "; "
+			var urls []string
+			for _, u := range f.urls {
+				urls = append(urls, secret.RedactURL(u))
+			}
+			v = strings.Join(urls, "; ")
 		}
 		info.Flags[fl.Name] = v
 	})
