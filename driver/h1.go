@@ -58,6 +58,7 @@ type H1Transport struct {
 	mu      sync.Mutex
 	idle    map[string][]*h1conn
 	retries atomic.Int64
+	d       *dialer // NewHTTPClient's: proxies, TLS settings, counts (nil: Dial and TLSConfig)
 }
 
 var _ http.RoundTripper = (*H1Transport)(nil)
@@ -87,6 +88,7 @@ type h1conn struct {
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	cw     connWriter // under bw: counts the bytes the connection accepted
+	hop    *proxyHop  // a forward proxy taking absolute-form requests (nil: direct or tunnelled)
 	long   []byte     // a line longer than br's buffer, gathered
 	idleAt time.Time
 	reused bool
@@ -238,6 +240,11 @@ func (pc *h1conn) writeRequest(req *http.Request, body []byte) error {
 	}
 	w.WriteString(method)
 	w.WriteByte(' ')
+	if pc.hop != nil { // a forward proxy: absolute form (RFC 9112 §3.2.2)
+		w.WriteString(req.URL.Scheme)
+		w.WriteString("://")
+		w.WriteString(req.URL.Host)
+	}
 	w.WriteString(req.URL.RequestURI())
 	w.WriteString(" HTTP/1.1\r\nHost: ")
 	host := req.Host
@@ -271,6 +278,11 @@ func (pc *h1conn) writeRequest(req *http.Request, body []byte) error {
 	}
 	if req.Close {
 		w.WriteString("Connection: close\r\n")
+	}
+	if pc.hop != nil && pc.hop.auth != "" {
+		w.WriteString("Proxy-Authorization: ")
+		w.WriteString(pc.hop.auth)
+		w.WriteString("\r\n")
 	}
 	if body != nil || method == http.MethodPost || method == http.MethodPut {
 		var nb [20]byte

@@ -33,6 +33,7 @@ const (
 type Session struct {
 	cfg    *Config
 	rt     http.RoundTripper // the client's transport: redirects are the session's business
+	ownRT  bool              // rt holds connections of this session only (HTTP/2): Close closes them
 	u      atomic.Pointer[url.URL]
 	num    uint64
 	budget *Budget
@@ -123,9 +124,11 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	rt, ownRT := perSession(rt)
 	s := &Session{
 		cfg:     cfg,
 		rt:      rt,
+		ownRT:   ownRT,
 		num:     uint64(num),
 		budget:  cfg.budget(),
 		body:    &reqBody{},
@@ -419,6 +422,7 @@ func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
 // Config.CheckDeleted, a deleted session is then probed: the server must
 // answer 404 to its id (item 3); the verdict is in Hygiene.
 func (s *Session) Close(ctx context.Context) error {
+	defer s.releaseConns()
 	s.stopGET()
 	h := s.hdr.Load()
 	if h.sid == "" || s.modern {
