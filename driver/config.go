@@ -199,7 +199,7 @@ func (c *Config) Validate() []error {
 			errs = append(errs, fmt.Errorf("canned[%s]: not valid JSON", m))
 		}
 	}
-	return append(errs, c.validateNet()...)
+	return append(errs, c.ValidateNet()...)
 }
 
 func (c *Config) protocol() string { return cmp.Or(c.Protocol, DefaultProtocol) }

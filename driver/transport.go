@@ -36,9 +36,10 @@ const ProxyNone = "none"
 // handshake (ALPN).
 var ErrNoHTTP2 = errors.New("server does not offer HTTP/2 (ALPN h2): use --http auto or 1.1")
 
-// validateNet checks the HTTP version, the proxy, the TLS files and the
-// OAuth settings of c.
-func (c *Config) validateNet() []error {
+// ValidateNet checks the HTTP version, the proxy, the TLS files (they are
+// read) and the OAuth settings of c, each error naming its field; Validate
+// includes it.
+func (c *Config) ValidateNet() []error {
 	var errs []error
 	switch c.HTTP {
 	case "", HTTPAuto, HTTP1, HTTP2:

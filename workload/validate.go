@@ -25,6 +25,7 @@ func (p *Profile) Validate() []error {
 	errs = append(errs, p.validateLoad()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
+	errs = append(errs, p.validateNet()...)
 	return append(errs, p.validateOps()...)
 }
 
