@@ -82,10 +82,14 @@ func tokenEnd(s string) int {
 }
 
 // authParamValue reads a token or a quoted string and returns its value
-// and the bytes it took.
+// and the bytes it took. An unquoted value runs to the next comma or
+// space: servers send URLs unquoted, which a token cannot hold.
 func authParamValue(s string) (string, int) {
 	if !strings.HasPrefix(s, `"`) {
-		n := tokenEnd(s)
+		n := strings.IndexAny(s, ", \t")
+		if n < 0 {
+			n = len(s)
+		}
 		return s[:n], n
 	}
 	var b strings.Builder

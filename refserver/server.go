@@ -68,6 +68,9 @@ func Start(ctx context.Context, addr string, opts Options) (*Server, error) {
 		s.auth = newAuthServer(*opts.Auth, strings.TrimSuffix(s.URL(), "/mcp"))
 		mcp = s.auth.mount(mux, h)
 	}
+	if opts.TLS != nil && len(opts.TLS.Hosts) > 0 {
+		mcp = hostGuard(opts.TLS.Hosts, mcp)
+	}
 	mux.Handle("/mcp", mcp)
 	errorLog := log.New(io.Discard, "", 0)
 	if opts.Logger != nil {

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -265,4 +266,27 @@ func (s *Server) WriteTLSFiles(dir string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// hostGuard keeps DNS rebinding protection (2025-11-25 security best
+// practices) for a server on a loopback address whose certificate names
+// more hosts (TLSOptions.Hosts, e.g. a name a proxy maps to it): the Host
+// header must be a loopback name or address, or one of hosts, else 403.
+// It replaces the go-sdk's check, which allows loopback names only.
+func hostGuard(hosts []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		h := r.Host
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			h = hh
+		}
+		h = strings.Trim(h, "[]")
+		ip := net.ParseIP(h)
+		ok := la == nil || !loopbackAddr(la) || h == "localhost" || (ip != nil && ip.IsLoopback()) || slices.Contains(hosts, h)
+		if !ok {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
