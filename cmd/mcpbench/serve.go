@@ -90,6 +90,7 @@ mcpbench://static/large; prompt greet{name}.`,
 			st := srv.Stats()
 			fmt.Fprintf(cmd.OutOrStdout(), "stopping: %d tool executions, %d sessions opened, %d closed; count tool: %d keys, %d executed more than once\n",
 				st.ToolCalls, st.SessionsOpened, st.SessionsClosed, len(st.Executions), st.DoubleExecutions)
+			nf.stopped(cmd.OutOrStdout(), srv)
 			return srv.Close() // bounded: running tools are aborted, connections forced closed after ~3 s
 		},
 	}

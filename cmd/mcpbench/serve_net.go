@@ -87,3 +87,13 @@ func (f *serveNetFlags) describe(w io.Writer, srv *refserver.Server) error {
 	}
 	return nil
 }
+
+// stopped prints the authorization server's counters when serve stops.
+func (f *serveNetFlags) stopped(w io.Writer, srv *refserver.Server) {
+	if !f.auth {
+		return
+	}
+	a := srv.AuthStats()
+	fmt.Fprintf(w, "authorization: %d tokens issued, %d token requests refused; %d requests challenged (401), %d of them with an expired token; %d authorized\n",
+		a.TokensIssued, a.TokenRefusals, a.Challenges, a.Expired, a.Authorized)
+}
