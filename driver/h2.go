@@ -3,7 +3,6 @@ package driver
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -317,52 +316,44 @@ func (a *autoTransport) roundTrip(req *http.Request, pool *h2Pool) (*http.Respon
 // when no choice was made yet (the connection then goes to pool or to
 // H1Transport's idle connections).
 func (a *autoTransport) choose(ctx context.Context, host string, pool *h2Pool) (string, error) {
-	for {
-		a.mu.Lock()
-		ch := a.hosts[host]
-		if ch == nil {
-			ch = &alpnChoice{done: make(chan struct{})}
-			a.hosts[host] = ch
-			a.mu.Unlock()
-			a.decide(ctx, host, ch, pool)
-			return ch.proto, ch.err
-		}
+	a.mu.Lock()
+	ch := a.hosts[host]
+	if ch == nil {
+		ch = &alpnChoice{done: make(chan struct{})}
+		a.hosts[host] = ch
 		a.mu.Unlock()
-		select {
-		case <-ch.done:
-		case <-ctx.Done():
-			return "", context.Cause(ctx)
-		}
-		if ch.err == nil {
-			return ch.proto, nil
-		}
-		a.mu.Lock()
-		if a.hosts[host] == ch {
-			delete(a.hosts, host) // failed: the next request tries again
-		}
-		a.mu.Unlock()
-		return "", ch.err
+		a.decide(ctx, host, ch, pool)
+		return ch.proto, ch.err
+	}
+	a.mu.Unlock()
+	select {
+	case <-ch.done:
+		return ch.proto, ch.err // a failed choice was forgotten: the next request tries again
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
 	}
 }
 
 // decide makes the first TLS connection to host and records the protocol
-// ALPN chose; it closes ch.done.
+// ALPN chose; it closes ch.done. A failed attempt is forgotten, so the
+// next request tries again.
 func (a *autoTransport) decide(ctx context.Context, host string, ch *alpnChoice, pool *h2Pool) {
 	defer close(ch.done)
-	var raw net.Conn
-	tc, err := a.d.tlsConn(ctx, hostPort("https", host), []string{"h2", "http/1.1"}, &raw)
+	defer func() {
+		if ch.err != nil {
+			a.mu.Lock()
+			delete(a.hosts, host)
+			a.mu.Unlock()
+		}
+	}()
+	tc, err := a.d.tlsConn(ctx, hostPort("https", host), []string{"h2", "http/1.1"}, nil)
 	if err != nil {
 		ch.err = err
-		a.mu.Lock()
-		delete(a.hosts, host)
-		a.mu.Unlock()
 		return
 	}
 	if tc.ConnectionState().NegotiatedProtocol == "h2" {
 		ch.proto = "h2"
-		if err := pool.adopt(ctx, host, tc); err != nil && !errors.Is(err, context.Canceled) {
-			ch.err = err
-		}
+		ch.err = pool.adopt(ctx, host, tc)
 		return
 	}
 	ch.proto = "http/1.1"

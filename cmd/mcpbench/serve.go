@@ -38,18 +38,8 @@ Tools: echo{text}, slow{ms}, progress{count, interval_ms, close_after,
 retry_ms}, long{ms, interval_ms}, payload{bytes}, notify{count, interval_ms},
 sample, elicit, roots, count{key, ms}. Resources mcpbench://static/small and
 mcpbench://static/large; prompt greet{name}.`,
-		Example: `  mcpbench serve                          # 127.0.0.1:8080, stateful, resumable
-  mcpbench serve --addr 127.0.0.1:0       # any free port (printed)
-  mcpbench serve --mode stateless         # no sessions; GET and DELETE answer 405
-  mcpbench serve --mode json              # application/json answers
-  mcpbench serve --allow-origin https://app.example   # a browser app may call it
-  mcpbench serve --tls --tls-dir /tmp/mcpbench-tls  # HTTPS, HTTP/2 by ALPN; CA in /tmp/mcpbench-tls/ca.pem
-  mcpbench serve --tls --mtls --tls-dir /tmp/mcpbench-tls  # clients need /tmp/mcpbench-tls/client.pem
-  mcpbench serve --h2c                    # plain HTTP that also speaks h2c
-  MCPBENCH_OAUTH_CLIENT_SECRET=s3cret mcpbench serve --auth   # OAuth client credentials
-  mcpbench serve --addr 127.0.0.1:8080 --pid-file /tmp/mcpbench-serve.pid &
-  mcpbench soak --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"`,
-		Args: cobra.NoArgs,
+		Example: serveExamples,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak, AllowedOrigins: allowOrigins}
 			if err := nf.options(&opts, cmd.Flags().Changed); err != nil {
@@ -87,9 +77,6 @@ mcpbench://static/large; prompt greet{name}.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "TEST FIXTURE: leaking %d bytes per session on purpose\n", leak)
 			}
 			<-ctx.Done()
-			st := srv.Stats()
-			fmt.Fprintf(cmd.OutOrStdout(), "stopping: %d tool executions, %d sessions opened, %d closed; count tool: %d keys, %d executed more than once\n",
-				st.ToolCalls, st.SessionsOpened, st.SessionsClosed, len(st.Executions), st.DoubleExecutions)
 			nf.stopped(cmd.OutOrStdout(), srv)
 			return srv.Close() // bounded: running tools are aborted, connections forced closed after ~3 s
 		},
@@ -105,3 +92,16 @@ mcpbench://static/large; prompt greet{name}.`,
 	cmd.Flags().MarkHidden("leak-per-session")
 	return cmd
 }
+
+// serveExamples are serve's --help examples.
+const serveExamples = `  mcpbench serve                          # 127.0.0.1:8080, stateful, resumable
+  mcpbench serve --addr 127.0.0.1:0       # any free port (printed)
+  mcpbench serve --mode stateless         # no sessions; GET and DELETE answer 405
+  mcpbench serve --mode json              # application/json answers
+  mcpbench serve --allow-origin https://app.example   # a browser app may call it
+  mcpbench serve --tls --tls-dir /tmp/mcpbench-tls  # HTTPS, HTTP/2 by ALPN; CA in /tmp/mcpbench-tls/ca.pem
+  mcpbench serve --tls --mtls --tls-dir /tmp/mcpbench-tls  # clients need /tmp/mcpbench-tls/client.pem
+  mcpbench serve --h2c                    # plain HTTP that also speaks h2c
+  MCPBENCH_OAUTH_CLIENT_SECRET=s3cret mcpbench serve --auth   # OAuth client credentials
+  mcpbench serve --addr 127.0.0.1:8080 --pid-file /tmp/mcpbench-serve.pid &
+  mcpbench soak --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"`

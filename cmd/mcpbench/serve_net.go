@@ -88,8 +88,12 @@ func (f *serveNetFlags) describe(w io.Writer, srv *refserver.Server) error {
 	return nil
 }
 
-// stopped prints the authorization server's counters when serve stops.
+// stopped prints the server's counters when serve stops, the
+// authorization server's with --auth.
 func (f *serveNetFlags) stopped(w io.Writer, srv *refserver.Server) {
+	st := srv.Stats()
+	fmt.Fprintf(w, "stopping: %d tool executions, %d sessions opened, %d closed; count tool: %d keys, %d executed more than once\n",
+		st.ToolCalls, st.SessionsOpened, st.SessionsClosed, len(st.Executions), st.DoubleExecutions)
 	if !f.auth {
 		return
 	}
