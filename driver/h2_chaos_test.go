@@ -21,15 +21,20 @@ func TestH2ChaosCutLayers(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{}})
 	ca := caFile(t, srv)
 	const calls = 4
-	for _, layer := range []chaos.Layer{chaos.LayerStream, chaos.LayerConn} {
-		t.Run(string(layer), func(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		layer chaos.Layer
+		http  string
+	}{{"h2 stream", chaos.LayerStream, driver.HTTPAuto}, {"h2 conn", chaos.LayerConn, driver.HTTPAuto}, {"http/1.1", chaos.LayerStream, driver.HTTP1}} {
+		layer := tc.layer
+		t.Run(tc.name, func(t *testing.T) {
 			plan := chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 2}, Layer: layer, Target: chaos.TargetPOST}}}
 			plan.Defaults()
 			if errs := plan.Validate("chaos"); len(errs) > 0 {
 				t.Fatal(errs)
 			}
 			inj := chaos.New(plan, 1)
-			base := &driver.Config{URL: srv.URL(), TLS: driver.TLSFiles{CAFile: ca}, DefaultRetry: time.Millisecond}
+			base := &driver.Config{URL: srv.URL(), HTTP: tc.http, TLS: driver.TLSFiles{CAFile: ca}, DefaultRetry: time.Millisecond}
 			base.HTTPClient = driver.NewHTTPClient(base)
 			cfg := *base
 			cfg.HTTPClient = &http.Client{Transport: inj.Wrap(0, base.HTTPClient.Transport)}
@@ -55,7 +60,7 @@ func TestH2ChaosCutLayers(t *testing.T) {
 			}
 			wantBreaks := int64(0)
 			if layer == chaos.LayerConn {
-				wantBreaks = calls
+				wantBreaks = calls // the GET stream shares the connection
 			}
 			waitFor(t, "the GET stream's breaks", func() bool { st := s.StreamStats(); return st.Breaks >= wantBreaks && st.Open })
 			if err := s.Close(t.Context()); err != nil {
@@ -67,12 +72,16 @@ func TestH2ChaosCutLayers(t *testing.T) {
 			if resumes < calls || cs.CutsRST != calls || get.Breaks != wantBreaks || get.Ledger.Faulty() {
 				t.Errorf("%d resumes, %d cuts, GET stream: %d breaks (want %d), ledger %v", resumes, cs.CutsRST, get.Breaks, wantBreaks, get.Ledger.Evidence)
 			}
-			switch layer {
-			case chaos.LayerStream:
+			switch {
+			case tc.http == driver.HTTP1: // one stream per connection: every cut closes one
+				if cs.StreamResets != 0 || cs.ConnCloses != calls || ns.Protocols["http/1.1"] < 2+calls {
+					t.Errorf("stream resets %d, connection closes %d, connections %v", cs.StreamResets, cs.ConnCloses, ns.Protocols)
+				}
+			case layer == chaos.LayerStream:
 				if cs.StreamResets != calls || cs.ConnCloses != 0 || ns.Protocols["h2"] != 1 {
 					t.Errorf("stream resets %d, connection closes %d, connections %v", cs.StreamResets, cs.ConnCloses, ns.Protocols)
 				}
-			case chaos.LayerConn:
+			default:
 				if cs.StreamResets != 0 || cs.ConnCloses != calls || ns.Protocols["h2"] != 1+calls {
 					t.Errorf("stream resets %d, connection closes %d, connections %v", cs.StreamResets, cs.ConnCloses, ns.Protocols)
 				}

@@ -104,3 +104,35 @@ func TestOAuthRefreshSchedule(t *testing.T) {
 		}
 	})
 }
+
+// A server that revokes a token it issued (a planted fault): the next
+// request is answered 401 although the client held the token valid; it
+// counts as rejected once, a new token is fetched and the request goes
+// through with it.
+func TestOAuthRevokedToken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &fakeAS{ttl: time.Hour, start: time.Now(), tokens: map[string]time.Time{}}
+		s := &oauthState{cfg: OAuthConfig{ClientID: "c", ClientSecret: "s"}, target: "http://127.0.0.1:1/mcp",
+			client: &http.Client{Transport: rtFunc(a.server)}, timeout: 5 * time.Second, hist: hdr.New(1, 600_000_000, 3)}
+		send := func() {
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader("{}"))
+			resp, err := s.roundTrip(req, rtFunc(a.mcp))
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("at %v: %v %v", time.Since(a.start), resp, err)
+			}
+		}
+		for i := range 10 {
+			if i == 5 {
+				a.mu.Lock()
+				clear(a.tokens) // revoked
+				a.mu.Unlock()
+			}
+			send()
+			time.Sleep(time.Second)
+		}
+		st := s.stats()
+		if st.Fetches != 2 || st.Rejected != 1 || st.Challenges != 2 || st.Failures != 0 || len(a.fetches) != 2 {
+			t.Errorf("stats %+v; server issued %d", *st, len(a.fetches))
+		}
+	})
+}

@@ -114,8 +114,13 @@ func TestProxyFromEnvironmentWithCredentials(t *testing.T) {
 	}
 	// A wrong password: the proxy's 407, named, without the password.
 	t.Setenv("HTTPS_PROXY", strings.Replace(px.URL, "http://", "http://u:WRONGSECRET@", 1))
-	err := sessionOps(t, &driver.Config{URL: cfg.URL, TLS: cfg.TLS}, 1, 1)
+	bad := &driver.Config{URL: cfg.URL, TLS: cfg.TLS}
+	bad.HTTPClient = driver.NewHTTPClient(bad)
+	err := sessionOps(t, bad, 1, 1)
 	if err == nil || !strings.Contains(err.Error(), "407 Proxy Authentication Required") || strings.Contains(err.Error(), "WRONGSECRET") {
 		t.Fatalf("error %v", err)
+	}
+	if st := driver.TransportStats(bad.HTTPClient); st.ProxyFailures != 1 || st.Proxied != 0 || px.Refused() != 1 {
+		t.Errorf("%d proxy failures, %d proxied; the proxy refused %d", st.ProxyFailures, st.Proxied, px.Refused())
 	}
 }

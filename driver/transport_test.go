@@ -170,9 +170,14 @@ func TestMutualTLS(t *testing.T) {
 // A certificate the client does not trust is named as such.
 func TestUntrustedServerCertificate(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{}})
-	err := sessionOps(t, &driver.Config{URL: srv.URL()}, 1, 1)
+	cfg := &driver.Config{URL: srv.URL()}
+	cfg.HTTPClient = driver.NewHTTPClient(cfg)
+	err := sessionOps(t, cfg, 1, 1)
 	if err == nil || !strings.Contains(err.Error(), "signed by an authority not trusted here (give its CA with --ca, or --insecure)") {
 		t.Fatalf("error %v", err)
+	}
+	if st := driver.TransportStats(cfg.HTTPClient); st.TLSFailed != 1 || st.TLSHandshakes != 0 || len(st.Protocols) != 0 {
+		t.Errorf("%d failed handshakes, %d made, connections by protocol %v", st.TLSFailed, st.TLSHandshakes, st.Protocols)
 	}
 	if err := sessionOps(t, &driver.Config{URL: srv.URL(), Insecure: true}, 1, 1); err != nil {
 		t.Fatalf("--insecure: %v", err)
