@@ -45,13 +45,18 @@ func (b *body) trigger() {
 	b.stallReq.Store(true)
 }
 
-// cut ends the stream: the underlying body is closed (RST: reset) and Read
-// returns io.EOF (FIN) or ErrReset from then on. It reports whether it cut.
-func (b *body) cut(c Close) bool {
+// cut ends the stream: Read returns io.EOF (FIN) or ErrReset from then on.
+// On a connection that carries one stream (HTTP/1.1) the connection is
+// closed (RST: reset). On a multiplexed one (HTTP/2) layer decides:
+// LayerStream resets the stream alone (RST_STREAM: closing an unfinished
+// body), LayerConn closes the connection under it (every stream on it
+// breaks). It reports whether it cut, and whether only the stream was
+// reset.
+func (b *body) cut(c Close, layer Layer) (cut, streamOnly bool) {
 	b.mu.Lock()
 	if b.cutErr != nil || b.closed {
 		b.mu.Unlock()
-		return false
+		return false, false
 	}
 	if c == CloseFIN {
 		b.cutErr = io.EOF
@@ -60,12 +65,23 @@ func (b *body) cut(c Close) bool {
 	}
 	b.wake()
 	b.mu.Unlock()
-	if r, ok := b.rc.(interface{ Reset() error }); ok && c == CloseRST {
-		r.Reset()
-	} else {
+	mux, _ := b.rc.(interface{ Multiplexed() bool })
+	cc, _ := b.rc.(interface{ CutConnection(rst bool) error })
+	switch {
+	case mux != nil && mux.Multiplexed() && layer != LayerConn:
+		b.rc.Close() // RST_STREAM
+		return true, true
+	case cc != nil:
+		cc.CutConnection(c == CloseRST)
 		b.rc.Close()
+	default:
+		if r, ok := b.rc.(interface{ Reset() error }); ok && c == CloseRST {
+			r.Reset()
+		} else {
+			b.rc.Close()
+		}
 	}
-	return true
+	return true, false
 }
 
 // wake ends a stall in progress (b.mu held).
@@ -159,12 +175,13 @@ func (b *body) Read(p []byte) (int, error) {
 
 // faultCut cuts the stream for its fault and counts the cut.
 func (b *body) faultCut(c Close) {
-	if b.cut(c) {
+	if ok, streamOnly := b.cut(c, b.f.Layer); ok {
 		if c == CloseFIN {
 			b.in.count(countFIN, b.phase)
 		} else {
 			b.in.count(countRST, b.phase)
 		}
+		b.in.countLayer(streamOnly, b.phase)
 	}
 }
 

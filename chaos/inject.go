@@ -51,8 +51,19 @@ const (
 	countStall
 	countDelay
 	countStorm
+	countStreamReset // a cut that reset one HTTP/2 stream, its connection kept
+	countConnClose   // a cut that closed a connection (HTTP/1.1: every cut)
 	numCounts
 )
+
+// countLayer counts what a cut broke: one stream, or a connection.
+func (in *Injector) countLayer(streamOnly bool, p Phase) {
+	if streamOnly {
+		in.countOnly(countStreamReset, p)
+	} else {
+		in.countOnly(countConnClose, p)
+	}
+}
 
 // Phase says what a request belongs to; the engine marks each request's
 // context (WithPhase). Faults act on the requests of operations (and the
@@ -95,6 +106,14 @@ func (in *Injector) Window(from, to time.Time) {
 
 // count counts one injected fault of kind c for a request of phase p.
 func (in *Injector) count(c int, p Phase) {
+	if !in.countOnly(c, p) {
+		in.outside.Add(1)
+	}
+}
+
+// countOnly counts c when p is in the measured window and reports whether
+// it was (the caller counts the fault outside it once).
+func (in *Injector) countOnly(c int, p Phase) bool {
 	measured := p == PhaseMeasure
 	if p == PhaseStream {
 		if w := in.window.Load(); w != nil {
@@ -106,9 +125,8 @@ func (in *Injector) count(c int, p Phase) {
 	}
 	if measured {
 		in.counts[c].Add(1)
-	} else {
-		in.outside.Add(1)
 	}
+	return measured
 }
 
 // kind is what a request is, for a fault's target.
@@ -230,13 +248,19 @@ func (in *Injector) hasBodyFaults() bool {
 // of streams, inside the measured window), and apart the rest (warm-up,
 // set-up with target=init, after the window).
 type Stats struct {
-	CutsFIN   int64       `json:"cuts_fin"`
-	CutsRST   int64       `json:"cuts_rst"`
-	Stalls    int64       `json:"stalls"`
-	Delays    int64       `json:"delays"`
-	StormCuts int64       `json:"storm_cuts"`
-	Outside   int64       `json:"outside_window"`
-	Waves     []time.Time `json:"storm_waves,omitempty"`
+	CutsFIN   int64 `json:"cuts_fin"`
+	CutsRST   int64 `json:"cuts_rst"`
+	Stalls    int64 `json:"stalls"`
+	Delays    int64 `json:"delays"`
+	StormCuts int64 `json:"storm_cuts"`
+	// StreamResets and ConnCloses split the cuts (faults and storms) by
+	// what they broke: one HTTP/2 stream (RST_STREAM, its connection and
+	// the other streams on it kept), or a connection (every stream on it;
+	// over HTTP/1.1 every cut).
+	StreamResets int64       `json:"stream_resets"`
+	ConnCloses   int64       `json:"conn_closes"`
+	Outside      int64       `json:"outside_window"`
+	Waves        []time.Time `json:"storm_waves,omitempty"`
 }
 
 // Seed returns the seed that drives the fault schedule (the plan's, or the
@@ -249,5 +273,6 @@ func (in *Injector) Stats() Stats {
 	waves := append([]time.Time(nil), in.waves...)
 	in.mu.Unlock()
 	return Stats{CutsFIN: in.counts[countFIN].Load(), CutsRST: in.counts[countRST].Load(), Stalls: in.counts[countStall].Load(),
-		Delays: in.counts[countDelay].Load(), StormCuts: in.counts[countStorm].Load(), Outside: in.outside.Load(), Waves: waves}
+		Delays: in.counts[countDelay].Load(), StormCuts: in.counts[countStorm].Load(), Outside: in.outside.Load(), Waves: waves,
+		StreamResets: in.counts[countStreamReset].Load(), ConnCloses: in.counts[countConnClose].Load()}
 }

@@ -49,6 +49,21 @@ const (
 	CloseRST Close = "rst"
 )
 
+// Layer is what a cut breaks on a connection that carries several streams
+// (HTTP/2). Over HTTP/1.1 a connection carries one stream at a time: every
+// cut closes it, whatever the layer.
+type Layer string
+
+// Layers.
+const (
+	// LayerStream resets the one stream (HTTP/2: RST_STREAM); the
+	// connection and its other streams (the session's GET stream) live on.
+	LayerStream Layer = "stream"
+	// LayerConn closes the connection under the stream (TCP FIN, or RST
+	// with close=rst): every stream on it breaks.
+	LayerConn Layer = "conn"
+)
+
 // When is the trigger of a cut or a stall: exactly one field is set.
 type When struct {
 	// AfterEvents fires after that many complete SSE events (a priming
@@ -74,6 +89,8 @@ type Fault struct {
 	When When `yaml:"when" json:"when"`
 	// Close ends a cut: fin or rst (default rst).
 	Close Close `yaml:"close" json:"close,omitempty"`
+	// Layer a cut acts on: stream (default) or conn.
+	Layer Layer `yaml:"layer" json:"layer,omitempty"`
 	// Stall is how long a stall stops reading.
 	Stall Duration `yaml:"stall" json:"stall,omitempty"`
 	// Delay is how long a delay holds a request back.
@@ -94,6 +111,8 @@ type Storm struct {
 	Every Duration `yaml:"every" json:"every,omitempty"`
 	// Close: fin or rst (default rst).
 	Close Close `yaml:"close" json:"close,omitempty"`
+	// Layer: stream (default) or conn.
+	Layer Layer `yaml:"layer" json:"layer,omitempty"`
 	// Target: post, get or both (default both).
 	Target Target `yaml:"target" json:"target,omitempty"`
 }
@@ -119,6 +138,9 @@ func (p *Plan) Defaults() {
 		if f.Probability == 0 {
 			f.Probability = 1
 		}
+		if f.Layer == "" && f.Action == ActionCut {
+			f.Layer = LayerStream
+		}
 		if f.Target == "" {
 			f.Target = TargetPOST
 			if f.Action == ActionDelay {
@@ -132,6 +154,9 @@ func (p *Plan) Defaults() {
 		}
 		if s.Target == "" {
 			s.Target = TargetBoth
+		}
+		if s.Layer == "" {
+			s.Layer = LayerStream
 		}
 	}
 }
@@ -160,6 +185,9 @@ func (p *Plan) Validate(prefix string) []error {
 			if f.Action == ActionCut && f.Close != CloseFIN && f.Close != CloseRST {
 				add("%s.close: %q, want fin or rst", at, f.Close)
 			}
+			if f.Action == ActionCut && f.Layer != LayerStream && f.Layer != LayerConn {
+				add("%s.layer: %q, want stream or conn", at, f.Layer)
+			}
 		case ActionDelay:
 			if f.Delay <= 0 {
 				add("%s.delay: want a duration > 0", at)
@@ -183,6 +211,9 @@ func (p *Plan) Validate(prefix string) []error {
 		}
 		if s.Close != CloseFIN && s.Close != CloseRST {
 			add("storm.close: %q, want fin or rst", s.Close)
+		}
+		if s.Layer != LayerStream && s.Layer != LayerConn {
+			add("storm.layer: %q, want stream or conn", s.Layer)
 		}
 		if !validTarget(s.Target) || s.Target == TargetInit {
 			add("storm.target: %q, want post, get or both", s.Target)
@@ -231,6 +262,7 @@ func (t Target) matches(k kind) bool {
 // key=value pairs, e.g.
 //
 //	cut after_events=2 close=rst target=post p=1
+//	cut after_events=2 layer=conn (HTTP/2: the connection, not the stream)
 //	cut between=100ms-500ms close=fin
 //	cut mid_event=1
 //	cut before_first_event
@@ -270,6 +302,8 @@ func ParseFault(spec string) (Fault, error) {
 			}
 		case "close":
 			f.Close = Close(v)
+		case "layer":
+			f.Layer = Layer(v)
 		case "target":
 			f.Target = Target(v)
 		case "p", "probability":
@@ -293,7 +327,7 @@ func ParseFault(spec string) (Fault, error) {
 }
 
 // ParseStorm parses the --storm flag syntax: key=value pairs, e.g.
-// "at=10s every=30s close=rst target=get".
+// "at=10s every=30s close=rst target=get layer=conn".
 func ParseStorm(spec string) (*Storm, error) {
 	s := &Storm{}
 	for _, w := range strings.Fields(spec) {
@@ -310,6 +344,8 @@ func ParseStorm(spec string) (*Storm, error) {
 			}
 		case "close":
 			s.Close = Close(v)
+		case "layer":
+			s.Layer = Layer(v)
 		case "target":
 			s.Target = Target(v)
 		default:

@@ -50,8 +50,9 @@ func (in *Injector) Start(t0 time.Time) {
 		}
 		in.mu.Unlock()
 		for _, b := range victims {
-			if b.cut(s.Close) {
+			if ok, streamOnly := b.cut(s.Close, s.Layer); ok {
 				in.count(countStorm, b.phase)
+				in.countLayer(streamOnly, b.phase)
 			}
 		}
 	}

@@ -15,20 +15,50 @@ func (in *Injector) Wrap(vu int, rt http.RoundTripper) http.RoundTripper {
 	if in == nil || in.plan.Empty() {
 		return rt
 	}
-	return &transport{in: in, rt: rt, vu: vu,
+	return &transport{rt: rt, vuState: &vuState{in: in, vu: vu,
 		rngPOST: rng(in.seed, vu, streamPOST), rngGET: rng(in.seed, vu, streamGET), rngReq: rng(in.seed, vu, streamReq),
-		rngInit: rng(in.seed, vu, streamInit)}
+		rngInit: rng(in.seed, vu, streamInit)}}
 }
 
 // transport is one VU's fault-injecting RoundTripper.
 type transport struct {
-	in *Injector
+	*vuState
 	rt http.RoundTripper
+}
+
+// vuState is a VU's fault schedule, shared by the transports of its
+// sessions.
+type vuState struct {
+	in *Injector
 	vu int
 
 	mu                               sync.Mutex
 	rngPOST, rngGET, rngReq, rngInit *rand.Rand
 	log                              []Applied // decisions applied, in order (for tests)
+}
+
+// ForSession gives a session the connections of its own that the
+// transport under it offers (HTTP/2: one connection per session), under
+// the same VU's fault schedule; t itself when there are none. The
+// interface is the driver's, matched by shape.
+func (t *transport) ForSession() http.RoundTripper {
+	fs, ok := t.rt.(interface{ ForSession() http.RoundTripper })
+	if !ok {
+		return t
+	}
+	srt := fs.ForSession()
+	if srt == t.rt {
+		return t
+	}
+	return &transport{vuState: t.vuState, rt: srt}
+}
+
+// CloseIdleConnections closes the connections of the transport under it
+// (a session's own, when ForSession gave them).
+func (t *transport) CloseIdleConnections() {
+	if c, ok := t.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // Applied records one stream's decision as applied.

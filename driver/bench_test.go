@@ -223,3 +223,39 @@ func BenchmarkToolsCallSSEChaosOff(b *testing.B) { benchChaos(b, chaos.Plan{}) }
 func BenchmarkToolsCallSSEChaosIdle(b *testing.B) {
 	benchChaos(b, chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 1 << 30}}}})
 }
+
+// benchTransport times the hot path over one HTTP version against the
+// minimal SSE server: http (H1Transport), https with ALPN http/1.1
+// (H1Transport over TLS), h2 (net/http's HTTP/2, a connection per
+// session) and h2c. Allocations and CPU include the in-process server's,
+// which for HTTP/2 is net/http's HTTP/2 server.
+func benchTransport(b *testing.B, tlsOn bool, mode, wantProto string) {
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(sseHandler))
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetHTTP2(tlsOn)
+	p.SetUnencryptedHTTP2(!tlsOn)
+	ts.Config.Protocols = &p
+	if tlsOn {
+		ts.EnableHTTP2 = true
+		ts.StartTLS()
+	} else {
+		ts.Start()
+	}
+	defer ts.Close()
+	cfg := &driver.Config{URL: ts.URL, HTTP: mode, Insecure: true}
+	cfg.HTTPClient = driver.NewHTTPClient(cfg)
+	s := benchSession(b, cfg)
+	benchCalls(b, s)
+	b.StopTimer()
+	if got := driver.TransportStats(cfg.HTTPClient).Protocol(); got != wantProto {
+		b.Fatalf("protocol %q, want %q", got, wantProto)
+	}
+	s.Close(b.Context())
+}
+
+func BenchmarkToolsCallSSEOverTLSHTTP1(b *testing.B) {
+	benchTransport(b, true, driver.HTTP1, "http/1.1")
+}
+func BenchmarkToolsCallSSEOverTLSH2(b *testing.B) { benchTransport(b, true, driver.HTTPAuto, "h2") }
+func BenchmarkToolsCallSSEH2C(b *testing.B)       { benchTransport(b, false, driver.HTTP2, "h2c") }

@@ -2,8 +2,6 @@ package driver
 
 import (
 	"cmp"
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,6 +96,23 @@ type Config struct {
 	// StdHTTP makes NewHTTPClient use net/http's Transport instead of
 	// H1Transport (slower per request; speaks HTTP/2 over TLS).
 	StdHTTP bool
+	// HTTP is the HTTP version (NewHTTPClient): HTTPAuto ("": H1Transport
+	// for http://, ALPN for https://), HTTP1 or HTTP2 (h2, or h2c with
+	// prior knowledge for http://).
+	HTTP string
+	// Proxy (NewHTTPClient): "" honours HTTP_PROXY, HTTPS_PROXY and
+	// NO_PROXY (never for loopback targets); ProxyNone goes direct; an
+	// http:// or https:// URL sends every request through that proxy
+	// (CONNECT tunnels for https://, absolute-form requests for http://).
+	// Its userinfo becomes Proxy-Authorization and is never shown.
+	Proxy string
+	// TLS holds the roots, client certificate and server name
+	// (NewHTTPClient); files are read when the client is built.
+	TLS TLSFiles
+	// OAuth, when set, authorizes requests the way the MCP authorization
+	// spec (2025-11-25) describes for machine clients: client credentials
+	// after a 401 challenge (see OAuthConfig). Never shown.
+	OAuth *OAuthConfig
 
 	// Reconnect is the reconnect policy: ReconnectHonourRetry (""),
 	// ReconnectImmediate or ReconnectBackoff.
@@ -188,7 +203,7 @@ func (c *Config) Validate() []error {
 			errs = append(errs, fmt.Errorf("canned[%s]: not valid JSON", m))
 		}
 	}
-	return errs
+	return append(errs, c.ValidateNet()...)
 }
 
 func (c *Config) protocol() string { return cmp.Or(c.Protocol, DefaultProtocol) }
@@ -261,40 +276,21 @@ func durOr(d, def time.Duration) time.Duration {
 	return d
 }
 
-// NewHTTPClient returns an HTTP client tuned for load generation: an
-// H1Transport (or net/http's Transport with cfg.StdHTTP) with keep-alive
-// connections without a per-host cap, the connect timeout of cfg, and TLS
-// verification off when cfg.Insecure. Request and stream timeouts are the
-// driver's, not the client's.
+// NewHTTPClient returns an HTTP client tuned for load generation, for
+// the HTTP version cfg asks for (see HTTPAuto, HTTP1, HTTP2; or net/http's
+// Transport with cfg.StdHTTP): H1Transport for HTTP/1.1, keep-alive
+// connections without a per-host cap, HTTP/2 with a connection per
+// session; the proxy, TLS files and OAuth of cfg; the connect timeout of
+// cfg. Request and stream timeouts are the driver's, not the client's.
+// TransportStats reads what its connections did. A setting that cannot be
+// used (a TLS file that does not load; Config.Validate reports it first)
+// makes every request fail with the error naming it.
 func NewHTTPClient(cfg *Config) *http.Client {
-	if !cfg.StdHTTP {
-		t := &H1Transport{DialTimeout: durOr(cfg.ConnectTimeout, 5*time.Second), UserAgent: "mcpbench", SourceAddrs: cfg.SourceAddrs}
-		if cfg.Insecure {
-			t.TLSConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for --insecure
-		}
-		return &http.Client{Transport: t}
+	t, err := newTransport(cfg)
+	if err != nil {
+		return &http.Client{Transport: errTransport{err}}
 	}
-	d := &net.Dialer{Timeout: durOr(cfg.ConnectTimeout, 5*time.Second), KeepAlive: 30 * time.Second}
-	src := newSourcePicker(cfg.SourceAddrs)
-	tr := &http.Transport{
-		Proxy: nil, // load goes straight to the target
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			dd := *d
-			dd.LocalAddr = src.pick()
-			return dd.DialContext(ctx, network, addr)
-		},
-		MaxIdleConns:          0,
-		MaxIdleConnsPerHost:   100000,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   durOr(cfg.ConnectTimeout, 5*time.Second),
-		ExpectContinueTimeout: 0,
-		ForceAttemptHTTP2:     false,
-		DisableCompression:    true, // SSE must not be buffered by a decompressor
-	}
-	if cfg.Insecure {
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for --insecure
-	}
-	return &http.Client{Transport: tr}
+	return &http.Client{Transport: t}
 }
 
 // sensitiveHeader reports whether a header's value must not be printed.

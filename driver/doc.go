@@ -54,7 +54,8 @@
 // ErrStreamBroken, ErrUnresumable, ErrStreamIdle, ErrToolError,
 // ErrRequestTimeout, ErrResponseTooLarge and ErrEventTooLarge (each naming
 // its limit), ErrConnClosedAfterWrite (a request that reached the socket is
-// never re-sent), ErrHTTP2Only, ...), a *StatusError (with the Location,
+// never re-sent), ErrHTTP2Only, ErrNoHTTP2, ErrProxy, ErrAuthorization
+// (classed http-status), ...), a *StatusError (with the Location,
 // WWW-Authenticate, Retry-After and first body line the user needs) or a
 // *RPCError; Classify maps them to a Class (transport, timeout,
 // http-status, session-missing, bad-response, sse-malformed, jsonrpc-error,
@@ -94,6 +95,23 @@
 // (silent-resume). The GET stream's ledger checks numbered notifications
 // (gaps are lost) and foreign messages.
 //
+// # Connections
+//
+// NewHTTPClient picks the transport by Config.HTTP: H1Transport (ours,
+// HTTP/1.1) for http:// and wherever ALPN picks http/1.1; net/http's
+// HTTP/2 where ALPN picks h2 (--http auto), for every https:// request
+// (--http 2), or as h2c with prior knowledge for http:// (--http 2). Under
+// HTTP/2 each session has a connection of its own, which its POST
+// streams, GET stream and answers share, as one client's would
+// (Session.Close closes it). Every connection goes through one dialer:
+// the proxy (Config.Proxy; CONNECT tunnels, absolute-form requests for
+// http:// over HTTP/1.1), TLS (Config.TLS: CA, client certificate, server
+// name; sessions resumed), with connections, proxied connections, TLS
+// handshakes (timed) and resumptions counted apart from operations
+// (TransportStats). With Config.OAuth, a 401 Bearer challenge starts the
+// MCP authorization flow for machine clients (oauth.go); the token is
+// shared by the client's sessions and refreshed before it expires.
+//
 // # Files
 //
 // Where each concern lives (the client roughly in the order a request
@@ -131,6 +149,19 @@
 //     the idle pool and its liveness peek; h1_read.go: the response head
 //     (status line, header, 1xx, body framing); h1_body.go: the body
 //     (Content-Length, chunked, trailers) and connection reuse.
+//   - transport.go: the transport NewHTTPClient builds for --http auto, 1.1
+//     or 2 (netTransport), the per-session transports, NetStats and
+//     TransportStats; dial.go: the dialer under every transport (proxies:
+//     CONNECT tunnels and absolute-form requests; TLS roots, client
+//     certificates, server name, session resumption; counts and handshake
+//     times; TLS errors explained); h2.go: HTTP/2 from net/http (a
+//     ClientConn per session; h2c with prior knowledge), the ALPN choice
+//     of --http auto, the response body the chaos layer cuts by stream or
+//     by connection.
+//   - oauth.go: MCP authorization with client credentials (the token the
+//     sessions share, refresh before expiry, counts); oauth_discover.go:
+//     the 401 challenge, protected resource and authorization server
+//     metadata.
 //   - probe.go: Probe and its report; probe_exchange.go: the probe's raw
 //     requests and how answers are recorded and judged;
 //     probe_legacy.go: initialize, session, GET and DELETE checks

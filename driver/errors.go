@@ -190,7 +190,7 @@ func Classify(err error) Class {
 			return ClassVersion
 		}
 		return ClassJSONRPC
-	case errors.As(err, &se):
+	case errors.As(err, &se), errors.Is(err, ErrAuthorization): // a 401 that authorization could not answer
 		return ClassHTTPStatus
 	case errors.Is(err, ErrBadResponse), errors.Is(err, ErrNoResponse),
 		errors.Is(err, ErrResponseTooLarge), errors.Is(err, ErrNoGETStream), errors.Is(err, ErrGETStreamConflict):

@@ -65,6 +65,7 @@ type H1Transport struct {
 	mu      sync.Mutex
 	idle    map[string][]*h1conn
 	retries atomic.Int64
+	d       *dialer // NewHTTPClient's: proxies, TLS settings, counts (nil: Dial and TLSConfig)
 }
 
 var _ http.RoundTripper = (*H1Transport)(nil)
@@ -78,7 +79,7 @@ var ErrConnClosedAfterWrite = errors.New("connection closed after the request wa
 // refuses ALPN "http/1.1" (or negotiates no protocol and drops the first
 // request) while it accepts "h2", or it answers an HTTP/1.1 request with
 // HTTP/2 frames (RFC 9113 §3.4, §4.1).
-var ErrHTTP2Only = errors.New("server offers only HTTP/2 (ALPN h2); this transport speaks HTTP/1.1")
+var ErrHTTP2Only = errors.New("server offers only HTTP/2 (ALPN h2); this transport speaks HTTP/1.1 (--http auto or 2 speaks HTTP/2)")
 
 // Retries returns the number of requests re-sent because the connection
 // failed before any byte of them was written (the server cannot have seen
@@ -93,6 +94,7 @@ type h1conn struct {
 	c      net.Conn
 	br     *bufio.Reader // pooled; nil while the connection is idle
 	cw     connWriter    // under the (pooled) write buffer: counts the bytes the connection accepted
+	hop    *proxyHop     // a forward proxy taking absolute-form requests (nil: direct or tunnelled)
 	long   []byte        // a line longer than br's buffer, gathered
 	idleAt time.Time
 	reused bool
@@ -245,6 +247,11 @@ func (pc *h1conn) writeRequest(req *http.Request, body []byte) error {
 	}
 	w.WriteString(method)
 	w.WriteByte(' ')
+	if pc.hop != nil { // a forward proxy: absolute form (RFC 9112 §3.2.2)
+		w.WriteString(req.URL.Scheme)
+		w.WriteString("://")
+		w.WriteString(req.URL.Host)
+	}
 	w.WriteString(req.URL.RequestURI())
 	w.WriteString(" HTTP/1.1\r\nHost: ")
 	host := req.Host
@@ -278,6 +285,11 @@ func (pc *h1conn) writeRequest(req *http.Request, body []byte) error {
 	}
 	if req.Close {
 		w.WriteString("Connection: close\r\n")
+	}
+	if pc.hop != nil && pc.hop.auth != "" {
+		w.WriteString("Proxy-Authorization: ")
+		w.WriteString(pc.hop.auth)
+		w.WriteString("\r\n")
 	}
 	if body != nil || method == http.MethodPost || method == http.MethodPut {
 		var nb [20]byte

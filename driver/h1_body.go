@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -241,7 +242,11 @@ func (b *h1body) Reset() error {
 		if b.stop != nil {
 			b.stop()
 		}
-		if tc, ok := b.pc.c.(*net.TCPConn); ok {
+		c := b.pc.c
+		if tc, ok := c.(*tls.Conn); ok {
+			c = tc.NetConn()
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
 			tc.SetLinger(0)
 		}
 		b.pc.c.Close()

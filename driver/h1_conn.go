@@ -46,7 +46,7 @@ func (t *H1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 		}
 		addr = net.JoinHostPort(strings.Trim(host, "[]"), port)
 	}
-	c, err := t.dial(ctx, scheme, addr, "http/1.1")
+	c, hop, err := t.dial(ctx, scheme, addr, "http/1.1")
 	if err != nil {
 		// RFC 7301 §3.2: no_application_protocol, the server supports none
 		// of the protocols offered. Say so if it is an HTTP/2-only server.
@@ -57,12 +57,25 @@ func (t *H1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 		}
 		return nil, err
 	}
-	return newH1conn(t, key, addr, c), nil
+	pc := newH1conn(t, key, addr, c)
+	pc.hop = hop
+	return pc, nil
 }
 
 // dial connects to addr, with a TLS handshake offering ALPN proto for
-// https.
-func (t *H1Transport) dial(ctx context.Context, scheme, addr, proto string) (net.Conn, error) {
+// https; hop is the forward proxy an http:// connection goes to (nil:
+// direct).
+func (t *H1Transport) dial(ctx context.Context, scheme, addr, proto string) (net.Conn, *proxyHop, error) {
+	if t.d != nil {
+		return t.d.h1(ctx, scheme, addr, proto)
+	}
+	c, err := t.dialDirect(ctx, scheme, addr, proto)
+	return c, nil, err
+}
+
+// dialDirect is dial without NewHTTPClient's dialer: Dial (or a
+// net.Dialer) and TLSConfig.
+func (t *H1Transport) dialDirect(ctx context.Context, scheme, addr, proto string) (net.Conn, error) {
 	timeout := durOr(t.DialTimeout, 5*time.Second)
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -103,7 +116,7 @@ func (t *H1Transport) dial(ctx context.Context, scheme, addr, proto string) (net
 // acceptsH2 probes addr once with a TLS handshake offering only ALPN "h2"
 // and reports whether the server chose it.
 func (t *H1Transport) acceptsH2(ctx context.Context, addr string) bool {
-	c, err := t.dial(ctx, "https", addr, "h2")
+	c, _, err := t.dial(ctx, "https", addr, "h2")
 	if err != nil {
 		return false
 	}
@@ -163,6 +176,12 @@ const msgPeek = 0x2
 func peekSocket[FD ~int | ~uintptr](recvfrom func(FD, []byte, int) (int, syscall.Sockaddr, error), fd uintptr, p []byte) (int, error) {
 	n, _, err := recvfrom(FD(fd), p, msgPeek)
 	return n, err
+}
+
+// adopt puts a connection made elsewhere (autoTransport's first TLS
+// connection to a host, whose ALPN chose http/1.1) among the idle ones.
+func (t *H1Transport) adopt(scheme, host string, c net.Conn) {
+	t.putIdle(newH1conn(t, scheme+"://"+host, hostPort(scheme, host), c))
 }
 
 // putIdle keeps pc for reuse. Its read buffer (empty: finish checked)

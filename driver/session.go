@@ -72,6 +72,7 @@ type Session struct {
 type core struct {
 	cfg    *Config
 	rt     http.RoundTripper // the client's transport: redirects are the session's business
+	ownRT  bool              // rt holds connections of this session only (HTTP/2): Close closes them
 	u      atomic.Pointer[url.URL]
 	num    uint64
 	budget *Budget
@@ -142,7 +143,8 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c := &core{cfg: cfg, rt: rt, num: uint64(num), budget: cfg.budget()}
+	rt, ownRT := perSession(rt)
+	c := &core{cfg: cfg, rt: rt, ownRT: ownRT, num: uint64(num), budget: cfg.budget()}
 	c.u.Store(u)
 	c.tokPrefix = fmt.Appendf(nil, `"%s-%d-`, runID, sessionSerial.Add(1))
 	if p := cfg.protocol(); p == ProtocolAuto {
@@ -478,6 +480,7 @@ func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
 // Config.CheckDeleted, a deleted session is then probed: the server must
 // answer 404 to its id (item 3); the verdict is in Hygiene.
 func (s *Session) Close(ctx context.Context) error {
+	defer s.releaseConns()
 	s.stopGET()
 	h := s.hdr.Load()
 	if h.sid == "" || s.modern {

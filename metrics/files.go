@@ -30,6 +30,11 @@ type RunInfo struct {
 	ServerMode         string `json:"server_mode,omitempty"`
 	ProtocolRequested  string `json:"protocol_requested"`
 	ProtocolNegotiated string `json:"protocol_negotiated"`
+	// HTTPProtocol is what the connections speak ("h2", "h2c",
+	// "http/1.1"; the others after the most used one); Proxy the proxy
+	// the load went through and where it came from ("" direct).
+	HTTPProtocol string `json:"http_protocol,omitempty"`
+	Proxy        string `json:"proxy,omitempty"`
 
 	Profile string            `json:"profile"`
 	Ops     []string          `json:"ops"`     // op names, as the interval files name them

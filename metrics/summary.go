@@ -58,6 +58,10 @@ type Summary struct {
 	GETStreams *GETStreamSummary `json:"get_streams,omitempty"`
 	Generator  Generator         `json:"generator"`
 
+	// Net describes the connections: HTTP version, proxy, TLS
+	// handshakes, OAuth token fetches (nil when the client was not built
+	// by the driver).
+	Net *NetSummary `json:"net,omitempty"`
 	// Chaos is what the fault plan injected (nil without chaos).
 	Chaos *ChaosSummary `json:"chaos,omitempty"`
 	// Storms analyses each storm wave.
@@ -99,6 +103,14 @@ type ChaosSummary struct {
 	Stalls    int64      `json:"stalls"`
 	Delays    int64      `json:"delays"`
 	StormCuts int64      `json:"storm_cuts"`
+	// StreamResets and ConnCloses split the cuts of response streams
+	// (faults and storms) by what they broke: one HTTP/2 stream
+	// (RST_STREAM; its connection and the session's other streams kept:
+	// layer stream), or a connection with every stream on it (layer conn;
+	// over HTTP/1.1, every cut). A random-time cut that fires before the
+	// answer cancels its request and is in neither.
+	StreamResets int64 `json:"stream_resets,omitempty"`
+	ConnCloses   int64 `json:"conn_closes,omitempty"`
 	// Outside counts the faults injected outside the measured window
 	// (warm-up, set-up with target=init, the graceful stop).
 	Outside int64 `json:"outside_window,omitempty"`

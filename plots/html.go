@@ -231,6 +231,12 @@ func metaRows(res *metrics.Results, s *metrics.Summary) []kv {
 		proto += " (requested " + r.ProtocolRequested + ")"
 	}
 	add("Protocol", proto)
+	if n := s.Net; n != nil && n.Protocol != "" {
+		add("HTTP", n.Protocol)
+		if n.Proxy != "" {
+			add("Proxy", n.Proxy)
+		}
+	}
 	model := fmt.Sprintf("closed: %d VUs", s.VUs)
 	if s.Model == "open" {
 		model = fmt.Sprintf("open: arrival rate %s ops/s, %d VUs (max %d)", strconv.FormatFloat(s.TargetRate, 'g', 6, 64), s.VUs, s.MaxVUs)

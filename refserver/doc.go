@@ -17,7 +17,11 @@
 // (handler.go), session tracking, numbered notifications on the standalone
 // stream and shutdown (sessions.go), the measuring tools (tools.go), the
 // bounded event store (eventstore.go), the Origin and Host policy
-// (origin.go) and the loopback listener (server.go).
+// (origin.go), the loopback listener (server.go), HTTPS with a generated CA,
+// mutual TLS, HTTP/2-only or HTTP/1.1-only ALPN and h2c (tls.go, Options.TLS
+// and H2C), and a small OAuth authorization server for client credentials
+// in front of /mcp (auth.go, Options.Auth; the go-sdk's bearer-token
+// middleware and protected resource metadata handler).
 //
 // It must not be required for benchmarking other servers: the driver,
 // workload, chaos, metrics and plots packages never import it; only

@@ -144,6 +144,9 @@ func newHandler(opts Options) (*handler, error) {
 		Logger:                       opts.Logger,
 		SessionTimeout:               opts.SessionTimeout,
 		PropagateRequestCancellation: h.mode == Mode2026,
+		// With TLS names besides the loopback ones, Start's hostGuard
+		// checks the Host header instead (those names allowed too).
+		DisableLocalhostProtection: opts.TLS != nil && len(opts.TLS.Hosts) > 0,
 	}
 	if h.mode.stateful() {
 		n := opts.EventStoreBytes

@@ -100,6 +100,19 @@ type Options struct {
 	// with localhost, 127.0.0.1 and [::1] equivalent on the same port.
 	AllowedOrigins []string
 
+	// TLS, when set, makes Start serve HTTPS (see TLSOptions); nil serves
+	// plain HTTP. NewHandler ignores it.
+	TLS *TLSOptions
+
+	// H2C makes Start also accept HTTP/2 with prior knowledge on plain HTTP
+	// (h2c, RFC 9113 §3.3) beside HTTP/1.1. NewHandler ignores it.
+	H2C bool
+
+	// Auth, when set, makes Start require OAuth bearer tokens on /mcp and
+	// serve a built-in authorization server (see AuthOptions). NewHandler
+	// ignores it.
+	Auth *AuthOptions
+
 	// LeakPerSession, if positive, makes the server keep this many bytes
 	// for every session it initializes, for its whole lifetime: a
 	// deliberate memory leak, to test leak detection (mcpbench soak). Never
@@ -140,6 +153,15 @@ func (o Options) Validate() error {
 			errs = append(errs, fmt.Errorf("%w: AllowedOrigins: %q: %v (want scheme://host[:port] or \"*\")",
 				ErrInvalidOptions, s, err))
 		}
+	}
+	if o.TLS != nil {
+		errs = append(errs, o.TLS.validate()...)
+		if o.H2C {
+			errs = append(errs, fmt.Errorf("%w: H2C: plain HTTP only (over TLS, ALPN offers h2)", ErrInvalidOptions))
+		}
+	}
+	if o.Auth != nil {
+		errs = append(errs, o.Auth.validate()...)
 	}
 	if o.TickInterval < 0 {
 		errs = append(errs, fmt.Errorf("%w: TickInterval: %v is negative (0 means off)",

@@ -3,11 +3,13 @@ package refserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -24,6 +26,8 @@ const shutdownTimeout = 3 * time.Second
 // Its methods are safe for concurrent use.
 type Server struct {
 	h        *handler
+	tls      *tlsMaterial // nil: plain HTTP
+	auth     *authServer  // nil: no authorization
 	srv      *http.Server
 	ln       net.Listener
 	served   chan error // Serve's result
@@ -44,37 +48,60 @@ func Start(ctx context.Context, addr string, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	s := &Server{h: h, served: make(chan error, 1)}
+	if opts.TLS != nil {
+		if s.tls, err = newTLS(opts.TLS); err != nil {
+			h.Close()
+			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+		}
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
 		h.Close()
 		return nil, err
 	}
+	s.ln = ln
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	var mcp http.Handler = h
+	if opts.Auth != nil {
+		s.auth = newAuthServer(*opts.Auth, strings.TrimSuffix(s.URL(), "/mcp"))
+		mcp = s.auth.mount(mux, h)
+	}
+	if opts.TLS != nil && len(opts.TLS.Hosts) > 0 {
+		mcp = hostGuard(opts.TLS.Hosts, mcp)
+	}
+	mux.Handle("/mcp", mcp)
 	errorLog := log.New(io.Discard, "", 0)
 	if opts.Logger != nil {
 		errorLog = slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)
 	}
-	s := &Server{
-		h:  h,
-		ln: ln,
-		srv: &http.Server{
-			Handler:           mux,
-			ReadHeaderTimeout: 10 * time.Second,
-			IdleTimeout:       2 * time.Minute,
-			ErrorLog:          errorLog,
-			// No WriteTimeout: SSE streams live as long as their request.
-		},
-		served: make(chan error, 1),
+	s.srv = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          errorLog,
+		Protocols:         protocols(opts),
+		// No WriteTimeout: SSE streams live as long as their request.
 	}
-	go func() { s.served <- s.srv.Serve(ln) }()
+	if s.tls != nil {
+		s.srv.TLSConfig = s.tls.config
+		go func() { s.served <- s.srv.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { s.served <- s.srv.Serve(ln) }()
+	}
 	s.stopCtx = context.AfterFunc(ctx, func() { s.Close() })
 	return s, nil
 }
 
-// URL returns the MCP endpoint, e.g. "http://127.0.0.1:41234/mcp".
-func (s *Server) URL() string { return "http://" + s.Addr() + "/mcp" }
+// URL returns the MCP endpoint, e.g. "http://127.0.0.1:41234/mcp"
+// ("https://" with TLS).
+func (s *Server) URL() string {
+	if s.tls != nil {
+		return "https://" + s.Addr() + "/mcp"
+	}
+	return "http://" + s.Addr() + "/mcp"
+}
 
 // Addr returns the address the server listens on, e.g. "127.0.0.1:41234".
 func (s *Server) Addr() string { return s.ln.Addr().String() }

@@ -19,6 +19,12 @@ func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
 	p.F("| | |\n|---|---|\n")
 	p.F("| target | `%s`%s |\n", s.Target, map[bool]string{true: " (embedded reference server)"}[s.Embedded])
 	p.F("| protocol | %s |\n| model | %s |\n", s.Protocol, s.Model)
+	if n := s.Net; n != nil && n.Protocol != "" {
+		p.F("| HTTP | %s |\n", httpName(n.Protocol))
+		if n.Proxy != "" {
+			p.F("| proxy | %s |\n", n.Proxy)
+		}
+	}
 	if s.Model == "open" {
 		p.F("| arrival rate | %.4g/s (achieved %.1f/s, dropped %d) |\n", s.TargetRate, s.Rate, s.Dropped)
 	}

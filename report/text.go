@@ -32,6 +32,7 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	p.streams(s)
 	p.chaos(s)
 	p.sessions(s)
+	p.net(s.Net)
 	p.thresholds(s.Thresholds)
 	p.generator(s)
 	return p.Err
@@ -44,7 +45,7 @@ func (p *printer) header(s *metrics.Summary) {
 	if s.Embedded {
 		target += " (embedded reference server)"
 	}
-	p.F("mcpbench  %s  ·  protocol %s  ·  %s\n", target, s.Protocol, s.Tool)
+	p.F("mcpbench  %s  ·  protocol %s%s  ·  %s\n", target, s.Protocol, netHeader(s.Net), s.Tool)
 	if s.ProtocolWhy != "" {
 		p.F("protocol %s: %s\n", s.Protocol, s.ProtocolWhy)
 	}
@@ -182,6 +183,9 @@ func (p *printer) chaos(s *metrics.Summary) {
 			outside = fmt.Sprintf(" (and %d faults outside the measured window)", c.Outside)
 		}
 		p.F("Chaos (seed %d): %d cuts (%d rst, %d fin), %d stalls, %d delays, %d streams cut by storms%s\n", c.Seed, c.CutsRST+c.CutsFIN, c.CutsRST, c.CutsFIN, c.Stalls, c.Delays, c.StormCuts, outside)
+		if c.StreamResets+c.ConnCloses > 0 {
+			p.F("  the cuts broke %d HTTP/2 streams alone (RST_STREAM: the connection and the session's other streams kept) and %d connections (closed with every stream on them; over HTTP/1.1 every cut)\n", c.StreamResets, c.ConnCloses)
+		}
 	}
 	for _, w := range s.Storms {
 		p.F("Storm at %.1fs: %d reconnect attempts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)\n",

@@ -36,8 +36,8 @@ func (p *Profile) moreEndpoints(lookup secret.LookupFunc) ([]*Endpoint, []error)
 	return out, errs
 }
 
-// validateNet checks urls and source_addrs.
-func (p *Profile) validateNet(lookup secret.LookupFunc) []error {
+// validateEndpoints checks urls and source_addrs.
+func (p *Profile) validateEndpoints(lookup secret.LookupFunc) []error {
 	_, errs := p.moreEndpoints(lookup)
 	if p.SourceAddrs != "" {
 		if _, err := driver.ParseSourceAddrs(p.SourceAddrs); err != nil {

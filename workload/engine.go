@@ -275,6 +275,9 @@ func (e *engine) runInfo() *metrics.RunInfo {
 	e.mu.Lock()
 	info.ProtocolNegotiated = e.negotiated
 	e.mu.Unlock()
+	if n := driver.TransportStats(e.pl.Driver.HTTPClient); n != nil {
+		info.HTTPProtocol, info.Proxy = n.Protocol(), metrics.ProxyText(n.Proxies)
+	}
 	info.Started, info.Ops = e.start, e.pl.Names
 	info.Target = cmp.Or(info.Target, e.pl.Target)
 	return info

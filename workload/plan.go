@@ -171,6 +171,7 @@ func driverConfig(p *Profile, ep *Endpoint, hc *http.Client) driver.Config {
 	// the small per-session buffers + this.
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))
 	d.Header = ep.Header
+	p.netConfig(os.LookupEnv, d) // Validate reported its problems
 	d.HTTPClient = hc
 	if d.HTTPClient == nil && d.URL != "" {
 		d.HTTPClient = driver.NewHTTPClient(d)

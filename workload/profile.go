@@ -137,6 +137,17 @@ type Profile struct {
 	// CheckDeleted probes every deleted session: the server must answer
 	// 404 to it (a session hygiene verdict).
 	CheckDeleted bool `yaml:"check_deleted"`
+	// HTTP is the HTTP version: auto (default: mcpbench's HTTP/1.1 for
+	// http://, ALPN for https://), 1.1, or 2 (h2; h2c for http://).
+	HTTP string `yaml:"http"`
+	// Proxy: "" honours HTTP_PROXY/HTTPS_PROXY/NO_PROXY, none goes direct,
+	// a URL sends everything through it (${NAME} expanded; credentials
+	// never shown).
+	Proxy string `yaml:"proxy"`
+	// TLS: CA, client certificate (mutual TLS), server name, insecure.
+	TLS TLSSpec `yaml:"tls"`
+	// OAuth authorizes with client credentials (nil: no OAuth).
+	OAuth *OAuthSpec `yaml:"oauth"`
 	// Sweep steps the load (mcpbench sweep); Soak configures a soak
 	// (mcpbench soak).
 	Sweep *SweepSpec `yaml:"sweep"`

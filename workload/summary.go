@@ -70,6 +70,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	}
 	s.Sessions = e.rec.Sessions()
 	s.GETStreams = e.rec.GETStreams()
+	s.Net = metrics.NetSummaryOf(driver.TransportStats(e.pl.Driver.HTTPClient))
 	e.chaosSummary(s)
 	e.generatorSummary(s, u0, u1)
 	e.bottleneck(s)
@@ -90,7 +91,8 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 	}
 	st := e.inj.Stats()
 	s.Chaos = &metrics.ChaosSummary{Plan: e.inj.Plan(), Seed: e.inj.Seed(), CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
-		Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts, Outside: st.Outside}
+		Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts, Outside: st.Outside,
+		StreamResets: st.StreamResets, ConnCloses: st.ConnCloses}
 	if e.tl != nil && len(st.Waves) > 0 {
 		s.Storms = verdict.Storms(st.Waves, e.tl, e.rows)
 	}

@@ -22,10 +22,11 @@ func (p *Profile) Validate() []error {
 	_, epErrs := p.endpoint(os.LookupEnv) // url and headers: ${NAME} set, URL well-formed
 	ops, opErrs := p.expandOps(os.LookupEnv)
 	errs = append(append(errs, epErrs...), opErrs...)
-	errs = append(errs, p.validateNet(os.LookupEnv)...)
+	errs = append(errs, p.validateEndpoints(os.LookupEnv)...)
 	errs = append(errs, p.validateLoad()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
+	errs = append(errs, p.validateNet()...)
 	errs = append(errs, p.validateOps()...)
 	errs = append(errs, p.validateScenarios()...)
 	if len(opErrs) == 0 {

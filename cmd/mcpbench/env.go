@@ -101,7 +101,8 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		}
 		e.embedded = true
 		e.srv, err = refserver.Start(context.WithoutCancel(e.ctx), "127.0.0.1:0", refserver.Options{
-			Mode: refserver.Mode(p.Server.Mode), GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D()})
+			Mode: refserver.Mode(p.Server.Mode), GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D(),
+			H2C: p.HTTP == driver.HTTP2}) // --http 2 against the embedded server: h2c
 		if err != nil {
 			e.close()
 			return nil, &exitError{code: exitFailed, err: fmt.Errorf("start the embedded reference server: %w", err)}
@@ -135,10 +136,6 @@ func (e *env) compile() (*workload.Plan, error) {
 	plan, err := workload.Compile(e.profile, nil)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
-	}
-	if e.f.insecure {
-		plan.Driver.Insecure = true
-		plan.Driver.HTTPClient = driver.NewHTTPClient(&plan.Driver)
 	}
 	return plan, nil
 }

@@ -21,6 +21,7 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 		return err
 	}
 	applyTransport(p, f, set)
+	applyNet(p, &f.net, f.insecure, set)
 	if err := applyOps(p, f, set); err != nil {
 		return err
 	}

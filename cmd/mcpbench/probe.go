@@ -23,6 +23,7 @@ type probeFlags struct {
 	jsonOut, insecure bool
 	headers           []string
 	serverMode        string
+	net               netFlags
 }
 
 func newProbeCmd() *cobra.Command {
@@ -58,6 +59,7 @@ mode).`,
 	cmd.Flags().BoolVar(&f.jsonOut, "json", false, "machine-readable output")
 	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment)")
+	f.net.registerTransport(cmd.Flags())
 	cmd.Flags().StringVar(&f.serverMode, "server-mode", "", "embedded server mode when no URL is given: stateful, stateless, json, 2026-07-28")
 	return cmd
 }
@@ -68,6 +70,10 @@ func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := &driver.Config{Insecure: f.insecure, RequestTimeout: 10 * time.Second}
+	f.net.config(cfg)
+	if errs := cfg.ValidateNet(); len(errs) > 0 {
+		return usageError("%v", errors.Join(errs...))
+	}
 	if len(args) == 1 {
 		cfg.URL = args[0]
 	} else {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
@@ -42,19 +43,23 @@ func TestReadmeCommands(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("TOKEN", "readme-token")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	px, err := mcptest.StartProxy() // the README's proxy on 127.0.0.1:3128
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
-	pidFile := filepath.Join(dir, "serve.pid")
+	defer px.Close()
+	env := &readmeEnv{dir: dir, addrs: map[string]string{"127.0.0.1:3128": strings.TrimPrefix(px.URL, "http://")}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	serving := false
+	serving := map[string]bool{}
 	procs := runtime.GOMAXPROCS(0)
 	for _, c := range cmds {
-		args := rewrite(c.args, addr, pidFile)
+		if c.export != "" {
+			name, value, _ := strings.Cut(c.export, "=")
+			t.Setenv(name, value)
+			continue
+		}
+		args := env.rewrite(t, c.args)
 		for i, a := range args {
 			if strings.HasPrefix(a, "examples/") {
 				args[i] = filepath.Join(root, a)
@@ -62,12 +67,21 @@ func TestReadmeCommands(t *testing.T) {
 		}
 		name := strings.Join(c.args, " ")
 		if args[0] == "serve" {
-			if serving {
-				continue // one server serves every block
+			i := slices.Index(args, "--addr")
+			if i < 0 {
+				args = append(args, "--addr", env.addr(t, "127.0.0.1:8080"))
+				i = len(args) - 2
 			}
-			serving = true
+			addr := args[i+1]
+			if serving[addr] {
+				continue // one server per address serves every block
+			}
+			serving[addr] = true
 			go cli(ctx, args...)
 			waitListening(t, addr)
+			if i := slices.Index(args, "--tls-dir"); i >= 0 {
+				waitFile(t, filepath.Join(args[i+1], "ca.pem"))
+			}
 			continue
 		}
 		for _, p := range args {
@@ -126,7 +140,12 @@ func getLedger(s *metrics.Summary) *metrics.LedgerSummary {
 	return s.GETStreams.Ledger
 }
 
-type readmeCmd struct{ args []string }
+// readmeCmd is an mcpbench command of the README, or an export line
+// (NAME=VALUE) that the commands after it see.
+type readmeCmd struct {
+	args   []string
+	export string
+}
 
 var reBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 
@@ -143,10 +162,12 @@ func readmeCommands(readme string) []readmeCmd {
 				words = words[:len(words)-1]
 			}
 			switch {
+			case len(words) == 2 && words[0] == "export" && strings.Contains(words[1], "="):
+				out = append(out, readmeCmd{export: words[1]})
 			case len(words) >= 2 && words[0] == "mcpbench":
-				out = append(out, readmeCmd{words[1:]})
+				out = append(out, readmeCmd{args: words[1:]})
 			case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/mcpbench":
-				out = append(out, readmeCmd{words[3:]})
+				out = append(out, readmeCmd{args: words[3:]})
 			}
 		}
 	}
@@ -190,18 +211,40 @@ func shellWords(line string) []string {
 	return words
 }
 
-// rewrite points a README command at the test's server and shrinks it:
-// 127.0.0.1:8080 and example hosts become the local server, the pid file
-// a temporary one, durations, steps and loads small.
-func rewrite(args []string, addr, pidFile string) []string {
+// readmeEnv maps the README's addresses and files to the test's.
+type readmeEnv struct {
+	dir   string
+	addrs map[string]string // README's 127.0.0.1:PORT → a free port here
+}
+
+var reAddr = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+
+// addr returns the test's address for one the README names.
+func (e *readmeEnv) addr(t *testing.T, a string) string {
+	if got, ok := e.addrs[a]; ok {
+		return got
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := l.Addr().String()
+	l.Close()
+	e.addrs[a] = got
+	return got
+}
+
+// rewrite points a README command at the test's servers and shrinks it:
+// each 127.0.0.1:PORT becomes a free port of its own (the proxy's 3128 the
+// test proxy), example hosts the server of 127.0.0.1:8080, /tmp/mcpbench-*
+// files temporary ones, durations, steps and loads small.
+func (e *readmeEnv) rewrite(t *testing.T, args []string) []string {
 	out := make([]string, 0, len(args)+8)
+	pidFile := filepath.Join(e.dir, "mcpbench-serve.pid")
 	for _, a := range args {
-		a = strings.ReplaceAll(a, "127.0.0.1:8080", addr)
-		// Replicas: the one server stands for each (still two endpoints).
-		a = strings.ReplaceAll(a, "127.0.0.1:8081", addr)
-		a = strings.ReplaceAll(a, "127.0.0.1:8082", addr)
-		a = strings.ReplaceAll(a, "https://mcp.example.com/mcp", "http://"+addr+"/mcp")
-		a = strings.ReplaceAll(a, "/tmp/mcpbench-serve.pid", pidFile)
+		a = strings.ReplaceAll(a, "https://mcp.example.com/mcp", "http://127.0.0.1:8080/mcp")
+		a = reAddr.ReplaceAllStringFunc(a, func(m string) string { return e.addr(t, m) })
+		a = strings.ReplaceAll(a, "/tmp/mcpbench-", filepath.Join(e.dir, "mcpbench-"))
 		if a == "$(cat "+pidFile+")" {
 			a = fmt.Sprint(os.Getpid()) // serve runs in this process
 		}
@@ -242,6 +285,19 @@ func waitListening(t *testing.T, addr string) {
 		time.Sleep(20 * time.Millisecond) // polling with a deadline: the server starts in another goroutine
 	}
 	t.Fatalf("serve did not listen on %s", addr)
+}
+
+// waitFile waits for a file a server writes once it listens.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond) // polling with a deadline: serve writes it in another goroutine
+	}
+	t.Fatalf("serve wrote no %s", path)
 }
 
 func copyDir(t *testing.T, from, to string) {

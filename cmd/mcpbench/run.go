@@ -47,6 +47,7 @@ type runFlags struct {
 	seed                                               int64
 	maxMessage, maxEvent, maxBuffered                  units.Size
 	followRedirects                                    bool
+	net                                                netFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -163,6 +164,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
 	fl.IntVar(&f.targetPID, "target-pid", 0, "the target server's process id (same host, Linux): sample its CPU, RSS, open files and threads each interval")
 	fl.IntVar(&f.procs, "procs", 0, "OS threads running Go code in mcpbench (GOMAXPROCS). 0: auto — all cores, but for an open-model rate against --url only as many as the rate needs (~3300 ops/s each), which costs less CPU per op")
+	f.net.register(fl)
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to this file")
 	fl.MarkHidden("cpuprofile")
 	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -255,6 +257,7 @@ func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool
 	}
 	spec := plan.Profile
 	spec.Headers = nil // values may be secrets; Headers above are redacted
+	spec.Proxy = secret.RedactURL(spec.Proxy)
 	info.Spec = spec
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
 		v := fl.Value.String()
@@ -267,6 +270,12 @@ func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool
 				urls = append(urls, secret.RedactURL(u))
 			}
 			v = strings.Join(urls, "; ")
+		}
+		if fl.Name == "proxy" {
+			v = secret.RedactURL(v) // as written, without credentials
+		}
+		if fl.Name == "oauth-client-secret" {
+			v = "[redacted]"
 		}
 		info.Flags[fl.Name] = v
 	})
@@ -281,6 +290,13 @@ func redactArgs(args []string) []string {
 	for i := 0; i < len(out); i++ {
 		a := out[i]
 		switch {
+		case a == "--oauth-client-secret":
+			if i+1 < len(out) {
+				out[i+1] = "[redacted]"
+				i++
+			}
+		case secretFlag(a):
+			out[i] = "--oauth-client-secret=[redacted]"
 		case a == "--header" || a == "-H":
 			if i+1 < len(out) {
 				out[i+1] = redactHeaderArg(out[i+1])

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -319,4 +320,100 @@ func TestSweepCredentials(t *testing.T) {
 		t.Errorf("sweep.json target %q, want %q", sw.Target, want)
 	}
 	noSecret(t, dir, map[string]string{"sweep": out + errs, "plot": pout + perrs}, "SECRET")
+}
+
+// oauthGuarded is the reference server behind OAuth: a 401 challenge
+// without the bearer token, metadata naming itself as the authorization
+// server, and a token endpoint that gives token for clientSecret. It
+// counts the requests that carried the token.
+func oauthGuarded(t *testing.T, clientSecret, token string) (url string, authorized *int64) {
+	t.Helper()
+	h, err := refserver.NewHandler(refserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	var base string
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, `{"error":"invalid_token"}`, http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		n++
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}})
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": base, "token_endpoint": base + "/token"})
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if id, secret, _ := r.BasicAuth(); id != "bench" || secret != clientSecret {
+			w.WriteHeader(http.StatusUnauthorized)
+			json.NewEncoder(w).Encode(map[string]string{"error": "invalid_client"})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"access_token": token, "token_type": "Bearer", "expires_in": 3600})
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		srv.Close()
+		h.(io.Closer).Close()
+	})
+	base = srv.URL
+	return base + "/mcp", &n
+}
+
+// The OAuth client secret, the tokens and the proxy's password reach the
+// servers and never an output: stdout, stderr, the results directory, its
+// charts and reports. A secret written on the command line is refused
+// without being repeated.
+func TestOAuthAndProxySecretsNeverShown(t *testing.T) {
+	url, authorized := oauthGuarded(t, "CLIENTSECRET9", "TOKEN-b7e2a1")
+	px, err := mcptest.StartProxy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close()
+	px.User, px.Password = "u", "PROXYPASS7"
+	t.Setenv("MY_CLIENT_SECRET", "CLIENTSECRET9")
+	proxyURL := strings.Replace(px.URL, "http://", "http://u:PROXYPASS7@", 1)
+	dir := filepath.Join(t.TempDir(), "r")
+	out, errs, code := run(t, "run", "--url", url, "--proxy", proxyURL, "--oauth-client-id", "bench", "--oauth-client-secret", "${MY_CLIENT_SECRET}",
+		"--vus", "2", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
+	if code != exitOK || *authorized == 0 || px.Refused() != 0 || len(px.Forwards()) == 0 {
+		t.Fatalf("run: exit %d, %d authorized requests, proxy refused %d, forwarded %d\n%s\n%s", code, *authorized, px.Refused(), len(px.Forwards()), out, errs)
+	}
+	if !strings.Contains(out, "through proxy "+strings.Replace(px.URL, "http://", "http://u:[redacted]@", 1)) {
+		t.Errorf("header %q", headerLine(out))
+	}
+	outputs := map[string]string{"run": out + errs}
+	for _, args := range [][]string{{"plot", dir}, {"report", dir}, {"report", dir, "--format", "json"}} {
+		o, e, c := run(t, args...)
+		if c != exitOK {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, c, o, e)
+		}
+		outputs[strings.Join(args, " ")] = o + e
+	}
+	noSecret(t, dir, outputs, "CLIENTSECRET9", "TOKEN-b7e2a1", "PROXYPASS7", base64.StdEncoding.EncodeToString([]byte("u:PROXYPASS7")))
+
+	_, errs, code = run(t, "run", "--url", url, "--oauth-client-id", "bench", "--oauth-client-secret", "LITERALSECRET", "-q", "--no-results")
+	if code != exitUsage || !strings.Contains(errs, "oauth.client_secret: give ${NAME}") || strings.Contains(errs, "LITERALSECRET") {
+		t.Errorf("a literal secret: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestRedactSecretFlags(t *testing.T) {
+	in := []string{"mcpbench", "run", "--oauth-client-secret", "S1", "--oauth-client-secret=S2", "--proxy", "http://u:S3@p:1"}
+	want := []string{"mcpbench", "run", "--oauth-client-secret", "[redacted]", "--oauth-client-secret=[redacted]", "--proxy", "http://u:[redacted]@p:1"}
+	if diff := cmp.Diff(want, redactArgs(in)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
 }

@@ -20,6 +20,7 @@ func newServeCmd() *cobra.Command {
 		leak           int
 		allowOrigins   []string
 		pidFile        string
+		nf             serveNetFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -37,16 +38,13 @@ Tools: echo{text}, slow{ms}, progress{count, interval_ms, close_after,
 retry_ms}, long{ms, interval_ms}, payload{bytes}, notify{count, interval_ms},
 sample, elicit, roots, count{key, ms}. Resources mcpbench://static/small and
 mcpbench://static/large; prompt greet{name}.`,
-		Example: `  mcpbench serve                          # 127.0.0.1:8080, stateful, resumable
-  mcpbench serve --addr 127.0.0.1:0       # any free port (printed)
-  mcpbench serve --mode stateless         # no sessions; GET and DELETE answer 405
-  mcpbench serve --mode json              # application/json answers
-  mcpbench serve --allow-origin https://app.example   # a browser app may call it
-  mcpbench serve --addr 127.0.0.1:8080 --pid-file /tmp/mcpbench-serve.pid &
-  mcpbench soak --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"`,
-		Args: cobra.NoArgs,
+		Example: serveExamples,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak, AllowedOrigins: allowOrigins}
+			if err := nf.options(&opts, cmd.Flags().Changed); err != nil {
+				return usageError("%v", err)
+			}
 			if err := opts.Validate(); err != nil {
 				return usageError("%v", err)
 			}
@@ -58,8 +56,12 @@ mcpbench://static/large; prompt greet{name}.`,
 				return &exitError{code: exitFailed, err: err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench reference server (%s mode) listening on %s\n", opts.Mode, srv.URL())
+			if err := nf.describe(cmd.OutOrStdout(), srv); err != nil {
+				srv.Close()
+				return &exitError{code: exitFailed, err: err}
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "pid %d; Ctrl-C to stop\n", os.Getpid())
-			if !srv.Loopback() {
+			if !srv.Loopback() && opts.Auth == nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: WARNING: listening on %s, not a loopback address: the server accepts connections from the network and has no authentication (use --addr 127.0.0.1:PORT to keep it local)\n", srv.Addr())
 			}
 			if pidFile != "" {
@@ -75,9 +77,7 @@ mcpbench://static/large; prompt greet{name}.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "TEST FIXTURE: leaking %d bytes per session on purpose\n", leak)
 			}
 			<-ctx.Done()
-			st := srv.Stats()
-			fmt.Fprintf(cmd.OutOrStdout(), "stopping: %d tool executions, %d sessions opened, %d closed; count tool: %d keys, %d executed more than once\n",
-				st.ToolCalls, st.SessionsOpened, st.SessionsClosed, len(st.Executions), st.DoubleExecutions)
+			nf.stopped(cmd.OutOrStdout(), srv)
 			return srv.Close() // bounded: running tools are aborted, connections forced closed after ~3 s
 		},
 	}
@@ -87,7 +87,21 @@ mcpbench://static/large; prompt greet{name}.`,
 	cmd.Flags().DurationVar(&getRetry, "get-retry", 0, "retry hint sent at the start of every GET stream (0: none)")
 	cmd.Flags().StringArrayVar(&allowOrigins, "allow-origin", nil, "serve browser requests with this Origin (scheme://host[:port]; repeatable; \"*\" allows all); other foreign Origins get 403")
 	cmd.Flags().StringVar(&pidFile, "pid-file", "", "write the server's pid to this file once listening; removed on exit")
+	nf.register(cmd.Flags())
 	cmd.Flags().IntVar(&leak, "leak-per-session", 0, "TEST FIXTURE: keep this many bytes per session forever (a deliberate leak, to check mcpbench soak's leak verdict)")
 	cmd.Flags().MarkHidden("leak-per-session")
 	return cmd
 }
+
+// serveExamples are serve's --help examples.
+const serveExamples = `  mcpbench serve                          # 127.0.0.1:8080, stateful, resumable
+  mcpbench serve --addr 127.0.0.1:0       # any free port (printed)
+  mcpbench serve --mode stateless         # no sessions; GET and DELETE answer 405
+  mcpbench serve --mode json              # application/json answers
+  mcpbench serve --allow-origin https://app.example   # a browser app may call it
+  mcpbench serve --tls --tls-dir /tmp/mcpbench-tls  # HTTPS, HTTP/2 by ALPN; CA in /tmp/mcpbench-tls/ca.pem
+  mcpbench serve --tls --mtls --tls-dir /tmp/mcpbench-tls  # clients need /tmp/mcpbench-tls/client.pem
+  mcpbench serve --h2c                    # plain HTTP that also speaks h2c
+  MCPBENCH_OAUTH_CLIENT_SECRET=s3cret mcpbench serve --auth   # OAuth client credentials
+  mcpbench serve --addr 127.0.0.1:8080 --pid-file /tmp/mcpbench-serve.pid &
+  mcpbench soak --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"`
