@@ -27,7 +27,19 @@ type Op struct {
 	// ParamHeaders are the Mcp-Param-* headers of a tools/call under
 	// 2026-07-28 (see ParamHeaders), set before the op is first sent.
 	ParamHeaders [][2]string
+	// Cancel cancels a share of the op's calls still in flight after a
+	// while (nil: never; see cancel.go).
+	Cancel *Cancel
+	// Changes is the URI of the resource a call of this op changes (such
+	// as the reference server's touch tool): a session subscribed to it
+	// expects a notifications/resources/updated (see subscribe.go).
+	Changes string
+	// MaxPages bounds the pages a list op follows (0: DefaultMaxPages;
+	// see paginate.go).
+	MaxPages int
 
+	list       bool   // a list method: follow nextCursor
+	subURI     string // resources/subscribe and unsubscribe: the uri
 	isToolCall bool
 	mcpName    string   // Mcp-Name value (name or uri)
 	parts      [][]byte // Params split at RequestPlaceholder (nil: none)
@@ -54,6 +66,7 @@ func NewOp(name, method string, params json.RawMessage, progress bool) (*Op, err
 		name = method
 	}
 	op := &Op{Name: name, Method: method, Params: p, Progress: progress, isToolCall: method == "tools/call", mcpName: mcpName(method, p)}
+	op.list, op.subURI = isListMethod(method), subscribeURI(method, p)
 	if bytes.Contains(p, []byte(RequestPlaceholder)) {
 		op.parts = bytes.Split(p, []byte(RequestPlaceholder))
 	}
@@ -118,6 +131,20 @@ type Result struct {
 	// InputRounds counts retries answering input_required results
 	// (2026-07-28 multi round-trip requests).
 	InputRounds int
+	// Pages counts the pages a list op fetched (1 + the nextCursors it
+	// followed; 0 for other ops).
+	Pages int
+	// Cancelled: the op's request was cancelled (Op.Cancel). Its class is
+	// ok; what arrived after the cancel is in CancelRaced and the ledger
+	// (VerdictAfterCancel).
+	Cancelled bool
+	// CancelRaced counts messages of a cancelled request that arrived
+	// after the cancel was sent but before the server acknowledged it (the
+	// race the spec allows).
+	CancelRaced int
+	// Notifications counts the log messages, list changes and resource
+	// updates the op's streams carried.
+	Notifications Notifications
 
 	Ledger Ledger // replay correctness of the op's response stream
 }

@@ -65,6 +65,9 @@ type Session struct {
 	cur   atomic.Pointer[inflight] // the request in flight, while others may carry its messages
 	opHdr map[*Op]http.Header      // per-op request headers (modern)
 	lane  int                      // 0 for the session's first lane
+
+	cx                          canceller // the cancel of the op in flight (Op.Cancel)
+	cursor, prevCursor, pageBuf []byte    // pagination of a list op
 }
 
 // core is the state the lanes of a session share.
@@ -99,6 +102,7 @@ type core struct {
 	listenSeq  atomic.Int64 // subscriptions/listen requests
 
 	redirects atomic.Int64
+	subs      subscriptions // resource subscriptions and pending changes
 	hygMu     sync.Mutex
 	hygiene   Hygiene
 	badSID    bool
@@ -258,6 +262,9 @@ type call struct {
 	init   bool
 	expect int
 	tok    []byte // raw JSON progress token, nil without one
+	list   bool   // a list method: its result may have a nextCursor
+	more   bool   // the result had a nextCursor (kept in Session.cursor)
+	cx     bool   // a cancel is armed for this request (Op.Cancel)
 
 	gotResp  bool
 	respAt   time.Time
@@ -308,8 +315,12 @@ func (c *Config) maxReissues() int {
 // re-initializes once and retries (res.Reinits); a response stream that
 // breaks is resumed with GET + Last-Event-ID after the reconnect policy's
 // wait (res.Resumes); a break before any event id is unresumable and,
-// with Config.ReissueUnresumable, re-sent (res.Reissues). The outcome is
-// res.Class/res.Err; Do never panics on bad input.
+// with Config.ReissueUnresumable, re-sent (res.Reissues). A list op
+// follows nextCursor to the last page (res.Pages; paginate.go); an op
+// with Cancel may be cancelled (res.Cancelled; cancel.go); an op with
+// Changes, or a resources/(un)subscribe, feeds the session's
+// subscriptions (subscribe.go). The outcome is res.Class/res.Err; Do never
+// panics on bad input.
 func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	res.Start = time.Now()
 	if res.Intended.IsZero() {
@@ -317,12 +328,19 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 	ctx, cancel := s.opContext(ctx)
 	s.opCtx = ctx
+	var changed time.Time // the pending change of a subscribed resource (Op.Changes)
 	defer func() {
+		if op.Cancel != nil {
+			s.endCancel()
+		}
 		s.cur.Store(nil)
 		s.endOp(cancel)
 		s.opCtx = nil
 		if res.End.IsZero() {
 			res.End = time.Now()
+		}
+		if op.Changes != "" || op.subURI != "" {
+			s.settleOp(op, res, changed)
 		}
 	}()
 	params := s.opParams(op)
@@ -333,16 +351,24 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 	var extra []byte // retry fields of a multi round-trip request
 	retried := false // after a 404 on the session
-	for {
+	for first := true; ; first = false {
 		attempt := time.Now()
-		c := call{id: s.next(), tool: op.isToolCall, expect: op.ExpectProgress}
+		c := call{id: s.next(), tool: op.isToolCall, list: op.list, expect: op.ExpectProgress}
 		body := s.renderCall(&c, op, params, extra)
 		res.Ledger.restart()
 		s.begin(&c)
+		if op.Cancel != nil {
+			s.armCancel(ctx, op, &c, first)
+		}
+		if op.Changes != "" && changed.IsZero() {
+			changed = s.noteChange(op, attempt)
+		}
 		s.arm()
 		res.End = time.Time{}
 		err := s.exchange(ctx, body, &c, res, hdr)
 		switch {
+		case c.cx && s.cancelling():
+			res.Cancelled = true // what came after the cancel is judged; nothing more is sent
 		case errors.Is(err, errSession404) && !retried:
 			retried = true
 			if !s.reinitialize(ctx, res, seen) {
@@ -362,16 +388,41 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 			}
 			extra = x
 			continue
+		case err == nil && c.err == nil && c.more:
+			res.Pages++
+			x, perr := s.nextPage(op, res)
+			if perr != nil {
+				res.fail(perr)
+				break
+			}
+			extra = x
+			continue
 		case err != nil:
 			res.fail(err)
 		case c.err != nil:
 			res.fail(c.err)
 		}
-		if c.gotResp {
+		if c.gotResp && !res.Cancelled {
 			res.End = c.respAt
+		}
+		if c.list && res.Err == nil && !res.Cancelled {
+			res.Pages++
 		}
 		break
 	}
+}
+
+// settleOp ends an op that changes or (un)subscribes a resource: a failed
+// or cancelled change is due no notification; a subscription that
+// succeeded is marked.
+func (s *Session) settleOp(op *Op, res *Result, changed time.Time) {
+	if res.Err != nil || res.Cancelled {
+		if !changed.IsZero() {
+			s.changeFailed(op.Changes, changed)
+		}
+		return
+	}
+	s.opSubscribed(op)
 }
 
 // opParams returns op's params, with RequestPlaceholder replaced by a key
@@ -423,6 +474,7 @@ func (s *Session) reinitialize(ctx context.Context, res *Result, seen *sessHeade
 		return true
 	}
 	res.Reinits++
+	s.forgetSubscriptions() // the server lost the session, and its subscriptions
 	var scratch Result
 	s.arm()
 	ierr := s.initialize(ctx, &scratch)
@@ -442,7 +494,7 @@ func (s *Session) reinitialize(ctx context.Context, res *Result, seen *sessHeade
 // with a new id (Config.ReissueUnresumable, within MaxReissues): a stream
 // broken before any event id, or (2026-07-28) a cancelled request.
 func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
-	return s.cfg.ReissueUnresumable && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
+	return s.cfg.ReissueUnresumable && !res.Cancelled && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
 		(errors.Is(err, ErrUnresumable) || errors.Is(err, ErrStreamCancelled) ||
 			// 2026-07-28: a connection lost before the answer is a cancelled request too.
 			(s.modern && Classify(err) == ClassTransport))
@@ -472,6 +524,7 @@ func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
 // Config.CheckDeleted, a deleted session is then probed: the server must
 // answer 404 to its id (item 3); the verdict is in Hygiene.
 func (s *Session) Close(ctx context.Context) error {
+	s.settleUpdates() // the notifications of pending changes come on the GET stream
 	s.stopGET()
 	h := s.hdr.Load()
 	if h.sid == "" || s.modern {
