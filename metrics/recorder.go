@@ -82,6 +82,8 @@ type OpStats struct {
 	// each, so the report can say what went wrong without aggregating by
 	// free text.
 	Examples [driver.NumClasses]string
+	// MCP holds list pages, cancelled calls and notifications (mcp.go).
+	MCP MCPTally
 }
 
 func newOpStats() *OpStats {
@@ -139,6 +141,7 @@ func (o *OpStats) add(b *OpStats) {
 	o.Interrupted += b.Interrupted
 	o.Throttled += b.Throttled
 	o.ThrottleWait += b.ThrottleWait
+	o.MCP.add(&b.MCP)
 	for i, e := range b.Examples {
 		if o.Examples[i] == "" {
 			o.Examples[i] = e
@@ -209,6 +212,7 @@ type Recorder struct {
 	lag       *hdr.Histogram
 	tl        *Timeline
 	sessions  sessionTally
+	subs      subTally // resource subscriptions (mcp.go)
 }
 
 // Begin sets the start of the first interval (the run's start) and its
@@ -282,6 +286,14 @@ func (s *Shard) Record(res *driver.Result) {
 		s.mu.Unlock()
 		return
 	}
+	if res.Cancelled { // cancelled by the client (Op.Cancel): apart from latency and errors
+		faulty := o.recordCancelled(res)
+		s.mu.Unlock()
+		if faulty {
+			s.rec.offenders.add(s.rec.names[res.Op], res)
+		}
+		return
+	}
 	if s.later(res.Intended) {
 		c := &s.early[res.Op]
 		c.count++
@@ -321,6 +333,7 @@ func (s *Shard) Record(res *driver.Result) {
 	}
 	o.Wasted += res.Wasted
 	o.InputRounds += int64(res.InputRounds)
+	o.MCP.record(res)
 	if len(res.Resumes) > 0 {
 		o.resumeHists()
 		for i := range res.Resumes {
@@ -427,7 +440,7 @@ func (r *Recorder) Tick(end, next time.Time) Interval {
 	for _, s := range r.shards {
 		s.mu.Lock()
 		for i, o := range s.ops {
-			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0 || o.Response.TotalCount() > 0) {
+			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0 || o.MCP.Cancelled > 0 || o.Response.TotalCount() > 0) {
 				r.interval[i].add(o)
 				o.reset()
 			}

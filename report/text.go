@@ -28,6 +28,7 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	p.latency(s)
 	p.throughput(s)
 	p.streams(s)
+	p.mcp(s)
 	p.chaos(s)
 	p.sessions(s)
 	p.thresholds(s.Thresholds)

@@ -1,0 +1,40 @@
+package report
+
+import (
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// mcp prints the rest of MCP, each line only when there is something to
+// say: list pages, cancelled calls, the notifications counted, resource
+// updates and their latency.
+func (p *printer) mcp(s *metrics.Summary) {
+	a := &s.All
+	if a.Pages > 0 {
+		p.F("Pages: %d list pages fetched (list ops follow nextCursor to the last page; their latency covers every page)\n", a.Pages)
+	}
+	if a.Cancelled > 0 {
+		after := int64(0)
+		if a.Ledger != nil {
+			after = a.Ledger.Verdicts["after-cancel"]
+		}
+		p.F("Cancellation: %d calls cancelled (%.2f%% of %d calls; not in count or latency); after the cancel: after-cancel %d (messages after the server acknowledged it: it did not stop), raced %d (messages between the cancel and its acknowledgement: the race the spec allows)\n",
+			a.Cancelled, 100*a.CancelledRate, a.Count+a.Cancelled, after, a.CancelRaced)
+	}
+	var post, get metrics.NotificationSummary
+	if a.Notifications != nil {
+		post = *a.Notifications
+	}
+	if g := s.GETStreams; g != nil && g.Notifications != nil {
+		get = *g.Notifications
+	}
+	if post != (metrics.NotificationSummary{}) || get != (metrics.NotificationSummary{}) {
+		p.F("Notifications (response streams · GET streams): log messages %d · %d; tools/list_changed %d · %d; resources/updated %d · %d\n",
+			post.Messages, get.Messages, post.ToolsListChanged, get.ToolsListChanged, post.ResourcesUpdated, get.ResourcesUpdated)
+	}
+	if u := s.Subscriptions; u != nil {
+		l := u.Latency
+		p.F("Resource updates: %d changes while subscribed; %d notified (+%d coalesced), %d never notified, %d unmatched (no change of the session's own); latency from the change's send p50 %s p90 %s p99 %s max %s ms\n",
+			u.Changes, u.Notified, u.Coalesced, u.Unnotified, u.Unmatched, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.Max))
+	}
+}
