@@ -15,11 +15,15 @@ import (
 // the request that changes the resource (the op's attempt, just before its
 // bytes go out) to the moment the notification arrived, on whichever
 // stream of the session it came (legacy servers send it on the GET
-// stream). Only the session's own changes are matched: a notification of
-// a resource the session subscribed to but did not change (another
-// session's change, or a change the server made on its own) is unmatched.
-// Several changes notified by one notification are coalesced: the latency
-// runs from the earliest.
+// stream). Each notification is matched with the session's oldest pending
+// change of its resource, one notification per change (as the SDKs send
+// them); a notification when none is pending is unmatched (a change made
+// by another session or by the server itself), and a change still pending
+// when the session closes is unnotified (a server that coalesces several
+// changes into one notification shows there). Only the session's own
+// changes are timed: when sessions share a resource, a notification of
+// another session's change can be matched with this session's pending
+// one, so give each session its own resource to time them exactly.
 
 // UpdateKind says what a ResourceUpdate reports.
 type UpdateKind uint8
@@ -28,8 +32,8 @@ const (
 	// UpdateChange: the session sent a change of a resource it is
 	// subscribed to; a notification must follow.
 	UpdateChange UpdateKind = iota
-	// UpdateNotified: a notification matched the session's pending
-	// changes of its resource.
+	// UpdateNotified: a notification matched the session's oldest pending
+	// change of its resource.
 	UpdateNotified
 	// UpdateUnmatched: a notification of a resource the session had no
 	// pending change of.
@@ -43,15 +47,11 @@ const (
 // Config.OnResourceUpdate.
 type ResourceUpdate struct {
 	Kind UpdateKind
-	// Changed is when the change was sent (for UpdateNotified, the
-	// earliest change the notification covered); zero for UpdateUnmatched.
+	// Changed is when the change was sent; zero for UpdateUnmatched.
 	Changed time.Time
 	// At is when the notification arrived (UpdateNotified,
 	// UpdateUnmatched).
 	At time.Time
-	// Coalesced counts the further changes one notification covered
-	// (UpdateNotified).
-	Coalesced int
 }
 
 // Latency is At − Changed: from the change's send to its notification
@@ -200,9 +200,9 @@ func (s *Session) resourceUpdated(params []byte) {
 		s.onUpdate(ResourceUpdate{Kind: UpdateUnmatched, At: at})
 		return
 	}
-	u := ResourceUpdate{Kind: UpdateNotified, Changed: st.pending[0], At: at, Coalesced: len(st.pending) - 1}
-	b.pending -= len(st.pending)
-	st.pending = st.pending[:0]
+	u := ResourceUpdate{Kind: UpdateNotified, Changed: st.pending[0], At: at}
+	b.pending--
+	st.pending = st.pending[1:]
 	select {
 	case b.settled <- struct{}{}:
 	default:

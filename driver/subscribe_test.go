@@ -28,7 +28,7 @@ func (u *updates) add(e driver.ResourceUpdate) {
 	u.mu.Unlock()
 }
 
-// summary renders the events: kind, latency, coalesced.
+// summary renders the events: kind (and latency).
 func (u *updates) summary() []string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -38,9 +38,6 @@ func (u *updates) summary() []string {
 		s := names[e.Kind]
 		if e.Kind == driver.UpdateNotified {
 			s += " " + e.Latency().String()
-			if e.Coalesced > 0 {
-				s += " +" + string(rune('0'+e.Coalesced))
-			}
 		}
 		out = append(out, s)
 	}
@@ -95,10 +92,10 @@ func subscriptionFake() *mcptest.Server {
 
 // The latency of an update runs from the change's send to the
 // notification's arrival: with the fake clock it is exactly the delay the
-// server put in. Changes notified together are coalesced, a notification
-// of no change is unmatched, a change never notified is unnotified at
-// Close, and changes that failed or were made while not subscribed are
-// due nothing.
+// server put in. Each notification matches the oldest pending change, a
+// notification of no change is unmatched, a change never notified is
+// unnotified at Close, and changes that failed or were made while not
+// subscribed are due nothing.
 func TestSubscriptionUpdates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var u updates
@@ -123,14 +120,14 @@ func TestSubscriptionUpdates(t *testing.T) {
 		op("resources/subscribe", `{"uri":"x://a"}`, "")
 		touch(`{"uri":"x://a","ms":30}`)
 		touch(`{"uri":"x://a","ms":3,"hold":true}`)
-		touch(`{"uri":"x://a","ms":20}`) // notifies the held change too
+		touch(`{"uri":"x://a","ms":20}`) // matched with the held change: the oldest pending
 		touch(`{"uri":"x://a","fail":true}`)
 		op("resources/unsubscribe", `{"uri":"x://a"}`, "")
 		touch(`{"uri":"x://a","hold":true}`) // not subscribed: due nothing
 		op("resources/subscribe", `{"uri":"x://a"}`, "")
 		touch(`{"uri":"x://a","hold":true}`)
 		s.Close(t.Context())
-		want := []string{"unmatched", "change", "notified 30ms", "change", "change", "notified 28ms +1", "change", "change", "unnotified"}
+		want := []string{"unmatched", "change", "notified 30ms", "change", "change", "notified 28ms", "change", "change", "unnotified", "unnotified"}
 		if d := cmp.Diff(want, u.summary()); d != "" {
 			t.Fatalf("subscription events (-want +got):\n%s", d)
 		}

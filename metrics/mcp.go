@@ -119,20 +119,21 @@ func mcpSummaryOf(o *OpStats) MCPSummary {
 // notifications/resources/updated that followed. Latency runs from the
 // change's send to its notification's arrival (ms). Counted by the time
 // of the change (unmatched ones by their arrival) within the measured
-// window.
+// window. Sessions that share a resource cannot tell their changes'
+// notifications apart: give each its own.
 type SubscriptionSummary struct {
 	// Changes counts changes sent while subscribed (a notification is due).
 	Changes int64 `json:"changes"`
-	// Notified counts notifications that matched pending changes;
-	// Coalesced the further changes they covered (several changes, one
-	// notification).
-	Notified  int64 `json:"notified"`
-	Coalesced int64 `json:"coalesced"`
+	// Notified counts notifications matched with a pending change (each
+	// with the session's oldest pending change of its resource).
+	Notified int64 `json:"notified"`
 	// Unnotified counts changes that got no notification by the end of
-	// their session (after a grace of 500 ms).
+	// their session (after a grace of 500 ms): lost, or coalesced by the
+	// server into one notification for several changes.
 	Unnotified int64 `json:"unnotified"`
-	// Unmatched counts notifications of resources the session had no
-	// pending change of (another session's change: fan-out).
+	// Unmatched counts notifications when the session had no pending
+	// change of the resource (another session's change: fan-out; or the
+	// server's own).
 	Unmatched int64   `json:"unmatched"`
 	Latency   Latency `json:"latency_ms"`
 }
@@ -155,7 +156,6 @@ func (r *Recorder) RecordUpdate(u driver.ResourceUpdate) {
 		t.sum.Changes++
 	case driver.UpdateNotified:
 		t.sum.Notified++
-		t.sum.Coalesced += int64(u.Coalesced)
 		if t.hist == nil {
 			t.hist = NewHistogram()
 		}

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
 )
@@ -18,8 +21,17 @@ func (p *printer) mcp(s *metrics.Summary) {
 		if a.Ledger != nil {
 			after = a.Ledger.Verdicts["after-cancel"]
 		}
-		p.F("Cancellation: %d calls cancelled (%.2f%% of %d calls; not in count or latency); after the cancel: after-cancel %d (messages after the server acknowledged it: it did not stop), raced %d (messages between the cancel and its acknowledgement: the race the spec allows)\n",
-			a.Cancelled, 100*a.CancelledRate, a.Count+a.Cancelled, after, a.CancelRaced)
+		var per []string
+		for _, o := range s.Ops {
+			if o.Cancelled > 0 {
+				per = append(per, fmt.Sprintf("%s %d of %d, %.2f%%", o.Name, o.Cancelled, o.Count+o.Cancelled, 100*o.CancelledRate))
+			}
+		}
+		p.F("Cancellation: %d calls cancelled (%.2f%% of all %d calls; %s; not in count or latency); after the cancel: after-cancel %d (messages after the server acknowledged it: it did not stop), raced %d (messages between the cancel and its acknowledgement: the race the spec allows)\n",
+			a.Cancelled, 100*a.CancelledRate, a.Count+a.Cancelled, strings.Join(per, "; "), after, a.CancelRaced)
+		if sv := s.Server; sv != nil && sv.Cancels > 0 {
+			p.F("  the reference server received %d notifications/cancelled for calls in flight (warm-up included) and kept %d writes of cancelled calls from the client\n", sv.Cancels, sv.Muted)
+		}
 	}
 	var post, get metrics.NotificationSummary
 	if a.Notifications != nil {
@@ -34,7 +46,10 @@ func (p *printer) mcp(s *metrics.Summary) {
 	}
 	if u := s.Subscriptions; u != nil {
 		l := u.Latency
-		p.F("Resource updates: %d changes while subscribed; %d notified (+%d coalesced), %d never notified, %d unmatched (no change of the session's own); latency from the change's send p50 %s p90 %s p99 %s max %s ms\n",
-			u.Changes, u.Notified, u.Coalesced, u.Unnotified, u.Unmatched, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.Max))
+		p.F("Resource updates: %d changes while subscribed; %d notified, %d never notified, %d unmatched (no change of the session's own pending); latency from the change's send p50 %s p90 %s p99 %s max %s ms\n",
+			u.Changes, u.Notified, u.Unnotified, u.Unmatched, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.Max))
+		if u.Unmatched > 0 {
+			p.F("  note: %d notifications came with no change of the session's own pending: sessions that share a resource (or a server that notifies on its own) make attribution uncertain; give each session its own resource to time updates exactly\n", u.Unmatched)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func init() {
 			return 0, true
 		})
 	}
-	sub("updates_notified", "changes of subscribed resources that were notified", func(s *metrics.SubscriptionSummary) int64 { return s.Notified + s.Coalesced })
+	sub("updates_notified", "changes of subscribed resources that were notified", func(s *metrics.SubscriptionSummary) int64 { return s.Notified })
 	sub("updates_unnotified", "changes of subscribed resources never notified (by the session's end)", func(s *metrics.SubscriptionSummary) int64 { return s.Unnotified })
 	sub("updates_unmatched", "resources/updated of no change of the session's own", func(s *metrics.SubscriptionSummary) int64 { return s.Unmatched })
 	for _, q := range []struct {

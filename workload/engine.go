@@ -157,6 +157,7 @@ func newEngine(pl *Plan, opts Options) *engine {
 		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs*max(p.Concurrency, 1))
 	}
 	e.opts.Interval = cmp.Or(e.opts.Interval, time.Second)
+	pl.Driver.OnResourceUpdate = e.onResourceUpdate
 	if p.Open() {
 		e.maxDelay = p.MaxDelay.D()
 	}
@@ -370,6 +371,7 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		if pl.cum[len(pl.cum)-1] == 0 {
 			return fmt.Errorf("%w: no op of the mix exists in %s", ErrSetup, pl.Driver.Protocol)
 		}
+		e.modernLogLevel()
 	}
 	if err := driver.PrepareOps(ctx, &pl.Driver, pl.Ops); err != nil {
 		return fmt.Errorf("%w: %v", ErrSetup, err)

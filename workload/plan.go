@@ -59,6 +59,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 			return nil, err
 		}
 		op.ExpectProgress = o.Expect.Progress
+		o.applyMore(op)
 		total += *o.Weight
 		pl.Ops = append(pl.Ops, op)
 		pl.Names = append(pl.Names, op.Name)

@@ -59,6 +59,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	}
 	s.Sessions = e.rec.Sessions()
 	s.GETStreams = e.rec.GETStreams()
+	s.Subscriptions = e.subscriptionSummary()
 	e.chaosSummary(s)
 	e.generatorSummary(s, u0, u1)
 	e.bottleneck(s)
