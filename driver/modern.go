@@ -241,6 +241,24 @@ func RemovedInModern(method string) bool {
 	return false
 }
 
+// inputRound returns the extra params fields that answer the
+// input_required result of c (2026-07-28 multi round-trip requests),
+// counted in res.InputRounds. ok is false, with res failed, after
+// maxInputRounds rounds or when the requests cannot be answered.
+func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
+	if res.InputRounds >= maxInputRounds {
+		res.fail(fmt.Errorf("%w: still input_required after %d rounds", ErrBadResponse, res.InputRounds))
+		return nil, false
+	}
+	x, err := s.cfg.inputResponses(c.inputReq)
+	if err != nil {
+		res.fail(err)
+		return nil, false
+	}
+	res.InputRounds++
+	return x, true
+}
+
 // maxInputRounds bounds the retries of a multi round-trip request.
 const maxInputRounds = 10
 

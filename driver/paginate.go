@@ -40,11 +40,21 @@ func (s *Session) takeCursor(c *call, result []byte) {
 	s.cursor = append(s.cursor[:0], cur...)
 }
 
-// nextPage returns the params fields (without braces) that ask for the
-// page after the one just received, counted in res.Pages; an error when
-// the cursor is not a string, repeats the previous one, or the op already
-// fetched MaxPages pages.
-func (s *Session) nextPage(op *Op, res *Result) ([]byte, error) {
+// nextPage counts the page just received in res.Pages and returns the
+// params fields (without braces) that ask for the next one; ok is false,
+// with res failed, when its cursor is not a string, repeats the previous
+// one, or the op already fetched MaxPages pages.
+func (s *Session) nextPage(op *Op, res *Result) (extra []byte, ok bool) {
+	res.Pages++
+	x, err := s.pageParams(op, res)
+	if err != nil {
+		res.fail(err)
+		return nil, false
+	}
+	return x, true
+}
+
+func (s *Session) pageParams(op *Op, res *Result) ([]byte, error) {
 	if res.Pages == 1 {
 		s.prevCursor = s.prevCursor[:0]
 	}

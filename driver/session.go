@@ -65,9 +65,7 @@ type Session struct {
 	cur   atomic.Pointer[inflight] // the request in flight, while others may carry its messages
 	opHdr map[*Op]http.Header      // per-op request headers (modern)
 	lane  int                      // 0 for the session's first lane
-
-	cx                          canceller // the cancel of the op in flight (Op.Cancel)
-	cursor, prevCursor, pageBuf []byte    // pagination of a list op
+	laneMore
 }
 
 // core is the state the lanes of a session share.
@@ -262,9 +260,8 @@ type call struct {
 	init   bool
 	expect int
 	tok    []byte // raw JSON progress token, nil without one
-	list   bool   // a list method: its result may have a nextCursor
-	more   bool   // the result had a nextCursor (kept in Session.cursor)
-	cx     bool   // a cancel is armed for this request (Op.Cancel)
+	// a list op (more: its result had a nextCursor, in Session.cursor); a cancel is armed (Op.Cancel)
+	list, more, cx bool
 
 	gotResp  bool
 	respAt   time.Time
@@ -315,12 +312,10 @@ func (c *Config) maxReissues() int {
 // re-initializes once and retries (res.Reinits); a response stream that
 // breaks is resumed with GET + Last-Event-ID after the reconnect policy's
 // wait (res.Resumes); a break before any event id is unresumable and,
-// with Config.ReissueUnresumable, re-sent (res.Reissues). A list op
-// follows nextCursor to the last page (res.Pages; paginate.go); an op
-// with Cancel may be cancelled (res.Cancelled; cancel.go); an op with
-// Changes, or a resources/(un)subscribe, feeds the session's
-// subscriptions (subscribe.go). The outcome is res.Class/res.Err; Do never
-// panics on bad input.
+// with Config.ReissueUnresumable, re-sent (res.Reissues). List ops follow
+// nextCursor (paginate.go), Op.Cancel cancels (cancel.go), Op.Changes and
+// resources/(un)subscribe feed the subscriptions (subscribe.go). The
+// outcome is res.Class/res.Err; Do never panics on bad input.
 func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	res.Start = time.Now()
 	if res.Intended.IsZero() {
@@ -329,20 +324,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	ctx, cancel := s.opContext(ctx)
 	s.opCtx = ctx
 	var changed time.Time // the pending change of a subscribed resource (Op.Changes)
-	defer func() {
-		if op.Cancel != nil {
-			s.endCancel()
-		}
-		s.cur.Store(nil)
-		s.endOp(cancel)
-		s.opCtx = nil
-		if res.End.IsZero() {
-			res.End = time.Now()
-		}
-		if op.Changes != "" || op.subURI != "" {
-			s.settleOp(op, res, changed)
-		}
-	}()
+	defer s.endDo(op, res, cancel, &changed)
 	params := s.opParams(op)
 	seen := s.hdr.Load()
 	hdr := seen.post
@@ -357,11 +339,8 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		body := s.renderCall(&c, op, params, extra)
 		res.Ledger.restart()
 		s.begin(&c)
-		if op.Cancel != nil {
-			s.armCancel(ctx, op, &c, first)
-		}
-		if op.Changes != "" && changed.IsZero() {
-			changed = s.noteChange(op, attempt)
+		if op.Cancel != nil || op.Changes != "" {
+			changed = s.beforeSend(ctx, op, &c, first, attempt, changed)
 		}
 		s.arm()
 		res.End = time.Time{}
@@ -389,14 +368,10 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 			extra = x
 			continue
 		case err == nil && c.err == nil && c.more:
-			res.Pages++
-			x, perr := s.nextPage(op, res)
-			if perr != nil {
-				res.fail(perr)
-				break
+			if x, ok := s.nextPage(op, res); ok {
+				extra = x
+				continue
 			}
-			extra = x
-			continue
 		case err != nil:
 			res.fail(err)
 		case c.err != nil:
@@ -410,19 +385,6 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		}
 		break
 	}
-}
-
-// settleOp ends an op that changes or (un)subscribes a resource: a failed
-// or cancelled change is due no notification; a subscription that
-// succeeded is marked.
-func (s *Session) settleOp(op *Op, res *Result, changed time.Time) {
-	if res.Err != nil || res.Cancelled {
-		if !changed.IsZero() {
-			s.changeFailed(op.Changes, changed)
-		}
-		return
-	}
-	s.opSubscribed(op)
 }
 
 // opParams returns op's params, with RequestPlaceholder replaced by a key
@@ -494,28 +456,10 @@ func (s *Session) reinitialize(ctx context.Context, res *Result, seen *sessHeade
 // with a new id (Config.ReissueUnresumable, within MaxReissues): a stream
 // broken before any event id, or (2026-07-28) a cancelled request.
 func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
-	return s.cfg.ReissueUnresumable && !res.Cancelled && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
+	return s.cfg.ReissueUnresumable && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
 		(errors.Is(err, ErrUnresumable) || errors.Is(err, ErrStreamCancelled) ||
 			// 2026-07-28: a connection lost before the answer is a cancelled request too.
 			(s.modern && Classify(err) == ClassTransport))
-}
-
-// inputRound returns the extra params fields that answer the
-// input_required result of c (2026-07-28 multi round-trip requests),
-// counted in res.InputRounds. ok is false, with res failed, after
-// maxInputRounds rounds or when the requests cannot be answered.
-func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
-	if res.InputRounds >= maxInputRounds {
-		res.fail(fmt.Errorf("%w: still input_required after %d rounds", ErrBadResponse, res.InputRounds))
-		return nil, false
-	}
-	x, err := s.cfg.inputResponses(c.inputReq)
-	if err != nil {
-		res.fail(err)
-		return nil, false
-	}
-	res.InputRounds++
-	return x, true
 }
 
 // Close ends the session: it stops the GET stream and sends DELETE with

@@ -103,6 +103,19 @@ func (s *Session) opSubscribed(op *Op) {
 	}
 }
 
+// settleOp ends an op that changes or (un)subscribes a resource: a failed
+// or cancelled change is due no notification; a subscription that
+// succeeded is marked.
+func (s *Session) settleOp(op *Op, res *Result, changed time.Time) {
+	if res.Err != nil || res.Cancelled {
+		if !changed.IsZero() {
+			s.changeFailed(op.Changes, changed)
+		}
+		return
+	}
+	s.opSubscribed(op)
+}
+
 func (s *Session) onUpdate(u ResourceUpdate) {
 	if f := s.cfg.OnResourceUpdate; f != nil {
 		f(u)

@@ -32,10 +32,20 @@ func (m *MCPTally) record(res *driver.Result) {
 	m.Notes.addDriver(res.Notifications)
 }
 
-// recordCancelled counts a cancelled op (s.mu held): apart from latency
-// and errors, its ledger judged like any other. It reports whether the
-// ledger found a fault (for offenders.json).
-func (o *OpStats) recordCancelled(res *driver.Result) bool {
+// recordCancelled records an op cancelled by the client (Op.Cancel) into
+// o, with s.mu held, and unlocks it: apart from latency and errors, its
+// ledger judged like any other (a faulty one goes to offenders.json).
+func (s *Shard) recordCancelled(o *OpStats, res *driver.Result) {
+	faulty := o.cancelled(res)
+	s.mu.Unlock()
+	if faulty {
+		s.rec.offenders.add(s.rec.names[res.Op], res)
+	}
+}
+
+// cancelled counts a cancelled op; it reports whether its ledger found a
+// fault.
+func (o *OpStats) cancelled(res *driver.Result) bool {
 	o.MCP.Cancelled++
 	o.MCP.CancelRaced += int64(res.CancelRaced)
 	o.MCP.record(res)

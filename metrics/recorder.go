@@ -82,8 +82,7 @@ type OpStats struct {
 	// each, so the report can say what went wrong without aggregating by
 	// free text.
 	Examples [driver.NumClasses]string
-	// MCP holds list pages, cancelled calls and notifications (mcp.go).
-	MCP MCPTally
+	MCP      MCPTally // list pages, cancelled calls, notifications (mcp.go)
 }
 
 func newOpStats() *OpStats {
@@ -286,12 +285,8 @@ func (s *Shard) Record(res *driver.Result) {
 		s.mu.Unlock()
 		return
 	}
-	if res.Cancelled { // cancelled by the client (Op.Cancel): apart from latency and errors
-		faulty := o.recordCancelled(res)
-		s.mu.Unlock()
-		if faulty {
-			s.rec.offenders.add(s.rec.names[res.Op], res)
-		}
+	if res.Cancelled {
+		s.recordCancelled(o, res) // unlocks s.mu
 		return
 	}
 	if s.later(res.Intended) {
