@@ -88,7 +88,7 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 
 // generatorSummary adds mcpbench's own cost over the window.
 func (e *engine) generatorSummary(s *metrics.Summary, u0, u1 metrics.Usage) {
-	s.Generator = metrics.GeneratorCost(u0, u1, s.All.Count, runtime.NumCPU(), e.opts.Embedded)
+	s.Generator = metrics.GeneratorCost(u0, u1, s.All.Count+s.All.Cancelled, runtime.NumCPU(), e.opts.Embedded) // cancelled calls cost CPU too
 	g := &s.Generator
 	g.StartLag = metrics.LatencyOf(e.rec.StartLag())
 	g.GOMAXPROCS = runtime.GOMAXPROCS(0)
