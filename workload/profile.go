@@ -6,8 +6,8 @@
 // churn, the collector that feeds the sinks, and the summary.
 //
 // Files: profile.go, validate.go, specs.go, env.go (endpoints, ${NAME}),
-// plan.go, schedule.go, engine.go (Run), vu.go, sessions.go, collect.go,
-// summary.go. It must not parse SSE or touch sockets (the driver does),
+// mcpops.go (the rest of MCP's ops and options), plan.go, schedule.go,
+// engine.go (Run), vu.go, sessions.go, collect.go, summary.go. It must not parse SSE or touch sockets (the driver does),
 // nor judge beyond asking verdict for thresholds and storms at a run's end.
 package workload
 
