@@ -192,9 +192,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if h.store != nil && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" {
-		var done func()
-		w, done = h.watchCancel(w, r)
-		defer done()
+		var mw *mutedWriter
+		w, mw = h.watchCancel(w, r)
+		defer h.unwatch(mw)
 	}
 	// Ask reverse proxies not to buffer SSE (2026-07-28 Streamable HTTP).
 	w.Header().Set("X-Accel-Buffering", "no")

@@ -268,3 +268,25 @@ func TestCancelledCallGetsNothing(t *testing.T) {
 		})
 	}
 }
+
+// member finds a top-level member's raw value the way encoding/json
+// would, never a nested one of the same name.
+func TestMember(t *testing.T) {
+	for _, tc := range []struct{ obj, key, want string }{
+		{`{"jsonrpc":"2.0","id":17,"method":"tools/call"}`, "id", `17`},
+		{`{"params":{"id":5,"x":"a\"}"},"id":"q\"r"}`, "id", `"q\"r"`},
+		{` { "id" : [1, {"a": 2}] , "method" : "x" } `, "method", `"x"`},
+		{` { "id" : [1, {"a": 2}] , "method" : "x" } `, "id", `[1, {"a": 2}]`},
+		{`{"method":"notifications/cancelled","params":{"requestId":7,"reason":"r"}}`, "params", `{"requestId":7,"reason":"r"}`},
+		{`{"params":{"id":5}}`, "id", ``},
+		{`{"id":`, "id", ``},
+		{`[1,2]`, "id", ``},
+	} {
+		if got := string(member([]byte(tc.obj), tc.key)); got != tc.want {
+			t.Errorf("member(%s, %s) = %q, want %q", tc.obj, tc.key, got, tc.want)
+		}
+	}
+	if got := string(member(member([]byte(`{"params":{"reason":"}","requestId": 9}}`), "params"), "requestId")); got != "9" {
+		t.Errorf("requestId %q, want 9", got)
+	}
+}
