@@ -139,8 +139,8 @@ type Result struct {
 	// (VerdictAfterCancel).
 	Cancelled bool
 	// CancelRaced counts messages of a cancelled request that arrived
-	// after the cancel was sent but before the server acknowledged it (the
-	// race the spec allows).
+	// after the cancel was sent but before the server's acknowledgement
+	// plus the cancel's round trip (the race the spec allows; cancel.go).
 	CancelRaced int
 	// Notifications counts the log messages, list changes and resource
 	// updates the op's streams carried.

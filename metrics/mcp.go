@@ -15,7 +15,7 @@ import (
 type MCPTally struct {
 	Pages       int64 // list pages fetched (1 + cursors followed)
 	Cancelled   int64 // calls cancelled (Op.Cancel): not in latency, not errors
-	CancelRaced int64 // messages after a cancel was sent, before the server acknowledged it
+	CancelRaced int64 // messages after a cancel was sent, before its acknowledgement plus its round trip
 	Notes       NotificationSummary
 }
 
@@ -107,8 +107,8 @@ type MCPSummary struct {
 	// CancelledRate is cancelled / (completed + cancelled), 0..1.
 	CancelledRate float64 `json:"cancelled_rate,omitempty"`
 	// CancelRaced counts messages of cancelled calls that arrived after
-	// the cancel was sent and before the server acknowledged it (the race
-	// the spec allows; those after the acknowledgement are the after-cancel
+	// the cancel was sent and before its acknowledgement plus its round
+	// trip (the race the spec allows; those later are the after-cancel
 	// verdict).
 	CancelRaced int64 `json:"cancel_raced,omitempty"`
 	// Notifications counts the notifications the op's response streams

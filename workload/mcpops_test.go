@@ -183,6 +183,13 @@ func TestMCPFeaturesCleanOnRefServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Duration, p.Warmup, p.Protocol = Duration(2*time.Second), 0, driver.Protocol20251125
+	for i := range p.Ops {
+		if p.Ops[i].Tool == "slow" {
+			// Far longer than the cancel's 20 ms: no call may end before its
+			// cancel arrives, however loaded the machine (-race).
+			p.Ops[i].Arguments = map[string]any{"ms": 1000}
+		}
+	}
 	sum, st := runRef(t, refserver.Options{PageSize: p.Server.PageSize}, p)
 	if f := faults(sum); len(f) != 0 {
 		t.Fatalf("a correct server judged faulty: %v", f)
