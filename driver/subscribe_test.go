@@ -231,10 +231,14 @@ func TestSubscriptionLatencyRefServer(t *testing.T) {
 	if len(lat) != n || len(obs.sent) != n || len(obs.arrived) != n {
 		t.Fatalf("%d latencies, %d touches sent, %d notifications seen at the transport; want %d each", len(lat), len(obs.sent), len(obs.arrived), n)
 	}
+	var worst time.Duration
 	for i, l := range lat {
 		ind := obs.arrived[i].Sub(obs.sent[i])
-		if d := (l - ind).Abs(); d > 2*time.Millisecond {
+		d := (l - ind).Abs()
+		worst = max(worst, d)
+		if d > 2*time.Millisecond {
 			t.Errorf("touch %d: driver %v, transport %v (%v apart, want ≤ 2ms)", i, l, ind, d)
 		}
 	}
+	t.Logf("%d updates: the driver's latencies and the transport's differ by %v at most", n, worst)
 }
