@@ -159,6 +159,9 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 		}
 		return perr
 	}
+	if c.cx && s.judgeAfterCancel(m, c, res, led) {
+		return nil
+	}
 	switch m.Kind {
 	case KindResponse:
 		if !IDEqual(m.ID, c.id) {
@@ -189,9 +192,12 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 			c.err = toolError(m.Result)
 		case c.init:
 			c.result = bytes.Clone(m.Result)
+		case c.list:
+			s.takeCursor(c, m.Result)
 		}
 	case KindNotification:
 		if string(m.Method) != "notifications/progress" {
+			s.countNotification(m, &res.Notifications)
 			return nil
 		}
 		tok := Field(m.Params, "progressToken")

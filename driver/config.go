@@ -159,9 +159,20 @@ type Config struct {
 	// elicitation/create, roots/list) to the raw JSON result to answer with;
 	// methods not listed use DefaultCanned, unknown methods get -32601.
 	Canned map[string]json.RawMessage
-	// Seed seeds per-session randomness (backoff jitter); sessions mix in
-	// their own number so runs are reproducible.
+	// Seed seeds per-session randomness (backoff jitter, the calls
+	// Op.Cancel draws); sessions mix in their own number so runs are
+	// reproducible.
 	Seed int64
+	// LogLevel, under 2026-07-28, is sent in every request's _meta as
+	// io.modelcontextprotocol/logLevel (SEP-2575: it replaces
+	// logging/setLevel; without it a server must send no
+	// notifications/message). "" sends none; ignored by legacy versions.
+	LogLevel string
+	// OnResourceUpdate, when set, is called for every event of a
+	// session's resource subscriptions (see ResourceUpdate), from the
+	// goroutine that saw it (an op's, or the GET stream's). It must be safe
+	// for concurrent use and must not block.
+	OnResourceUpdate func(ResourceUpdate)
 }
 
 // DefaultCanned are the answers to server→client requests.

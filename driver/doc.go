@@ -92,8 +92,18 @@
 // announced total or Op.ExpectProgress, judged for JSON answers too), a
 // stream that does not end after its response (unterminated), a break
 // before any id (unresumable), a resume accepted and then silent
-// (silent-resume). The GET stream's ledger checks numbered notifications
-// (gaps are lost) and foreign messages.
+// (silent-resume), a message of a cancelled request after the server
+// acknowledged the cancel (after-cancel). The GET stream's ledger checks
+// numbered notifications (gaps are lost) and foreign messages.
+//
+// # The rest of MCP
+//
+// List ops follow nextCursor to the last page (paginate.go); an op with
+// Cancel sends notifications/cancelled for a share of its calls and judges
+// what follows (cancel.go); log messages, tool-list changes and resource
+// updates are counted on every stream (notify.go); resource subscriptions
+// time each notifications/resources/updated from the change's send
+// (subscribe.go).
 //
 // # Connections
 //
@@ -136,6 +146,11 @@
 //     the mailbox shared with the GET stream.
 //   - getstream.go: the standalone GET stream (OpenStream, StreamStats).
 //   - hygiene.go: the deleted-session check made by Close (Hygiene).
+//   - hooks.go: Do's first and last steps for the files below.
+//   - paginate.go: list ops follow nextCursor (Result.Pages, MaxPages).
+//   - cancel.go: Op.Cancel, notifications/cancelled and its judgement.
+//   - notify.go: Notifications (log messages, list changes, updates).
+//   - subscribe.go: subscriptions, changes, ResourceUpdate and its latency.
 //   - ledger.go: the replay ledger and its verdicts.
 //   - budget.go: the memory budget and large-message reads.
 //   - errors.go: sentinels, StatusError, Class and Classify.

@@ -35,6 +35,9 @@ type StreamStats struct {
 	ErrorExample string
 	Acked        int64  // 2026-07-28: subscriptions acknowledged
 	Ledger       Ledger // sequence numbers of numbered notifications, foreign messages
+	// Notifications counts the log messages, list changes and resource
+	// updates the stream carried.
+	Notifications Notifications
 	// Since is when the stream was first opened.
 	Since time.Time
 }
@@ -345,6 +348,12 @@ func (g *getStream) read(ctx context.Context, resp *http.Response) error {
 			case "notifications/progress":
 				g.foreign(m, "progress")
 			default:
+				var n Notifications
+				if s.countNotification(m, &n) {
+					g.mu.Lock()
+					g.stats.Notifications.Add(n)
+					g.mu.Unlock()
+				}
 				if seq, ok := notificationSeq(m); ok {
 					g.mu.Lock()
 					g.stats.Ledger.seq(seq)

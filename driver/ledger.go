@@ -50,6 +50,13 @@ const (
 	// VerdictWrongMissingStatus: a request on a terminated session got a
 	// status other than 404 (e.g. 400).
 	VerdictWrongMissingStatus
+	// VerdictAfterCancel: a message of a cancelled request (its response,
+	// its progress, any message on its stream) arrived later than the
+	// server's acknowledgement of the client's notifications/cancelled plus
+	// the cancel's round trip (2025-11-25
+	// cancellation §Behavior Requirements: the receiver SHOULD stop
+	// processing and not send a response; see Op.Cancel).
+	VerdictAfterCancel
 	NumVerdicts
 )
 
@@ -65,12 +72,13 @@ var verdictNames = [...]string{
 	VerdictSilentResume:           "silent-resume",
 	VerdictDeletedSessionAccepted: "deleted-session-accepted",
 	VerdictWrongMissingStatus:     "wrong-missing-session-status",
+	VerdictAfterCancel:            "after-cancel",
 }
 
 // StreamVerdicts are the verdicts a stream's ledger can give (the others
 // judge sessions: see SessionVerdicts).
 var StreamVerdicts = []Verdict{VerdictLost, VerdictDuplicated, VerdictReordered, VerdictCrossStream, VerdictMisrouted,
-	VerdictLate, VerdictUnterminated, VerdictUnresumable, VerdictSilentResume}
+	VerdictLate, VerdictUnterminated, VerdictUnresumable, VerdictSilentResume, VerdictAfterCancel}
 
 // SessionVerdicts are the verdicts of the deleted-session check.
 var SessionVerdicts = []Verdict{VerdictDeletedSessionAccepted, VerdictWrongMissingStatus}
@@ -91,11 +99,7 @@ func VerdictMap(c [NumVerdicts]int) map[string]int {
 
 // Verdicts returns every verdict in report order.
 func Verdicts() []Verdict {
-	out := make([]Verdict, NumVerdicts)
-	for i := range out {
-		out[i] = Verdict(i)
-	}
-	return out
+	return append(append(make([]Verdict, 0, NumVerdicts), StreamVerdicts...), SessionVerdicts...)
 }
 
 // Ledger is the replay ledger of one stream: what arrived, checked against

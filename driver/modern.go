@@ -23,6 +23,9 @@ const (
 	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
 	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
 	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	// MetaLogLevel replaces logging/setLevel (SEP-2575): the level of the
+	// notifications/message a request may cause.
+	MetaLogLevel = "io.modelcontextprotocol/logLevel"
 )
 
 // Request headers of 2026-07-28 (Streamable HTTP §Request Metadata).
@@ -49,6 +52,12 @@ func modernMeta(cfg *Config, proto string) []byte {
 	b = appendJSONString(b, MetaClientCapabilities)
 	// The canned answers (DefaultCanned) cover these input requests.
 	b = append(b, `:{"elicitation":{},"sampling":{},"roots":{}}`...)
+	if cfg.LogLevel != "" {
+		b = append(b, ',')
+		b = appendJSONString(b, MetaLogLevel)
+		b = append(b, ':')
+		b = appendJSONString(b, cfg.LogLevel)
+	}
 	return b
 }
 
@@ -221,9 +230,33 @@ func (c *Config) inputResponses(result []byte) ([]byte, error) {
 }
 
 // RemovedInModern reports methods 2026-07-28 no longer has (SEP-2575:
-// ping, logging/setLevel).
+// ping, logging/setLevel — the level goes in each request's _meta, see
+// Config.LogLevel — and resources/subscribe and resources/unsubscribe,
+// replaced by subscriptions/listen's resourceSubscriptions).
 func RemovedInModern(method string) bool {
-	return method == "ping" || method == "logging/setLevel"
+	switch method {
+	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+		return true
+	}
+	return false
+}
+
+// inputRound returns the extra params fields that answer the
+// input_required result of c (2026-07-28 multi round-trip requests),
+// counted in res.InputRounds. ok is false, with res failed, after
+// maxInputRounds rounds or when the requests cannot be answered.
+func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
+	if res.InputRounds >= maxInputRounds {
+		res.fail(fmt.Errorf("%w: still input_required after %d rounds", ErrBadResponse, res.InputRounds))
+		return nil, false
+	}
+	x, err := s.cfg.inputResponses(c.inputReq)
+	if err != nil {
+		res.fail(err)
+		return nil, false
+	}
+	res.InputRounds++
+	return x, true
 }
 
 // maxInputRounds bounds the retries of a multi round-trip request.

@@ -41,7 +41,19 @@ type Op struct {
 	// Mcp-Param-* headers (they would not follow the arguments): PrepareOps
 	// refuses such an op.
 	Render func(dst []byte, c RenderContext) []byte
+	// Cancel cancels a share of the op's calls still in flight after a
+	// while (nil: never; see cancel.go).
+	Cancel *Cancel
+	// Changes is the URI of the resource a call of this op changes (such
+	// as the reference server's touch tool): a session subscribed to it
+	// expects a notifications/resources/updated (see subscribe.go).
+	Changes string
+	// MaxPages bounds the pages a list op follows (0: DefaultMaxPages;
+	// see paginate.go).
+	MaxPages int
 
+	list       bool   // a list method: follow nextCursor
+	subURI     string // resources/subscribe and unsubscribe: the uri
 	isToolCall bool
 	mcpName    string   // Mcp-Name value (name or uri)
 	parts      [][]byte // Params split at RequestPlaceholder (nil: none)
@@ -68,6 +80,7 @@ func NewOp(name, method string, params json.RawMessage, progress bool) (*Op, err
 		name = method
 	}
 	op := &Op{Name: name, Method: method, Params: p, Progress: progress, isToolCall: method == "tools/call", mcpName: mcpName(method, p)}
+	op.list, op.subURI = isListMethod(method), subscribeURI(method, p)
 	if bytes.Contains(p, []byte(RequestPlaceholder)) {
 		op.parts = bytes.Split(p, []byte(RequestPlaceholder))
 	}
@@ -145,6 +158,20 @@ type Result struct {
 	// InputRounds counts retries answering input_required results
 	// (2026-07-28 multi round-trip requests).
 	InputRounds int
+	// Pages counts the pages a list op fetched (1 + the nextCursors it
+	// followed; 0 for other ops).
+	Pages int
+	// Cancelled: the op's request was cancelled (Op.Cancel). Its class is
+	// ok; what arrived after the cancel is in CancelRaced and the ledger
+	// (VerdictAfterCancel).
+	Cancelled bool
+	// CancelRaced counts messages of a cancelled request that arrived
+	// after the cancel was sent but before the server's acknowledgement
+	// plus the cancel's round trip (the race the spec allows; cancel.go).
+	CancelRaced int
+	// Notifications counts the log messages, list changes and resource
+	// updates the op's streams carried.
+	Notifications Notifications
 
 	Ledger Ledger // replay correctness of the op's response stream
 }

@@ -66,6 +66,7 @@ type Session struct {
 	cur   atomic.Pointer[inflight] // the request in flight, while others may carry its messages
 	opHdr map[*Op]http.Header      // per-op request headers (modern)
 	lane  int                      // 0 for the session's first lane
+	laneMore
 }
 
 // core is the state the lanes of a session share.
@@ -100,6 +101,7 @@ type core struct {
 	listenSeq  atomic.Int64 // subscriptions/listen requests
 
 	redirects atomic.Int64
+	subs      subscriptions // resource subscriptions and pending changes
 	hygMu     sync.Mutex
 	hygiene   Hygiene
 	badSID    bool
@@ -257,6 +259,8 @@ type call struct {
 	init   bool
 	expect int
 	tok    []byte // raw JSON progress token, nil without one
+	// a list op (more: its result had a nextCursor, in Session.cursor); a cancel is armed (Op.Cancel)
+	list, more, cx bool
 
 	gotResp  bool
 	respAt   time.Time
@@ -307,8 +311,10 @@ func (c *Config) maxReissues() int {
 // re-initializes once and retries (res.Reinits); a response stream that
 // breaks is resumed with GET + Last-Event-ID after the reconnect policy's
 // wait (res.Resumes); a break before any event id is unresumable and,
-// with Config.ReissueUnresumable, re-sent (res.Reissues). The outcome is
-// res.Class/res.Err; Do never panics on bad input.
+// with Config.ReissueUnresumable, re-sent (res.Reissues). List ops follow
+// nextCursor (paginate.go), Op.Cancel cancels (cancel.go), Op.Changes and
+// resources/(un)subscribe feed the subscriptions (subscribe.go). The
+// outcome is res.Class/res.Err; Do never panics on bad input.
 func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	res.Start = time.Now()
 	if res.Intended.IsZero() {
@@ -316,14 +322,8 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 	ctx, cancel := s.opContext(ctx)
 	s.opCtx = ctx
-	defer func() {
-		s.cur.Store(nil)
-		s.endOp(cancel)
-		s.opCtx = nil
-		if res.End.IsZero() {
-			res.End = time.Now()
-		}
-	}()
+	var changed time.Time // the pending change of a subscribed resource (Op.Changes)
+	defer s.endDo(op, res, cancel, &changed)
 	params := s.opParams(op, res)
 	seen := s.hdr.Load()
 	hdr := seen.post
@@ -332,16 +332,21 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 	var extra []byte // retry fields of a multi round-trip request
 	retried := false // after a 404 on the session
-	for {
+	for first := true; ; first = false {
 		attempt := time.Now()
-		c := call{id: s.next(), tool: op.isToolCall, expect: op.ExpectProgress}
+		c := call{id: s.next(), tool: op.isToolCall, list: op.list, expect: op.ExpectProgress}
 		body := s.renderCall(&c, op, params, extra)
 		res.Ledger.restart()
 		s.begin(&c)
+		if op.Cancel != nil || op.Changes != "" {
+			changed = s.beforeSend(ctx, op, &c, first, attempt, changed)
+		}
 		s.arm()
 		res.End = time.Time{}
 		err := s.exchange(ctx, body, &c, res, hdr)
 		switch {
+		case c.cx && s.cancelling():
+			res.Cancelled = true // what came after the cancel is judged; nothing more is sent
 		case errors.Is(err, errSession404) && !retried:
 			retried = true
 			if !s.reinitialize(ctx, res, seen) {
@@ -361,13 +366,21 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 			}
 			extra = x
 			continue
+		case err == nil && c.err == nil && c.more:
+			if x, ok := s.nextPage(op, res); ok {
+				extra = x
+				continue
+			}
 		case err != nil:
 			res.fail(err)
 		case c.err != nil:
 			res.fail(c.err)
 		}
-		if c.gotResp {
+		if c.gotResp && !res.Cancelled {
 			res.End = c.respAt
+		}
+		if c.list && res.Err == nil && !res.Cancelled {
+			res.Pages++
 		}
 		break
 	}
@@ -431,6 +444,7 @@ func (s *Session) reinitialize(ctx context.Context, res *Result, seen *sessHeade
 		return true
 	}
 	res.Reinits++
+	s.forgetSubscriptions() // the server lost the session, and its subscriptions
 	var scratch Result
 	s.arm()
 	ierr := s.initialize(ctx, &scratch)
@@ -456,30 +470,13 @@ func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
 			(s.modern && Classify(err) == ClassTransport))
 }
 
-// inputRound returns the extra params fields that answer the
-// input_required result of c (2026-07-28 multi round-trip requests),
-// counted in res.InputRounds. ok is false, with res failed, after
-// maxInputRounds rounds or when the requests cannot be answered.
-func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
-	if res.InputRounds >= maxInputRounds {
-		res.fail(fmt.Errorf("%w: still input_required after %d rounds", ErrBadResponse, res.InputRounds))
-		return nil, false
-	}
-	x, err := s.cfg.inputResponses(c.inputReq)
-	if err != nil {
-		res.fail(err)
-		return nil, false
-	}
-	res.InputRounds++
-	return x, true
-}
-
 // Close ends the session: it stops the GET stream and sends DELETE with
 // the session id (2025-11-25 transports §Session Management, item 5);
 // 405 (the server does not allow it) and 404 (already gone) are fine. With
 // Config.CheckDeleted, a deleted session is then probed: the server must
 // answer 404 to its id (item 3); the verdict is in Hygiene.
 func (s *Session) Close(ctx context.Context) error {
+	s.settleUpdates() // the notifications of pending changes come on the GET stream
 	defer s.releaseConns()
 	s.stopGET()
 	h := s.hdr.Load()

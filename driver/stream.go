@@ -42,6 +42,12 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			return nil
 		}
 		resp.Body.Close()
+		if c.cx && s.cancelling() {
+			// A cancelled request: its stream ended, or the grace after the
+			// cancel ran out. Nothing is resumed, nothing is due.
+			s.dropMailbox()
+			return errClientCancel
+		}
 		if resumedFrom != "" && errors.Is(err, ErrStreamIdle) && res.Events == events && len(led.ids) == ids {
 			led.fault(VerdictSilentResume, "resume with Last-Event-ID "+quoteShort([]byte(resumedFrom))+" accepted, nothing delivered before the idle timeout")
 			led.LastEventID = resumedFrom
@@ -152,6 +158,10 @@ func (s *Session) readTail(ctx context.Context, dec *SSEDecoder, body io.ReadClo
 // misrouted, not lost. Those that came on the GET stream are counted
 // misrouted here; those on another lane's stream were counted there.
 func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
+	if c.cx && s.cancelling() {
+		s.dropMailbox() // cancelled: no response or progress is due
+		return
+	}
 	var elsewhere []float64
 	var elsewhereTotal float64
 	if mb := s.cur.Load(); mb != nil {

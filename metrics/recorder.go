@@ -82,6 +82,7 @@ type OpStats struct {
 	// each, so the report can say what went wrong without aggregating by
 	// free text.
 	Examples [driver.NumClasses]string
+	MCP      MCPTally // list pages, cancelled calls, notifications (mcp.go)
 }
 
 func newOpStats() *OpStats {
@@ -139,6 +140,7 @@ func (o *OpStats) add(b *OpStats) {
 	o.Interrupted += b.Interrupted
 	o.Throttled += b.Throttled
 	o.ThrottleWait += b.ThrottleWait
+	o.MCP.add(&b.MCP)
 	for i, e := range b.Examples {
 		if o.Examples[i] == "" {
 			o.Examples[i] = e
@@ -211,6 +213,7 @@ type Recorder struct {
 	sessions  sessionTally
 	iters     iterTally
 	endpoints endpointTally
+	subs      subTally // resource subscriptions (mcp.go)
 }
 
 // Begin sets the start of the first interval (the run's start) and its
@@ -284,6 +287,10 @@ func (s *Shard) Record(res *driver.Result) {
 		s.mu.Unlock()
 		return
 	}
+	if res.Cancelled {
+		s.recordCancelled(o, res) // unlocks s.mu
+		return
+	}
 	if s.later(res.Intended) {
 		c := &s.early[res.Op]
 		c.count++
@@ -323,6 +330,7 @@ func (s *Shard) Record(res *driver.Result) {
 	}
 	o.Wasted += res.Wasted
 	o.InputRounds += int64(res.InputRounds)
+	o.MCP.record(res)
 	if len(res.Resumes) > 0 {
 		o.resumeHists()
 		for i := range res.Resumes {
@@ -429,7 +437,7 @@ func (r *Recorder) Tick(end, next time.Time) Interval {
 	for _, s := range r.shards {
 		s.mu.Lock()
 		for i, o := range s.ops {
-			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0 || o.Response.TotalCount() > 0) {
+			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0 || o.MCP.Cancelled > 0 || o.Response.TotalCount() > 0) {
 				r.interval[i].add(o)
 				o.reset()
 			}

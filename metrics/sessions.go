@@ -37,6 +37,7 @@ type getTally struct {
 	resumes, reopenTries                                           OpStats
 	verdicts                                                       [driver.NumVerdicts]int64
 	failEx                                                         string
+	notes                                                          NotificationSummary
 }
 
 func (t *sessionTally) lock() {
@@ -148,6 +149,7 @@ func (r *Recorder) recordGET(st *driver.StreamStats) {
 	g.requests += st.Requests
 	g.breaks += st.Breaks
 	g.reopens += st.Reopens
+	g.notes.addDriver(st.Notifications)
 	for c, n := range st.BreakCauses {
 		if g.causes == nil {
 			g.causes = map[string]int64{}
@@ -229,7 +231,7 @@ func (r *Recorder) GETStreams() *GETStreamSummary {
 	}
 	gs := &GETStreamSummary{Opened: g.opened, None: g.none, Failed: g.failed, Events: g.events, Requests: g.requests,
 		Breaks: g.breaks, BreakCauses: g.causes, Reopens: g.reopens, FailExample: g.failEx,
-		Resumes: resumeSummary(&g.resumes), ReopenAttempts: resumeSummary(&g.reopenTries)}
+		Resumes: resumeSummary(&g.resumes), ReopenAttempts: resumeSummary(&g.reopenTries), Notifications: g.notes.orNil()}
 	if g.count > 0 {
 		gs.Ledger = LedgerOf(g.count, g.faulty, g.verdicts)
 	}

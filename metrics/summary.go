@@ -70,6 +70,9 @@ type Summary struct {
 	TargetProc *TargetSummary `json:"target_process,omitempty"`
 	// Server holds the embedded reference server's own counters.
 	Server *ServerStats `json:"server,omitempty"`
+	// Subscriptions describes resource subscriptions and the latency of
+	// their updates (nil when none).
+	Subscriptions *SubscriptionSummary `json:"subscriptions,omitempty"`
 	// Thresholds are the pass/fail criteria checked at the end (k6 style:
 	// any failure makes the run exit 99).
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
@@ -91,6 +94,11 @@ type ServerStats struct {
 	ToolCalls        int64 `json:"tool_calls"`
 	DoubleExecutions int64 `json:"double_executions"`
 	CountKeys        int64 `json:"count_keys"`
+	// Cancels counts the notifications/cancelled that named a tool call in
+	// flight; Muted the writes of cancelled calls the server kept from the
+	// client.
+	Cancels int64 `json:"cancels_received,omitempty"`
+	Muted   int64 `json:"muted_after_cancel,omitempty"`
 }
 
 // ChaosSummary describes the faults injected in the measured window
@@ -165,6 +173,7 @@ type OpSummary struct {
 	InputRounds int64          `json:"input_rounds,omitempty"`
 	Resumes     *ResumeSummary `json:"resumes,omitempty"`
 	Ledger      *LedgerSummary `json:"ledger,omitempty"`
+	MCPSummary                 // pages, cancelled calls, notifications (mcp.go)
 }
 
 // ResumeSummary describes resumes of broken response streams.
@@ -238,6 +247,8 @@ type GETStreamSummary struct {
 	Resumes        *ResumeSummary `json:"resumes,omitempty"`
 	ReopenAttempts *ResumeSummary `json:"reopen_attempts,omitempty"`
 	Ledger         *LedgerSummary `json:"ledger,omitempty"`
+	// Notifications counts the notifications the GET streams carried.
+	Notifications *NotificationSummary `json:"notifications,omitempty"`
 	// FailExample is the message of a failed open or reconnect.
 	FailExample string `json:"fail_example,omitempty"`
 }
@@ -359,6 +370,7 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 	if o.Streams > 0 {
 		s.Ledger = LedgerOf(o.Streams, o.Faulty, o.Verdicts)
 	}
+	s.MCPSummary = mcpSummaryOf(o)
 	return s
 }
 
@@ -379,7 +391,7 @@ func (r *Recorder) Summarize(secs float64) ([]OpSummary, OpSummary) {
 	all := newOpStats()
 	var ops []OpSummary
 	for i, o := range total {
-		if o.Count == 0 && o.Dropped == 0 && o.Interrupted == 0 {
+		if o.Count == 0 && o.Dropped == 0 && o.Interrupted == 0 && o.MCP.Cancelled == 0 {
 			continue
 		}
 		ops = append(ops, OpSummaryOf(r.names[i], o, secs))

@@ -16,6 +16,8 @@
 // (options.go), the HTTP handler around the SDK's StreamableHTTPHandler
 // (handler.go), session tracking, numbered notifications on the standalone
 // stream and shutdown (sessions.go), the measuring tools (tools.go), the
+// rest of MCP — template, completions, logging, subscriptions, list
+// changes (resources.go) —, muting cancelled calls (cancel.go), the
 // bounded event store (eventstore.go), the Origin and Host policy
 // (origin.go), the loopback listener (server.go), HTTPS with a generated CA,
 // mutual TLS, HTTP/2-only or HTTP/1.1-only ALPN and h2c (tls.go, Options.TLS
@@ -124,10 +126,40 @@
 //   - count{key, ms}: counts one execution of key when it starts (so a request
 //     cut mid-way and re-issued shows 2), sleeps ms, returns {"executions": n},
 //     the starts of key so far. See [Stats].
+//   - log{count, level}: sends count notifications/message at level (default
+//     info; data {"n": k, "of": count}) on the call's stream through the
+//     SDK's ServerSession.Log, so the client gets those at or above the level
+//     it set with logging/setLevel (2026-07-28: in the request's _meta) and
+//     none before it set one. Result {"sent": count}.
+//   - touch{uri}: notifications/resources/updated to every session
+//     subscribed to uri (on their GET streams) before it returns (a resource
+//     of this server, else a tool error). Counted in Stats.Touches.
+//   - toggle_tool{}: adds the tool mcpbench_extra, or removes it: every
+//     session gets notifications/tools/list_changed (the SDK coalesces
+//     changes 10 ms apart). Counted in Stats.ToolToggles.
+//   - fail{message}: a tool error (isError) whose text is message.
 //
 // Resources mcpbench://static/small (100 bytes) and mcpbench://static/large
-// (64 KiB), text/plain, are listed and readable. Prompt greet{name} returns one
-// user message, "Hello, <name>!".
+// (64 KiB), text/plain, are listed and readable; the template
+// mcpbench://items/{id} reads as "item <id>". Every one of them can be
+// subscribed to (resources/subscribe). Prompt greet{name} returns one
+// user message, "Hello, <name>!". completion/complete offers names for
+// greet's name and ids 1…100 for the template's id (those starting with the
+// value, case-insensitive). Options.PageSize paginates the lists.
+//
+// # Cancellation
+//
+// On notifications/cancelled the SDK cancels the tool's context (the tools
+// here return when it is) and then still writes a response for the
+// request, an error result "context canceled" — which the spec says a
+// receiver SHOULD NOT send. In the stateful modes the server notes every
+// tools/call in flight per session and, when a notifications/cancelled
+// names one, mutes its answer before the SDK sees the notification:
+// nothing more reaches the client for it (Stats.Cancels, Stats.Muted). In
+// ModeStateless the notification arrives in a throwaway session of its own
+// and cannot reach the call, which runs to its end and answers. Under
+// 2026-07-28 closing the response stream is the cancel (the SDK cancels
+// the tool's context).
 //
 // # Wire shapes (stateful modes)
 //

@@ -41,6 +41,16 @@ type Stats struct {
 	// DoubleExecutions counts count-tool keys that started more than once.
 	DoubleExecutions int64
 
+	// Touches counts executions of the touch tool (resource changes);
+	// ToolToggles those of toggle_tool (tool list changes).
+	Touches, ToolToggles int64
+
+	// Cancels counts notifications/cancelled that named a tools/call in
+	// flight (the stateful modes); Muted counts the writes of cancelled
+	// calls the server kept from the client (the SDK's response to a
+	// cancelled request among them).
+	Cancels, Muted int64
+
 	// SessionsOpened counts sessions that completed initialization
 	// (notifications/initialized received); SessionsClosed counts those that
 	// ended since (DELETE, SessionTimeout, Close). Both stay 0 in the
@@ -80,6 +90,11 @@ type handler struct {
 	leaked [][]byte // Options.LeakPerSession
 
 	toolCalls, doubles, opened, closed atomic.Int64
+
+	touches, toggles, cancels, muted atomic.Int64
+	calls                            inflightCalls // tools/call in flight, for cancels
+	toggleMu                         sync.Mutex
+	extraOn                          bool // toggle_tool added ExtraTool
 
 	closeOnce sync.Once
 }
@@ -130,6 +145,10 @@ func newHandler(opts Options) (*handler, error) {
 		Logger:                    opts.Logger,
 		InitializedHandler:        h.initialized,
 		SupportedProtocolVersions: versions,
+		PageSize:                  opts.PageSize,
+		CompletionHandler:         h.complete,
+		SubscribeHandler:          h.subscribe,
+		UnsubscribeHandler:        h.unsubscribe,
 	})
 	h.server.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		h.send = next
@@ -174,6 +193,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r = sessionless(w, r); r == nil {
 			return
 		}
+	}
+	if h.store != nil && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") != "" {
+		var mw *mutedWriter
+		w, mw = h.watchCancel(w, r)
+		defer h.unwatch(mw)
 	}
 	// Ask reverse proxies not to buffer SSE (2026-07-28 Streamable HTTP).
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -285,6 +309,10 @@ func (h *handler) stats() Stats {
 		ToolCalls:        h.toolCalls.Load(),
 		Executions:       ex,
 		DoubleExecutions: h.doubles.Load(),
+		Touches:          h.touches.Load(),
+		ToolToggles:      h.toggles.Load(),
+		Cancels:          h.cancels.Load(),
+		Muted:            h.muted.Load(),
 		SessionsOpened:   h.opened.Load(),
 		SessionsClosed:   h.closed.Load(),
 	}

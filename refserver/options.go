@@ -118,6 +118,11 @@ type Options struct {
 	// deliberate memory leak, to test leak detection (mcpbench soak). Never
 	// set it otherwise.
 	LeakPerSession int
+
+	// PageSize is the most items one page of tools/list, resources/list,
+	// resources/templates/list and prompts/list holds; a longer list is
+	// paginated (nextCursor). 0 means the SDK's default (1000).
+	PageSize int
 }
 
 // Validate reports every problem with o at once, each naming its field and
@@ -140,6 +145,9 @@ func (o Options) Validate() error {
 	}
 	if o.LeakPerSession < 0 {
 		errs = append(errs, fmt.Errorf("%w: LeakPerSession: %d is negative", ErrInvalidOptions, o.LeakPerSession))
+	}
+	if o.PageSize < 0 {
+		errs = append(errs, fmt.Errorf("%w: PageSize: %d is negative (0 means the SDK's 1000)", ErrInvalidOptions, o.PageSize))
 	}
 	if o.GETRetry < 0 {
 		errs = append(errs, fmt.Errorf("%w: GETRetry: %v is negative (0 means no hint)",

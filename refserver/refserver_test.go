@@ -236,7 +236,7 @@ func TestStatefulTools(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	want := []string{"ask", "count", "echo", "elicit", "long", "notify", "payload", "progress", "roots", "sample", "slow"}
+	want := []string{"ask", "count", "echo", "elicit", "fail", "log", "long", "notify", "payload", "progress", "roots", "sample", "slow", "toggle_tool", "touch"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}

@@ -120,6 +120,7 @@ func (h *handler) addFeatures() {
 	addTool(h, "ask", "Returns input_required (one elicitation/create input request) and completes when the client retries with inputResponses; "+
 		"legacy stateful clients are asked by the SDK with a server→client request.", h.ask)
 	addTool(h, "count", "Counts one execution of key when it starts, sleeps ms milliseconds, and returns {\"executions\": n}: how many times key has started.", h.count)
+	h.addMore()
 
 	for _, r := range []struct {
 		uri, name, text string

@@ -30,6 +30,7 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	p.endpoints(s)
 	p.throughput(s)
 	p.streams(s)
+	p.mcp(s)
 	p.chaos(s)
 	p.sessions(s)
 	p.net(s.Net)

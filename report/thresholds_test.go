@@ -69,8 +69,28 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 		"storm_reconnects":                      {`Storm at 10.0s: ` + num + ` reconnect`, `Storm at 20.0s: ` + num + ` reconnect`},
 		"storm_recovery_s":                      {`recovered ` + num + ` s after the cut[^\n]*\n(?:[^\n]*\n)*?[^\n]*recovered ` + `[0-9.]+`},
 	}
+	for k, v := range map[string][]string{
+		"cancelled":          {`Cancellation: ` + num + ` calls cancelled`},
+		"cancelled_rate":     {`Cancellation: \d+ calls cancelled \(` + num + `% of`},
+		"cancel_raced":       {`Cancellation:[^\n]*raced ` + num},
+		"pages":              {`Pages: ` + num + ` list pages`},
+		"log_messages":       {`Notifications[^\n]*log messages ` + num + ` ·`, `Notifications[^\n]*log messages \d+ · ` + num},
+		"post:log_messages":  {`Notifications[^\n]*log messages ` + num + ` ·`},
+		"get:log_messages":   {`Notifications[^\n]*log messages \d+ · ` + num},
+		"tools_list_changed": {`Notifications[^\n]*tools/list_changed ` + num + ` ·`, `Notifications[^\n]*tools/list_changed \d+ · ` + num},
+		"resources_updated":  {`Notifications[^\n]*resources/updated ` + num + ` ·`, `Notifications[^\n]*resources/updated \d+ · ` + num},
+		"updates_notified":   {`Resource updates:[^\n]*; ` + num + ` notified`},
+		"updates_unnotified": {`Resource updates:[^\n]*, ` + num + ` never notified`},
+		"updates_unmatched":  {`Resource updates:[^\n]*, ` + num + ` unmatched`},
+		"update_p50":         {`Resource updates:[^\n]*send p50 ` + num},
+		"update_p90":         {`Resource updates:[^\n]*send p50 \S+ p90 ` + num},
+		"update_p99":         {`Resource updates:[^\n]*send p50 \S+ p90 \S+ p99 ` + num},
+		"update_max":         {`Resource updates:[^\n]*send p50 \S+ p90 \S+ p99 \S+ max ` + num},
+	} {
+		printed[k] = v
+	}
 	printed["storm_recovery_s"] = []string{`(?s)recovered [0-9.]+ s after.*recovered ` + num + ` s after`} // the longer of the two
-	for _, v := range []string{"lost", "duplicated", "reordered", "cross-stream", "misrouted", "late", "unterminated", "unresumable", "silent-resume"} {
+	for _, v := range []string{"lost", "duplicated", "reordered", "cross-stream", "misrouted", "late", "unterminated", "unresumable", "silent-resume", "after-cancel"} {
 		printed[v] = []string{verdictRe(post, v), verdictRe(get, v)}
 		printed["post:"+v] = []string{verdictRe(post, v)}
 		printed["get:"+v] = []string{verdictRe(get, v)}

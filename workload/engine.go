@@ -184,6 +184,7 @@ func newEngine(pl *Plan, opts Options) *engine {
 		}
 		e.rec.SetScenarios(names, steps)
 	}
+	pl.Driver.OnResourceUpdate = e.onResourceUpdate
 	if p.Open() {
 		e.maxDelay = p.MaxDelay.D()
 	}
@@ -410,6 +411,7 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		if len(pl.Scenarios) == 0 && pl.cum[len(pl.cum)-1] == 0 {
 			return fmt.Errorf("%w: no op of the mix exists in %s", ErrSetup, pl.Driver.Protocol)
 		}
+		e.modernLogLevel()
 	}
 	if err := driver.PrepareOps(ctx, &pl.Driver, pl.Ops); err != nil {
 		return fmt.Errorf("%w: %v", ErrSetup, err)

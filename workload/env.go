@@ -159,6 +159,7 @@ func (p *Profile) expandOps(lookup secret.LookupFunc) ([]OpSpec, []error) {
 		o.Tool = str(f+".tool", o.Tool)
 		o.Prompt = str(f+".prompt", o.Prompt)
 		o.URI = str(f+".uri", o.URI)
+		o.Changes = str(f+".changes", o.Changes)
 		if o.Arguments != nil {
 			o.Arguments = expandAny(f+".arguments", o.Arguments, str).(map[string]any)
 		}

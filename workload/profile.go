@@ -7,7 +7,8 @@
 //
 // Files: profile.go, validate.go, specs.go, env.go (endpoints, ${NAME}),
 // args.go, argprog.go, argrand.go, data.go (data-driven arguments:
-// templates and data files), plan.go, schedule.go, engine.go (Run), vu.go,
+// templates and data files), mcpops.go (the rest of MCP's ops and
+// options), plan.go, schedule.go, engine.go (Run), vu.go,
 // sessions.go, collect.go, summary.go. It must not parse SSE or touch sockets (the driver does),
 // nor judge beyond asking verdict for thresholds and storms at a run's end.
 package workload
@@ -234,6 +235,9 @@ type ServerSpec struct {
 	// Tick makes every session receive a numbered notification on its GET
 	// stream this often (0: off).
 	Tick Duration `yaml:"tick"`
+	// PageSize paginates the server's lists: at most this many items a
+	// page (0: the SDK's 1000).
+	PageSize int `yaml:"page_size"`
 }
 
 // Churn replaces sessions while the run goes: each VU closes its session
@@ -249,10 +253,11 @@ type OpSpec struct {
 	// Name labels the op in reports (default: method, plus :tool, :prompt
 	// or :uri).
 	Name string `yaml:"name"`
-	// Method: tools/call, tools/list, resources/list, resources/read,
-	// prompts/list, prompts/get or ping.
+	// Method: one of Methods.
 	Method string `yaml:"method"`
-	// Tool (tools/call), Prompt (prompts/get), URI (resources/read).
+	// Tool (tools/call), Prompt (prompts/get, completion/complete), URI
+	// (resources/read, resources/subscribe and unsubscribe; a resource
+	// template for completion/complete).
 	Tool   string `yaml:"tool"`
 	Prompt string `yaml:"prompt"`
 	URI    string `yaml:"uri"`
@@ -268,6 +273,22 @@ type OpSpec struct {
 	Weight *int `yaml:"weight"`
 	// Expect is ground truth for the replay ledger.
 	Expect Expect `yaml:"expect"`
+
+	// The rest of MCP (mcpops.go). Level is logging/setLevel's level;
+	// Argument what completion/complete completes (Arguments are then its
+	// context's resolved arguments).
+	Level    string            `yaml:"level"`
+	Argument *CompleteArgument `yaml:"argument"`
+	// Changes is the URI of the resource a tools/call changes (such as
+	// the reference server's touch tool): a session subscribed to it
+	// measures the latency of the notifications/resources/updated that
+	// follows, from the call's send.
+	Changes string `yaml:"changes"`
+	// Cancel cancels a share of the op's calls still in flight after a
+	// while, e.g. {after: 50ms, p: 0.1}.
+	Cancel *CancelSpec `yaml:"cancel"`
+	// MaxPages bounds the pages a list op follows (default 100).
+	MaxPages int `yaml:"max_pages"`
 }
 
 // Expect is what an op's stream must deliver.
@@ -278,7 +299,8 @@ type Expect struct {
 }
 
 // Methods lists the operations the driver sends.
-var Methods = []string{"tools/call", "tools/list", "resources/list", "resources/read", "prompts/list", "prompts/get", "ping"}
+var Methods = []string{"tools/call", "tools/list", "resources/list", "resources/read", "resources/templates/list", "resources/subscribe",
+	"resources/unsubscribe", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel", "ping"}
 
 // Duration is a time.Duration that reads "1.5s", "200ms" or a number of
 // seconds from YAML.
@@ -482,7 +504,7 @@ func (o *OpSpec) opName() string {
 	case "resources/read":
 		return o.Method + ":" + o.URI
 	}
-	return o.Method
+	return o.moreName()
 }
 
 // params renders the op's JSON-RPC params (without _meta).
@@ -500,7 +522,7 @@ func (o *OpSpec) params() (json.RawMessage, error) {
 	case "resources/read":
 		v = map[string]any{"uri": o.URI}
 	default:
-		return nil, nil
+		return o.moreParams()
 	}
 	return json.Marshal(v)
 }

@@ -59,7 +59,7 @@ ops:
 	want := []string{
 		`duration (line 3): "10 parsecs" is not a duration (want e.g. 10s, 250ms)`,
 		`vus: -2, want at least 1`,
-		`ops[0].method: "tools/cal", want one of tools/call, tools/list, resources/list, resources/read, prompts/list, prompts/get, ping`,
+		`ops[0].method: "tools/cal", want one of tools/call, tools/list, resources/list, resources/read, resources/templates/list, resources/subscribe, resources/unsubscribe, prompts/list, prompts/get, completion/complete, logging/setLevel, ping`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("errors (-want +got):\n%s", diff)
@@ -80,7 +80,7 @@ func TestProfileYAMLMistakes(t *testing.T) {
 		{"ops:\n  - method: ping\n    weight: heavy", []string{`ops[0].weight (line 3): "heavy" is not an integer`}},
 		{"ops:\n  - method: tools/call\n  - method: prompts/get\n  - method: resources/read\n  - method: ping\n    arguments: {a: 1}\n    weight: -1",
 			[]string{"ops[0].tool: required for tools/call", "ops[1].prompt: required for prompts/get", "ops[2].uri: required for resources/read",
-				"ops[3].arguments: only tools/call and prompts/get take arguments", "ops[3].weight: -1, want ≥ 0"}},
+				"ops[3].arguments: only tools/call, prompts/get and completion/complete take arguments", "ops[3].weight: -1, want ≥ 0"}},
 		{"url: ftp://x\nops: [{method: ping, weight: 0}]", []string{`url: scheme "ftp", want http or https`, "ops: all weights are 0"}},
 		{"rate: 10\nvus: 5\nmax_vus: 2\nops: [{method: ping}]", []string{"max_vus: 2 is below vus (5)"}},
 		{"resume: {policy: sometimes}\nops: [{method: ping}]", []string{`resume.policy: "sometimes", want honour-retry, immediate or backoff`}},

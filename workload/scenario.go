@@ -194,6 +194,7 @@ func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
 		return nil, err
 	}
 	op.ExpectProgress = o.Expect.Progress
+	o.applyMore(op) // cancel, pagination, subscriptions (mcpops.go)
 	if a != nil {
 		op.Render = a.Render              // templated arguments (args.go)
 		if !slices.Contains(pl.args, a) { // two steps may name one op

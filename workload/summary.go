@@ -71,6 +71,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	s.Sessions = e.rec.Sessions()
 	s.GETStreams = e.rec.GETStreams()
 	s.Net = metrics.NetSummaryOf(driver.TransportStats(e.pl.Driver.HTTPClient))
+	s.Subscriptions = e.subscriptionSummary()
 	e.chaosSummary(s)
 	e.generatorSummary(s, u0, u1)
 	e.bottleneck(s)
@@ -100,7 +101,7 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 
 // generatorSummary adds mcpbench's own cost over the window.
 func (e *engine) generatorSummary(s *metrics.Summary, u0, u1 metrics.Usage) {
-	s.Generator = metrics.GeneratorCost(u0, u1, s.All.Count, runtime.NumCPU(), e.opts.Embedded)
+	s.Generator = metrics.GeneratorCost(u0, u1, s.All.Count+s.All.Cancelled, runtime.NumCPU(), e.opts.Embedded) // cancelled calls cost CPU too
 	e.mu.Lock()
 	if e.settledRSS > 0 {
 		s.Generator.SettledRSSMB = math.Round(float64(e.settledRSS)/(1<<20)*1000) / 1000

@@ -27,6 +27,7 @@ func (p *Profile) Validate() []error {
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
 	errs = append(errs, p.validateNet()...)
+	errs = append(errs, p.validateSubscriptions()...)
 	errs = append(errs, p.validateOps()...)
 	errs = append(errs, p.validateScenarios()...)
 	if len(opErrs) == 0 {
@@ -137,6 +138,9 @@ func (p *Profile) validateSections() []error {
 	if p.Server.GETRetry < 0 || p.Server.Tick < 0 {
 		errs.add("server: get_retry and tick must be ≥ 0")
 	}
+	if p.Server.PageSize < 0 {
+		errs.add("server.page_size: %d, want ≥ 0 (0: the SDK's 1000)", p.Server.PageSize)
+	}
 	switch p.Server.Mode {
 	case "", "stateful", "stateless", "json", "2026-07-28":
 	default:
@@ -170,9 +174,10 @@ func (p *Profile) validateOps() []error {
 				errs.add("%s.%s: required for %s", f, field, o.Method)
 			}
 		}
-		if o.Method != "tools/call" && o.Method != "prompts/get" && len(o.Arguments) > 0 {
-			errs.add("%s.arguments: only tools/call and prompts/get take arguments", f)
+		if o.Method != "tools/call" && o.Method != "prompts/get" && o.Method != "completion/complete" && len(o.Arguments) > 0 {
+			errs.add("%s.arguments: only tools/call, prompts/get and completion/complete take arguments", f)
 		}
+		errs = append(errs, o.validateMore(f)...)
 		if o.Weight != nil {
 			if *o.Weight < 0 {
 				errs.add("%s.weight: %d, want ≥ 0", f, *o.Weight)

@@ -101,7 +101,7 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		}
 		e.embedded = true
 		e.srv, err = refserver.Start(context.WithoutCancel(e.ctx), "127.0.0.1:0", refserver.Options{
-			Mode: refserver.Mode(p.Server.Mode), GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D(),
+			Mode: refserver.Mode(p.Server.Mode), GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D(), PageSize: p.Server.PageSize,
 			H2C: p.HTTP == driver.HTTP2}) // --http 2 against the embedded server: h2c
 		if err != nil {
 			e.close()
@@ -148,7 +148,7 @@ func (e *env) serverStatsFunc() func() *metrics.ServerStats {
 	}
 	return func() *metrics.ServerStats {
 		st := e.srv.Stats()
-		return &metrics.ServerStats{ToolCalls: st.ToolCalls, DoubleExecutions: st.DoubleExecutions, CountKeys: int64(len(st.Executions))}
+		return &metrics.ServerStats{ToolCalls: st.ToolCalls, DoubleExecutions: st.DoubleExecutions, CountKeys: int64(len(st.Executions)), Cancels: st.Cancels, Muted: st.Muted}
 	}
 }
 

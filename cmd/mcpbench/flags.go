@@ -108,12 +108,16 @@ func applyTransport(p *workload.Profile, f *runFlags, set func(string) bool) {
 	override(set("server-mode"), &p.Server.Mode, f.serverMode)
 	override(set("server-get-retry"), &p.Server.GETRetry, workload.Duration(f.getRetry))
 	override(set("server-tick"), &p.Server.Tick, workload.Duration(f.tick))
+	override(set("server-page-size"), &p.Server.PageSize, f.pageSize)
 }
 
 // applyOps replaces the op mix with one tools/call when --tool is given.
 func applyOps(p *workload.Profile, f *runFlags, set func(string) bool) error {
 	if set("args") && !set("tool") {
 		return errors.New("--args needs --tool")
+	}
+	if set("cancel") && !set("tool") {
+		return errors.New("--cancel needs --tool (in a profile, give an op cancel: {after: 50ms, p: 0.1})")
 	}
 	if !set("tool") {
 		return nil
@@ -125,7 +129,15 @@ func applyOps(p *workload.Profile, f *runFlags, set func(string) bool) error {
 		}
 	}
 	one := 1
-	p.Ops = []workload.OpSpec{{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}}
+	op := workload.OpSpec{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}
+	if set("cancel") {
+		c, err := workload.ParseCancel(f.cancel)
+		if err != nil {
+			return fmt.Errorf("--cancel: %v", err)
+		}
+		op.Cancel = &c
+	}
+	p.Ops = []workload.OpSpec{op}
 	p.Name = "tool " + f.tool
 	return nil
 }

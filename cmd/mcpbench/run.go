@@ -38,6 +38,8 @@ type runFlags struct {
 	noResults, noProgress                              bool
 	cpuProfile, tool, toolArgs                         string
 	toolProgress                                       bool
+	cancel                                             string
+	pageSize                                           int
 	headers, chaosSpecs, thresholds, stages            []string
 	storm                                              string
 	chaosSeed                                          int64
@@ -144,6 +146,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.tool, "tool", "", "benchmark one tool: replaces the profile's op mix with tools/call NAME")
 	fl.StringVar(&f.toolArgs, "args", "", "JSON arguments for --tool, e.g. '{\"ms\":50}'")
 	fl.BoolVar(&f.toolProgress, "progress-token", false, "with --tool: attach a progressToken so the server may stream progress")
+	fl.StringVar(&f.cancel, "cancel", "", "with --tool: cancel a share of the calls still in flight after a while (notifications/cancelled), e.g. 'after=50ms p=0.1'")
 	fl.StringArrayVar(&f.chaosSpecs, "chaos", nil, "add a fault (repeatable): 'cut after_events=2 close=rst target=post p=1', 'cut mid_event=1', 'cut before_first_event', 'cut between=100ms-2s', 'stall after_events=1 stall=2s', 'delay delay=50ms p=0.1'")
 	fl.StringVar(&f.storm, "storm", "", "cut every open stream at a time: 'at=10s every=0 close=rst target=get'")
 	fl.Int64Var(&f.chaosSeed, "chaos-seed", 0, "seed of the fault schedule (default: --seed)")
@@ -156,6 +159,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.checkDeleted, "check-deleted", false, "after each DELETE check that the server answers 404 to the deleted session")
 	fl.DurationVar(&f.getRetry, "server-get-retry", 0, "embedded server: retry hint sent on GET streams")
 	fl.DurationVar(&f.tick, "server-tick", 0, "embedded server: numbered notification on every GET stream this often")
+	fl.IntVar(&f.pageSize, "server-page-size", 0, "embedded server: at most this many items per page of tools/list and the other lists (0: 1000)")
 	fl.StringVarP(&f.out, "out", "o", "", "results directory (default results/<time>-<profile>): run.json, intervals.csv, histograms.hlog, offenders.json, summary.json")
 	fl.BoolVar(&f.noResults, "no-results", false, "write no results directory")
 	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json, 2026-07-28")

@@ -17,7 +17,7 @@ func newServeCmd() *cobra.Command {
 		addr           string
 		mode           string
 		tick, getRetry time.Duration
-		leak           int
+		leak, pageSize int
 		allowOrigins   []string
 		pidFile        string
 		nf             serveNetFlags
@@ -36,12 +36,16 @@ network, with no authentication, and serve warns about it.
 
 Tools: echo{text}, slow{ms}, progress{count, interval_ms, close_after,
 retry_ms}, long{ms, interval_ms}, payload{bytes}, notify{count, interval_ms},
-sample, elicit, roots, count{key, ms}. Resources mcpbench://static/small and
-mcpbench://static/large; prompt greet{name}.`,
+sample, elicit, roots, ask, count{key, ms}, log{count, level}, touch{uri},
+toggle_tool, fail{message}. Resources mcpbench://static/small and
+mcpbench://static/large, the template mcpbench://items/{id} (subscribable;
+touch changes them); prompt greet{name}; completions of greet's name and of
+the template's id. A cancelled tool call (notifications/cancelled) stops and
+gets nothing more.`,
 		Example: serveExamples,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak, AllowedOrigins: allowOrigins}
+			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak, AllowedOrigins: allowOrigins, PageSize: pageSize}
 			if err := nf.options(&opts, cmd.Flags().Changed); err != nil {
 				return usageError("%v", err)
 			}
@@ -85,6 +89,7 @@ mcpbench://static/large; prompt greet{name}.`,
 	cmd.Flags().StringVar(&mode, "mode", "stateful", "stateful, stateless, json or 2026-07-28")
 	cmd.Flags().DurationVar(&tick, "tick", 0, "send a numbered notification on every session's GET stream this often (0: off)")
 	cmd.Flags().DurationVar(&getRetry, "get-retry", 0, "retry hint sent at the start of every GET stream (0: none)")
+	cmd.Flags().IntVar(&pageSize, "page-size", 0, "at most this many items per page of tools/list, resources/list, resources/templates/list, prompts/list (0: 1000)")
 	cmd.Flags().StringArrayVar(&allowOrigins, "allow-origin", nil, "serve browser requests with this Origin (scheme://host[:port]; repeatable; \"*\" allows all); other foreign Origins get 403")
 	cmd.Flags().StringVar(&pidFile, "pid-file", "", "write the server's pid to this file once listening; removed on exit")
 	nf.register(cmd.Flags())

@@ -1,0 +1,193 @@
+package metrics
+
+import (
+	"sync"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// The tallies of the rest of MCP: list pages, cancelled calls, the
+// notifications counted on every stream (log messages, list changes,
+// resource updates) and the latency of resource updates.
+
+// MCPTally is what an op's results add up to beyond latency and errors.
+type MCPTally struct {
+	Pages       int64 // list pages fetched (1 + cursors followed)
+	Cancelled   int64 // calls cancelled (Op.Cancel): not in latency, not errors
+	CancelRaced int64 // messages after a cancel was sent, before its acknowledgement plus its round trip
+	Notes       NotificationSummary
+}
+
+func (m *MCPTally) add(b *MCPTally) {
+	m.Pages += b.Pages
+	m.Cancelled += b.Cancelled
+	m.CancelRaced += b.CancelRaced
+	m.Notes.add(b.Notes)
+}
+
+// record adds one result's pages and notifications.
+func (m *MCPTally) record(res *driver.Result) {
+	m.Pages += int64(res.Pages)
+	m.Notes.addDriver(res.Notifications)
+}
+
+// recordCancelled records an op cancelled by the client (Op.Cancel) into
+// o, with s.mu held, and unlocks it: apart from latency and errors, its
+// ledger judged like any other (a faulty one goes to offenders.json).
+func (s *Shard) recordCancelled(o *OpStats, res *driver.Result) {
+	faulty := o.cancelled(res)
+	s.mu.Unlock()
+	if faulty {
+		s.rec.offenders.add(s.rec.names[res.Op], res)
+	}
+}
+
+// cancelled counts a cancelled op; it reports whether its ledger found a
+// fault.
+func (o *OpStats) cancelled(res *driver.Result) bool {
+	o.MCP.Cancelled++
+	o.MCP.CancelRaced += int64(res.CancelRaced)
+	o.MCP.record(res)
+	o.BytesIn += res.BytesIn
+	o.BytesOut += res.BytesOut
+	if !res.Ledger.Checked {
+		return false
+	}
+	o.Streams++
+	for i, c := range res.Ledger.Counts {
+		o.Verdicts[i] += int64(c)
+	}
+	if res.Ledger.Faulty() {
+		o.Faulty++
+		return true
+	}
+	return false
+}
+
+// NotificationSummary counts notifications of interest: log messages
+// (notifications/message), tool-list changes
+// (notifications/tools/list_changed) and resource updates
+// (notifications/resources/updated).
+type NotificationSummary struct {
+	Messages         int64 `json:"log_messages"`
+	ToolsListChanged int64 `json:"tools_list_changed"`
+	ResourcesUpdated int64 `json:"resources_updated"`
+}
+
+func (n *NotificationSummary) add(b NotificationSummary) {
+	n.Messages += b.Messages
+	n.ToolsListChanged += b.ToolsListChanged
+	n.ResourcesUpdated += b.ResourcesUpdated
+}
+
+func (n *NotificationSummary) addDriver(b driver.Notifications) {
+	n.Messages += int64(b.Messages)
+	n.ToolsListChanged += int64(b.ToolsListChanged)
+	n.ResourcesUpdated += int64(b.ResourcesUpdated)
+}
+
+// orNil returns n, or nil when it counted nothing (left out of JSON).
+func (n NotificationSummary) orNil() *NotificationSummary {
+	if n == (NotificationSummary{}) {
+		return nil
+	}
+	return &n
+}
+
+// MCPSummary is an op's summary of the rest of MCP (embedded in
+// OpSummary: its fields are the op's).
+type MCPSummary struct {
+	// Pages counts the list pages fetched: a list op follows nextCursor
+	// to the last page, and its latency covers every page.
+	Pages int64 `json:"pages,omitempty"`
+	// Cancelled counts the calls cancelled (the op's cancel option): they
+	// are neither completed ops nor errors, and stay out of latency.
+	Cancelled int64 `json:"cancelled,omitempty"`
+	// CancelledRate is cancelled / (completed + cancelled), 0..1.
+	CancelledRate float64 `json:"cancelled_rate,omitempty"`
+	// CancelRaced counts messages of cancelled calls that arrived after
+	// the cancel was sent and before its acknowledgement plus its round
+	// trip (the race the spec allows; those later are the after-cancel
+	// verdict).
+	CancelRaced int64 `json:"cancel_raced,omitempty"`
+	// Notifications counts the notifications the op's response streams
+	// carried.
+	Notifications *NotificationSummary `json:"notifications,omitempty"`
+}
+
+func mcpSummaryOf(o *OpStats) MCPSummary {
+	m := MCPSummary{Pages: o.MCP.Pages, Cancelled: o.MCP.Cancelled, CancelRaced: o.MCP.CancelRaced, Notifications: o.MCP.Notes.orNil()}
+	if n := o.Count + o.MCP.Cancelled; n > 0 {
+		m.CancelledRate = float64(o.MCP.Cancelled) / float64(n)
+	}
+	return m
+}
+
+// SubscriptionSummary describes resource subscriptions: changes the
+// sessions made to resources they were subscribed to, and the
+// notifications/resources/updated that followed. Latency runs from the
+// change's send to its notification's arrival (ms). Counted by the time
+// of the change (unmatched ones by their arrival) within the measured
+// window. Sessions that share a resource cannot tell their changes'
+// notifications apart: give each its own.
+type SubscriptionSummary struct {
+	// Changes counts changes sent while subscribed (a notification is due).
+	Changes int64 `json:"changes"`
+	// Notified counts notifications matched with a pending change (each
+	// with the session's oldest pending change of its resource).
+	Notified int64 `json:"notified"`
+	// Unnotified counts changes that got no notification by the end of
+	// their session (after a grace of 500 ms): lost, or coalesced by the
+	// server into one notification for several changes.
+	Unnotified int64 `json:"unnotified"`
+	// Unmatched counts notifications when the session had no pending
+	// change of the resource (another session's change: fan-out; or the
+	// server's own).
+	Unmatched int64   `json:"unmatched"`
+	Latency   Latency `json:"latency_ms"`
+}
+
+// subTally is the recorder's subscription bookkeeping.
+type subTally struct {
+	mu   sync.Mutex
+	sum  SubscriptionSummary
+	hist *hdr.Histogram
+}
+
+// RecordUpdate records one event of a session's subscriptions. Safe for
+// concurrent use (the driver calls it from ops and GET streams).
+func (r *Recorder) RecordUpdate(u driver.ResourceUpdate) {
+	t := &r.subs
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch u.Kind {
+	case driver.UpdateChange:
+		t.sum.Changes++
+	case driver.UpdateNotified:
+		t.sum.Notified++
+		if t.hist == nil {
+			t.hist = NewHistogram()
+		}
+		t.hist.RecordValue(us(u.Latency()))
+	case driver.UpdateUnmatched:
+		t.sum.Unmatched++
+	case driver.UpdateUnnotified:
+		t.sum.Unnotified++
+	}
+}
+
+// Subscriptions returns the subscription summary so far (nil when no
+// session subscribed and changed anything, and no update came). Safe for
+// concurrent use.
+func (r *Recorder) Subscriptions() *SubscriptionSummary {
+	t := &r.subs
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sum == (SubscriptionSummary{}) {
+		return nil
+	}
+	s := t.sum
+	s.Latency = LatencyOf(t.hist)
+	return &s
+}

@@ -1,0 +1,55 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// mcp prints the rest of MCP, each line only when there is something to
+// say: list pages, cancelled calls, the notifications counted, resource
+// updates and their latency.
+func (p *printer) mcp(s *metrics.Summary) {
+	a := &s.All
+	if a.Pages > 0 {
+		p.F("Pages: %d list pages fetched (list ops follow nextCursor to the last page; their latency covers every page)\n", a.Pages)
+	}
+	if a.Cancelled > 0 {
+		after := int64(0)
+		if a.Ledger != nil {
+			after = a.Ledger.Verdicts["after-cancel"]
+		}
+		var per []string
+		for _, o := range s.Ops {
+			if o.Cancelled > 0 {
+				per = append(per, fmt.Sprintf("%s %d of %d, %.2f%%", o.Name, o.Cancelled, o.Count+o.Cancelled, 100*o.CancelledRate))
+			}
+		}
+		p.F("Cancellation: %d calls cancelled (%.2f%% of all %d calls; %s; not in count or latency); after the cancel: after-cancel %d (messages later than its acknowledgement plus its round trip: the server did not stop), raced %d (messages before that: the race the spec allows)\n",
+			a.Cancelled, 100*a.CancelledRate, a.Count+a.Cancelled, strings.Join(per, "; "), after, a.CancelRaced)
+		if sv := s.Server; sv != nil && sv.Cancels > 0 {
+			p.F("  the reference server received %d notifications/cancelled for calls in flight (warm-up included) and kept %d writes of cancelled calls from the client\n", sv.Cancels, sv.Muted)
+		}
+	}
+	var post, get metrics.NotificationSummary
+	if a.Notifications != nil {
+		post = *a.Notifications
+	}
+	if g := s.GETStreams; g != nil && g.Notifications != nil {
+		get = *g.Notifications
+	}
+	if post != (metrics.NotificationSummary{}) || get != (metrics.NotificationSummary{}) {
+		p.F("Notifications (response streams · GET streams): log messages %d · %d; tools/list_changed %d · %d; resources/updated %d · %d\n",
+			post.Messages, get.Messages, post.ToolsListChanged, get.ToolsListChanged, post.ResourcesUpdated, get.ResourcesUpdated)
+	}
+	if u := s.Subscriptions; u != nil {
+		l := u.Latency
+		p.F("Resource updates: %d changes while subscribed; %d notified, %d never notified, %d unmatched (no change of the session's own pending); latency from the change's send p50 %s p90 %s p99 %s max %s ms\n",
+			u.Changes, u.Notified, u.Unnotified, u.Unmatched, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.Max))
+		if u.Unmatched > 0 {
+			p.F("  note: %d notifications came with no change of the session's own pending: sessions that share a resource (or a server that notifies on its own) make attribution uncertain; give each session its own resource to time updates exactly\n", u.Unmatched)
+		}
+	}
+}
