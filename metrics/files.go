@@ -42,6 +42,12 @@ type RunInfo struct {
 	Flags   map[string]string `json:"flags"`   // flags given on the command line
 	Headers []string          `json:"headers"` // redacted
 	Seed    int64             `json:"seed"`
+	// Segment is the execution segment the run was (--segment, or one
+	// process of --processes); nil for the whole test.
+	Segment *SegmentInfo `json:"segment,omitempty"`
+	// Merged lists the results directories a merged run was made of
+	// (mcpbench merge); nil for a run.
+	Merged []string `json:"merged_from,omitempty"`
 }
 
 // WriteJSON writes v to path atomically (a temp file renamed into place),

@@ -31,6 +31,9 @@ type Results struct {
 	// start and end times set (ms since the epoch).
 	Series    map[string][]*hdr.Histogram
 	Offenders *OffendersFile
+	// Totals are summary.hlog's histograms (see Recorder.Histograms for
+	// the tags); nil when the directory has none.
+	Totals map[string]*hdr.Histogram
 }
 
 // IntervalRec is one line of intervals.csv.
@@ -82,6 +85,11 @@ func ReadResults(dir string) (*Results, error) {
 		return nil, err
 	}
 	if err := r.readHlog(filepath.Join(dir, FileHistogram)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if t, err := readSummaryHistograms(filepath.Join(dir, FileSummaryHistograms)); err == nil {
+		r.Totals = t
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if !found {

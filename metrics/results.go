@@ -111,9 +111,7 @@ func (w *ResultsDir) begin(info *RunInfo) {
 	w.lw = hdr.NewHistogramLogWriter(w.hb)
 	w.lw.OutputComment("mcpbench interval histograms; values in microseconds (the max column reads as seconds); tags <op>.response, <op>.service and <op>.resume (time to resume)")
 	w.lw.OutputLogFormatVersion()
-	w.lw.OutputStartTime(w.start.UnixMilli())
-	w.lw.OutputBaseTime(w.start.UnixMilli())
-	w.lw.SetBaseTime(w.start.UnixMilli())
+	outputTimes(w.lw, w.start)
 	w.lw.OutputLegend()
 	w.fail(w.hb.Flush())
 }
@@ -181,8 +179,8 @@ func (w *ResultsDir) interval(iv Interval, row Row, phase string) error {
 		return err
 	}
 	for i, o := range iv.Ops {
-		if o.Count == 0 {
-			continue
+		if o.Count == 0 && o.Response.TotalCount() == 0 {
+			continue // (an interval may hold completions of ops counted in the next)
 		}
 		hists := []struct {
 			kind string
@@ -245,6 +243,9 @@ func (w *ResultsDir) End(end *RunEnd) {
 		w.begin(&info)
 	}
 	w.fail(WriteJSON(filepath.Join(w.dir, FileOffenders), end.Offenders))
+	if len(end.Histograms) > 0 {
+		w.fail(w.writeSummaryHistograms(end))
+	}
 	w.fail(WriteJSON(filepath.Join(w.dir, FileSummary), end.Summary))
 	if w.cw != nil {
 		w.cw.Flush()

@@ -1,6 +1,10 @@
 package metrics
 
-import "time"
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // A Sink receives a run's results as they are made: Start when the
 // measured clock starts (the run's description, its negotiated protocol
@@ -61,4 +65,7 @@ type RunEnd struct {
 	Info      *RunInfo
 	Summary   *Summary
 	Offenders OffendersFile
+	// Histograms are the histograms behind the summary, tagged as
+	// summary.hlog tags them (see Recorder.Histograms); nil: none kept.
+	Histograms map[string]*hdr.Histogram
 }

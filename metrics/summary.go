@@ -76,6 +76,11 @@ type Summary struct {
 	// Thresholds are the pass/fail criteria checked at the end (k6 style:
 	// any failure makes the run exit 99).
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	// Segment is the execution segment this run was (nil: the whole test).
+	Segment *SegmentInfo `json:"segment,omitempty"`
+	// Segments are the segments a merged run was made of, each with its
+	// own generator cost (nil for a run).
+	Segments []SegmentResult `json:"segments,omitempty"`
 }
 
 // ThresholdResult is one threshold checked against the run.

@@ -162,7 +162,7 @@ func (e *engine) checkpoint(now time.Time) {
 func (e *engine) activeVUs(now time.Time) int64 {
 	live := e.live.Load()
 	if r, ok := e.sched.(Ramp); ok && !e.pl.Profile.Open() {
-		return min(live, int64(r.Rate(now.Sub(e.start))+0.5))
+		return min(live, int64(e.opts.Segment.Count(int(r.Rate(now.Sub(e.start))+0.5))))
 	}
 	return live
 }

@@ -55,6 +55,15 @@ type Options struct {
 	// Server, when set, reads the embedded reference server's counters
 	// into the summary (before thresholds are checked).
 	Server func() *metrics.ServerStats
+	// Segment is the execution segment this process runs (--segment; nil:
+	// the whole test): its share of the arrival slots, VUs and churn (see
+	// segment.go).
+	Segment *Segment
+	// StartAt, when set, is when the run's clock starts (--start-at): the
+	// sessions are set up before it, so segments started apart share one
+	// schedule. Past by the time the set-up ends, the clock still starts at
+	// it (ops already due are late or dropped) and the summary says so.
+	StartAt time.Time
 }
 
 // ErrSetup is returned when no session could be initialized.
@@ -87,15 +96,18 @@ type engine struct {
 	stopAdmit context.CancelFunc
 	stoppedAt atomic.Pointer[time.Time]
 
-	sched    Schedule // open model: arrivals; closed model with stages: active VUs
-	next     atomic.Uint64
-	spawning atomic.Int64
-	maxDelay time.Duration
-	live     atomic.Int64
-	started  atomic.Int64
-	dropped  atomic.Int64
-	wg       sync.WaitGroup
-	spawnMu  sync.Mutex
+	sched Schedule // open model: arrivals (the segment's); closed model with stages: active VUs
+	// The segment's share of the VUs (the profile's for the whole test):
+	// VUs set up front, the open model's cap, the closed model's peak.
+	vus, maxVUs, peakVUs int
+	next                 atomic.Uint64
+	spawning             atomic.Int64
+	maxDelay             time.Duration
+	live                 atomic.Int64
+	started              atomic.Int64
+	dropped              atomic.Int64
+	wg                   sync.WaitGroup
+	spawnMu              sync.Mutex
 
 	settled         bool  // SettleMemory done (collector goroutine)
 	settledRSS      int64 // bytes, under mu
@@ -138,7 +150,8 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	if e.cfgs = pl.endpointConfigs(); e.cfgs != nil {
 		e.rec.SetEndpoints(pl.EndpointsShown)
 	}
-	sessions := e.setup(ctx, pl.Profile.VUs)
+	sessions := e.setup(ctx, e.vus)
+	e.waitStart(ctx, sessions)
 	if sum, err := e.checkSetup(ctx, sessions); sum != nil {
 		return e.finish(ctx, sum, err)
 	}
@@ -167,11 +180,12 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 func newEngine(pl *Plan, opts Options) *engine {
 	p := &pl.Profile
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder}
+	e.share()
 	if p.Chaos != nil && !p.Chaos.Empty() {
 		e.inj = chaos.New(*p.Chaos, p.Seed)
 	}
 	if e.rec == nil {
-		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs*max(p.Concurrency, 1))
+		e.rec = metrics.NewRecorder(pl.Names, e.maxVUs*max(p.Concurrency, 1))
 	}
 	e.opts.Interval = cmp.Or(e.opts.Interval, time.Second)
 	if len(pl.Scenarios) > 0 {
@@ -224,10 +238,10 @@ func (e *engine) checkSetup(ctx context.Context, sessions []*driver.Session) (*m
 // admission contexts, and Ctrl-C's handling. It returns the hard stop.
 func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
 	p := &e.pl.Profile
-	e.start = time.Now()
+	e.start = e.clockStart()
 	e.warmEnd = e.start.Add(p.Warmup.D())
 	e.end = e.warmEnd.Add(p.Window())
-	e.sched = p.schedule()
+	e.sched = e.segmentSchedule(p.schedule())
 	var span time.Duration // bins only for storm analysis: 16 B per 10 ms
 	if p.Chaos != nil && p.Chaos.Storm != nil {
 		span = e.end.Sub(e.start) + p.GracefulStop.D() + 30*time.Second
@@ -280,6 +294,7 @@ func (e *engine) runInfo() *metrics.RunInfo {
 		info.HTTPProtocol, info.Proxy = n.Protocol(), metrics.ProxyText(n.Proxies)
 	}
 	info.Started, info.Ops = e.start, e.pl.Names
+	info.Segment = e.opts.Segment.Info(e.opts.StartAt)
 	info.Target = cmp.Or(info.Target, e.pl.Target)
 	return info
 }
@@ -289,7 +304,7 @@ func (e *engine) runInfo() *metrics.RunInfo {
 // has.
 func (e *engine) watchWarmup() (t *time.Timer, done chan struct{}) {
 	done = make(chan struct{})
-	return time.AfterFunc(e.pl.Profile.Warmup.D(), func() {
+	return time.AfterFunc(time.Until(e.warmEnd), func() {
 		u := metrics.ReadUsage()
 		e.mu.Lock()
 		e.usage0 = u
@@ -321,10 +336,10 @@ func (e *engine) launchAll(sessions []*driver.Session) {
 		}
 		e.launch(i, s)
 	}
-	for i := len(sessions); !p.Open() && i < p.peakVUs(); i++ {
+	for i := len(sessions); !p.Open() && i < e.peakVUs; i++ {
 		e.launch(i, nil)
 	}
-	if p.Open() && p.MaxVUs > p.VUs {
+	if p.Open() && e.maxVUs > e.vus {
 		go e.watchArrivals()
 	}
 }
@@ -367,7 +382,7 @@ func (e *engine) finish(ctx context.Context, sum *metrics.Summary, err error) (*
 	if hc := e.pl.Driver.HTTPClient; hc != nil {
 		hc.CloseIdleConnections()
 	}
-	end := &metrics.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile()}
+	end := &metrics.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile(), Histograms: e.rec.Histograms()}
 	for _, s := range e.opts.Sinks {
 		s.End(end)
 	}
@@ -432,7 +447,8 @@ func sessionFeatures(p *Profile) []string {
 	return out
 }
 
-// setup initializes n sessions concurrently; failed ones are nil.
+// setup initializes n sessions concurrently (those of the segment's first
+// n VUs); failed ones are nil.
 func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 	out := make([]*driver.Session, n)
 	var g errgroup.Group
@@ -442,8 +458,9 @@ func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 			break
 		}
 		g.Go(func() error {
-			s, _ := driver.NewSession(e.cfgFor(i), i)
-			if e.initSession(ctx, s, i) {
+			id := e.vuID(i)
+			s, _ := driver.NewSession(e.cfgFor(id), id)
+			if e.initSession(ctx, s, id) {
 				out[i] = s
 			}
 			return nil
@@ -453,12 +470,13 @@ func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 	return out
 }
 
-// launch starts VU id with session s (nil: initialize first).
-func (e *engine) launch(id int, s *driver.Session) {
+// launch starts the segment's VU number local (its global number is
+// vuID(local)) with session s (nil: initialize first).
+func (e *engine) launch(local int, s *driver.Session) {
 	e.wg.Add(1)
 	e.live.Add(1)
 	e.started.Add(1)
-	go e.vu(id, s)
+	go e.vu(local, s)
 }
 
 // cfgFor returns the driver config of VU vu: the plan's, with the VU's

@@ -32,8 +32,8 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 		Tool: e.opts.Tool, Target: e.pl.Target, Embedded: e.opts.Embedded,
 		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: append(slices.Clip(e.notes), e.pl.argNotes()...),
 		Profile: p.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: p.Warmup.D().Seconds(),
-		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Concurrency: concurrencyShown(p.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
-		Scenarios: e.rec.Scenarios(secs), Endpoints: e.rec.Endpoints(secs),
+		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: e.maxVUs, Concurrency: concurrencyShown(p.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
+		Scenarios: e.rec.Scenarios(secs), Endpoints: e.rec.Endpoints(secs), Segment: e.opts.Segment.Info(e.opts.StartAt),
 	}
 	e.mu.Unlock()
 	if arrivals := all.Count + all.Dropped + all.Interrupted; arrivals > 0 {
@@ -55,11 +55,11 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	s.Stages = p.stagesText()
 	if p.Open() {
 		s.Model, s.TargetRate = "open", p.Rate
-		if len(p.Stages) > 0 && secs > 0 {
+		if (len(p.Stages) > 0 || !e.opts.Segment.Whole()) && secs > 0 {
 			s.TargetRate = textfmt.Round3(float64(Arrivals(e.sched, from.Sub(e.start), to.Sub(e.start))) / secs)
 		}
 	} else {
-		s.MaxVUs = p.peakVUs()
+		s.MaxVUs = e.peakVUs
 	}
 	if ctx.Err() != nil {
 		s.Interrupted = true
@@ -164,12 +164,12 @@ func (e *engine) bottleneck(s *metrics.Summary) {
 		switch {
 		case genBusy:
 			s.DropWarning = fmt.Sprintf("%s; cause: the generator ran out of CPU (%.2f of its %d cores busy): run fewer VUs, more processes or a bigger machine", pct, g.Cores, procs)
-		case s.VUs >= p.MaxVUs && e.serviceClimbed():
-			s.DropWarning = fmt.Sprintf("%s; cause: the target is saturated: its service time climbed during the run (mean %.1f ms at the end) and all %d VUs (max_vus) were waiting on it", pct, svc, p.MaxVUs)
-		case s.VUs >= p.MaxVUs:
-			s.DropWarning = fmt.Sprintf("%s; cause: the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %.0f VUs in flight: raise --max-vus", pct, p.MaxVUs, svc, s.TargetRate, need)
+		case s.VUs >= e.maxVUs && e.serviceClimbed():
+			s.DropWarning = fmt.Sprintf("%s; cause: the target is saturated: its service time climbed during the run (mean %.1f ms at the end) and all %d VUs (max_vus) were waiting on it", pct, svc, e.maxVUs)
+		case s.VUs >= e.maxVUs:
+			s.DropWarning = fmt.Sprintf("%s; cause: the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %.0f VUs in flight: raise --max-vus", pct, e.maxVUs, svc, s.TargetRate, need)
 		default:
-			s.DropWarning = fmt.Sprintf("%s; cause: VUs could not be added fast enough (%d of max %d started; new sessions initialize in p99 %.1f ms, at most %d at a time)", pct, s.VUs, p.MaxVUs, s.Sessions.Initialize.P99, maxSpawning)
+			s.DropWarning = fmt.Sprintf("%s; cause: VUs could not be added fast enough (%d of max %d started; new sessions initialize in p99 %.1f ms, at most %d at a time)", pct, s.VUs, e.maxVUs, s.Sessions.Initialize.P99, maxSpawning)
 		}
 	}
 	switch {

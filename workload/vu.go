@@ -38,11 +38,13 @@ const spawnLag = 2 * time.Millisecond
 const maxSpawning = 4
 
 // vu is one VU's life: its session (initialized here when s is nil), its
-// GET stream, its ops, and its session's close.
-func (e *engine) vu(id int, s *driver.Session) {
+// GET stream, its ops, and its session's close. local is its number in the
+// segment; it runs as VU vuID(local), its number in the whole test.
+func (e *engine) vu(local int, s *driver.Session) {
 	defer e.wg.Done()
 	defer e.live.Add(-1)
-	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(id), rng: rand.New(rand.NewPCG(uint64(e.pl.Profile.Seed), uint64(id)+1))}
+	id := e.vuID(local)
+	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: rand.New(rand.NewPCG(uint64(e.pl.Profile.Seed), uint64(id)+1))}
 	if s == nil {
 		if !e.pl.Profile.Open() && !e.waitActive(id) {
 			return // a stage never activated this VU
@@ -365,7 +367,7 @@ func (e *engine) claim() (j job, wait time.Duration, stop bool) {
 	if stop {
 		return job{}, 0, true
 	}
-	j = e.pl.jobFor(h)
+	j = e.pl.jobFor(e.slot(h))
 	j.intended = e.start.Add(elapsed + wait)
 	return j, wait, false
 }
@@ -385,7 +387,7 @@ func (e *engine) dropUnclaimed(now time.Time) {
 			return
 		}
 		e.dropped.Add(1)
-		if j := e.pl.jobFor(h); e.counted(intended) {
+		if j := e.pl.jobFor(e.slot(h)); e.counted(intended) {
 			shard.Dropped(j.op, intended, now.Sub(intended))
 			e.dropIteration(j)
 		}
@@ -403,7 +405,7 @@ func (e *engine) watchArrivals() {
 		case <-e.admit.Done():
 			return
 		}
-		if e.live.Load() >= int64(e.pl.Profile.MaxVUs) {
+		if e.live.Load() >= int64(e.maxVUs) {
 			continue
 		}
 		wait, stop := e.sched.Pace(time.Since(e.start), e.next.Load())
@@ -420,7 +422,7 @@ func (e *engine) watchArrivals() {
 func (e *engine) spawn() {
 	e.spawnMu.Lock()
 	defer e.spawnMu.Unlock()
-	if e.admit.Err() != nil || e.live.Load() >= int64(e.pl.Profile.MaxVUs) || e.spawning.Load() >= maxSpawning {
+	if e.admit.Err() != nil || e.live.Load() >= int64(e.maxVUs) || e.spawning.Load() >= maxSpawning {
 		return
 	}
 	e.spawning.Add(1)

@@ -1,0 +1,190 @@
+package metrics
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// The histograms behind summary.json, for exact merges of segments
+// (merge.go): summary.hlog holds one histogram per latency the summary
+// gives, over the measured window, tagged:
+//
+//	op:<op>.response, .service, .ttfb, .dropped (the dropped ops' lower
+//	  bound), .resume (time to resume), .wait (reconnect delay)
+//	sessions.initialize
+//	generator.start_lag
+//	get.resume.time, get.resume.wait, get.reopen.time, get.reopen.wait
+//	scenario:<scenario>.iteration
+//
+// <op> and <scenario> are written as HlogTag makes them. Values are µs.
+
+// FileSummaryHistograms is the results directory's summary.hlog.
+const FileSummaryHistograms = "summary.hlog"
+
+// Tag prefixes and kinds of summary.hlog.
+const (
+	tagOp       = "op:"
+	tagScenario = "scenario:"
+	tagInit     = "sessions.initialize"
+	tagLag      = "generator.start_lag"
+	tagGET      = "get."
+)
+
+// Histograms returns copies of the run's histograms so far (up to the
+// last Tick), tagged as summary.hlog tags them; empty ones are left out.
+// Safe for concurrent use; call it between Ticks.
+func (r *Recorder) Histograms() map[string]*hdr.Histogram {
+	out := map[string]*hdr.Histogram{}
+	put := func(tag string, h *hdr.Histogram) {
+		if h != nil && h.TotalCount() > 0 {
+			c := NewHistogram()
+			c.Merge(h)
+			out[tag] = c
+		}
+	}
+	r.mu.Lock()
+	for i, o := range r.total {
+		p := tagOp + HlogTag(r.names[i]) + "."
+		put(p+"response", o.Response)
+		put(p+"service", o.Service)
+		put(p+"ttfb", o.TTFB)
+		put(p+"dropped", o.DropLB)
+		put(p+"resume", o.Resume)
+		put(p+"wait", o.Wait)
+	}
+	put(tagLag, r.lag)
+	r.mu.Unlock()
+	t := &r.sessions
+	t.lock()
+	put(tagInit, t.initHist)
+	put(tagGET+"resume.time", t.get.resumes.Resume)
+	put(tagGET+"resume.wait", t.get.resumes.Wait)
+	put(tagGET+"reopen.time", t.get.reopenTries.Resume)
+	put(tagGET+"reopen.wait", t.get.reopenTries.Wait)
+	t.mu.Unlock()
+	it := &r.iters
+	it.mu.Lock()
+	for i, n := range it.names {
+		put(tagScenario+HlogTag(n)+".iteration", it.hist[i])
+	}
+	it.mu.Unlock()
+	return out
+}
+
+// writeHistograms writes hs as an interval log, one histogram per tag in
+// tag order, each spanning [startMs, endMs].
+func writeHistograms(lw *hdr.HistogramLogWriter, hs map[string]*hdr.Histogram, startMs, endMs int64) error {
+	tags := make([]string, 0, len(hs))
+	for t := range hs {
+		tags = append(tags, t)
+	}
+	sort.Strings(tags)
+	for _, t := range tags {
+		h := hs[t]
+		h.SetTag(t)
+		h.SetStartTimeMs(startMs)
+		h.SetEndTimeMs(endMs)
+		if err := lw.OutputIntervalHistogram(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitTag splits "op:name.kind" into "op:name" and "kind".
+func splitTag(tag string) (string, string) {
+	i := strings.LastIndexByte(tag, '.')
+	if i < 0 {
+		return tag, ""
+	}
+	return tag[:i], tag[i+1:]
+}
+
+// writeSummaryHistograms writes summary.hlog: end's histograms over the
+// measured window (w.mu held).
+func (w *ResultsDir) writeSummaryHistograms(end *RunEnd) error {
+	from, to := w.start, w.start
+	if s := end.Summary; s != nil && !s.Started.IsZero() {
+		from = s.Started.Add(time.Duration(s.WarmupS * float64(time.Second)))
+		to = from.Add(time.Duration(s.DurationS * float64(time.Second)))
+	}
+	var b bytes.Buffer
+	lw := hdr.NewHistogramLogWriter(&b)
+	lw.OutputComment("mcpbench: the histograms behind summary.json (values in microseconds), for exact merges of segments")
+	lw.OutputLogFormatVersion()
+	outputTimes(lw, from)
+	lw.OutputLegend()
+	if err := writeHistograms(lw, end.Histograms, from.UnixMilli(), to.UnixMilli()); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(w.dir, FileSummaryHistograms), b.Bytes())
+}
+
+// readSummaryHistograms reads a summary.hlog: histograms by tag.
+func readSummaryHistograms(path string) (map[string]*hdr.Histogram, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]*hdr.Histogram{}
+	lr := hdr.NewHistogramLogReader(f)
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if err != nil {
+			if errors.Is(err, io.EOF) || strings.Contains(err.Error(), "EOF") {
+				return out, nil // a cut last line: keep what came before
+			}
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if h == nil {
+			return out, nil
+		}
+		if x, ok := out[h.Tag()]; ok {
+			x.Merge(h)
+		} else {
+			out[h.Tag()] = h
+		}
+	}
+}
+
+// writeFileAtomic writes data to path through a temporary file renamed
+// into place (as WriteJSON does).
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// outputTimes writes an interval log's StartTime and BaseTime lines and
+// sets its base time to t. The lines carry milliseconds ("%.3f" seconds,
+// as the format and its reader have them): the library's own writers
+// drop them, which shifted every interval read back by the start's
+// fraction of a second.
+func outputTimes(lw *hdr.HistogramLogWriter, t time.Time) {
+	ms := t.UnixMilli()
+	secs := fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
+	lw.OutputComment("[StartTime: " + secs + " (seconds since epoch), " + time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) + "]")
+	lw.OutputComment("[BaseTime: " + secs + " (seconds since epoch)]")
+	lw.SetBaseTime(ms)
+}

@@ -1,0 +1,429 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// Merging the results of a test's execution segments (mcpbench merge,
+// run --processes): the segments' results directories become the results
+// directory of the whole test.
+//
+//   - Histograms merge exactly: HdrHistograms of one range and precision
+//     add bucket by bucket, so the merged percentiles are those of one
+//     histogram of every sample (never averaged percentiles). The
+//     summary's latencies come from each segment's summary.hlog (every
+//     latency the summary gives), the intervals' from histograms.hlog.
+//   - Intervals are aligned by wall-clock time: the merged run's clock
+//     starts at the earliest segment's start, and a segment's interval
+//     ending in (start + (k−1)·iv, start + k·iv] is added into merged
+//     interval k (segments started with one --start-at line up exactly).
+//   - Counters, verdicts and gauges (VUs, sessions, streams, the
+//     generator's cores and memory) are summed; the measured window is the
+//     union of the segments' windows, and rates are counts over it.
+//   - Each segment's own generator cost (a process of its own) is kept in
+//     the summary's segments.
+//
+// Thresholds are not checked here (metrics does not judge): the caller
+// checks them against the merged summary (verdict.CheckThresholds, with
+// the Merged as the quantile source).
+
+// Merged is the results of a test's segments combined: what the results
+// directory of the whole test holds. Build it with MergeResults; Write
+// writes it.
+type Merged struct {
+	Run       *RunInfo
+	Summary   *Summary
+	Offenders OffendersFile
+	// Totals are the merged summary.hlog histograms (by tag).
+	Totals map[string]*hdr.Histogram
+
+	ops       []string
+	segs      []*Results
+	origin    time.Time
+	iv        time.Duration
+	intervals []*mergedInterval
+	series    map[string]*hdr.Histogram // histograms.hlog over the run, by tag
+}
+
+// mergedInterval is one merged interval: the rows and histograms of the
+// segments' intervals that ended in it.
+type mergedInterval struct {
+	k          int
+	end        time.Time // the latest end of its rows (the grid's end at most)
+	phase      Phase
+	rec        IntervalRec
+	classes    [driver.NumClasses]int64
+	target     bool
+	arrivals   float64          // the schedule's arrivals in the segments' rows (target rate × length)
+	response   []*hdr.Histogram // per op
+	service    []*hdr.Histogram
+	resume     []*hdr.Histogram
+	opCount    []int64
+	opErrors   []int64
+	opResumes  []int64
+	allCount   int64
+	allErrors  int64
+	allResumes int64
+}
+
+// ErrNotSegments is returned when the directories cannot be merged into
+// one test: different op lists, or one segment given twice.
+var ErrNotSegments = errors.New("not segments of one test")
+
+// MergeResults reads the results directories dirs (segments of one test)
+// and merges them. Errors: a directory that cannot be read, ErrNotSegments.
+// A segment without summary.json (it crashed) is merged from its interval
+// files and named in the summary's notes.
+func MergeResults(dirs []string) (*Merged, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("merge: no results directory given")
+	}
+	m := &Merged{series: map[string]*hdr.Histogram{}}
+	for _, d := range dirs {
+		r, err := ReadResults(d)
+		if err != nil {
+			return nil, err
+		}
+		if r.Summary == nil {
+			r.Summary = r.Rebuild()
+		}
+		m.segs = append(m.segs, r)
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	m.grid()
+	for i, r := range m.segs {
+		m.addRows(i, r)
+		m.addSeries(r)
+	}
+	m.mergeTotals()
+	m.summarize()
+	m.runInfo(dirs)
+	m.offenders()
+	return m, nil
+}
+
+// check makes sure the directories are segments of one test: the same
+// ops, no segment twice. It sets m.ops.
+func (m *Merged) check() error {
+	seen := map[string]string{}
+	for _, r := range m.segs {
+		ops := r.Ops
+		if r.Run != nil && len(r.Run.Ops) > 0 {
+			ops = r.Run.Ops
+		}
+		if m.ops == nil {
+			m.ops = ops
+		} else if !slices.Equal(m.ops, ops) {
+			return fmt.Errorf("%w: %s ran ops [%s], %s ran [%s]", ErrNotSegments, m.segs[0].Dir, strings.Join(m.ops, ", "), r.Dir, strings.Join(ops, ", "))
+		}
+		if sg := segmentOf(r); sg != nil {
+			key := sg.Sequence + " " + sg.Segment
+			if prev, ok := seen[key]; ok {
+				return fmt.Errorf("%w: %s and %s both ran segment %s: merging them would count it twice", ErrNotSegments, prev, r.Dir, sg.Segment)
+			}
+			seen[key] = r.Dir
+		}
+	}
+	return nil
+}
+
+// segmentOf is the segment a results directory ran (nil: the whole test
+// or unknown).
+func segmentOf(r *Results) *SegmentInfo {
+	if r.Run != nil && r.Run.Segment != nil {
+		return r.Run.Segment
+	}
+	if r.Summary != nil {
+		return r.Summary.Segment
+	}
+	return nil
+}
+
+// startOf is when a segment's clock started.
+func startOf(r *Results) time.Time {
+	if r.Run != nil && !r.Run.Started.IsZero() {
+		return r.Run.Started
+	}
+	return r.Summary.Started
+}
+
+// grid sets the merged clock: the earliest start, and the interval (the
+// longest of the segments' rows: only a run's last row is shorter).
+func (m *Merged) grid() {
+	for i, r := range m.segs {
+		if s := startOf(r); i == 0 || s.Before(m.origin) {
+			m.origin = s
+		}
+		for _, iv := range r.Intervals {
+			m.iv = max(m.iv, time.Duration(math.Round(iv.Interval*1000))*time.Millisecond)
+		}
+	}
+	if m.iv <= 0 {
+		m.iv = time.Second
+	}
+}
+
+// slot is the merged interval a row or histogram ending at end goes to:
+// k ≥ 1, the interval (origin + (k−1)·iv, origin + k·iv]; a few ms of
+// slack absorb the log's rounding.
+func (m *Merged) slot(end time.Time) int {
+	slack := min(5*time.Millisecond, m.iv/10)
+	return max(1, int(math.Ceil(float64(end.Sub(m.origin)-slack)/float64(m.iv))))
+}
+
+// at returns merged interval k, creating it.
+func (m *Merged) at(k int) *mergedInterval {
+	i := sort.Search(len(m.intervals), func(i int) bool { return m.intervals[i].k >= k })
+	if i < len(m.intervals) && m.intervals[i].k == k {
+		return m.intervals[i]
+	}
+	n := len(m.ops)
+	mi := &mergedInterval{k: k, response: make([]*hdr.Histogram, n), service: make([]*hdr.Histogram, n), resume: make([]*hdr.Histogram, n),
+		opCount: make([]int64, n), opErrors: make([]int64, n), opResumes: make([]int64, n)}
+	m.intervals = slices.Insert(m.intervals, i, mi)
+	return mi
+}
+
+// phaseRank orders phases for a merged interval: measure wins.
+func phaseRank(p Phase) int {
+	switch p {
+	case PhaseMeasure:
+		return 3
+	case PhaseStopping:
+		return 2
+	case PhaseWarmup:
+		return 1
+	}
+	return 0
+}
+
+// addRows adds segment r's intervals.csv rows.
+func (m *Merged) addRows(_ int, r *Results) {
+	base := startOf(r)
+	for _, row := range r.Intervals {
+		end := base.Add(time.Duration(math.Round(row.T*1000)) * time.Millisecond)
+		mi := m.at(m.slot(end))
+		if end.After(mi.end) {
+			mi.end = end
+		}
+		if phaseRank(row.Phase) > phaseRank(mi.phase) {
+			mi.phase = row.Phase
+		}
+		x := &mi.rec
+		mi.arrivals += math.Round(row.TargetRate * row.Interval) // the schedule's arrivals in the row
+		x.VUs += row.VUs
+		x.Sessions += row.Sessions
+		x.Streams += row.Streams
+		x.Dropped += row.Dropped
+		x.Reconnects += row.Reconnects
+		x.Self.Cores += row.Self.Cores
+		x.Self.RSSMB += row.Self.RSSMB
+		if row.Target != nil && !mi.target { // the same process, sampled by each segment: the first sample
+			mi.target, x.Target = true, row.Target
+		}
+		mi.allCount += row.All.Count
+		mi.allErrors += row.All.Errors
+		mi.allResumes += row.All.Resumes
+		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+			mi.classes[c] += row.ErrorsByClass[c.String()]
+		}
+		for i, name := range m.ops {
+			o := row.Ops[name]
+			mi.opCount[i] += o.Count
+			mi.opErrors[i] += o.Errors
+			mi.opResumes[i] += o.Resumes
+		}
+	}
+}
+
+// addSeries adds segment r's interval histograms (histograms.hlog) to the
+// merged intervals and to the run's totals.
+func (m *Merged) addSeries(r *Results) {
+	index := map[string]int{}
+	for i, n := range m.ops {
+		index[HlogTag(n)] = i
+	}
+	for tag, series := range r.Series {
+		name, kind := splitTag(tag)
+		op, ok := index[name]
+		if !ok {
+			continue
+		}
+		for _, h := range series {
+			mi := m.at(m.slot(time.UnixMilli(h.EndTimeMs())))
+			var dst *[]*hdr.Histogram
+			switch kind {
+			case "response":
+				dst = &mi.response
+			case "service":
+				dst = &mi.service
+			case "resume":
+				dst = &mi.resume
+			default:
+				continue
+			}
+			mergeInto(&(*dst)[op], h)
+			t := m.series[tag]
+			mergeInto(&t, h)
+			m.series[tag] = t
+		}
+	}
+}
+
+// mergeInto adds h to *dst (created on first use).
+func mergeInto(dst **hdr.Histogram, h *hdr.Histogram) {
+	if h == nil {
+		return
+	}
+	if *dst == nil {
+		*dst = NewHistogram()
+	}
+	(*dst).Merge(h)
+}
+
+// mergeTotals merges the segments' summary.hlog histograms; a segment
+// without one gives what histograms.hlog has (response, service and
+// resume times), and is named in the notes by summarize.
+func (m *Merged) mergeTotals() {
+	m.Totals = map[string]*hdr.Histogram{}
+	for _, r := range m.segs {
+		totals := r.Totals
+		if totals == nil {
+			totals = map[string]*hdr.Histogram{}
+			for tag, h := range r.Histograms {
+				totals[tagOp+tag] = h
+			}
+		}
+		for tag, h := range totals {
+			t := m.Totals[tag]
+			mergeInto(&t, h)
+			m.Totals[tag] = t
+		}
+	}
+}
+
+// Quantile implements the quantile source of thresholds and compare from
+// the merged histograms.hlog: op is an op name or "all"; kind response,
+// service, resume or (from summary.hlog) ttfb.
+func (m *Merged) Quantile(op, kind string, q float64) (float64, bool) {
+	h := NewHistogram()
+	for _, n := range m.ops {
+		if op != "all" && n != op {
+			continue
+		}
+		if kind == "ttfb" {
+			if x := m.Totals[tagOp+HlogTag(n)+".ttfb"]; x != nil {
+				h.Merge(x)
+			}
+			continue
+		}
+		if x := m.series[HlogTag(n)+"."+kind]; x != nil {
+			h.Merge(x)
+		}
+	}
+	if h.TotalCount() == 0 {
+		return 0, false
+	}
+	return round3(float64(h.ValueAtQuantile(q)) / 1000), true
+}
+
+// Write writes the merged results to dir as a run's results directory:
+// run.json, intervals.csv, histograms.hlog, summary.hlog, offenders.json
+// and summary.json (through a ResultsDir, their only writer).
+func (m *Merged) Write(dir string) error {
+	w, err := NewResultsDir(dir)
+	if err != nil {
+		return err
+	}
+	w.Start(m.Run)
+	for _, mi := range m.intervals {
+		iv, row := m.interval(mi)
+		w.Interval(&IntervalRecord{Interval: iv, Row: row, Names: m.ops, Phase: mi.phase})
+	}
+	w.End(&RunEnd{Info: m.Run, Summary: m.Summary, Offenders: m.Offenders, Histograms: m.Totals})
+	return w.Err()
+}
+
+// interval makes a merged interval's aggregate and row: counts summed,
+// percentiles from the merged histograms.
+func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
+	gridEnd := m.origin.Add(time.Duration(mi.k) * m.iv)
+	start, end := gridEnd.Add(-m.iv), mi.end
+	if end.IsZero() || end.After(gridEnd) || !end.After(start) {
+		end = gridEnd
+	}
+	iv := Interval{Start: start, End: end, All: newOpStats()}
+	row := Row{Start: start, End: end, Reconnects: mi.rec.Reconnects,
+		VUs: mi.rec.VUs, Sessions: mi.rec.Sessions, Streams: mi.rec.Streams, Dropped: mi.rec.Dropped,
+		Self: ProcRow{Cores: round3(mi.rec.Self.Cores), RSSMB: round3(mi.rec.Self.RSSMB)}, Target: mi.rec.Target}
+	for i := range m.ops {
+		o := &OpStats{Response: orEmpty(mi.response[i]), Service: orEmpty(mi.service[i]), TTFB: NewHistogram(), Resume: mi.resume[i],
+			Count: mi.opCount[i], Errors: mi.opErrors[i], Resumes: mi.opResumes[i]}
+		iv.Ops = append(iv.Ops, o)
+		iv.All.Response.Merge(o.Response)
+		iv.All.Service.Merge(o.Service)
+		l := LatencyOf(o.Response)
+		row.Ops = append(row.Ops, RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max})
+	}
+	l := LatencyOf(iv.All.Response)
+	row.All = RowOp{Count: mi.allCount, Errors: mi.allErrors, Resumes: mi.allResumes, Dropped: mi.rec.Dropped, Classes: mi.classes,
+		P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+	iv.All.Count, iv.All.Errors = mi.allCount, mi.allErrors
+	if secs := end.Sub(start).Seconds(); secs > 0 {
+		row.TargetRate, row.Rate = round3(mi.arrivals/secs), round3(float64(mi.allCount)/secs)
+	}
+	return iv, row
+}
+
+func orEmpty(h *hdr.Histogram) *hdr.Histogram {
+	if h == nil {
+		return NewHistogram()
+	}
+	return h
+}
+
+// runInfo is the merged run.json: the first segment's description, the
+// earliest start, no segment, and the directories merged.
+func (m *Merged) runInfo(dirs []string) {
+	var info RunInfo
+	for _, r := range m.segs {
+		if r.Run != nil {
+			info = *r.Run
+			break
+		}
+	}
+	if info.Tool == "" {
+		info.Tool = "mcpbench"
+	}
+	info.Started, info.Ops, info.Segment = m.origin, m.ops, nil
+	info.Merged = slices.Clone(dirs)
+	m.Run = &info
+}
+
+// offenders concatenates the segments' offenders (the first 100) and sums
+// their counts.
+func (m *Merged) offenders() {
+	m.Offenders.First = []Offender{}
+	for _, r := range m.segs {
+		if r.Offenders == nil {
+			continue
+		}
+		m.Offenders.Faulty += r.Offenders.Faulty
+		for _, o := range r.Offenders.First {
+			if len(m.Offenders.First) < 100 {
+				m.Offenders.First = append(m.Offenders.First, o)
+			}
+		}
+	}
+}
