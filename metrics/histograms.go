@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 //	generator.start_lag
 //	get.resume.time, get.resume.wait, get.reopen.time, get.reopen.wait
 //	scenario:<scenario>.iteration
+//	endpoint:<i>.response (the i-th endpoint, 0-based)
 //
 // <op> and <scenario> are written as HlogTag makes them. Values are µs.
 
@@ -37,6 +39,7 @@ const (
 	tagInit     = "sessions.initialize"
 	tagLag      = "generator.start_lag"
 	tagGET      = "get."
+	tagEndpoint = "endpoint:"
 )
 
 // Histograms returns copies of the run's histograms so far (up to the
@@ -71,6 +74,12 @@ func (r *Recorder) Histograms() map[string]*hdr.Histogram {
 	put(tagGET+"reopen.time", t.get.reopenTries.Resume)
 	put(tagGET+"reopen.wait", t.get.reopenTries.Wait)
 	t.mu.Unlock()
+	et := &r.endpoints
+	et.mu.Lock()
+	for i, h := range et.hist {
+		put(tagEndpoint+strconv.Itoa(i)+".response", h)
+	}
+	et.mu.Unlock()
 	it := &r.iters
 	it.mu.Lock()
 	for i, n := range it.names {

@@ -64,6 +64,7 @@ type mergedInterval struct {
 	classes    [driver.NumClasses]int64
 	target     bool
 	arrivals   float64          // the schedule's arrivals in the segments' rows (target rate × length)
+	secs       float64          // the longest of the rows (s): the rates' span
 	response   []*hdr.Histogram // per op
 	service    []*hdr.Histogram
 	resume     []*hdr.Histogram
@@ -159,14 +160,24 @@ func startOf(r *Results) time.Time {
 }
 
 // grid sets the merged clock: the earliest start, and the interval (the
-// longest of the segments' rows: only a run's last row is shorter).
+// commonest length of the segments' rows, a run's last row aside: it
+// ends when the run does).
 func (m *Merged) grid() {
+	lengths := map[time.Duration]int{}
 	for i, r := range m.segs {
 		if s := startOf(r); i == 0 || s.Before(m.origin) {
 			m.origin = s
 		}
-		for _, iv := range r.Intervals {
-			m.iv = max(m.iv, time.Duration(math.Round(iv.Interval*1000))*time.Millisecond)
+		for j, iv := range r.Intervals {
+			if d := time.Duration(math.Round(iv.Interval*1000)) * time.Millisecond; d > 0 && (j < len(r.Intervals)-1 || len(r.Intervals) == 1) {
+				lengths[d]++
+			}
+		}
+	}
+	best := 0
+	for d, n := range lengths {
+		if n > best || n == best && d > m.iv {
+			m.iv, best = d, n
 		}
 	}
 	if m.iv <= 0 {
@@ -222,6 +233,7 @@ func (m *Merged) addRows(_ int, r *Results) {
 		}
 		x := &mi.rec
 		mi.arrivals += math.Round(row.TargetRate * row.Interval) // the schedule's arrivals in the row
+		mi.secs = max(mi.secs, row.Interval)
 		x.VUs += row.VUs
 		x.Sessions += row.Sessions
 		x.Streams += row.Streams
@@ -380,7 +392,10 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 	row.All = RowOp{Count: mi.allCount, Errors: mi.allErrors, Resumes: mi.allResumes, Dropped: mi.rec.Dropped, Classes: mi.classes,
 		P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
 	iv.All.Count, iv.All.Errors = mi.allCount, mi.allErrors
-	if secs := end.Sub(start).Seconds(); secs > 0 {
+	// Rates over the longest of its rows: the span of the merged interval
+	// when the segments are aligned, and no shorter than a segment's own
+	// interval when they are not.
+	if secs := mi.secs; secs > 0 {
 		row.TargetRate, row.Rate = round3(mi.arrivals/secs), round3(float64(mi.allCount)/secs)
 	}
 	return iv, row

@@ -51,6 +51,7 @@ func (m *Merged) summarize() {
 	s.Ops, s.All = m.opRows(secs)
 	s.Rate = s.All.Rate
 	s.Scenarios = m.scenarios(secs)
+	s.Endpoints = m.endpoints(secs)
 	s.DroppedRate = droppedRate(s)
 	if s.DroppedRate > 0.01 {
 		s.DropWarning = fmt.Sprintf("dropped %d of %d arrivals (%.1f%%) over %d segments: %s", s.Dropped, s.All.Count+s.Dropped+s.All.Interrupted, 100*s.DroppedRate, len(m.segs), strings.Join(drops, "; "))

@@ -1,6 +1,9 @@
 package metrics
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // The merged summary's tallies: scenarios, sessions, GET streams, the
 // generator, chaos, the target process and the embedded server.
@@ -167,4 +170,29 @@ func (m *Merged) extras(s *Summary) {
 	if storms {
 		s.Notes = appendNew(s.Notes, "storm waves are analysed per segment (see segments): the reconnect timeline they need is not in the result files")
 	}
+}
+
+// endpoints sums each endpoint's share (by position: the segments of one
+// test have the same endpoints) over secs seconds.
+func (m *Merged) endpoints(secs float64) []EndpointSummary {
+	var out []EndpointSummary
+	for _, r := range m.segs {
+		for i, e := range r.Summary.Endpoints {
+			if i == len(out) {
+				out = append(out, EndpointSummary{URL: e.URL})
+			}
+			o := &out[i]
+			o.Sessions += e.Sessions
+			o.Count += e.Count
+			o.Errors += e.Errors
+		}
+	}
+	for i := range out {
+		o := &out[i]
+		o.Response = m.latency(tagEndpoint + strconv.Itoa(i) + ".response")
+		if secs > 0 {
+			o.Rate = round3(float64(o.Count) / secs)
+		}
+	}
+	return out
 }

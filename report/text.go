@@ -36,6 +36,7 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	p.net(s.Net)
 	p.thresholds(s.Thresholds)
 	p.generator(s)
+	p.segments(s)
 	return p.Err
 }
 

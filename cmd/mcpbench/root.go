@@ -30,6 +30,6 @@ fresh machine needs nothing else.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newSweepCmd(), newSoakCmd(), newServeCmd(), newProbeCmd(), newReportCmd(), newCompareCmd(), newPlotCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newSweepCmd(), newSoakCmd(), newServeCmd(), newProbeCmd(), newReportCmd(), newCompareCmd(), newPlotCmd(), newMergeCmd(), newK8sJobCmd(), newVersionCmd())
 	return root
 }

@@ -50,6 +50,7 @@ type runFlags struct {
 	maxMessage, maxEvent, maxBuffered                  units.Size
 	followRedirects                                    bool
 	net                                                netFlags
+	scale                                              scaleFlags // run only: segments, --start-at, --processes (scale.go)
 }
 
 func newRunCmd() *cobra.Command {
@@ -112,6 +113,7 @@ and written; a second Ctrl-C stops at once, keeping what was written).`,
 		},
 	}
 	f.register(cmd)
+	f.scale.registerScale(cmd)
 	return cmd
 }
 
@@ -177,6 +179,16 @@ func (f *runFlags) register(cmd *cobra.Command) {
 }
 
 func runBenchmark(cmd *cobra.Command, f *runFlags) error {
+	if err := f.scale.check(cmd.Flags().Changed); err != nil {
+		return usageError("%v", err)
+	}
+	if f.scale.processes > 1 {
+		return runProcesses(cmd, f) // processes.go
+	}
+	seg, startAt, err := f.scale.parse(time.Now())
+	if err != nil {
+		return usageError("%v", err)
+	}
 	env, err := prepare(cmd, f, nil)
 	if err != nil {
 		return err
@@ -190,7 +202,10 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	sum, runErr := workload.Run(interruptible(env.ctx), plan, r.options(plan))
+	opts := r.options(plan)
+	opts.Segment, opts.StartAt = seg, startAt
+	env.shareProcs(seg)
+	sum, runErr := workload.Run(interruptible(env.ctx), plan, opts)
 	if sum == nil {
 		return &exitError{code: exitFailed, err: runErr}
 	}
@@ -198,6 +213,9 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	r.close()
+	if !seg.Whole() {
+		return segmentExit(env.stderr, sum, runErr)
+	}
 	return exitFor(sum, runErr)
 }
 

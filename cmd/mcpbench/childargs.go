@@ -1,0 +1,43 @@
+package main
+
+import (
+	"sort"
+
+	"github.com/spf13/pflag"
+)
+
+// segmentArgs rebuilds the flags the user gave to run, as one
+// "--name=value" argument each (a repeatable flag once per value), leaving
+// out those in drop: the command line of a segment of the same test
+// (--processes' children, the pods of k8s-job), which adds its own
+// --segment, --start-at and --out. The order is the flags' names', so the
+// same flags give the same arguments.
+func segmentArgs(fs *pflag.FlagSet, drop map[string]bool) []string {
+	var names []string
+	fs.Visit(func(f *pflag.Flag) {
+		if !drop[f.Name] {
+			names = append(names, f.Name)
+		}
+	})
+	sort.Strings(names)
+	var out []string
+	for _, n := range names {
+		f := fs.Lookup(n)
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+n+"="+v)
+			}
+			continue
+		}
+		out = append(out, "--"+n+"="+f.Value.String())
+	}
+	return out
+}
+
+// scaleDrop are run's flags a segment's command line sets itself or does
+// not take: the segment, its start and results directory, the parent's
+// processes and output.
+var scaleDrop = map[string]bool{
+	"segment": true, "segment-sequence": true, "start-at": true, "start-delay": true, "processes": true,
+	"out": true, "no-results": true, "quiet": true, "no-progress": true, "json": true, "cpuprofile": true,
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/verdict"
+	"github.com/spf13/cobra"
+)
+
+func newMergeCmd() *cobra.Command {
+	var out string
+	var thresholds []string
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "merge DIR... --out DIR",
+		Short: "Merge the results of a test's segments (--segment, --processes, k8s-job) into one results directory",
+		Long: `merge combines the results directories of a test's execution segments into the
+results directory of the whole test, so report, plot and compare read it as one
+run:
+
+  - histograms are merged exactly from each segment's files (histograms.hlog
+    for the intervals, summary.hlog for the summary): the merged percentiles
+    are those of one histogram of every sample, never averaged percentiles;
+  - intervals are aligned by wall-clock time (segments started with one
+    --start-at line up exactly);
+  - counters, replay-ledger verdicts, sessions and gauges are summed; rates
+    are counts over the union of the segments' measured windows;
+  - each segment's own generator cost (CPU, cores, memory) is kept in the
+    summary's segments;
+  - the thresholds of the segments' profile and --threshold are checked on
+    the merged run (a crossed one exits 99).
+
+A segment given twice is refused (it would count twice); segments that do not
+cover the whole test are merged with a note saying what share they are. A
+segment that did not finish (no summary.json) is merged from its interval
+files.`,
+		Example: `  mcpbench run --segment 0/2 --start-at +10s --out results/a &
+  mcpbench run --segment 1/2 --start-at +10s --out results/b
+  mcpbench merge results/a results/b --out results/all
+  mcpbench report results/all`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError("--out: the merged results directory is required")
+			}
+			for _, a := range args {
+				if filepath.Clean(a) == filepath.Clean(out) {
+					return usageError("--out %s is one of the directories merged", out)
+				}
+			}
+			var ths []verdict.Threshold
+			for _, e := range thresholds {
+				th, err := verdict.ParseThreshold(e)
+				if err != nil {
+					return usageError("--threshold: %v", err)
+				}
+				ths = append(ths, th)
+			}
+			return mergeDirs(cmd, args, out, ths, jsonOut)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged results directory (required)")
+	cmd.Flags().StringArrayVar(&thresholds, "threshold", nil, "pass/fail criterion checked on the merged run (repeatable; added to the profile's), as run --threshold")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the merged summary as JSON instead of text")
+	return cmd
+}
+
+// mergeDirs merges dirs into out, checks the thresholds and prints the
+// merged summary.
+func mergeDirs(cmd *cobra.Command, dirs []string, out string, extra []verdict.Threshold, jsonOut bool) error {
+	m, err := metrics.MergeResults(dirs)
+	if err != nil {
+		code := exitFailed
+		if errors.Is(err, metrics.ErrNotSegments) {
+			code = exitUsage
+		}
+		return &exitError{code: code, err: err}
+	}
+	ths, err := profileThresholds(m.Run)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	ths = append(ths, extra...)
+	sum := m.Summary
+	if len(ths) > 0 {
+		sum.Thresholds = verdict.CheckThresholds(sum, ths, m)
+	}
+	if err := m.Write(out); err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	w := cmd.OutOrStdout()
+	if jsonOut {
+		err = writeJSON(w, sum)
+	} else {
+		err = report.WriteText(w, sum)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: merged %d results directories into %s\n", len(dirs), out)
+	if n := metrics.ThresholdsFailed(sum.Thresholds); n > 0 {
+		var crossed []string
+		for _, t := range sum.Thresholds {
+			if !t.Pass {
+				crossed = append(crossed, t.Expr)
+			}
+		}
+		return &exitError{code: exitThresholds, err: fmt.Errorf("thresholds crossed: %s", strings.Join(crossed, ", "))}
+	}
+	return nil
+}
+
+// profileThresholds are the thresholds of the profile a run ran (run.json's
+// spec), parsed again.
+func profileThresholds(info *metrics.RunInfo) ([]verdict.Threshold, error) {
+	spec, _ := info.Spec.(map[string]any)
+	list, _ := spec["Thresholds"].([]any) // the profile is written with its Go field names
+	var out []verdict.Threshold
+	for _, x := range list {
+		e, ok := x.(string)
+		if !ok {
+			continue
+		}
+		th, err := verdict.ParseThreshold(e)
+		if err != nil {
+			return nil, fmt.Errorf("run.json: threshold %q: %v", e, err)
+		}
+		out = append(out, th)
+	}
+	return out, nil
+}
