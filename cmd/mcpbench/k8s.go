@@ -27,12 +27,12 @@ import (
 
 // k8sFlags are k8s-job's own flags (the run flags come with them).
 type k8sFlags struct {
-	parallelism                         int
-	image, name, namespace              string
-	claim, claimSize, storageClass      string
-	cpu, memory, startAt, pullPolicy    string
-	startDelay                          time.Duration
-	secrets                             []string
+	parallelism                      int
+	image, name, namespace           string
+	claim, claimSize, storageClass   string
+	cpu, memory, startAt, pullPolicy string
+	startDelay                       time.Duration
+	secrets                          []string
 }
 
 func newK8sJobCmd() *cobra.Command {
