@@ -31,7 +31,7 @@ func (m *Merged) summarize() {
 		s.MaxVUs += x.MaxVUs
 		s.Dropped += x.Dropped
 		arrivals += math.Round(x.TargetRate * x.DurationS) // the schedule's arrivals in its window
-		s.Notes = appendNew(s.Notes, x.Notes...)
+		s.Notes = appendNew(s.Notes, m.segmentNotes(r)...)
 		if x.Protocol != s.Protocol {
 			s.Notes = appendNew(s.Notes, fmt.Sprintf("segments negotiated different protocols: %s (%s) and %s (%s)", s.Protocol, m.segs[0].Dir, x.Protocol, r.Dir))
 		}
@@ -323,4 +323,21 @@ func appendNew(list []string, add ...string) []string {
 		}
 	}
 	return list
+}
+
+// segmentNotes are a segment's notes for the merged summary: those every
+// segment has as they are, the others prefixed with the segment.
+func (m *Merged) segmentNotes(r *Results) []string {
+	var out []string
+	for _, n := range r.Summary.Notes {
+		all := true
+		for _, o := range m.segs {
+			all = all && slices.Contains(o.Summary.Notes, n)
+		}
+		if !all {
+			n = segLabel(r) + ": " + n
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -8,7 +8,8 @@
 // Files: profile.go, validate.go, specs.go, env.go (endpoints, ${NAME}),
 // args.go, argprog.go, argrand.go, data.go (data-driven arguments:
 // templates and data files), mcpops.go (the rest of MCP's ops and
-// options), plan.go, schedule.go, engine.go (Run), vu.go,
+// options), plan.go, schedule.go, segment.go (execution segments),
+// engine.go (Run), vu.go,
 // sessions.go, collect.go, summary.go. It must not parse SSE or touch sockets (the driver does),
 // nor judge beyond asking verdict for thresholds and storms at a run's end.
 package workload

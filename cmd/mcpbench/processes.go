@@ -81,12 +81,14 @@ func checkProcessShare(plan *workload.Plan, n int) error {
 }
 
 // startDelay is how long after launching the children their clock
-// starts: --start-delay, else 3 s plus 1 ms per session a child sets up.
+// starts: --start-delay, else 5 s plus 1 ms per session a child sets up
+// (a child starts, negotiates the protocol and initializes its sessions,
+// 64 at a time, before its clock starts).
 func startDelay(given time.Duration, plan *workload.Plan, n int) time.Duration {
 	if given > 0 {
 		return given
 	}
-	return 3*time.Second + time.Duration((plan.Profile.VUs+n-1)/n)*time.Millisecond
+	return 5*time.Second + time.Duration((plan.Profile.VUs+n-1)/n)*time.Millisecond
 }
 
 // startChildren launches the n children.

@@ -43,6 +43,7 @@ func TestReadmeCommands(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("TOKEN", "readme-token")
+	t.Setenv("MCPBENCH_MAIN", "1") // run --processes starts this binary as mcpbench (TestMain)
 	px, err := mcptest.StartProxy() // the README's proxy on 127.0.0.1:3128
 	if err != nil {
 		t.Fatal(err)
@@ -251,8 +252,19 @@ func (e *readmeEnv) rewrite(t *testing.T, args []string) []string {
 		out = append(out, a)
 	}
 	has := func(f string) bool { return slices.Contains(out, f) }
+	for i := 1; i < len(out); i++ {
+		switch {
+		case out[i-1] == "--start-at":
+			out[i] = "+0s" // the README's $START: now
+		case out[i-1] == "--vus" && has("--processes"):
+			out[i] = "8"
+		}
+	}
 	switch out[0] {
 	case "run":
+		if has("--processes") {
+			out = append(out, "--start-delay", "1s")
+		}
 		if has("ramp") { // the stages set its window: shrink them instead
 			out = append(out, "--stage", "750ms:100", "--stage", "750ms:200", "--warmup", "0s", "-q")
 		} else {

@@ -30,7 +30,7 @@ func (s *scaleFlags) registerScale(cmd *cobra.Command) {
 	fl.StringVar(&s.sequence, "segment-sequence", "", "the segments the test is cut into, k6 style: 0,1/4,1/2,1 (default: COUNT equal ones)")
 	fl.StringVar(&s.startAt, "start-at", "", "start the run's clock at this time (RFC 3339, unix seconds, or +DURATION from now): sessions are set up before it, so segments started apart share one schedule")
 	fl.IntVar(&s.processes, "processes", 0, "run the test as N child processes of mcpbench (segments 0/N … N−1/N, each with its own open-file limit and GC), show one merged progress line, and merge their results into --out (each in --out/segment-I)")
-	fl.DurationVar(&s.startDelay, "start-delay", 0, "with --processes and no --start-at: start the clock this long after the children are launched, for their set-up (default 3s + 1ms per session of a child)")
+	fl.DurationVar(&s.startDelay, "start-delay", 0, "with --processes and no --start-at: start the clock this long after the children are launched, for their set-up (default 5s + 1ms per session of a child)")
 }
 
 // parse reads --segment, --segment-sequence and --start-at (now: for a
