@@ -390,3 +390,35 @@ func TestClosedSegmentsAddUp(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkClaim is the open model's per-op scheduling (vu.go claim):
+// the whole test and a segment, whose slots go through Segment.Slot.
+func BenchmarkClaim(b *testing.B) {
+	for _, spec := range []string{"", "3/7", "1/4:1/2"} {
+		name := "whole"
+		if spec != "" {
+			name = "segment " + spec
+		}
+		b.Run(name, func(b *testing.B) {
+			seg, err := ParseSegment(spec, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := segmentProfile()
+			p.Duration, p.Rate = Duration(time.Hour), 1e9 // never ends within the benchmark
+			pl, err := Compile(p, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e := newEngine(pl, Options{Segment: seg})
+			e.start = time.Now()
+			e.sched = e.segmentSchedule(pl.Profile.schedule())
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, stop := e.claim(); stop {
+					b.Fatal("the schedule ended")
+				}
+			}
+		})
+	}
+}
