@@ -2,8 +2,10 @@
 // HdrHistograms and counters (and the session, GET-stream and hygiene
 // tallies), merges them per interval, holds the summary model
 // (summary.json, sweep.json and soak.json are its types), writes a run's
-// results directory as a Sink (ResultsDir, the directory's only writer)
-// and reads results back (ReadResults, Rebuild). It also samples processes
+// results directory as a Sink (ResultsDir, the directory's only writer),
+// reads results back (ReadResults, Rebuild), merges the results of a
+// test's execution segments exactly (MergeResults) and follows a results
+// directory another process writes (Tail). It also samples processes
 // (/proc, getrusage).
 //
 // It never judges — thresholds, compare, storm waves, sweep and soak
