@@ -43,7 +43,7 @@ func TestReadmeCommands(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("TOKEN", "readme-token")
-	t.Setenv("MCPBENCH_MAIN", "1") // run --processes starts this binary as mcpbench (TestMain)
+	t.Setenv("MCPBENCH_MAIN", "1")  // run --processes starts this binary as mcpbench (TestMain)
 	px, err := mcptest.StartProxy() // the README's proxy on 127.0.0.1:3128
 	if err != nil {
 		t.Fatal(err)
