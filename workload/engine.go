@@ -55,14 +55,9 @@ type Options struct {
 	// Server, when set, reads the embedded reference server's counters
 	// into the summary (before thresholds are checked).
 	Server func() *metrics.ServerStats
-	// Segment is the execution segment this process runs (--segment; nil:
-	// the whole test): its share of the arrival slots, VUs and churn (see
-	// segment.go).
+	// Segment is the execution segment to run (nil: the whole test) and
+	// StartAt, when set, the time the clock starts at (see segment.go).
 	Segment *Segment
-	// StartAt, when set, is when the run's clock starts (--start-at): the
-	// sessions are set up before it, so segments started apart share one
-	// schedule. Past by the time the set-up ends, the clock still starts at
-	// it (ops already due are late or dropped) and the summary says so.
 	StartAt time.Time
 }
 
@@ -96,18 +91,17 @@ type engine struct {
 	stopAdmit context.CancelFunc
 	stoppedAt atomic.Pointer[time.Time]
 
-	sched Schedule // open model: arrivals (the segment's); closed model with stages: active VUs
-	// The segment's share of the VUs (the profile's for the whole test):
-	// VUs set up front, the open model's cap, the closed model's peak.
-	vus, maxVUs, peakVUs int
-	next                 atomic.Uint64
-	spawning             atomic.Int64
-	maxDelay             time.Duration
-	live                 atomic.Int64
-	started              atomic.Int64
-	dropped              atomic.Int64
-	wg                   sync.WaitGroup
-	spawnMu              sync.Mutex
+	sched    Schedule // open model: arrivals; closed model with stages: active VUs
+	next     atomic.Uint64
+	spawning atomic.Int64
+	maxDelay time.Duration
+	live     atomic.Int64
+	started  atomic.Int64
+	dropped  atomic.Int64
+	wg       sync.WaitGroup
+	spawnMu  sync.Mutex
+
+	vus, maxVUs, peakVUs int // the segment's VUs up front, cap, peak (segment.go)
 
 	settled         bool  // SettleMemory done (collector goroutine)
 	settledRSS      int64 // bytes, under mu
@@ -447,8 +441,7 @@ func sessionFeatures(p *Profile) []string {
 	return out
 }
 
-// setup initializes n sessions concurrently (those of the segment's first
-// n VUs); failed ones are nil.
+// setup initializes n sessions concurrently; failed ones are nil.
 func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 	out := make([]*driver.Session, n)
 	var g errgroup.Group
@@ -470,8 +463,8 @@ func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 	return out
 }
 
-// launch starts the segment's VU number local (its global number is
-// vuID(local)) with session s (nil: initialize first).
+// launch starts the segment's VU local (vuID(local) in the whole test)
+// with session s (nil: initialize first).
 func (e *engine) launch(local int, s *driver.Session) {
 	e.wg.Add(1)
 	e.live.Add(1)

@@ -288,6 +288,13 @@ func (s *Segment) Info(startAt time.Time) *metrics.SegmentInfo {
 	return &metrics.SegmentInfo{Segment: s.String(), Sequence: ratsString(s.seq), Index: s.index, Count: len(s.seq) - 1, StartAt: startAt}
 }
 
+// Options.Segment and Options.StartAt: the engine runs the segment's share
+// (share, vuID, slot, segmentSchedule below). With StartAt the sessions are
+// set up first and the clock starts at StartAt (waitStart, clockStart), so
+// segments started apart share one schedule; a clock whose set-up ended
+// after StartAt still starts at it (ops already due are late, or dropped
+// past max_delay) and the summary says so.
+
 // segmented is a schedule's share for a segment: its j-th op is the
 // schedule's op Slot(j).
 type segmented struct {
