@@ -94,6 +94,7 @@ type argOp struct {
 	seed   uint64
 	data   *dataSource // nil: no data file
 	seq    atomic.Int64
+	seg    *Segment // the run's execution segment (segment.go); nil: the whole test
 	tmpls  []*template.Template // full templates, parsed once; executed through pool clones
 	fields []string             // field of each full template
 	pool   sync.Pool            // *execState, when tmpls is not empty
@@ -149,7 +150,7 @@ func (a *argOp) seqOf(st *renderState) int64 {
 		if st.dry {
 			st.seq = 1
 		} else {
-			st.seq = a.seq.Add(1)
+			st.seq = int64(a.seg.Slot(uint64(a.seq.Add(1)-1))) + 1 // a segment's share of 1, 2, 3 …
 		}
 	}
 	return st.seq

@@ -93,6 +93,7 @@ type dataSource struct {
 	columns []string         // CSV: the header; JSONL: every key seen, sorted
 	rows    [][]dataCell     // rows[i][column index]; nil cell: the JSONL row lacks the key
 	cursor  atomic.Uint64    // sequential order: rows taken so far
+	seg     *Segment         // the run's execution segment (segment.go); nil: the whole test
 	anyOnce sync.Once        // the rows as maps, built for full templates only
 	anyRows []map[string]any // the rows as text/template's data
 }
@@ -107,7 +108,7 @@ func (d *dataSource) pick(rng *rngState) int {
 	if d.random {
 		return int(uintN(rng, n))
 	}
-	return int((d.cursor.Add(1) - 1) % n)
+	return int(d.seg.Slot(d.cursor.Add(1)-1) % n) // a segment's share of the rows' turns
 }
 
 // rowData returns row i as a map (column → string, or the decoded JSON

@@ -175,6 +175,7 @@ func newEngine(pl *Plan, opts Options) *engine {
 	p := &pl.Profile
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder}
 	e.share()
+	pl.useSegment(opts.Segment)
 	if p.Chaos != nil && !p.Chaos.Empty() {
 		e.inj = chaos.New(*p.Chaos, p.Seed)
 	}

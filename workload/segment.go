@@ -43,6 +43,10 @@ import (
 //   - Storms cut every open stream at a time since the start: each segment
 //     cuts its own, at the same instant when the segments share a start
 //     (--start-at).
+//   - Templated arguments: {{seq}} and the turns of a data file read in
+//     sequential order are run-wide counters; a segment takes its share of
+//     their numbers (Slot of its own count), so no two segments send the
+//     same {{seq}} or take the same turn of a row.
 
 // Segment is one execution segment of a sequence. The zero value and nil
 // are the whole test. Immutable; safe for concurrent use.
@@ -376,4 +380,19 @@ func (e *engine) clockStart() time.Time {
 		e.mu.Unlock()
 	}
 	return at
+}
+
+// useSegment makes the plan's run-wide argument counters ({{seq}},
+// sequential data rows) take the segment's share of their numbers (nil:
+// all of them).
+func (pl *Plan) useSegment(seg *Segment) {
+	if seg.Whole() {
+		seg = nil
+	}
+	for _, a := range pl.args {
+		a.seg = seg
+		if a.data != nil {
+			a.data.seg = seg
+		}
+	}
 }

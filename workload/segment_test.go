@@ -3,7 +3,9 @@ package workload
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -420,5 +422,47 @@ func BenchmarkClaim(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// {{seq}} and a data file read in sequential order are run-wide counters:
+// the segments take disjoint shares of them, together exactly the whole
+// test's (each request's number, and the row that goes with it).
+func TestSegmentsShareArgumentCounters(t *testing.T) {
+	csvFile := filepath.Join(t.TempDir(), "users.csv")
+	if err := os.WriteFile(csvFile, []byte("name\nann\nbob\ncid\ndee\neve\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mk := func() *Profile {
+		return &Profile{Name: "args", URL: "http://fake/mcp", Rate: 100, VUs: 4, Duration: Duration(2 * time.Second),
+			Ops: []OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1), Data: &DataSpec{File: csvFile},
+				Arguments: map[string]any{"n": "{{seq}}", "user": "{{.name}}"}}}}
+	}
+	sent := func(n int) []string {
+		var mu sync.Mutex
+		var got []string
+		fake := mcptest.New()
+		fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+			var p struct{ Arguments map[string]any }
+			json.Unmarshal(r.Params, &p)
+			mu.Lock()
+			got = append(got, fmt.Sprint(p.Arguments["n"], " ", p.Arguments["user"]))
+			mu.Unlock()
+			w.Result(r, map[string]any{"content": []any{}})
+		})
+		synctest.Test(t, func(t *testing.T) {
+			runSegments(t, mk, &segmentFake{Server: fake}, n, time.Now().Add(time.Second), t.TempDir())
+		})
+		slices.Sort(got)
+		return got
+	}
+	whole := sent(1)
+	if len(whole) != 200 || whole[0] != "1 ann" || !slices.Contains(whole, "8 cid") {
+		t.Fatalf("the whole test sent %d requests: %v…", len(whole), whole[:min(5, len(whole))])
+	}
+	for _, n := range []int{2, 3} {
+		if d := cmp.Diff(whole, sent(n)); d != "" {
+			t.Errorf("%d segments: (number, row) pairs differ from the whole test's (-whole +segments):\n%s", n, d)
+		}
 	}
 }
