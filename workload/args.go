@@ -94,7 +94,7 @@ type argOp struct {
 	seed   uint64
 	data   *dataSource // nil: no data file
 	seq    atomic.Int64
-	seg    *Segment // the run's execution segment (segment.go); nil: the whole test
+	seg    *Segment             // the run's execution segment (segment.go); nil: the whole test
 	tmpls  []*template.Template // full templates, parsed once; executed through pool clones
 	fields []string             // field of each full template
 	pool   sync.Pool            // *execState, when tmpls is not empty
