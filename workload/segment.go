@@ -352,7 +352,8 @@ func (e *engine) segmentSchedule(s Schedule) Schedule {
 }
 
 // waitStart waits until --start-at (or ctx's end), unless no session
-// could be set up (the run ends at once).
+// could be set up (the run ends at once). A set-up that ended after it is
+// noted: the ops due meanwhile start late (a late wake-up is start lag).
 func (e *engine) waitStart(ctx context.Context, sessions []*driver.Session) {
 	at := e.opts.StartAt
 	if at.IsZero() || ctx.Err() != nil {
@@ -363,23 +364,19 @@ func (e *engine) waitStart(ctx context.Context, sessions []*driver.Session) {
 	}
 	if d := time.Until(at); d > 0 {
 		sleepCtx(ctx, d)
+	} else if -d >= time.Millisecond {
+		e.mu.Lock()
+		e.notes = append(e.notes, fmt.Sprintf("the clock started at --start-at %s, but the set-up ended %v after it: ops due meanwhile were late (or dropped past max_delay)", at.Format(time.RFC3339Nano), (-d).Round(time.Millisecond)))
+		e.mu.Unlock()
 	}
 }
 
-// clockStart is the run's start: --start-at when given (noted when the
-// set-up ended after it), else now.
+// clockStart is the run's start: --start-at when given, else now.
 func (e *engine) clockStart() time.Time {
-	now := time.Now()
-	at := e.opts.StartAt
-	if at.IsZero() {
-		return now
+	if at := e.opts.StartAt; !at.IsZero() {
+		return at
 	}
-	if late := now.Sub(at); late > time.Millisecond {
-		e.mu.Lock()
-		e.notes = append(e.notes, fmt.Sprintf("the clock started at --start-at %s, but the set-up ended %v after it: ops due meanwhile were late (or dropped past max_delay)", at.Format(time.RFC3339Nano), late.Round(time.Millisecond)))
-		e.mu.Unlock()
-	}
-	return at
+	return time.Now()
 }
 
 // useSegment makes the plan's run-wide argument counters ({{seq}},

@@ -466,3 +466,37 @@ func TestSegmentsShareArgumentCounters(t *testing.T) {
 		}
 	}
 }
+
+// --start-at: the clock starts at it when the set-up ends before (no
+// note), and still at it when the set-up ends after (noted: its ops are
+// late, and their lateness is in response time).
+func TestStartAt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := mcptest.New()
+		fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+			w.Result(r, map[string]any{"content": []any{}})
+		})
+		hc, stop := mcptest.ServePipe(fake)
+		defer stop()
+		for _, ahead := range []time.Duration{3 * time.Second, -200 * time.Millisecond} {
+			p := echoProfile()
+			p.Rate, p.VUs, p.Duration = 10, 2, Duration(time.Second)
+			pl, err := Compile(p, hc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := time.Now().Add(ahead)
+			sum, err := Run(t.Context(), pl, Options{StartAt: at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			late := strings.Contains(strings.Join(sum.Notes, "\n"), "the set-up ended 200ms after it")
+			if !sum.Started.Equal(at) || sum.All.Count != 10 || late != (ahead < 0) {
+				t.Errorf("start-at %v from now: started %v (want %v), %d ops, notes %q", ahead, sum.Started, at, sum.All.Count, sum.Notes)
+			}
+			if ahead < 0 && sum.All.Response.Max < 200 {
+				t.Errorf("ops due during the late set-up: response time max %v ms, want ≥ 200", sum.All.Response.Max)
+			}
+		}
+	})
+}
