@@ -469,37 +469,3 @@ func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
 			// 2026-07-28: a connection lost before the answer is a cancelled request too.
 			(s.modern && Classify(err) == ClassTransport))
 }
-
-// Close ends the session: it stops the GET stream and sends DELETE with
-// the session id (2025-11-25 transports §Session Management, item 5);
-// 405 (the server does not allow it) and 404 (already gone) are fine. With
-// Config.CheckDeleted, a deleted session is then probed: the server must
-// answer 404 to its id (item 3); the verdict is in Hygiene.
-func (s *Session) Close(ctx context.Context) error {
-	s.settleUpdates() // the notifications of pending changes come on the GET stream
-	defer s.releaseConns()
-	s.stopGET()
-	h := s.hdr.Load()
-	if h.sid == "" || s.modern {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, durOr(s.cfg.RequestTimeout, 30*time.Second))
-	defer cancel()
-	resp, err := s.send(ctx, http.MethodDelete, nil, h.get, "")
-	if err != nil {
-		return s.ctxErr(ctx, err)
-	}
-	switch resp.StatusCode {
-	case http.StatusOK, http.StatusAccepted, http.StatusNoContent:
-		drain(resp)
-		if s.cfg.CheckDeleted {
-			s.checkDeleted(ctx, h)
-		}
-		return nil
-	case http.StatusMethodNotAllowed, http.StatusNotFound:
-		drain(resp)
-		return nil
-	}
-	var scratch Result
-	return fmt.Errorf("DELETE: %w", s.statusError(resp, &scratch))
-}

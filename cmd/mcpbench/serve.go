@@ -12,20 +12,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newServeCmd() *cobra.Command {
-	var (
-		addr           string
-		mode           string
-		tick, getRetry time.Duration
-		leak, pageSize int
-		allowOrigins   []string
-		pidFile        string
-		nf             serveNetFlags
-	)
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the reference MCP server (official Go SDK) until Ctrl-C",
-		Long: `serve runs the reference MCP server that "mcpbench run" embeds, as its own
+// serveLong is serve's help text.
+const serveLong = `serve runs the reference MCP server that "mcpbench run" embeds, as its own
 process: to benchmark it with mcpbench (so the generator's cost is measured
 alone) or with another tool.
 
@@ -41,7 +29,22 @@ toggle_tool, fail{message}. Resources mcpbench://static/small and
 mcpbench://static/large, the template mcpbench://items/{id} (subscribable;
 touch changes them); prompt greet{name}; completions of greet's name and of
 the template's id. A cancelled tool call (notifications/cancelled) stops and
-gets nothing more.`,
+gets nothing more.`
+
+func newServeCmd() *cobra.Command {
+	var (
+		addr           string
+		mode           string
+		tick, getRetry time.Duration
+		leak, pageSize int
+		allowOrigins   []string
+		pidFile        string
+		nf             serveNetFlags
+	)
+	cmd := &cobra.Command{
+		Use:     "serve",
+		Short:   "Run the reference MCP server (official Go SDK) until Ctrl-C",
+		Long:    serveLong,
 		Example: serveExamples,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

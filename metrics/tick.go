@@ -1,0 +1,118 @@
+package metrics
+
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Tick closes the interval that ends at end and makes next the end of
+// the following one (zero: this is the last Tick). It merges every shard
+// into the interval aggregate (returned) and into the run total.
+//
+// The row's counts (ops, errors by class, dropped) go by intended start:
+// an op intended before end counts in this interval even when it
+// completed after end, so that achieved compares with the arrivals the
+// schedule made due in the interval (the target rate); call Tick a little
+// after end to let those ops complete. One intended before end that
+// completes after the Tick counts in the next interval. The histograms
+// (and every other counter) go by completion: they hold what completed
+// by the time of the Tick.
+func (r *Recorder) Tick(end, next time.Time) Interval {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, o := range r.interval {
+		o.reset()
+	}
+	for _, s := range r.shards {
+		s.mu.Lock()
+		for i, o := range s.ops {
+			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0 || o.MCP.Cancelled > 0 || o.Response.TotalCount() > 0) {
+				r.interval[i].add(o)
+				o.reset()
+			}
+		}
+		for i := range s.early {
+			c := &s.early[i]
+			if *c == (opCounts{}) {
+				continue
+			}
+			if next.IsZero() { // nothing follows: they count here
+				c.addTo(r.interval[i])
+			} else {
+				if s.ops[i] == nil {
+					s.ops[i] = newOpStats()
+				}
+				c.addTo(s.ops[i])
+			}
+			*c = opCounts{}
+		}
+		s.boundary = next
+		if s.lag.TotalCount() > 0 {
+			r.lag.Merge(s.lag)
+			s.lag.Reset()
+		}
+		s.mu.Unlock()
+	}
+	r.all.reset()
+	for i, o := range r.interval {
+		r.total[i].add(o)
+		r.all.add(o)
+	}
+	iv := Interval{Start: r.lastTick, End: end, Ops: r.interval, All: r.all}
+	r.lastTick = end
+	return iv
+}
+
+// StartLag returns the run's start lag so far (µs): how late ops were sent
+// after their intended start, the generator's own delay (scheduling, no
+// free VU). Read it only between Ticks.
+func (r *Recorder) StartLag() *hdr.Histogram {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lag
+}
+
+// Total returns the run's totals so far (up to the last Tick). The stats
+// are owned by the recorder; read them only between Ticks.
+func (r *Recorder) Total() []*OpStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
+}
+
+// Quantile implements QuantileSource from the run's totals so far (up to
+// the last Tick): op is an op name or "all"; kind response, service, ttfb
+// or resume; q in (0, 100].
+func (r *Recorder) Quantile(op, kind string, q float64) (float64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := NewHistogram()
+	for i, o := range r.total {
+		if op != "all" && r.names[i] != op {
+			continue
+		}
+		if x := o.hist(kind); x != nil {
+			h.Merge(x)
+		}
+	}
+	if h.TotalCount() == 0 {
+		return 0, false
+	}
+	return round3(float64(h.ValueAtQuantile(q)) / 1000), true
+}
+
+// hist returns o's histogram of a kind (nil when none).
+func (o *OpStats) hist(kind string) *hdr.Histogram {
+	switch kind {
+	case "response":
+		return o.Response
+	case "service":
+		return o.Service
+	case "ttfb":
+		return o.TTFB
+	case "resume":
+		return o.Resume
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// decideProtocol settles the protocol era once per run (cached for every
+// session): with auto, the newest version that supports every feature
+// the run uses; features that cannot apply at the chosen version are
+// switched off and named in the summary.
+func (e *engine) decideProtocol(ctx context.Context) error {
+	pl, p := e.pl, &e.pl.Profile
+	needs := sessionFeatures(p)
+	if pl.Driver.Protocol == driver.ProtocolAuto || pl.Driver.Protocol == "" {
+		if len(needs) > 0 {
+			pl.Driver.Protocol = driver.DefaultProtocol
+			e.protoWhy = fmt.Sprintf("chosen by auto as the newest version with sessions, which %s need (2026-07-28 has none)", strings.Join(needs, " and "))
+		} else {
+			n, err := driver.Negotiate(ctx, &pl.Driver)
+			if err != nil {
+				n = driver.Negotiation{Protocol: driver.DefaultProtocol, Why: "server/discover failed (" + err.Error() + "): using the newest legacy version"}
+			}
+			pl.Driver.Protocol = n.Protocol
+			e.protoWhy = "chosen by auto: " + n.Why
+		}
+	}
+	if driver.IsModern(pl.Driver.Protocol) {
+		for _, f := range needs {
+			e.notes = append(e.notes, fmt.Sprintf("%s does not apply to %s (stateless: no sessions): not run", f, pl.Driver.Protocol))
+		}
+		p.Churn.Rate, p.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
+		for i, op := range pl.Ops {
+			if len(pl.Scenarios) > 0 && driver.RemovedInModern(op.Method) {
+				return fmt.Errorf("%w: scenario step %s: %s has no %s (removed by SEP-2575)", ErrSetup, op.Name, pl.Driver.Protocol, op.Method)
+			}
+			if len(pl.Scenarios) == 0 && driver.RemovedInModern(op.Method) && pl.weight(i) > 0 {
+				pl.disable(i)
+				e.notes = append(e.notes, fmt.Sprintf("%s left out of the mix: %s has no %s (removed by SEP-2575)", op.Name, pl.Driver.Protocol, op.Method))
+			}
+		}
+		if len(pl.Scenarios) == 0 && pl.cum[len(pl.cum)-1] == 0 {
+			return fmt.Errorf("%w: no op of the mix exists in %s", ErrSetup, pl.Driver.Protocol)
+		}
+		e.modernLogLevel()
+	}
+	if err := driver.PrepareOps(ctx, &pl.Driver, pl.Ops); err != nil {
+		return fmt.Errorf("%w: %v", ErrSetup, err)
+	}
+	return nil
+}
+
+// sessionFeatures names the features of p that need sessions (the legacy
+// versions 2025-03-26 … 2025-11-25).
+func sessionFeatures(p *Profile) []string {
+	var out []string
+	if p.Churn.Rate > 0 {
+		out = append(out, "session churn")
+	}
+	if p.CheckDeleted {
+		out = append(out, "the deleted-session check")
+	}
+	return out
+}
