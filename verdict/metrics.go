@@ -446,7 +446,8 @@ func views(s *metrics.Summary, sc, scope string, q QuantileSource) []view {
 	var out []view
 	for i := range s.Ops {
 		n := s.Ops[i].Name
-		if n == scope || strings.HasPrefix(n, scope+":") {
+		// An op, a method, or a scenario (its steps are "<scenario>#<n>:<op>").
+		if n == scope || strings.HasPrefix(n, scope+":") || strings.HasPrefix(n, scope+"#") {
 			out = append(out, view{s: s, op: &s.Ops[i], scope: scopeOp, q: q})
 		}
 	}

@@ -67,7 +67,8 @@ func TestScenarioTimesExactly(t *testing.T) {
 				})
 			}
 			p := &Profile{Name: "agent", URL: "http://fake/mcp", VUs: 1, Duration: Duration(time.Second), Protocol: driver.Protocol20251125,
-				Ops: agentOps(), Scenario: agentSteps(30 * time.Millisecond)}
+				Ops: agentOps(), Scenario: agentSteps(30 * time.Millisecond),
+				Thresholds: []string{"agent:iteration_p99<49ms", "iterations_failed==0"}}
 			if open {
 				p.Rate, p.MaxVUs = 10, 1 // one iteration every 100 ms, each 50 ms long
 			}
@@ -87,6 +88,10 @@ func TestScenarioTimesExactly(t *testing.T) {
 			// Exact in fake time, up to the histogram's 3 significant digits.
 			if l := sc.Iteration; math.Abs(l.P50-50) > 0.05 || math.Abs(l.Max-50) > 0.05 || l.Mean != 50 {
 				t.Fatalf("open %v: iteration time p50 %v max %v mean %v ms, want exactly 50", open, l.P50, l.Max, l.Mean)
+			}
+			// The thresholds read the iteration table's numbers.
+			if th := sum.Thresholds; len(th) != 2 || th[0].Pass || math.Abs(th[0].Actual-50) > 0.05 || !th[1].Pass || th[1].Actual != 0 {
+				t.Fatalf("open %v: thresholds %+v, want iteration p99 50 ms failing 49 ms, failed 0 passing", open, th)
 			}
 			if peak != 3 {
 				t.Fatalf("open %v: the server saw %d calls in flight at most, want the 3 of the parallel step", open, peak)
