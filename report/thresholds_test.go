@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/fixture"
+	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -28,6 +29,9 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 	num := `([0-9.]+)`
 	row := func(col int) string { // the "all" row of the response-time table
 		return `Response time \(ms, completed ops, from the intended[^\n]*\n(?:[^\n]*\n)*?all +` + strings.Repeat(`\S+ +`, col) + num
+	}
+	iter := func(col int) string { // the scenario's row of the iterations table
+		return `Iterations \(ms[^\n]*\n[^\n]*\nagent +` + strings.Repeat(`\S+ +`, col) + num
 	}
 	verdictRe := func(prefix, v string) string { return prefix + `[^\n]*` + regexp.QuoteMeta(v) + ` ` + num }
 	post, get := `Replay ledger \(response streams\)`, `  replay ledger`
@@ -86,6 +90,15 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 		"update_p90":         {`Resource updates:[^\n]*send p50 \S+ p90 ` + num},
 		"update_p99":         {`Resource updates:[^\n]*send p50 \S+ p90 \S+ p99 ` + num},
 		"update_max":         {`Resource updates:[^\n]*send p50 \S+ p90 \S+ p99 \S+ max ` + num},
+		"iterations":         {iter(0)},
+		"iterations_failed":  {iter(2)},
+		"iteration_p50":      {iter(3)},
+		"iteration_p90":      {iter(4)},
+		"iteration_p99":      {iter(5)},
+		"iteration_p99.9":    {iter(6)},
+		"iteration_max":      {iter(7)},
+		"iteration_mean":     {iter(8)},
+		"iterations_dropped": {`agent: [^\n]*\(` + num + ` iterations dropped`},
 	} {
 		printed[k] = v
 	}
@@ -108,7 +121,21 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 			}
 		}
 	}
+	// The iteration metrics read a run with scenarios (closed model: its
+	// drops and rate lines differ from the fixture's open model's).
+	scen := fixture.PrintedSummary()
+	scen.Model, scen.TargetRate = "closed", 0
+	scen.Scenarios = []metrics.ScenarioSummary{{Name: "agent", Steps: []string{"agent#1:list", "agent#2:call"}, Iterations: 73,
+		Rate: 7.3, Failed: 79, Dropped: 83, Iteration: metrics.Latency{P50: 21.5, P90: 33.25, P99: 47.5, P999: 52, Max: 61, Mean: 24.75}}}
+	var sbuf bytes.Buffer
+	if err := WriteText(&sbuf, scen); err != nil {
+		t.Fatal(err)
+	}
 	for expr, res := range printed {
+		text, s := text, s
+		if strings.HasPrefix(expr, "iteration") {
+			text, s = sbuf.String(), scen
+		}
 		want := 0.0
 		for _, re := range res {
 			m := regexp.MustCompile(re).FindAllStringSubmatch(text, -1)
