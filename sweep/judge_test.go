@@ -21,8 +21,12 @@ func TestSweepJudge(t *testing.T) {
 		t.Fatalf("steps %+v", steps)
 	}
 	v := Judge(steps, slo)
-	if v.MaxSustainable != 1990 || v.MaxStep != 4 || v.KneeStep != 2 || v.Knee != 1000 {
-		t.Fatalf("verdict %+v", v)
+	// The knee: baseline 4.5 ms (the median of the lowest third, 500 and
+	// 1000/s), threshold max(9, 4.5 + 5) = 9.5 ms, reached between 1000
+	// (4.5 ms) and 1500/s (12 ms), in log p99: 1000 + 500·ln(9.5/4.5)/ln(12/4.5).
+	knee := 1000 + 500*math.Log(9.5/4.5)/math.Log(12/4.5)
+	if v.MaxSustainable != 1990 || v.MaxStep != 4 || v.KneeStep != 2 || math.Abs(v.Knee-knee) > 0.001 || v.KneeBaseline != 4.5 || v.KneeThreshold != 9.5 || v.KneeCapped {
+		t.Fatalf("verdict %+v, want knee %v", v, knee)
 	}
 	// p99 40 → 400 between 2000 and 2500: 50 ms is crossed at 2000 + 10/360 × 500.
 	if math.Abs(v.Estimate-(2000+10.0/360*500)) > 0.01 {

@@ -310,3 +310,20 @@ func Isotonic(y, w []float64) []float64 {
 	}
 	return out
 }
+
+// Median3 smooths y by running medians of three (Tukey's "3" smoother,
+// J. W. Tukey, Exploratory Data Analysis, 1977, ch. 7), copying the end
+// values: each inner value becomes the median of itself and its two
+// neighbours. A monotone sequence comes back unchanged (the median of
+// three monotone values is the middle one); a lone outlier inside is
+// removed whichever way it points. The ends are kept as they are: a
+// sweep's last step is where a knee shows first, and an end rule that
+// extrapolates from its neighbours would flatten it.
+func Median3(y []float64) []float64 {
+	out := slices.Clone(y)
+	med := func(a, b, c float64) float64 { return max(min(a, b), min(max(a, b), c)) }
+	for i := 1; i < len(y)-1; i++ {
+		out[i] = med(y[i-1], y[i], y[i+1])
+	}
+	return out
+}

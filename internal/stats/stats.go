@@ -26,6 +26,21 @@ func LeastSquares(x, y []float64) float64 {
 	return (n*sxy - sx*sy) / d
 }
 
+// LeastSquaresLine returns the least-squares line of y on x: its slope
+// and its intercept (y at x = 0).
+func LeastSquaresLine(x, y []float64) (slope, intercept float64) {
+	if len(x) == 0 {
+		return 0, 0
+	}
+	slope = LeastSquares(x, y)
+	var sx, sy float64
+	for i := range x {
+		sx, sy = sx+x[i], sy+y[i]
+	}
+	n := float64(len(x))
+	return slope, sy/n - slope*sx/n
+}
+
 // TheilSen returns the Theil–Sen slope of y on x: the median of the
 // slopes between every pair of points, robust to outliers and to the
 // sawtooth of a garbage-collected heap. Series longer than 400 points are
