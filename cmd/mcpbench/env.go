@@ -39,6 +39,7 @@ type env struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	closers  []func()
+	live     *liveOutputs
 }
 
 // prepare loads the profile, applies the flags (and mod, for a command's
@@ -87,6 +88,11 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 			<-noticed // the notice is being written: let it finish before the command returns
 		}
 	})
+	if e.live, err = startLive(&f.live, e.stderr); err != nil {
+		e.close()
+		return nil, usageError("%v", err)
+	}
+	e.closers = append(e.closers, func() { e.live.close(e.ctx, e.stderr) })
 	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
 		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
 	}
@@ -191,6 +197,7 @@ func (r *recording) options(plan *workload.Plan) workload.Options {
 	if r.rd != nil {
 		sinks = append(sinks, r.rd)
 	}
+	sinks = append(sinks, e.live.sinks()...)
 	return workload.Options{
 		Embedded:  e.embedded,
 		Tool:      "mcpbench " + e.ver,

@@ -44,6 +44,7 @@ type runFlags struct {
 	seed                                               int64
 	maxMessage, maxEvent, maxBuffered                  units.Size
 	followRedirects                                    bool
+	live                                               liveFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -158,6 +159,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
 	fl.IntVar(&f.targetPID, "target-pid", 0, "the target server's process id (same host, Linux): sample its CPU, RSS, open files and threads each interval")
 	fl.IntVar(&f.procs, "procs", 0, "OS threads running Go code in mcpbench (GOMAXPROCS). 0: auto — all cores, but for an open-model rate against --url only as many as the rate needs (~3300 ops/s each), which costs less CPU per op")
+	f.live.register(fl)
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to this file")
 	fl.MarkHidden("cpuprofile")
 	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
