@@ -150,7 +150,7 @@ func chartSections(items []Item) ([]chartData, error) {
 	for _, it := range items {
 		cd := chartData{Name: it.Name, Skipped: it.Skipped}
 		if it.Chart != nil {
-			cd.Title = it.Chart.Title
+			cd.Title, cd.Caption = it.Chart.Title, it.Chart.Caption
 			svg, err := inlineSVG(it.Chart)
 			if err != nil {
 				return nil, err
@@ -200,8 +200,8 @@ type ledgerRow struct {
 }
 
 type chartData struct {
-	Name, Title, Skipped string
-	SVG                  template.HTML
+	Name, Title, Caption, Skipped string
+	SVG                           template.HTML
 }
 
 func metaRows(res *metrics.Results, s *metrics.Summary) []kv {
