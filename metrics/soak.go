@@ -22,7 +22,28 @@ type SoakVerdict struct {
 	Value   float64 `json:"value"` // the measured slope or count
 	Unit    string  `json:"unit"`
 	Detail  string  `json:"detail"`
+	// Trends are the fitted lines the verdict judged, so a chart can draw
+	// them over the points.
+	Trends []SoakTrend `json:"trends,omitempty"`
 }
+
+// SoakTrend is a robust (Theil–Sen) line through a soak series over the
+// span it was fitted on: y = Intercept + SlopePerS·t, t in seconds since
+// the start.
+type SoakTrend struct {
+	Series    string  `json:"series"` // "p99_ms", "target_rss_mb" or "target_fds"
+	SlopePerS float64 `json:"slope_per_s"`
+	Intercept float64 `json:"intercept"`
+	FromS     float64 `json:"from_s"`
+	ToS       float64 `json:"to_s"`
+}
+
+// Soak trend series.
+const (
+	SoakSeriesP99 = "p99_ms"
+	SoakSeriesRSS = "target_rss_mb"
+	SoakSeriesFDs = "target_fds"
+)
 
 // Soak is soak.json: the verdicts and the points they came from.
 type Soak struct {
