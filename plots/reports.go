@@ -92,4 +92,3 @@ func fmtLoad(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
-

@@ -37,7 +37,7 @@ func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
 	}
 	type series struct {
 		title, unit, name, per string
-		get               func(metrics.SoakPoint) (float64, bool)
+		get                    func(metrics.SoakPoint) (float64, bool)
 	}
 	all := []series{{verdictTitle("Interval p99", verdict["latency drift"]), "p99 (ms)", metrics.SoakSeriesP99, "ms/h",
 		func(p metrics.SoakPoint) (float64, bool) { return p.P99, p.Count > 0 }}}
