@@ -1,5 +1,7 @@
 package metrics
 
+import "path/filepath"
+
 // SoakPoint is one interval of a soak, as the verdicts need it.
 type SoakPoint struct {
 	T       float64 `json:"t_s"` // end of the interval, since the start
@@ -55,4 +57,17 @@ type Soak struct {
 	Interrupted bool        `json:"interrupted,omitempty"`
 	PlannedS    float64     `json:"planned_s,omitempty"`
 	Points      []SoakPoint `json:"points,omitempty"`
+}
+
+// FileSoak is a soak's verdicts beside its run's files (written by the
+// soak package).
+const FileSoak = "soak.json"
+
+// ReadSoak reads soak.json from dir.
+func ReadSoak(dir string) (*Soak, error) {
+	var sk *Soak
+	if err := readJSON(filepath.Join(dir, FileSoak), &sk); err != nil {
+		return nil, err
+	}
+	return sk, nil
 }

@@ -103,3 +103,19 @@ func signed(v float64) string {
 	}
 	return fmt.Sprintf("%+.3g", v)
 }
+
+// WriteSoakCharts draws a soak's trend chart into dir (res names the
+// run in its subtitle).
+func WriteSoakCharts(dir string, res *metrics.Results, sk *metrics.Soak, opts Options) ([]Output, error) {
+	it := Item{Name: "soak-trends"}
+	c, err := SoakTrends(sk, subtitle(res))
+	switch {
+	case isNoData(err):
+		it.Skipped = noDataReason(err)
+	case err != nil:
+		return nil, err
+	default:
+		it.Chart = c
+	}
+	return writeItems(dir, []Item{it}, opts.Formats)
+}
