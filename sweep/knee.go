@@ -193,4 +193,3 @@ func valueOf(steps []metrics.SweepStep, n int) float64 {
 	}
 	return 0
 }
-

@@ -16,12 +16,14 @@ const NoiseAlpha = 0.05
 // per-interval series (service time, faulty streams).
 func intervalSeries(ivs []metrics.IntervalRec, op, metric string) (vals []float64, ok bool) {
 	get := map[string]func(o metrics.IntervalOpRec, iv *metrics.IntervalRec) float64{
-		"rate":       func(o metrics.IntervalOpRec, iv *metrics.IntervalRec) float64 { return float64(o.Count) / iv.Interval },
-		"error_rate": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return 100 * float64(o.Errors) / float64(o.Count) },
-		"p50":        func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P50 },
-		"p90":        func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P90 },
-		"p99":        func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P99 },
-		"max":        func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.Max },
+		"rate": func(o metrics.IntervalOpRec, iv *metrics.IntervalRec) float64 { return float64(o.Count) / iv.Interval },
+		"error_rate": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 {
+			return 100 * float64(o.Errors) / float64(o.Count)
+		},
+		"p50": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P50 },
+		"p90": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P90 },
+		"p99": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P99 },
+		"max": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.Max },
 	}[metric]
 	if get == nil {
 		return nil, false
