@@ -48,23 +48,37 @@ func numbersOf(n int, by string, value float64, s *metrics.Summary, last *metric
 // numbers and confidence intervals.
 func judgeStep(st *metrics.SweepStep, slo metrics.SLO) {
 	st.Reasons = nil
+	p99Near := st.P99CI.Contains(slo.P99MS)
+	errNear := st.ErrorRateCI.Contains(slo.ErrorRate) && st.ErrorRateCI.Hi > 0
+	flips := true // every failed criterion is one the noise could undo
+	fail := func(near bool, format string, args ...any) {
+		st.Reasons = append(st.Reasons, fmt.Sprintf(format, args...))
+		flips = flips && near
+	}
 	if st.Count == 0 {
-		st.Reasons = append(st.Reasons, "no operation completed")
+		fail(false, "no operation completed")
 	}
 	if st.Latency.P99 > slo.P99MS {
-		st.Reasons = append(st.Reasons, fmt.Sprintf("p99 %s ms > %s ms", textfmt.MS(st.Latency.P99), textfmt.MS(slo.P99MS)))
+		fail(p99Near, "p99 %s ms > %s ms", textfmt.MS(st.Latency.P99), textfmt.MS(slo.P99MS))
 	}
 	if st.ErrorRate > slo.ErrorRate {
-		st.Reasons = append(st.Reasons, fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*st.ErrorRate, 100*slo.ErrorRate))
+		fail(errNear, "error rate %.2f%% > %.2f%%", 100*st.ErrorRate, 100*slo.ErrorRate)
 	}
 	if slo.ReplayClean && st.Faulty > 0 {
-		st.Reasons = append(st.Reasons, fmt.Sprintf("%d faulty streams", st.Faulty))
+		fail(false, "%d faulty streams", st.Faulty)
 	}
 	if st.Offered > 0 && st.Achieved < 0.95*st.Offered {
-		st.Reasons = append(st.Reasons, fmt.Sprintf("achieved %.0f/s of %.0f/s offered", st.Achieved, st.Offered))
+		fail(false, "achieved %.0f/s of %.0f/s offered", st.Achieved, st.Offered)
 	}
 	st.Pass = len(st.Reasons) == 0 && !st.Interrupted
-	st.Marginal = st.P99CI.Contains(slo.P99MS) || (st.ErrorRateCI.Contains(slo.ErrorRate) && st.ErrorRateCI.Hi > 0)
+	// Marginal: a re-run could judge the step the other way — a pass
+	// whose p99 or error rate interval reaches over the SLO, or a failure
+	// whose every reason lies within its interval.
+	if st.Pass {
+		st.Marginal = p99Near || errNear
+	} else {
+		st.Marginal = flips && !st.Interrupted
+	}
 }
 
 // PastKnee reports whether a failed step is clearly past the knee, so a

@@ -39,3 +39,30 @@ func TestSweepJudge(t *testing.T) {
 		t.Fatalf("per session %+v", v)
 	}
 }
+
+// Marginal: a pass whose interval reaches over the SLO, or a failure
+// whose every reason lies within its interval — never one that fails on
+// something the noise cannot undo.
+func TestMarginal(t *testing.T) {
+	slo := metrics.SLO{P99MS: 50, ErrorRate: 0.01}
+	for _, c := range []struct {
+		name           string
+		p99, lo, hi    float64
+		errRate, errHi float64
+		pass, marginal bool
+	}{
+		{"clear pass", 30, 25, 35, 0, 0, true, false},
+		{"pass near the SLO", 45, 40, 55, 0, 0, true, true},
+		{"fail near the SLO", 55, 45, 60, 0, 0, false, true},
+		{"clear fail", 80, 70, 95, 0, 0, false, false},
+		{"fails on errors, p99 near", 48, 40, 60, 1, 1, false, false},
+		{"fails on errors near the SLO", 30, 25, 35, 0.012, 0.02, false, true},
+	} {
+		st := metrics.SweepStep{Count: 1000, Latency: metrics.Latency{P99: c.p99}, P99CI: &metrics.CI{Lo: c.lo, Hi: c.hi},
+			ErrorRate: c.errRate, ErrorRateCI: &metrics.CI{Lo: c.errRate / 2, Hi: c.errHi}}
+		judgeStep(&st, slo)
+		if st.Pass != c.pass || st.Marginal != c.marginal {
+			t.Errorf("%s: pass %v marginal %v, want %v %v (%v)", c.name, st.Pass, st.Marginal, c.pass, c.marginal, st.Reasons)
+		}
+	}
+}
