@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -175,4 +176,15 @@ func ReadSweep(dir string) (*Sweep, error) {
 		return nil, err
 	}
 	return sw, nil
+}
+
+// KneeRule says in words which threshold the knee used: "twice its
+// low-load baseline of 3.100 ms" or, when the floor was larger, "its
+// low-load baseline of 0.400 ms + 5.00 ms".
+func (v SweepVerdict) KneeRule() string {
+	ms := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	if v.KneeThreshold <= 2*v.KneeBaseline+1e-9 {
+		return "twice its low-load baseline of " + ms(v.KneeBaseline) + " ms"
+	}
+	return "its low-load baseline of " + ms(v.KneeBaseline) + " ms + " + ms(v.KneeThreshold-v.KneeBaseline) + " ms (the larger of 1 ms and a tenth of the SLO's p99)"
 }

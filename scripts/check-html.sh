@@ -6,7 +6,8 @@
 #   scripts/check-html.sh [SCREENSHOT.png]
 #
 # Builds mcpbench and, against the embedded reference server (loopback
-# only), makes a short run (3 s), a short rate sweep (3 steps of 5 s) and a
+# only), makes a short run (3 s), a short rate sweep (3 steps of 5 s, every
+# step run: a loaded machine must not cut it short) and a
 # short soak (20 s) into temporary results directories, runs
 # `mcpbench plot` on each, opens each report.html via file:// in headless
 # Chromium (driven by playwright-core) and fails if a page
@@ -90,7 +91,7 @@ else
 	log "short run into $TMP/run"
 	"$bin" run --duration 3s -q --out "$TMP/run" >"$TMP/run.txt" 2>&1 || { cat "$TMP/run.txt" >&2; exit 1; }
 	log "short sweep into $TMP/sweep"
-	"$bin" sweep --by rate --from 100 --to 300 --steps 3 --step 5s --step-warmup 1s --tool echo --args '{"text":"hi"}' -q --out "$TMP/sweep" \
+	"$bin" sweep --by rate --from 100 --to 300 --steps 3 --step 5s --step-warmup 1s --keep-going --slo-p99 2s --tool echo --args '{"text":"hi"}' -q --out "$TMP/sweep" \
 		>"$TMP/sweep.txt" 2>&1 || { cat "$TMP/sweep.txt" >&2; exit 1; }
 	log "short soak into $TMP/soak"
 	"$bin" soak --duration 20s --warmup 2s -q --out "$TMP/soak" >"$TMP/soak.txt" 2>&1 || {

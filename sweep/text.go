@@ -96,7 +96,7 @@ func writeVerdict(p *textfmt.Printer, sw *metrics.Sweep) {
 		if sw.By != metrics.SweepByRate || v.KneeRate != v.Knee {
 			p.F(", %.1f ops/s achieved", v.KneeRate)
 		}
-		p.F(": p99 reaches %s ms there, twice its low-load baseline of %s ms (or the baseline + max(1 ms, SLO/10))", textfmt.MS(v.KneeThreshold), textfmt.MS(v.KneeBaseline))
+		p.F(": p99 reaches %s ms there, %s", textfmt.MS(v.KneeThreshold), v.KneeRule())
 		if v.KneeCapped {
 			p.F("; the curve's own knee lies above the highest load under the SLO, so the knee is put there")
 		}
@@ -104,7 +104,7 @@ func writeVerdict(p *textfmt.Printer, sw *metrics.Sweep) {
 	case v.KneeCapped:
 		p.F("Knee: none under the SLO (no step met it)\n")
 	case v.KneeThreshold > 0:
-		p.F("Knee: none in the range (p99 stayed under %s ms, twice its low-load baseline of %s ms)\n", textfmt.MS(v.KneeThreshold), textfmt.MS(v.KneeBaseline))
+		p.F("Knee: none in the range (p99 stayed under %s ms, %s)\n", textfmt.MS(v.KneeThreshold), v.KneeRule())
 	default:
 		p.F("Knee: none in the range\n")
 	}
