@@ -183,11 +183,13 @@ func shellWords(line string) []string {
 
 // rewrite points a README command at the test's server and shrinks it:
 // 127.0.0.1:8080 and example hosts become the local server, the pid file
-// a temporary one, durations, steps and loads small.
+// a temporary one, --prometheus's port a free one, durations, steps and
+// loads small.
 func rewrite(args []string, addr, pidFile string) []string {
 	out := make([]string, 0, len(args)+8)
 	for _, a := range args {
 		a = strings.ReplaceAll(a, "127.0.0.1:8080", addr)
+		a = strings.ReplaceAll(a, "127.0.0.1:9464", "127.0.0.1:0") // --prometheus: any free port
 		a = strings.ReplaceAll(a, "https://mcp.example.com/mcp", "http://"+addr+"/mcp")
 		a = strings.ReplaceAll(a, "/tmp/mcpbench-serve.pid", pidFile)
 		if a == "$(cat "+pidFile+")" {
