@@ -88,11 +88,9 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 			<-noticed // the notice is being written: let it finish before the command returns
 		}
 	})
-	if e.live, err = startLive(&f.live, e.stderr); err != nil {
-		e.close()
-		return nil, usageError("%v", err)
+	if err := e.openLive(); err != nil {
+		return nil, err
 	}
-	e.closers = append(e.closers, func() { e.live.close(e.ctx, e.stderr) })
 	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
 		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
 	}

@@ -98,3 +98,16 @@ func (lo *liveOutputs) close(ctx context.Context, stderr interface{ Write([]byte
 		fmt.Fprintf(stderr, "mcpbench: no scrape of /metrics came within --prometheus-linger %v after the run\n", lo.f.linger)
 	}
 }
+
+// openLive starts the live outputs the flags ask for, closed with the
+// env (after the run: the Prometheus endpoint lingers there).
+func (e *env) openLive() error {
+	lo, err := startLive(&e.f.live, e.stderr)
+	if err != nil {
+		e.close()
+		return usageError("%v", err)
+	}
+	e.live = lo
+	e.closers = append(e.closers, func() { lo.close(e.ctx, e.stderr) })
+	return nil
+}
