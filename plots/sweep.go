@@ -175,12 +175,12 @@ func addPercentileLines(p *Panel, steps []metrics.SweepStep, y func(float64) flo
 func markVerdict(p *Panel, sw *metrics.Sweep, y func(float64) float64, xmax float64) {
 	v := sw.Verdict
 	if c := v.EstimateCI; c != nil && c.Hi > c.Lo {
-		b := band{X0: c.Lo, X1: c.Hi, Color: color.RGBA{0x59, 0xa1, 0x4f, 0x30}}
+		b := band{X0: c.Lo, X1: c.Hi, Color: color.NRGBA{0x59, 0xa1, 0x4f, 0x38}}
 		p.Plot.Add(b)
 		p.Legend.Add("SLO crossed (95 %)", b)
 	}
 	if c := v.KneeCI; c != nil && v.Knee > 0 && c.Hi > c.Lo {
-		b := band{X0: c.Lo, X1: c.Hi, Color: color.RGBA{0xb0, 0x7a, 0xa1, 0x30}}
+		b := band{X0: c.Lo, X1: c.Hi, Color: color.NRGBA{0xb0, 0x7a, 0xa1, 0x38}}
 		p.Plot.Add(b)
 		p.Legend.Add("knee (95 %)", b)
 	}
