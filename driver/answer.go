@@ -29,7 +29,7 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 	}
 	res.Status = resp.StatusCode
 	switch code := resp.StatusCode; {
-	case code == http.StatusNotFound && h.sid != "":
+	case code == http.StatusNotFound && h.sid != "" && !c.init:
 		res.BytesIn += drain(resp)
 		return errSession404
 	case code == http.StatusAccepted:
@@ -45,7 +45,7 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 			drain(resp)
 			return err
 		}
-		s.setHeaders(c.sid, "")
+		s.setHeaders(c.sid, s.proto) // the version negotiated before, if any
 	}
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case mtJSON:
@@ -162,6 +162,10 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 	switch m.Kind {
 	case KindResponse:
 		if !IDEqual(m.ID, c.id) {
+			if id, ok := s.toSibling(m); ok {
+				led.fault(VerdictMisrouted, "the response to request "+strconv.FormatInt(id, 10)+" (in flight on another lane) arrived on the stream of request "+strconv.FormatInt(c.id, 10))
+				return nil
+			}
 			led.fault(VerdictCrossStream, "a response to id "+quoteShort(m.ID)+" arrived on the stream of request "+strconv.FormatInt(c.id, 10))
 			return nil
 		}
@@ -206,7 +210,12 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 			res.Progress++
 			led.progressValue(v, t)
 		case bytes.HasPrefix(tok, s.tokPrefix):
-			led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of another request of this session (token "+quoteShort(tok)+")")
+			on := " arrived on the stream of request " + strconv.FormatInt(c.id, 10)
+			if id, ok := s.toSibling(m); ok {
+				led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of request "+strconv.FormatInt(id, 10)+" (in flight on another lane)"+on)
+			} else {
+				led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of request "+tokenRequest(tok, s.tokPrefix)+" of this session (no longer in flight)"+on)
+			}
 		default:
 			led.fault(VerdictCrossStream, "progress "+fmtNum(v)+" for token "+quoteShort(tok)+", not this session's")
 		}
@@ -214,6 +223,13 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 		s.ans = s.answer(ctx, m, s.ans)
 	}
 	return nil
+}
+
+// tokenRequest returns the request id a progress token of this session
+// names (tokens are `"<run>-<session>-<id>"`).
+func tokenRequest(tok, prefix []byte) string {
+	id := bytes.TrimSuffix(tok[len(prefix):], []byte{'"'})
+	return string(id)
 }
 
 // toolError is ErrToolError with the tool's own message (the first text

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"cmp"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -89,6 +90,9 @@ type Config struct {
 	// possible). The standalone GET stream has none: a silent GET stream is
 	// normal. 0 means 30 s; negative disables.
 	StreamIdleTimeout time.Duration
+	// SourceAddrs are the local addresses NewHTTPClient's connections are
+	// made from, round robin (ParseSourceAddrs); nil: the kernel chooses.
+	SourceAddrs []net.IP
 	// Insecure skips TLS certificate verification (NewHTTPClient).
 	Insecure bool
 	// StdHTTP makes NewHTTPClient use net/http's Transport instead of
@@ -264,16 +268,21 @@ func durOr(d, def time.Duration) time.Duration {
 // driver's, not the client's.
 func NewHTTPClient(cfg *Config) *http.Client {
 	if !cfg.StdHTTP {
-		t := &H1Transport{DialTimeout: durOr(cfg.ConnectTimeout, 5*time.Second), UserAgent: "mcpbench"}
+		t := &H1Transport{DialTimeout: durOr(cfg.ConnectTimeout, 5*time.Second), UserAgent: "mcpbench", SourceAddrs: cfg.SourceAddrs}
 		if cfg.Insecure {
 			t.TLSConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for --insecure
 		}
 		return &http.Client{Transport: t}
 	}
 	d := &net.Dialer{Timeout: durOr(cfg.ConnectTimeout, 5*time.Second), KeepAlive: 30 * time.Second}
+	src := newSourcePicker(cfg.SourceAddrs)
 	tr := &http.Transport{
-		Proxy:                 nil, // load goes straight to the target
-		DialContext:           d.DialContext,
+		Proxy: nil, // load goes straight to the target
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dd := *d
+			dd.LocalAddr = src.pick()
+			return dd.DialContext(ctx, network, addr)
+		},
 		MaxIdleConns:          0,
 		MaxIdleConnsPerHost:   100000,
 		IdleConnTimeout:       90 * time.Second,

@@ -116,13 +116,13 @@ func (s *Session) startGET(ctx context.Context) error {
 		var scratch Result
 		return fmt.Errorf("GET stream: %w", s.statusError(resp, &scratch))
 	}
-	g := &getStream{s: s, cancel: cancel, done: make(chan struct{}), dec: NewSSEDecoder(nil), ctx: gctx}
+	g := &getStream{s: s, cancel: cancel, done: make(chan struct{}), dec: newSmallDecoder(), ctx: gctx}
 	g.dec.MaxEvent = s.cfg.maxEvent()
 	s.hookBudget(g.dec, func() context.Context { return g.ctx })
 	g.stats.Opened = 1
 	g.stats.Open = true
 	g.stats.Since = time.Now()
-	s.get = g
+	s.get.Store(g)
 	go g.run(gctx, resp)
 	return nil
 }
@@ -156,7 +156,7 @@ func (s *Session) restartGET(ctx context.Context) {
 }
 
 func (s *Session) stopGET() {
-	if g := s.get; g != nil {
+	if g := s.get.Load(); g != nil {
 		g.cancel()
 		<-g.done
 		g.mu.Lock()
@@ -164,7 +164,7 @@ func (s *Session) stopGET() {
 		g.mu.Unlock()
 		last := g.snapshot()
 		s.lastGET = &last
-		s.get = nil
+		s.get.Store(nil)
 	}
 }
 
@@ -173,7 +173,7 @@ func (s *Session) stopGET() {
 // never arrived counted lost. Safe for concurrent use with the stream's
 // goroutine; call it from the session's goroutine (or after Close).
 func (s *Session) StreamStats() StreamStats {
-	g := s.get
+	g := s.get.Load()
 	if g == nil {
 		if s.lastGET != nil {
 			return *s.lastGET // the stream ended (Close): its final stats, judged

@@ -54,6 +54,13 @@ type H1Transport struct {
 	IdleTimeout time.Duration
 	// UserAgent is sent when the request has none; "" means "mcpbench".
 	UserAgent string
+	// SourceAddrs are local addresses connections are made from, round
+	// robin (ParseSourceAddrs); nil lets the kernel choose. Used by the
+	// default dialer only.
+	SourceAddrs []net.IP
+
+	srcOnce sync.Once
+	src     *sourcePicker
 
 	mu      sync.Mutex
 	idle    map[string][]*h1conn
@@ -84,10 +91,9 @@ type h1conn struct {
 	key    string // scheme://host, the pool key
 	addr   string // host:port dialed
 	c      net.Conn
-	br     *bufio.Reader
-	bw     *bufio.Writer
-	cw     connWriter // under bw: counts the bytes the connection accepted
-	long   []byte     // a line longer than br's buffer, gathered
+	br     *bufio.Reader // pooled; nil while the connection is idle
+	cw     connWriter    // under the (pooled) write buffer: counts the bytes the connection accepted
+	long   []byte        // a line longer than br's buffer, gathered
 	idleAt time.Time
 	reused bool
 
@@ -230,7 +236,8 @@ func (pc *h1conn) exchange(req *http.Request, body []byte) (*http.Response, bool
 }
 
 func (pc *h1conn) writeRequest(req *http.Request, body []byte) error {
-	w := pc.bw
+	w := getWriter(&pc.cw)
+	defer putWriter(w)
 	pc.cw.n, pc.cw.err = 0, nil
 	method := req.Method
 	if method == "" {

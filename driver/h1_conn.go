@@ -6,9 +6,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -33,6 +35,7 @@ func (t *H1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 			continue
 		}
 		pc.reused = true
+		pc.br = getReader(pc.c)
 		return pc, nil
 	}
 	addr := host
@@ -68,7 +71,8 @@ func (t *H1Transport) dial(ctx context.Context, scheme, addr, proto string) (net
 	if t.Dial != nil {
 		c, err = t.Dial(dctx, "tcp", addr)
 	} else {
-		d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+		t.srcOnce.Do(func() { t.src = newSourcePicker(t.SourceAddrs) })
+		d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, LocalAddr: t.src.pick()}
 		c, err = d.DialContext(dctx, "tcp", addr)
 	}
 	if err != nil {
@@ -109,9 +113,8 @@ func (t *H1Transport) acceptsH2(ctx context.Context, addr string) bool {
 }
 
 func newH1conn(t *H1Transport, key, addr string, c net.Conn) *h1conn {
-	pc := &h1conn{t: t, key: key, addr: addr, c: c, br: bufio.NewReaderSize(c, 8192)}
+	pc := &h1conn{t: t, key: key, addr: addr, c: c, br: getReader(c)}
 	pc.cw.c = c
-	pc.bw = bufio.NewWriterSize(&pc.cw, 4096)
 	nc := c
 	if tc, ok := c.(*tls.Conn); ok {
 		nc = tc.NetConn()
@@ -162,7 +165,12 @@ func peekSocket[FD ~int | ~uintptr](recvfrom func(FD, []byte, int) (int, syscall
 	return n, err
 }
 
+// putIdle keeps pc for reuse. Its read buffer (empty: finish checked)
+// goes back to the pool while it waits: an idle session's connection holds
+// no buffer.
 func (t *H1Transport) putIdle(pc *h1conn) {
+	putReader(pc.br)
+	pc.br = nil
 	pc.idleAt = time.Now()
 	pc.c.SetDeadline(time.Time{})
 	t.mu.Lock()
@@ -184,4 +192,41 @@ func (t *H1Transport) CloseIdleConnections() {
 			pc.c.Close()
 		}
 	}
+}
+
+// Connection buffers are pooled: a read buffer is held while a request's
+// response is read (a GET stream's for the stream's life) and a write
+// buffer only while a request is written, so idle connections hold none.
+const (
+	readBufSize  = 4 << 10
+	writeBufSize = 4 << 10
+)
+
+var (
+	readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufSize) }}
+	writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBufSize) }}
+)
+
+func getReader(r io.Reader) *bufio.Reader {
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	return br
+}
+
+func putReader(br *bufio.Reader) {
+	if br != nil && br.Size() == readBufSize { // not a GET stream's small one
+		br.Reset(nil)
+		readerPool.Put(br)
+	}
+}
+
+func getWriter(w io.Writer) *bufio.Writer {
+	bw := writerPool.Get().(*bufio.Writer)
+	bw.Reset(w)
+	return bw
+}
+
+func putWriter(bw *bufio.Writer) {
+	bw.Reset(nil)
+	writerPool.Put(bw)
 }

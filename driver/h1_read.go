@@ -200,8 +200,35 @@ func (pc *h1conn) frameBody(req *http.Request, resp *http.Response) error {
 	default:
 		b.mode, b.keep, resp.ContentLength = modeClose, false, -1
 	}
+	if req.Method == http.MethodGet && b.mode != modeNone && mediaType(resp.Header.Get("Content-Type")) == mtSSE {
+		pc.shrinkReader(b)
+	}
 	resp.Body = b
 	return nil
+}
+
+// streamBufSize is the read buffer of a connection that carries a GET
+// stream: such a stream lives as long as its session and mostly waits, and
+// the SSE decoder above it has its own buffer (reads larger than this one
+// bypass it).
+const streamBufSize = 512
+
+// shrinkReader gives the connection of a GET stream a small read buffer
+// in place of the pooled one; the bytes already buffered are read first
+// (the connection is then not reused after the stream: those bytes sit in
+// front of the socket).
+func (pc *h1conn) shrinkReader(b *h1body) {
+	if pc.br.Size() <= streamBufSize {
+		return
+	}
+	var src io.Reader = pc.c
+	if n := pc.br.Buffered(); n > 0 {
+		rest, _ := pc.br.Peek(n)
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), pc.c)
+		b.keep = false
+	}
+	putReader(pc.br)
+	pc.br = bufio.NewReaderSize(src, streamBufSize)
 }
 
 // checkStart looks at the first buffered bytes of a response head (at

@@ -13,7 +13,6 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 	if s.modern {
 		return s.discover(ctx, res)
 	}
-	s.setHeaders("", "")
 	proto := s.cfg.protocol()
 	params := make([]byte, 0, 256)
 	params = append(params, `{"protocolVersion":"`...)
@@ -30,7 +29,9 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 
 	c := call{id: s.next(), init: true}
 	body := appendRequest(s.body.buf(), c.id, "initialize", params, nil)
-	if err := s.exchange(ctx, body, &c, res, s.hdr.Load().post); err != nil {
+	// No session id and no version header yet; the session's headers stay
+	// as they are for the other lanes until the new id is known.
+	if err := s.exchange(ctx, body, &c, res, s.buildHeaders("", "").post); err != nil {
 		return err
 	}
 	if c.err != nil {
@@ -45,7 +46,6 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 		return fmt.Errorf("%w: server chose %q", ErrUnsupportedVersion, got)
 	}
 	s.proto = got
-	s.serverInfo = c.result
 	s.setHeaders(c.sid, got)
 
 	// notifications/initialized: 202 expected (2025-11-25 transports
@@ -98,6 +98,5 @@ func (s *Session) discover(ctx context.Context, res *Result) error {
 	if json.Unmarshal(c.result, &d) != nil || !slices.Contains(d.Supported, s.proto) {
 		return fmt.Errorf("%w: server/discover lists %v, not %s", ErrUnsupportedVersion, d.Supported, s.proto)
 	}
-	s.serverInfo = c.result
 	return nil
 }

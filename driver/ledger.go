@@ -122,9 +122,14 @@ type Ledger struct {
 	progress []float64 // progress values seen on this stream, in arrival order
 	maxProg  float64
 	total    float64 // announced total (0: none)
-	seqs     []int64
+	seqs     []int64 // the numbers above seqDone seen (at most 2 × seqWindow)
 	maxSeq   int64
+	seqLow   int64 // the lowest number seen
+	seqDone  int64 // numbers up to here are judged (0: none)
 }
+
+// maxEventIDs bounds the event ids a ledger remembers to find duplicates.
+const maxEventIDs = 2048
 
 // MaxEvidence bounds Ledger.Evidence.
 const MaxEvidence = 8
@@ -192,6 +197,11 @@ func (l *Ledger) eventID(id []byte) bool {
 		l.fault(VerdictDuplicated, "event id "+quoteShort(id)+" delivered twice")
 		return false
 	}
+	if len(l.ids) >= maxEventIDs {
+		// A stream that lives for hours: duplicates are looked for among
+		// the last maxEventIDs/2 ids (a replay after a resume is recent).
+		l.ids = append(l.ids[:0], l.ids[len(l.ids)-maxEventIDs/2:]...)
+	}
 	l.ids = append(l.ids, h)
 	if len(l.idEnds) < 64 {
 		l.idArena = append(l.idArena, id...)
@@ -221,20 +231,61 @@ func (l *Ledger) progressValue(v, total float64) {
 	}
 }
 
+// seqWindow bounds the sequence numbers a ledger keeps one by one: a
+// GET stream lives as long as its session (hours in a soak), so numbers
+// more than seqWindow below the highest are judged then and kept as
+// counts (a gap there is lost; one of them arriving later is reordered).
+// The ledger's memory and its cost per number stay bounded.
+const seqWindow = 1024
+
 // seq notes a sequence number from a GET stream (expected 1, 2, 3 ...).
 func (l *Ledger) seq(n int64) {
 	l.Checked = true
+	if l.seqDone > 0 && n <= l.seqDone {
+		l.fault(VerdictReordered, "notification seq "+strconv.FormatInt(n, 10)+" more than "+strconv.Itoa(seqWindow)+" behind "+strconv.FormatInt(l.maxSeq, 10))
+		return
+	}
 	if slices.Contains(l.seqs, n) {
 		l.fault(VerdictDuplicated, "notification seq "+strconv.FormatInt(n, 10)+" delivered twice")
 		return
 	}
-	if len(l.seqs) > 0 && n < l.maxSeq {
+	if (len(l.seqs) > 0 || l.seqDone > 0) && n < l.maxSeq {
 		l.fault(VerdictReordered, "notification seq "+strconv.FormatInt(n, 10)+" after "+strconv.FormatInt(l.maxSeq, 10))
+	}
+	if l.seqDone == 0 && len(l.seqs) == 0 || n < l.seqLow {
+		l.seqLow = n
 	}
 	l.seqs = append(l.seqs, n)
 	if n > l.maxSeq {
 		l.maxSeq = n
 	}
+	if len(l.seqs) >= 2*seqWindow {
+		l.judgeSeqsBelow(l.maxSeq - seqWindow)
+	}
+}
+
+// judgeSeqsBelow judges the numbers up to done: those never seen between
+// the lowest seen and done are lost; the seen ones leave the list.
+func (l *Ledger) judgeSeqsBelow(done int64) {
+	from := max(l.seqLow, l.seqDone+1)
+	if done < from {
+		return
+	}
+	seen := int64(0)
+	kept := l.seqs[:0]
+	for _, v := range l.seqs {
+		if v <= done {
+			seen++
+		} else {
+			kept = append(kept, v)
+		}
+	}
+	l.seqs = kept
+	if missing := done - from + 1 - seen; missing > 0 {
+		l.Counts[VerdictLost] += int(missing) - 1
+		l.fault(VerdictLost, strconv.FormatInt(missing, 10)+" numbered notifications between "+strconv.FormatInt(from, 10)+" and "+strconv.FormatInt(done, 10)+" never arrived")
+	}
+	l.seqDone = done
 }
 
 // finishOp closes the ledger of a request: the response must have arrived
@@ -273,14 +324,10 @@ func (l *Ledger) finishOp(gotResponse bool, expect int, elsewhere []float64, els
 // first and the highest seen must have arrived (numbers sent before the
 // stream was open cannot arrive, so the first seen is the start).
 func (l *Ledger) finishSeq() {
-	if len(l.seqs) == 0 {
+	if len(l.seqs) == 0 && l.seqDone == 0 {
 		return
 	}
-	low := slices.Min(l.seqs)
-	if missing := l.maxSeq - low + 1 - int64(len(l.seqs)); missing > 0 {
-		l.Counts[VerdictLost] += int(missing) - 1
-		l.fault(VerdictLost, strconv.FormatInt(missing, 10)+" numbered notifications between "+strconv.FormatInt(low, 10)+" and "+strconv.FormatInt(l.maxSeq, 10)+" never arrived")
-	}
+	l.judgeSeqsBelow(l.maxSeq)
 }
 
 func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

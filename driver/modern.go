@@ -453,6 +453,9 @@ func PrepareOps(ctx context.Context, cfg *Config, ops []*Op) error {
 		if err != nil {
 			return fmt.Errorf("tool %s has an invalid x-mcp-header annotation (a client must exclude it): %w", op.mcpName, err)
 		}
+		if op.Render != nil && len(h) > 0 {
+			return fmt.Errorf("op %s: tool %s sends arguments as Mcp-Param-* headers (x-mcp-header), which rendered (templated) arguments cannot fill per request", op.Name, op.mcpName)
+		}
 		op.ParamHeaders = h
 	}
 	return nil

@@ -27,6 +27,20 @@ type Op struct {
 	// ParamHeaders are the Mcp-Param-* headers of a tools/call under
 	// 2026-07-28 (see ParamHeaders), set before the op is first sent.
 	ParamHeaders [][2]string
+	// Render, when set, renders the params of each request of the op
+	// (data-driven arguments, e.g. workload's argument templates): it
+	// appends the params object, without _meta, to dst and returns it;
+	// Params then holds the params as written (for Mcp-Name and display).
+	// Do calls it once per request, before the first attempt (a retry or
+	// re-issue resends the same params), with the RenderContext of the
+	// Result it was given and a buffer the session reuses, so a Render
+	// that does not allocate keeps the hot path allocation-free. It must
+	// be safe for concurrent use (every session calls it) and must return
+	// a JSON object. RequestPlaceholder in its output is replaced as in
+	// Params when Params holds it. An op with Render cannot carry
+	// Mcp-Param-* headers (they would not follow the arguments): PrepareOps
+	// refuses such an op.
+	Render func(dst []byte, c RenderContext) []byte
 
 	isToolCall bool
 	mcpName    string   // Mcp-Name value (name or uri)
@@ -60,6 +74,13 @@ func NewOp(name, method string, params json.RawMessage, progress bool) (*Op, err
 	return op, nil
 }
 
+// RenderContext is what Op.Render may make a request's params of: who
+// sends it. Do takes it from the Result (VU, Iteration).
+type RenderContext struct {
+	VU        int   // the caller's VU number (Result.VU)
+	Iteration int64 // the caller's iteration of that VU (Result.Iteration)
+}
+
 // Resume records one resume attempt of a broken stream.
 type Resume struct {
 	// At is when the reconnect attempt was sent.
@@ -88,14 +109,20 @@ type Resume struct {
 }
 
 // Result is what one operation did. The driver fills it; the caller sets
-// Op and Intended and reuses the value across operations (Reset keeps the
-// Resumes backing array, so steady-state operation does not allocate).
+// Op and Intended (and VU and Iteration for an op with Render) and reuses
+// the value across operations (Reset keeps the Resumes backing array, so
+// steady-state operation does not allocate).
 //
 // Times are wall-clock with Go's monotonic reading; durations derive from
 // them: response time = End − Intended (coordinated-omission corrected),
 // service time = End − Start, time to first byte = FirstByte − Start.
 type Result struct {
 	Op int // index of the op in the caller's mix
+	// VU and Iteration tell who sends the op, for Op.Render (data-driven
+	// arguments): set by the caller with Op and Intended (workload: its VU
+	// number from 0, and that VU's ops before this one).
+	VU        int
+	Iteration int64
 
 	Intended  time.Time // when the schedule wanted the op to start
 	Start     time.Time // when the request was sent

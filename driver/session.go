@@ -26,33 +26,30 @@ const (
 // Session is one MCP session over Streamable HTTP: initialize, operations,
 // an optional standalone GET stream, DELETE on close.
 //
-// A Session is owned by one goroutine (a VU): Initialize, Do and Close must
-// not be called concurrently. The GET stream runs in a goroutine of its own
-// and only touches its own state and the in-flight request's mailbox;
-// StreamStats, Redirects and Hygiene are safe to call from any goroutine.
+// A Session value is one lane of its session: it has one request in flight
+// at a time. Initialize, Do and Close of one lane must not be called
+// concurrently. Lanes returns more lanes of the same session, for
+// concurrent requests (each lane is then owned by one goroutine). What the
+// lanes share: the session id and the negotiated protocol (the headers),
+// the URL, the GET stream, the request ids (unique in the session), the
+// redirect and hygiene tallies; each lane has its own request body,
+// decoder, timers and response stream, with its own ledger. The GET stream
+// runs in a goroutine of its own and only touches its own state and the
+// lanes' in-flight mailboxes; StreamStats, Redirects and Hygiene are safe
+// to call from any goroutine.
 type Session struct {
-	cfg    *Config
-	rt     http.RoundTripper // the client's transport: redirects are the session's business
-	u      atomic.Pointer[url.URL]
-	num    uint64
-	budget *Budget
+	*core // shared by the session's lanes
 
-	hdr atomic.Pointer[sessHeaders] // replaced on (re-)initialize
+	body  *reqBody
+	jbuf  []byte
+	dec   *SSEDecoder
+	ans   []byte
+	rng   *mrand.Rand
+	opCtx context.Context // the operation in progress (for the decoder's budget hook)
 
-	proto      string
-	serverInfo []byte // raw initialize result
-	nextID     int64
-	body       *reqBody
-	jbuf       []byte
-	dec        *SSEDecoder
-	ans        []byte
-	rng        *mrand.Rand
-	opCtx      context.Context // the operation in progress (for the decoder's budget hook)
-
-	// Progress tokens are unique across the run: "<run>-<session>-<id>"
-	// (a JSON string), so a token of another session is always recognised.
-	tokPrefix []byte // `"<run>-<session>-`
-	tokBuf    []byte
+	tokBuf []byte // the progress token of the request in flight
+	mbuf   []byte // _meta render buffer
+	pbuf   []byte // params of an op with Render
 
 	opMu     sync.Mutex
 	opTimer  *time.Timer
@@ -65,19 +62,41 @@ type Session struct {
 	idleDur   time.Duration
 	sr        streamReader
 
+	mbox  inflight
+	cur   atomic.Pointer[inflight] // the request in flight, while others may carry its messages
+	opHdr map[*Op]http.Header      // per-op request headers (modern)
+	lane  int                      // 0 for the session's first lane
+}
+
+// core is the state the lanes of a session share.
+type core struct {
+	cfg    *Config
+	rt     http.RoundTripper // the client's transport: redirects are the session's business
+	u      atomic.Pointer[url.URL]
+	num    uint64
+	budget *Budget
+
+	hdr atomic.Pointer[sessHeaders] // replaced on (re-)initialize
+
+	proto    string
+	nextID   atomic.Int64
+	reinitMu sync.Mutex // one re-initialize at a time, for all lanes
+
+	// Progress tokens are unique across the run: "<run>-<session>-<id>"
+	// (a JSON string), so a token of another session is always recognised.
+	tokPrefix []byte // `"<run>-<session>-`
+
+	lanes []*Session // every lane, the first included (fixed by Lanes)
+
 	wantGET bool
-	get     *getStream
+	get     atomic.Pointer[getStream]
 	lastGET *StreamStats // the stream's final stats once it stopped
-	mbox    inflight
-	cur     atomic.Pointer[inflight] // the request in flight, while a GET stream is open
 
 	// 2026-07-28 (modern, stateless) state.
 	modern     bool
-	metaModern []byte              // inside of the _meta of every request
-	opHdr      map[*Op]http.Header // per-op request headers
-	reqSeq     int64               // logical requests, for RequestPlaceholder
-	listenSeq  atomic.Int64        // subscriptions/listen requests
-	mbuf       []byte              // _meta render buffer
+	metaModern []byte       // inside of the _meta of every request
+	reqSeq     atomic.Int64 // logical requests, for RequestPlaceholder
+	listenSeq  atomic.Int64 // subscriptions/listen requests
 
 	redirects atomic.Int64
 	hygMu     sync.Mutex
@@ -123,28 +142,51 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	s := &Session{
-		cfg:     cfg,
-		rt:      rt,
-		num:     uint64(num),
-		budget:  cfg.budget(),
-		body:    &reqBody{},
-		dec:     NewSSEDecoder(nil),
-		rng:     mrand.New(mrand.NewPCG(uint64(cfg.Seed), uint64(num))),
-		idleDur: cfg.streamIdleTimeout(),
-	}
-	s.u.Store(u)
-	s.dec.MaxEvent = cfg.maxEvent()
-	s.hookBudget(s.dec, func() context.Context { return s.opCtx })
-	s.tokPrefix = fmt.Appendf(nil, `"%s-%d-`, runID, sessionSerial.Add(1))
+	c := &core{cfg: cfg, rt: rt, num: uint64(num), budget: cfg.budget()}
+	c.u.Store(u)
+	c.tokPrefix = fmt.Appendf(nil, `"%s-%d-`, runID, sessionSerial.Add(1))
 	if p := cfg.protocol(); p == ProtocolAuto {
 		return nil, fmt.Errorf("protocol %q: call Negotiate first", p)
 	} else if IsModern(p) {
-		s.modern, s.proto = true, p
-		s.metaModern = modernMeta(cfg, p)
+		c.modern, c.proto = true, p
+		c.metaModern = modernMeta(cfg, p)
 	}
+	s := c.newLane(0)
+	c.lanes = []*Session{s}
 	s.setHeaders("", s.proto)
 	return s, nil
+}
+
+// newLane returns lane k of the session: its own request state.
+func (c *core) newLane(k int) *Session {
+	s := &Session{
+		core:    c,
+		lane:    k,
+		body:    &reqBody{},
+		dec:     NewSSEDecoder(nil),
+		rng:     mrand.New(mrand.NewPCG(uint64(c.cfg.Seed), c.num|uint64(k)<<48)),
+		idleDur: c.cfg.streamIdleTimeout(),
+	}
+	s.dec.MaxEvent = c.cfg.maxEvent()
+	s.hookBudget(s.dec, func() context.Context { return s.opCtx })
+	return s
+}
+
+// Lanes returns n lanes of the session (n ≥ 1; the first is s's first
+// lane), for n requests in flight at once: each lane is owned by one
+// goroutine, which calls Do on it. Call it once, after NewSession and
+// before any lane is used concurrently; Initialize, OpenStream and Close
+// belong to the first lane and must not run while another lane has a
+// request in flight (re-initializing after a 404 is handled inside Do, one
+// lane at a time). A notification of one lane's request that arrives on
+// another lane's stream is judged misrouted there, with both request ids
+// in the evidence, and is not lost for its own request.
+func (s *Session) Lanes(n int) []*Session {
+	c := s.core
+	for k := len(c.lanes); k < n; k++ {
+		c.lanes = append(c.lanes, c.newLane(k))
+	}
+	return c.lanes[:max(n, 1)]
 }
 
 // hookBudget makes dec reserve its large buffers from the session's
@@ -175,16 +217,17 @@ func (s *Session) ID() string { return s.hdr.Load().sid }
 // Protocol returns the negotiated protocol version ("" before Initialize).
 func (s *Session) Protocol() string { return s.proto }
 
-// ServerInfo returns the raw JSON result of the last initialize.
-func (s *Session) ServerInfo() []byte { return s.serverInfo }
-
 // BadSessionID reports whether the server assigned a session id with
 // characters outside visible ASCII (0x21–0x7E), which the spec forbids
 // (2025-11-25 transports §Session Management, item 1: "The session ID
 // MUST only contain visible ASCII characters").
 func (s *Session) BadSessionID() bool { return s.badSID }
 
-func (s *Session) setHeaders(sid, proto string) {
+func (s *Session) setHeaders(sid, proto string) { s.hdr.Store(s.buildHeaders(sid, proto)) }
+
+// buildHeaders returns the request headers of a session with id sid at
+// protocol version proto ("" for none).
+func (s *Session) buildHeaders(sid, proto string) *sessHeaders {
 	h := &sessHeaders{sid: sid, post: make(http.Header, 6+len(s.cfg.Header)), get: make(http.Header, 4+len(s.cfg.Header))}
 	for k, v := range s.cfg.Header {
 		h.post[k] = v
@@ -202,7 +245,7 @@ func (s *Session) setHeaders(sid, proto string) {
 		h.post[HeaderProtocolVersion] = []string{proto}
 		h.get[HeaderProtocolVersion] = []string{proto}
 	}
-	s.hdr.Store(h)
+	return h
 }
 
 // call is the state of one request/response exchange.
@@ -246,10 +289,7 @@ func (s *Session) Initialize(ctx context.Context, res *Result) error {
 	return err
 }
 
-func (s *Session) next() int64 {
-	s.nextID++
-	return s.nextID
-}
+func (s *Session) next() int64 { return s.nextID.Add(1) }
 
 func (c *Config) maxReissues() int {
 	if c.MaxReissues > 0 {
@@ -282,12 +322,14 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 			res.End = time.Now()
 		}
 	}()
-	params := s.opParams(op)
-	hdr := s.hdr.Load().post
+	params := s.opParams(op, res)
+	seen := s.hdr.Load()
+	hdr := seen.post
 	if s.modern {
 		hdr = s.modernHeaders(op)
 	}
 	var extra []byte // retry fields of a multi round-trip request
+	retried := false // after a 404 on the session
 	for {
 		attempt := time.Now()
 		c := call{id: s.next(), tool: op.isToolCall, expect: op.ExpectProgress}
@@ -298,11 +340,13 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		res.End = time.Time{}
 		err := s.exchange(ctx, body, &c, res, hdr)
 		switch {
-		case errors.Is(err, errSession404) && res.Reinits == 0:
-			if !s.reinitialize(ctx, res) {
+		case errors.Is(err, errSession404) && !retried:
+			retried = true
+			if !s.reinitialize(ctx, res, seen) {
 				return
 			}
-			hdr = s.hdr.Load().post
+			seen = s.hdr.Load()
+			hdr = seen.post
 			continue
 		case s.reissuable(ctx, err, res):
 			res.Reissues++
@@ -327,18 +371,26 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	}
 }
 
-// opParams returns op's params, with RequestPlaceholder replaced by a key
+// opParams returns op's params (rendered by op.Render, with res's VU and
+// Iteration, when op has one), with RequestPlaceholder replaced by a key
 // unique to this request ("s<session>-<n>") when op has one.
-func (s *Session) opParams(op *Op) []byte {
-	if op.parts == nil {
-		return op.Params
+func (s *Session) opParams(op *Op, res *Result) []byte {
+	p := op.Params
+	if op.Render != nil {
+		s.pbuf = op.Render(s.pbuf[:0], RenderContext{VU: res.VU, Iteration: res.Iteration})
+		p = s.pbuf
 	}
-	s.reqSeq++
+	if op.parts == nil {
+		return p
+	}
 	var key [40]byte
 	k := append(key[:0], 's')
 	k = appendInt(k, int64(s.num))
 	k = append(k, '-')
-	k = appendInt(k, s.reqSeq)
+	k = appendInt(k, s.reqSeq.Add(1))
+	if op.Render != nil {
+		return bytes.ReplaceAll(p, []byte(RequestPlaceholder), k)
+	}
 	return bytes.Join(op.parts, k)
 }
 
@@ -365,10 +417,17 @@ func (s *Session) renderCall(c *call, op *Op, params, extra []byte) []byte {
 	return appendRequestExtra(s.body.buf(), c.id, op.Method, params, extra, meta)
 }
 
-// reinitialize runs initialize again after a 404 on the session (counted
-// in res.Reinits, its bytes in res) and reopens the GET stream. It reports
-// false, with res failed, when that fails.
-func (s *Session) reinitialize(ctx context.Context, res *Result) bool {
+// reinitialize runs initialize again after a 404 on the session whose
+// headers were seen (counted in res.Reinits, its bytes in res) and reopens
+// the GET stream. One lane re-initializes at a time: a lane whose session
+// another lane re-initialized meanwhile just retries with the new id. It
+// reports false, with res failed, when initialize fails.
+func (s *Session) reinitialize(ctx context.Context, res *Result, seen *sessHeaders) bool {
+	s.reinitMu.Lock()
+	defer s.reinitMu.Unlock()
+	if s.hdr.Load() != seen {
+		return true
+	}
 	res.Reinits++
 	var scratch Result
 	s.arm()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // SSE decoding to the WHATWG "event stream interpretation" rules
@@ -35,8 +36,12 @@ const MaxEventBytes = 16 << 20
 // dispatched, so a decoder holds only small buffers between large events.
 const SmallBuffer = 64 << 10
 
-// initialBuffer is the read buffer a new decoder starts with.
-const initialBuffer = 8 << 10
+// initialBuffer is the read buffer a decoder starts a stream with. It is
+// pooled: a decoder with no stream (Reset(nil)) gives it back, so an idle
+// session's decoder holds none.
+const initialBuffer = 4 << 10
+
+var decBufPool = sync.Pool{New: func() any { return new([initialBuffer]byte) }}
 
 // ErrSSEMalformed reports an event stream the decoder cannot accept (an event
 // over the size limit). Most malformed input is not an error under the WHATWG
@@ -174,7 +179,7 @@ type SSEDecoder struct {
 
 // NewSSEDecoder returns a decoder reading from r.
 func NewSSEDecoder(r io.Reader) *SSEDecoder {
-	d := &SSEDecoder{buf: make([]byte, initialBuffer), RetryMS: -1, retry: -1, lf: -1}
+	d := &SSEDecoder{RetryMS: -1, retry: -1, lf: -1}
 	d.r = r
 	return d
 }
@@ -195,6 +200,7 @@ func (d *SSEDecoder) Start(r io.Reader) {
 // A large episode ends here (Release).
 func (d *SSEDecoder) Reset(r io.Reader) {
 	d.r = r
+	defer d.park()
 	d.st, d.end = 0, 0
 	d.lf, d.lfScan, d.crScan = -1, 0, 0
 	d.eof = false
@@ -209,6 +215,39 @@ func (d *SSEDecoder) Reset(r io.Reader) {
 	d.fields = 0
 	d.evBytes = 0
 	d.leaveLarge()
+}
+
+// streamDecBuffer is the read buffer a GET stream's decoder starts with:
+// the stream lives as long as its session and carries small
+// notifications; a larger event grows the buffer as for any decoder.
+const streamDecBuffer = 512
+
+// newSmallDecoder is a decoder for a GET stream (its buffer is its own,
+// not pooled).
+func newSmallDecoder() *SSEDecoder {
+	d := NewSSEDecoder(nil)
+	d.buf = make([]byte, streamDecBuffer)
+	return d
+}
+
+// parkedData is the most data buffer a decoder with no stream keeps.
+const parkedData = 1 << 10
+
+// park gives the read buffer back to the pool when the decoder has no
+// stream (Reset(nil)); fill takes one again.
+func (d *SSEDecoder) park() {
+	if d.r != nil || d.large {
+		return
+	}
+	if len(d.buf) == initialBuffer {
+		decBufPool.Put((*[initialBuffer]byte)(d.buf))
+		d.buf = nil
+	}
+	// An answer's large event (a tools/list) would otherwise stay held by
+	// every idle session's decoder until its next one.
+	if cap(d.data) > parkedData {
+		d.data = nil
+	}
 }
 
 // LastEventID is the committed last event ID: the value to send as

@@ -137,6 +137,9 @@ func (d *SSEDecoder) shift(dst []byte) {
 // readLine reports them); it returns an error only when the buffer cannot
 // grow (the line is over the limit, or Reserve refused).
 func (d *SSEDecoder) fill() error {
+	if d.buf == nil {
+		d.buf = decBufPool.Get().(*[initialBuffer]byte)[:] // parked (Reset(nil)) or new
+	}
 	if d.st > 0 {
 		d.shift(d.buf)
 	}

@@ -147,68 +147,73 @@ func (s *Session) readTail(ctx context.Context, dec *SSEDecoder, body io.ReadClo
 }
 
 // finishCall closes the ledger of a request, after waiting a little for
-// its messages that travel on the GET stream (a server answering JSON may
-// send the request's notifications there), so they count as misrouted,
-// not lost.
+// its messages that travel on other streams (a server answering JSON may
+// send the request's notifications on the GET stream), so they count as
+// misrouted, not lost. Those that came on the GET stream are counted
+// misrouted here; those on another lane's stream were counted there.
 func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 	var elsewhere []float64
 	var elsewhereTotal float64
-	if mb := s.mailbox(); mb != nil {
+	if mb := s.cur.Load(); mb != nil {
+		// Still in flight while it waits, so what comes meanwhile on
+		// another stream is delivered here; closed before it is read.
 		mb.await(c.expect, len(led.progress), mailboxGrace)
 		mb.mu.Lock()
-		elsewhere, elsewhereTotal = append([]float64(nil), mb.progress...), mb.total
+		mb.closed = true
+		s.cur.Store(nil)
+		elsewhere = append(append([]float64(nil), mb.progress...), mb.sibling...)
+		elsewhereTotal = mb.total
 		for _, v := range mb.progress {
 			led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of this request arrived on the GET stream")
 		}
 		if mb.resp {
 			led.fault(VerdictMisrouted, "the response to this request arrived on the GET stream")
-			gotResp = true
 		}
+		gotResp = gotResp || mb.resp || mb.siblingResp
 		mb.mu.Unlock()
 	}
 	led.finishOp(gotResp, c.expect, elsewhere, elsewhereTotal)
 }
 
 // mailboxGrace bounds the wait, after a request's response, for its
-// progress notifications that the server sends on the GET stream.
+// progress notifications that the server sends on another stream.
 const mailboxGrace = 250 * time.Millisecond
 
-// inflight is the request in flight on a session, as the GET stream's
-// goroutine sees it: messages of it that arrive on the GET stream are
-// dropped here (misrouted), so the request's ledger does not count them
-// lost.
+// inflight is a lane's request in flight, as the other streams of the
+// session see it: its messages that arrive on the GET stream or on
+// another lane's response stream are dropped here (misrouted), so the
+// request's ledger does not count them lost.
 type inflight struct {
-	mu       sync.Mutex
-	id       int64
-	tok      []byte // raw JSON progress token
-	progress []float64
-	total    float64
-	resp     bool
-	notify   chan struct{}
+	mu          sync.Mutex
+	id          int64
+	tok         []byte    // raw JSON progress token
+	progress    []float64 // values that came on the GET stream
+	sibling     []float64 // values that came on another lane's stream
+	total       float64
+	resp        bool // the response came on the GET stream
+	siblingResp bool // … on another lane's stream
+	closed      bool // the request's ledger is closed: takes nothing more
+	notify      chan struct{}
 }
 
-// begin makes c the session's request in flight (when a GET stream is
-// open to deliver its messages elsewhere).
+// begin makes c the lane's request in flight, when another stream may
+// carry its messages: the GET stream, or another lane's response stream.
 func (s *Session) begin(c *call) {
-	if s.get == nil {
+	if s.get.Load() == nil && len(s.lanes) == 1 {
 		return
 	}
 	mb := &s.mbox
 	mb.mu.Lock()
 	mb.id = c.id
 	mb.tok = append(mb.tok[:0], c.tok...)
-	mb.progress = mb.progress[:0]
-	mb.total, mb.resp = 0, false
+	mb.progress, mb.sibling = mb.progress[:0], mb.sibling[:0]
+	mb.total, mb.resp, mb.siblingResp, mb.closed = 0, false, false, false
 	if mb.notify == nil {
 		mb.notify = make(chan struct{}, 1)
 	}
 	mb.mu.Unlock()
 	s.cur.Store(mb)
 }
-
-// mailbox returns the in-flight request's mailbox and ends it (nil when
-// no GET stream was open).
-func (s *Session) mailbox() *inflight { return s.cur.Swap(nil) }
 
 // await waits until the mailbox plus the values seen on the request's own
 // stream make want, or d passes. Without an expectation it does not wait.
@@ -219,7 +224,7 @@ func (mb *inflight) await(want, have int, d time.Duration) {
 	var t *time.Timer
 	for {
 		mb.mu.Lock()
-		n := have + len(mb.progress)
+		n := have + len(mb.progress) + len(mb.sibling)
 		mb.mu.Unlock()
 		if n >= want {
 			return
@@ -236,38 +241,78 @@ func (mb *inflight) await(want, have int, d time.Duration) {
 	}
 }
 
-// deliver takes a message of the session's requests that arrived on the
-// GET stream: a progress notification or a response of the request in
-// flight goes to its mailbox (true); anything else is the caller's.
-func (s *Session) deliver(m Message) bool {
-	mb := s.cur.Load()
-	if mb == nil {
-		return false
-	}
+// take puts m in the mailbox when it belongs to the request (a progress
+// notification with its token, or its response) and returns the
+// request's id; sibling: it came on another lane's stream (judged there),
+// else on the GET stream.
+func (mb *inflight) take(m Message, sibling bool) (id int64, ok bool) {
 	mb.mu.Lock()
 	defer mb.mu.Unlock()
+	if mb.closed {
+		return 0, false
+	}
 	switch m.Kind {
 	case KindResponse:
 		if !IDEqual(m.ID, mb.id) {
-			return false
+			return 0, false
 		}
-		mb.resp = true
+		if sibling {
+			mb.siblingResp = true
+		} else {
+			mb.resp = true
+		}
 	case KindNotification:
-		if !bytes.Equal(Field(m.Params, "progressToken"), mb.tok) || len(mb.tok) == 0 {
-			return false
+		if len(mb.tok) == 0 || !bytes.Equal(Field(m.Params, "progressToken"), mb.tok) {
+			return 0, false
 		}
 		v, _ := FieldNumber(m.Params, "progress")
 		t, _ := FieldNumber(m.Params, "total")
-		mb.progress = append(mb.progress, v)
+		if sibling {
+			mb.sibling = append(mb.sibling, v)
+		} else {
+			mb.progress = append(mb.progress, v)
+		}
 		mb.total = max(mb.total, t)
 	default:
-		return false
+		return 0, false
 	}
 	select {
 	case mb.notify <- struct{}{}:
 	default:
 	}
-	return true
+	return mb.id, true
+}
+
+// deliver takes a message of the session's requests that arrived on the
+// GET stream: a progress notification or a response of a request in
+// flight goes to its mailbox (true); anything else is the caller's.
+func (s *Session) deliver(m Message) bool {
+	for _, l := range s.lanes {
+		if mb := l.cur.Load(); mb != nil {
+			if _, ok := mb.take(m, false); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// toSibling takes a message that arrived on this lane's stream and belongs
+// to another lane's request in flight (a progress notification or the
+// response): it goes to that request's mailbox, and toSibling returns that
+// request's id.
+func (s *Session) toSibling(m Message) (id int64, ok bool) {
+	for _, l := range s.lanes {
+		if l == s {
+			continue
+		}
+		if mb := l.cur.Load(); mb != nil {
+			if id, ok := mb.take(m, true); ok {
+				return id, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // resume waits per the reconnect policy and GETs the stream with

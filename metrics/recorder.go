@@ -209,6 +209,8 @@ type Recorder struct {
 	lag       *hdr.Histogram
 	tl        *Timeline
 	sessions  sessionTally
+	iters     iterTally
+	endpoints endpointTally
 }
 
 // Begin sets the start of the first interval (the run's start) and its

@@ -28,11 +28,14 @@ type Summary struct {
 	TargetRate  float64   `json:"target_rate,omitempty"` // open model: the arrival rate asked for (with stages, its mean over the window)
 	// Stages is the ramp the load followed, e.g. "0 → 500/s over 10s → 2000/s
 	// over 10s" ("" without stages).
-	Stages  string  `json:"stages,omitempty"`
-	Rate    float64 `json:"rate"` // completed ops per second (errors included)
-	VUs     int     `json:"vus"`  // VUs started (pre-allocated and added)
-	MaxVUs  int     `json:"max_vus"`
-	Dropped int64   `json:"dropped"` // open model: ops not started (no free VU, queue full)
+	Stages string  `json:"stages,omitempty"`
+	Rate   float64 `json:"rate"` // completed ops per second (errors included)
+	VUs    int     `json:"vus"`  // VUs started (pre-allocated and added)
+	MaxVUs int     `json:"max_vus"`
+	// Concurrency is the requests each VU's session had in flight at once
+	// (0 or 1: one at a time).
+	Concurrency int   `json:"concurrency,omitempty"`
+	Dropped     int64 `json:"dropped"` // open model: ops not started (no free VU, queue full)
 	// DroppedRate is dropped / arrivals (completed + dropped + interrupted),
 	// 0..1.
 	DroppedRate float64 `json:"dropped_rate"`
@@ -44,6 +47,12 @@ type Summary struct {
 
 	Ops []OpSummary `json:"ops"`
 	All OpSummary   `json:"all"`
+	// Scenarios are the iterations of each scenario (nil without); their
+	// steps' requests are rows of Ops.
+	Scenarios []ScenarioSummary `json:"scenarios,omitempty"`
+	// Endpoints are the results per endpoint when the run spread its
+	// sessions over several (nil with one).
+	Endpoints []EndpointSummary `json:"endpoints,omitempty"`
 
 	Sessions   SessionSummary    `json:"sessions"`
 	GETStreams *GETStreamSummary `json:"get_streams,omitempty"`
@@ -229,6 +238,12 @@ type Generator struct {
 	CPUPerOpUS float64 `json:"cpu_us_per_op"`
 	Cores      float64 `json:"cores_used"`
 	MaxRSSMB   float64 `json:"max_rss_mb"`
+	// SettledRSSMB is the process's RSS near the end of the measured
+	// window, read after forced GCs returned freed memory to the OS, with
+	// SettledSessions sessions open (workload.Options.SettleMemory; 0
+	// when not asked): what the sessions hold, not the GC's headroom.
+	SettledRSSMB    float64 `json:"settled_rss_mb,omitempty"`
+	SettledSessions int64   `json:"settled_sessions,omitempty"`
 	// Bottleneck warns when mcpbench itself may limit the run ("" if not).
 	Bottleneck string `json:"bottleneck_warning,omitempty"`
 	// StartLag is how late ops were sent after their intended start (ms):

@@ -43,6 +43,7 @@ func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
 	if s.Model == "open" {
 		table("Service time (ms)", func(o *metrics.OpSummary) metrics.Latency { return o.Service })
 	}
+	p.iterationsMarkdown(s)
 	if s.All.Errors > 0 {
 		p.F("\n**Errors** %d (%.2f%%): %s\n", s.All.Errors, 100*s.All.ErrorRate, textfmt.Counts(s.All.ErrorsByClass))
 	}

@@ -26,6 +26,8 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 		return p.Err
 	}
 	p.latency(s)
+	p.iterations(s)
+	p.endpoints(s)
 	p.throughput(s)
 	p.streams(s)
 	p.chaos(s)
@@ -50,10 +52,15 @@ func (p *printer) header(s *metrics.Summary) {
 	switch {
 	case s.Model == "open" && s.Stages != "":
 		model = fmt.Sprintf("open model, arrival rate ramping %s (%.4g/s on average), %d VUs (max %d)", s.Stages, s.TargetRate, s.VUs, s.MaxVUs)
+	case s.Model == "open" && len(s.Scenarios) > 0:
+		model = fmt.Sprintf("open model, %.4g iterations/s, %d VUs (max %d)", s.TargetRate, s.VUs, s.MaxVUs)
 	case s.Model == "open":
 		model = fmt.Sprintf("open model, arrival rate %.4g/s, %d VUs (max %d)", s.TargetRate, s.VUs, s.MaxVUs)
 	case s.Stages != "":
 		model = fmt.Sprintf("closed model, VUs ramping %s (%d started)", s.Stages, s.VUs)
+	}
+	if s.Concurrency > 1 {
+		model += fmt.Sprintf(", %d requests in flight per session", s.Concurrency)
 	}
 	p.F("profile %s  ·  %s  ·  %.1fs measured after %.1fs warm-up\n", s.Profile, model, s.DurationS, s.WarmupS)
 	if s.Interrupted {
@@ -95,7 +102,17 @@ func (p *printer) latency(s *metrics.Summary) {
 // counters of throttled, re-initialized and re-issued work.
 func (p *printer) throughput(s *metrics.Summary) {
 	p.F("\n")
-	if s.Model == "open" {
+	if len(s.Scenarios) > 0 {
+		its := 0.0
+		for _, sc := range s.Scenarios {
+			its += sc.Rate
+		}
+		if s.Model == "open" {
+			p.F("Throughput: %.1f ops/s in %.1f iterations/s achieved of %.4g/s offered; dropped %d iterations (%.2f%% of arrivals: could not start within the max delay)\n", s.Rate, its, s.TargetRate, s.Dropped, 100*s.DroppedRate)
+		} else {
+			p.F("Throughput: %.1f ops/s in %.1f iterations/s\n", s.Rate, its)
+		}
+	} else if s.Model == "open" {
 		p.F("Throughput: %.1f ops/s achieved of %.4g/s offered; dropped %d (%.2f%% of arrivals: could not start within the max delay)\n", s.Rate, s.TargetRate, s.Dropped, 100*s.DroppedRate)
 	} else {
 		p.F("Throughput: %.1f ops/s\n", s.Rate)

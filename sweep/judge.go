@@ -37,6 +37,9 @@ func numbersOf(n int, by string, value float64, s *metrics.Summary, last *metric
 	}
 	if last != nil {
 		st.GenRSSMB, st.Sessions = last.Self.RSSMB, last.Sessions
+		if g := s.Generator; g.SettledRSSMB > 0 { // read settled, sessions open
+			st.GenRSSMB, st.Sessions = g.SettledRSSMB, g.SettledSessions
+		}
 		if last.Target != nil {
 			st.TgtRSSMB, st.TgtFDs = last.Target.RSSMB, last.Target.FDs
 		}

@@ -140,7 +140,7 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 		if r > 1 {
 			dir += fmt.Sprintf("-r%d", r)
 		}
-		st, err := runStep(ctx, pl, filepath.Join(sr.opts.Dir, dir), n, sr.opts)
+		st, err := runStep(ctx, pl, filepath.Join(sr.opts.Dir, dir), n, sr.opts, sr.spec.By == metrics.SweepBySessions)
 		st.Dir = dir
 		if st.Summary != nil {
 			runs = append(runs, st)
@@ -245,8 +245,9 @@ type stepRun struct {
 }
 
 // runStep runs one step into its results directory (step-NN), with the
-// step's other sinks.
-func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Options) (stepRun, error) {
+// step's other sinks; settle: a sessions sweep, whose memory per session
+// reads the process's memory settled (workload.Options.SettleMemory).
+func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Options, settle bool) (stepRun, error) {
 	rd, err := metrics.NewResultsDir(dir)
 	if err != nil {
 		return stepRun{}, err
@@ -261,7 +262,10 @@ func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Opt
 		sinks = append(sinks, opts.Sinks(n, pl)...)
 	}
 	sum, err := workload.Run(ctx, pl, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, TargetPID: opts.TargetPID,
-		Server: opts.Server, RunInfo: info, Sinks: sinks})
+		Server: opts.Server, RunInfo: info, Sinks: sinks,
+		// Memory per session is the slope of RSS over the steps: read it
+		// settled (see workload.Options.SettleMemory).
+		SettleMemory: settle})
 	if err == nil {
 		err = rd.Err()
 	}

@@ -233,7 +233,7 @@ func TestStepCollectorMatchesSummary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := runStep(t.Context(), pl, t.TempDir(), 1, Options{})
+		st, err := runStep(t.Context(), pl, t.TempDir(), 1, Options{}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

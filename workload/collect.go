@@ -2,6 +2,8 @@ package workload
 
 import (
 	"context"
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
@@ -104,6 +106,9 @@ func (e *engine) report(now, next time.Time, reconnects *int64) {
 	iv := e.rec.Tick(now, next)
 	row := metrics.RowOf(iv)
 	row.VUs, row.Sessions, row.Streams = e.activeVUs(now), e.sessionsOpen.Load(), e.streamsOpen.Load()
+	if e.opts.SettleMemory && !e.settled && now.Before(e.end) && !now.Add(e.opts.Interval).Before(e.end) {
+		e.settle(row.Sessions) // the last interval before the end: every session still open
+	}
 	if cur, err := metrics.ReadProc(0); err == nil {
 		row.Self = metrics.ProcDelta(e.selfPrev, cur)
 		e.selfPrev = cur
@@ -160,4 +165,21 @@ func (e *engine) activeVUs(now time.Time) int64 {
 		return min(live, int64(r.Rate(now.Sub(e.start))+0.5))
 	}
 	return live
+}
+
+// settle reads the process's memory with sessions open after forced GCs:
+// each GC halves the goroutine stacks that use under a quarter of theirs
+// (a VU's grew during its ops), so a few cycles let them settle too; the
+// last returns the freed memory to the OS (Options.SettleMemory).
+func (e *engine) settle(sessions int64) {
+	e.settled = true
+	for range 3 {
+		runtime.GC()
+	}
+	debug.FreeOSMemory()
+	if cur, err := metrics.ReadProc(0); err == nil {
+		e.mu.Lock()
+		e.settledRSS, e.settledSessions = cur.RSS, sessions
+		e.mu.Unlock()
+	}
 }

@@ -45,6 +45,13 @@ type Options struct {
 	// Linux): its CPU, RSS, open files and threads are sampled each
 	// interval and summarised.
 	TargetPID int
+	// SettleMemory reads the process's memory once more at the end of the
+	// last interval before the window's end, every session still open,
+	// after forced GCs that return freed memory to the OS
+	// (Generator.SettledRSSMB): what the open sessions hold, not the GC's
+	// headroom or pages the previous load left (a sessions sweep's memory
+	// per session). The GCs cost that interval a few milliseconds.
+	SettleMemory bool
 	// Server, when set, reads the embedded reference server's counters
 	// into the summary (before thresholds are checked).
 	Server func() *metrics.ServerStats
@@ -60,6 +67,7 @@ var ErrInterrupted = errors.New("interrupted during set-up")
 type job struct {
 	intended time.Time
 	op       int
+	scen     int // 1 + the scenario of an iteration; 0: one op of the mix
 }
 
 type engine struct {
@@ -88,6 +96,12 @@ type engine struct {
 	dropped  atomic.Int64
 	wg       sync.WaitGroup
 	spawnMu  sync.Mutex
+
+	settled         bool  // SettleMemory done (collector goroutine)
+	settledRSS      int64 // bytes, under mu
+	settledSessions int64
+
+	cfgs []driver.Config // per endpoint, when the run has several (VU i on i mod n)
 
 	sessionsOpen atomic.Int64
 	streamsOpen  atomic.Int64
@@ -120,6 +134,9 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	e := newEngine(pl, opts)
 	if err := e.decideProtocol(ctx); err != nil {
 		return e.finish(ctx, e.summary(ctx, time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}), err)
+	}
+	if e.cfgs = pl.endpointConfigs(); e.cfgs != nil {
+		e.rec.SetEndpoints(pl.EndpointsShown)
 	}
 	sessions := e.setup(ctx, pl.Profile.VUs)
 	if sum, err := e.checkSetup(ctx, sessions); sum != nil {
@@ -154,9 +171,19 @@ func newEngine(pl *Plan, opts Options) *engine {
 		e.inj = chaos.New(*p.Chaos, p.Seed)
 	}
 	if e.rec == nil {
-		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs)
+		e.rec = metrics.NewRecorder(pl.Names, p.MaxVUs*max(p.Concurrency, 1))
 	}
 	e.opts.Interval = cmp.Or(e.opts.Interval, time.Second)
+	if len(pl.Scenarios) > 0 {
+		names, steps := make([]string, len(pl.Scenarios)), make([][]string, len(pl.Scenarios))
+		for i, sc := range pl.Scenarios {
+			names[i] = sc.Name
+			for _, st := range sc.Steps {
+				steps[i] = append(steps[i], pl.Names[st.Op])
+			}
+		}
+		e.rec.SetScenarios(names, steps)
+	}
 	if p.Open() {
 		e.maxDelay = p.MaxDelay.D()
 	}
@@ -222,13 +249,20 @@ func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
 	e.admit, e.stopAdmit = context.WithDeadline(hard, e.end)
 	// Ctrl-C: the measured window ends now; stop admitting and cut
 	// in-flight ops.
-	context.AfterFunc(ctx, func() {
+	stop := context.AfterFunc(ctx, func() {
 		now := time.Now()
 		e.stoppedAt.CompareAndSwap(nil, &now)
 		e.stopAdmit()
 		cancelHard(stopCause{context.Cause(ctx)})
 	})
-	return cancelHard
+	// The hook must go when the run does: ctx outlives it (a sweep's or
+	// soak's, the process's), and the hook holds the engine, so each
+	// finished step kept its recorder (~30 MB of histograms) and sessions'
+	// leftovers alive to the end of the process.
+	return func(cause error) {
+		stop()
+		cancelHard(cause)
+	}
 }
 
 // runInfo is the run's description for the sinks.
@@ -362,12 +396,15 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		}
 		p.Churn.Rate, p.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
 		for i, op := range pl.Ops {
-			if driver.RemovedInModern(op.Method) && pl.weight(i) > 0 {
+			if len(pl.Scenarios) > 0 && driver.RemovedInModern(op.Method) {
+				return fmt.Errorf("%w: scenario step %s: %s has no %s (removed by SEP-2575)", ErrSetup, op.Name, pl.Driver.Protocol, op.Method)
+			}
+			if len(pl.Scenarios) == 0 && driver.RemovedInModern(op.Method) && pl.weight(i) > 0 {
 				pl.disable(i)
 				e.notes = append(e.notes, fmt.Sprintf("%s left out of the mix: %s has no %s (removed by SEP-2575)", op.Name, pl.Driver.Protocol, op.Method))
 			}
 		}
-		if pl.cum[len(pl.cum)-1] == 0 {
+		if len(pl.Scenarios) == 0 && pl.cum[len(pl.cum)-1] == 0 {
 			return fmt.Errorf("%w: no op of the mix exists in %s", ErrSetup, pl.Driver.Protocol)
 		}
 	}
@@ -401,7 +438,7 @@ func (e *engine) setup(ctx context.Context, n int) []*driver.Session {
 		}
 		g.Go(func() error {
 			s, _ := driver.NewSession(e.cfgFor(i), i)
-			if e.initSession(ctx, s) {
+			if e.initSession(ctx, s, i) {
 				out[i] = s
 			}
 			return nil
@@ -422,15 +459,19 @@ func (e *engine) launch(id int, s *driver.Session) {
 // cfgFor returns the driver config of VU vu: the plan's, with the VU's
 // chaos transport when a fault plan is on.
 func (e *engine) cfgFor(vu int) *driver.Config {
+	base := &e.pl.Driver
+	if n := len(e.cfgs); n > 0 {
+		base = &e.cfgs[vu%n] // the VU's endpoint
+	}
 	if e.inj == nil {
-		return &e.pl.Driver
+		return base
 	}
-	c := e.pl.Driver
-	base := http.DefaultTransport
+	c := *base
+	rt := http.DefaultTransport
 	if c.HTTPClient != nil && c.HTTPClient.Transport != nil {
-		base = c.HTTPClient.Transport
+		rt = c.HTTPClient.Transport
 	}
-	c.HTTPClient = &http.Client{Transport: e.inj.Wrap(vu, base)}
+	c.HTTPClient = &http.Client{Transport: e.inj.Wrap(vu, rt)}
 	return &c
 }
 

@@ -24,7 +24,16 @@ type Plan struct {
 	Ops        []*driver.Op
 	Names      []string
 	Thresholds []verdict.Threshold
-	cum        []int // cumulative weights, for the op mix
+	// EndpointsShown are the endpoints for display, url first, when the
+	// profile gives urls (nil with one endpoint).
+	EndpointsShown []string
+	endpoints      []*Endpoint
+	// Scenarios replace the op mix when the profile gives them: each
+	// iteration runs one, chosen by weight; their steps' ops are Ops.
+	Scenarios []Scenario
+	cum       []int    // cumulative weights, for the op mix
+	scum      []int    // cumulative weights of the scenarios
+	args      []*argOp // the templated ops' renderers
 }
 
 // Compile validates p (after Defaults) and builds the plan; hc is the HTTP
@@ -37,28 +46,35 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	}
 	ep, _ := p.endpoint(os.LookupEnv) // Validate reported its problems
 	ops, _ := p.expandOps(os.LookupEnv)
+	args, errs := p.compileArgs(ops) // Validate checked them: a data file changed since
+	if len(errs) > 0 {
+		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+	}
 	pl := &Plan{Profile: *p, Target: ep.Shown}
 	pl.Profile.URL = ep.Shown
+	pl.compileEndpoints(p, ep, os.LookupEnv)
+	pl.Profile.URLs = pl.EndpointsShown[min(1, len(pl.EndpointsShown)):]
 	for _, t := range p.Thresholds {
 		th, _ := verdict.ParseThreshold(t) // Validate checked it
 		pl.Thresholds = append(pl.Thresholds, th)
 	}
 	pl.Driver = driverConfig(p, ep, hc)
+	if p.HasScenarios() {
+		if err := pl.compileScenarios(p, ops, args); err != nil {
+			return nil, err
+		}
+		return pl, nil
+	}
 	total := 0
 	for i := range ops {
 		o := &ops[i] // expanded; the name comes from the op as written
 		if *o.Weight == 0 {
 			continue
 		}
-		params, err := o.params()
+		op, err := pl.buildOp(o, p.Ops[i].opName(), args[i])
 		if err != nil {
 			return nil, fmt.Errorf("ops[%d].arguments: %w", i, err)
 		}
-		op, err := driver.NewOp(p.Ops[i].opName(), o.Method, params, o.Progress)
-		if err != nil {
-			return nil, err
-		}
-		op.ExpectProgress = o.Expect.Progress
 		total += *o.Weight
 		pl.Ops = append(pl.Ops, op)
 		pl.Names = append(pl.Names, op.Name)
@@ -75,13 +91,38 @@ func (pl *Plan) pick(rng *rand.Rand) int {
 // opFor chooses the op of arrival slot h (open model): a hash of the seed
 // and h, so the mix is the same whichever VU runs the slot.
 func (pl *Plan) opFor(h uint64) int {
-	x := h + uint64(pl.Profile.Seed)*0x9e3779b97f4a7c15
+	return searchCum(pl.cum, int(mix(h, pl.Profile.Seed)%uint64(pl.cum[len(pl.cum)-1])))
+}
+
+// mix hashes arrival slot h with the seed (splitmix64).
+func mix(h uint64, seed int64) uint64 {
+	x := h + uint64(seed)*0x9e3779b97f4a7c15
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	x ^= x >> 31
-	return searchCum(pl.cum, int(x%uint64(pl.cum[len(pl.cum)-1])))
+	return x
+}
+
+// jobFor is the job of arrival slot h (open model): an op of the mix, or
+// an iteration of a scenario (its first step's op stands for it when it
+// is dropped).
+func (pl *Plan) jobFor(h uint64) job {
+	if len(pl.Scenarios) > 0 {
+		sc := pl.scenarioFor(h)
+		return job{op: pl.Scenarios[sc].Steps[0].Op, scen: sc + 1}
+	}
+	return job{op: pl.opFor(h)}
+}
+
+// pickJob draws a closed-model VU's next job.
+func (pl *Plan) pickJob(rng *rand.Rand) job {
+	if len(pl.Scenarios) > 0 {
+		sc := searchCum(pl.scum, rng.IntN(pl.scum[len(pl.scum)-1]))
+		return job{op: pl.Scenarios[sc].Steps[0].Op, scen: sc + 1}
+	}
+	return job{op: pl.pick(rng)}
 }
 
 // weight returns op i's weight in the mix.
@@ -125,6 +166,7 @@ func driverConfig(p *Profile, ep *Endpoint, hc *http.Client) driver.Config {
 	d.MaxMessageBytes = int64(p.MaxMessageBytes)
 	d.MaxEventBytes = int(p.MaxEventBytes)
 	d.FollowRedirects = p.FollowRedirects
+	d.SourceAddrs, _ = driver.ParseSourceAddrs(p.SourceAddrs) // Validate checked it; "" gives nil
 	// One large-message budget for the run: its peak memory is about VUs ×
 	// the small per-session buffers + this.
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))

@@ -6,8 +6,9 @@
 // churn, the collector that feeds the sinks, and the summary.
 //
 // Files: profile.go, validate.go, specs.go, env.go (endpoints, ${NAME}),
-// plan.go, schedule.go, engine.go (Run), vu.go, sessions.go, collect.go,
-// summary.go. It must not parse SSE or touch sockets (the driver does),
+// args.go, argprog.go, argrand.go, data.go (data-driven arguments:
+// templates and data files), plan.go, schedule.go, engine.go (Run), vu.go,
+// sessions.go, collect.go, summary.go. It must not parse SSE or touch sockets (the driver does),
 // nor judge beyond asking verdict for thresholds and storms at a run's end.
 package workload
 
@@ -19,6 +20,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +46,16 @@ type Profile struct {
 	// Headers values and ops' strings; see env.go); user:password@ is sent
 	// as Authorization: Basic.
 	URL string `yaml:"url"`
+	// URLs are more endpoints (replicas of url reached without a load
+	// balancer): sessions are spread over url and these by VU, each
+	// staying on its endpoint; results are given per endpoint and in
+	// total. The headers apply to every endpoint.
+	URLs []string `yaml:"urls"`
+	// SourceAddrs are local addresses to connect from, round robin per
+	// connection: "127.0.0.2,127.0.0.3", a range "127.0.0.2-127.0.0.9" or
+	// a CIDR "127.0.0.0/28" (driver.ParseSourceAddrs), so more than one
+	// address's ~64k ephemeral ports can reach one server address.
+	SourceAddrs string `yaml:"source_addrs"`
 	// Protocol: auto (the default: server/discover first, initialize if
 	// the server is legacy), 2026-07-28, 2025-11-25, 2025-06-18 or
 	// 2025-03-26.
@@ -51,6 +63,13 @@ type Profile struct {
 	// VUs: closed model, the number of VUs; open model, the VUs started
 	// before the clock starts (default 10).
 	VUs int `yaml:"vus"`
+	// Concurrency is the number of requests a session has in flight at
+	// once (default 1): each VU (one session, one agent) runs that many
+	// lanes, so the closed model has vus × concurrency requests in flight
+	// and an open-model arrival takes any free lane of any session. A
+	// notification of one request that arrives on another's stream is
+	// judged misrouted.
+	Concurrency int `yaml:"concurrency"`
 	// MaxVUs caps VUs in the open model. Default: enough VUs to keep the
 	// rate while each op takes up to max_delay, rate × max_delay (at least
 	// vus, at most DefaultMaxVUsCap); VUs are added only when needed.
@@ -103,6 +122,14 @@ type Profile struct {
 	// Server configures the embedded reference server (ignored with URL).
 	Server ServerSpec `yaml:"server"`
 	Ops    []OpSpec   `yaml:"ops"`
+	// Scenario is one scenario's steps, run per VU iteration instead of the
+	// op mix (see ScenarioSpec); Scenarios are several, named, with
+	// weights. Their steps name entries of Ops.
+	Scenario  []StepSpec     `yaml:"scenario"`
+	Scenarios []ScenarioSpec `yaml:"scenarios"`
+	// Data is the data file of the ops' argument templates ({{.column}},
+	// see args.go) for ops without their own.
+	Data *DataSpec `yaml:"data"`
 	// Chaos is the fault plan (see package chaos); nil injects nothing.
 	Chaos *chaos.Plan `yaml:"chaos"`
 	// Churn replaces sessions at a rate while the run goes.
@@ -125,7 +152,13 @@ type Profile struct {
 	// maxVUsAuto marks a MaxVUs that Defaults sized from the rate (a sweep
 	// sizes it again for each step's rate).
 	maxVUsAuto bool
+	// dir is the directory of the profile's file (LoadProfile): data
+	// files are read relative to it.
+	dir string
 }
+
+// MaxConcurrency bounds Profile.Concurrency.
+const MaxConcurrency = 256
 
 // DefaultMaxVUsCap bounds the default max_vus: each VU holds a session
 // (one or two sockets) and costs the server an initialize.
@@ -212,8 +245,12 @@ type OpSpec struct {
 	Tool   string `yaml:"tool"`
 	Prompt string `yaml:"prompt"`
 	URI    string `yaml:"uri"`
-	// Arguments of the tool or prompt.
+	// Arguments of the tool or prompt. A string holding "{{" is a
+	// template rendered per request: {{rand_int 1 100}}, {{seq}},
+	// {{.column}} of the data file … (see args.go and the README).
 	Arguments map[string]any `yaml:"arguments"`
+	// Data is the op's data file for {{.column}} (default: the profile's).
+	Data *DataSpec `yaml:"data"`
 	// Progress attaches a progressToken to the request.
 	Progress bool `yaml:"progress"`
 	// Weight in the mix (default 1; 0 leaves the op out).
@@ -264,6 +301,7 @@ func ParseProfile(data []byte) (*Profile, []error) {
 // flags are applied. The error is for a profile that cannot be read at all.
 func LoadProfile(nameOrFile string) (*Profile, error) {
 	data, err := profiles.Read(nameOrFile)
+	dir := "" // a built-in's data files are read from the working directory
 	if err != nil {
 		if !strings.ContainsAny(nameOrFile, "/\\.") {
 			return nil, fmt.Errorf("profile %q: no built-in profile of that name (built-ins: %s) and no such file", nameOrFile, strings.Join(profiles.Names(), ", "))
@@ -272,9 +310,11 @@ func LoadProfile(nameOrFile string) (*Profile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("profile: %w", err)
 		}
+		dir = filepath.Dir(nameOrFile)
 	}
 	p, errs := ParseProfile(data)
 	p.parseErrs = errs
+	p.dir = dir
 	p.Source = nameOrFile
 	if p.Name == "" {
 		p.Name = strings.TrimSuffix(nameOrFile, ".yaml")
@@ -310,6 +350,9 @@ func (p *Profile) Defaults() {
 	if p.VUs == 0 {
 		p.VUs = 10
 	}
+	if p.Concurrency == 0 {
+		p.Concurrency = 1
+	}
 	if p.MaxDelay == 0 {
 		p.MaxDelay = Duration(time.Second)
 	}
@@ -319,7 +362,7 @@ func (p *Profile) Defaults() {
 			// Little's law: keeping rate R while each op takes up to the
 			// max delay D needs R × D VUs in flight; beyond that an op
 			// waits longer than D and is dropped anyway.
-			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds()))
+			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds() / float64(p.Concurrency)))
 			p.MaxVUs, p.maxVUsAuto = max(p.VUs, min(need, DefaultMaxVUsCap)), true
 		}
 	}

@@ -11,10 +11,10 @@ import (
 
 // Session set-up and teardown; the recorder keeps their tallies.
 
-// initSession initializes s and records the outcome. Set-up requests are
+// initSession initializes VU vu's session s and records the outcome. Set-up requests are
 // marked for the chaos layer: faults leave them alone unless they name
 // target=init. A set-up cut short by the end of the run is not recorded.
-func (e *engine) initSession(ctx context.Context, s *driver.Session) bool {
+func (e *engine) initSession(ctx context.Context, s *driver.Session, vu int) bool {
 	var res driver.Result
 	err := s.Initialize(chaos.WithPhase(ctx, chaos.PhaseSetup), &res)
 	if err != nil && ctx.Err() != nil {
@@ -30,6 +30,9 @@ func (e *engine) initSession(ctx context.Context, s *driver.Session) bool {
 	}
 	e.mu.Unlock()
 	e.sessionsOpen.Add(1)
+	if n := len(e.cfgs); n > 0 {
+		e.rec.EndpointSession(vu % n)
+	}
 	return true
 }
 

@@ -30,13 +30,24 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	e.mu.Lock()
 	s := &metrics.Summary{
 		Tool: e.opts.Tool, Target: e.pl.Target, Embedded: e.opts.Embedded,
-		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: e.notes,
+		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: append(slices.Clip(e.notes), e.pl.argNotes()...),
 		Profile: p.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: p.Warmup.D().Seconds(),
-		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Dropped: all.Dropped, Ops: ops, All: all,
+		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: p.MaxVUs, Concurrency: concurrencyShown(p.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
+		Scenarios: e.rec.Scenarios(secs), Endpoints: e.rec.Endpoints(secs),
 	}
 	e.mu.Unlock()
 	if arrivals := all.Count + all.Dropped + all.Interrupted; arrivals > 0 {
 		s.DroppedRate = float64(all.Dropped) / float64(arrivals)
+	}
+	if len(s.Scenarios) > 0 { // an arrival is an iteration
+		var its, dropped int64
+		for _, sc := range s.Scenarios {
+			its, dropped = its+sc.Iterations, dropped+sc.Dropped
+		}
+		s.DroppedRate = 0
+		if its+dropped > 0 {
+			s.DroppedRate = float64(dropped) / float64(its+dropped)
+		}
 	}
 	if s.Protocol == "" {
 		s.Protocol = "none negotiated (asked " + cmp.Or(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"
@@ -88,6 +99,12 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 // generatorSummary adds mcpbench's own cost over the window.
 func (e *engine) generatorSummary(s *metrics.Summary, u0, u1 metrics.Usage) {
 	s.Generator = metrics.GeneratorCost(u0, u1, s.All.Count, runtime.NumCPU(), e.opts.Embedded)
+	e.mu.Lock()
+	if e.settledRSS > 0 {
+		s.Generator.SettledRSSMB = math.Round(float64(e.settledRSS)/(1<<20)*1000) / 1000
+		s.Generator.SettledSessions = e.settledSessions
+	}
+	e.mu.Unlock()
 	g := &s.Generator
 	g.StartLag = metrics.LatencyOf(e.rec.StartLag())
 	g.GOMAXPROCS = runtime.GOMAXPROCS(0)
@@ -181,4 +198,13 @@ func (e *engine) serviceClimbed() bool {
 	}
 	first, last := med(v[:third]), med(v[len(v)-third:])
 	return last >= 2*first && last >= first+5
+}
+
+// concurrencyShown is the summary's concurrency: 0 (left out) for one
+// request at a time.
+func concurrencyShown(c int) int {
+	if c > 1 {
+		return c
+	}
+	return 0
 }

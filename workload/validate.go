@@ -20,12 +20,19 @@ import (
 func (p *Profile) Validate() []error {
 	errs := append([]error(nil), p.parseErrs...)
 	_, epErrs := p.endpoint(os.LookupEnv) // url and headers: ${NAME} set, URL well-formed
-	_, opErrs := p.expandOps(os.LookupEnv)
+	ops, opErrs := p.expandOps(os.LookupEnv)
 	errs = append(append(errs, epErrs...), opErrs...)
+	errs = append(errs, p.validateNet(os.LookupEnv)...)
 	errs = append(errs, p.validateLoad()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
-	return append(errs, p.validateOps()...)
+	errs = append(errs, p.validateOps()...)
+	errs = append(errs, p.validateScenarios()...)
+	if len(opErrs) == 0 {
+		_, argErrs := p.compileArgs(ops) // templates and data files (args.go)
+		errs = append(errs, argErrs...)
+	}
+	return errs
 }
 
 // problems collects a validation's errors.
@@ -41,6 +48,9 @@ func (p *Profile) validateLoad() []error {
 	}
 	if p.VUs < 1 {
 		errs.add("vus: %d, want at least 1", p.VUs)
+	}
+	if p.Concurrency < 1 || p.Concurrency > MaxConcurrency {
+		errs.add("concurrency: %d, want 1 … %d requests in flight per session", p.Concurrency, MaxConcurrency)
 	}
 	switch p.Model {
 	case "", "open", "closed":
@@ -173,7 +183,7 @@ func (p *Profile) validateOps() []error {
 			errs.add("%s.expect.progress: %d, want ≥ 0", f, o.Expect.Progress)
 		}
 	}
-	if len(p.Ops) > 0 && total == 0 && len(p.parseErrs) == 0 { // a weight that failed to parse reads 0
+	if len(p.Ops) > 0 && total == 0 && len(p.parseErrs) == 0 && !p.HasScenarios() { // a weight that failed to parse reads 0
 		errs.add("ops: all weights are 0")
 	}
 	return errs

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
@@ -59,14 +60,64 @@ func (e *engine) vu(id int, s *driver.Session) {
 		e.openGET(v.s)
 	}
 	v.expires = v.lifetime()
-	if e.pl.Profile.Open() {
+	if n := e.pl.MaxParallel(); n > 1 {
+		v.lanes = v.s.Lanes(n) // parallel steps of scenarios
+	}
+	if c := e.pl.Profile.Concurrency; c > 1 {
+		v.runLanes(c)
+		return
+	}
+	v.loop()
+}
+
+// loop runs the VU's (or lane's) ops until the window ends.
+func (v *vuState) loop() {
+	if v.e.pl.Profile.Open() {
 		v.openLoop()
 		return
 	}
 	v.closedLoop()
 }
 
-// vuState is what a VU keeps between ops.
+// laneGroup is a VU's session when it has several requests in flight
+// (concurrency > 1): one worker per lane runs ops under the read lock;
+// replacing the session (churn) takes the write lock, so it waits for the
+// requests in flight and no lane sends on a closed session.
+type laneGroup struct {
+	mu      sync.RWMutex
+	lanes   []*driver.Session
+	expires time.Time
+}
+
+// runLanes runs the VU's session with c requests in flight: c workers,
+// one per lane, each running the VU's loop (the open model: each claims
+// arrivals, so an arrival takes any free lane of any session). Worker 0 is
+// v itself; it returns once every worker has.
+func (v *vuState) runLanes(c int) {
+	e := v.e
+	g := &laneGroup{lanes: v.s.Lanes(c), expires: v.expires}
+	var wg sync.WaitGroup
+	for k := range c {
+		w := v
+		if k > 0 {
+			w = &vuState{e: e, id: v.id, shard: e.rec.Shard(v.id*c + k),
+				rng: rand.New(rand.NewPCG(uint64(e.pl.Profile.Seed)^laneSeed, uint64(v.id)<<16|uint64(k)))}
+		}
+		w.grp, w.lane = g, k
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop()
+		}()
+	}
+	wg.Wait()
+	v.s = g.lanes[0] // the session churn left (closed by vu)
+}
+
+// laneSeed sets the random streams of lanes 1… apart from the VUs'.
+const laneSeed = 0x6c616e65
+
+// vuState is what a VU (or one lane of its session) keeps between ops.
 type vuState struct {
 	e       *engine
 	id      int
@@ -75,13 +126,18 @@ type vuState struct {
 	rng     *rand.Rand
 	res     driver.Result
 	expires time.Time
+	grp     *laneGroup // the session's lanes (concurrency > 1), else nil
+	lane    int
+	lanes   []*driver.Session // the session's lanes for parallel steps (scenarios)
+	pres    []driver.Result   // results of a parallel step's requests
+	iter    int64             // ops run so far: the next op's iteration
 }
 
 // open initializes the VU's session, retrying until the window ends.
 func (v *vuState) open() bool {
 	e := v.e
 	v.s, _ = driver.NewSession(e.cfgFor(v.id), v.id)
-	for !e.initSession(e.runCtx, v.s) {
+	for !e.initSession(e.runCtx, v.s, v.id) {
 		if sleepCtx(e.admit, time.Second) {
 			return false
 		}
@@ -103,14 +159,43 @@ func (v *vuState) lifetime() time.Time {
 // churn replaces the session once it has lived its time; false: the run
 // ended meanwhile.
 func (v *vuState) churn() bool {
-	e := v.e
 	if v.expires.IsZero() || !time.Now().After(v.expires) {
 		return true
 	}
+	return v.replace()
+}
+
+// churnLanes is churn for a session with lanes: the first lane to find it
+// expired replaces it once the others' requests are done.
+func (v *vuState) churnLanes() bool {
+	g := v.grp
+	g.mu.RLock()
+	exp := g.expires
+	g.mu.RUnlock()
+	if exp.IsZero() || !time.Now().After(exp) {
+		return true
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.expires.IsZero() || !time.Now().After(g.expires) {
+		return true // another lane replaced it
+	}
+	v.s = g.lanes[0]
+	ok := v.replace()
+	g.lanes, g.expires = v.s.Lanes(len(g.lanes)), v.expires
+	return ok
+}
+
+// replace closes the session and opens a new one.
+func (v *vuState) replace() bool {
+	e := v.e
 	e.closeSession(v.s)
 	e.rec.RecordChurn()
 	v.s, _ = driver.NewSession(e.cfgFor(v.id), v.id)
-	for !e.initSession(e.runCtx, v.s) {
+	if v.lanes != nil {
+		v.lanes = v.s.Lanes(len(v.lanes))
+	}
+	for !e.initSession(e.runCtx, v.s, v.id) {
 		if sleepCtx(e.admit, 100*time.Millisecond) {
 			return false
 		}
@@ -126,23 +211,62 @@ func (v *vuState) churn() bool {
 // replaced its session or waited out a Retry-After).
 func (v *vuState) run(j *job) bool {
 	e := v.e
-	if !v.churn() {
-		return false
-	}
 	res := &v.res
-	res.Reset()
-	res.Op = j.op
-	res.Intended = j.intended
-	v.s.Do(e.opCtx(j.intended), e.pl.Ops[j.op], res)
-	counted := e.counted(res.Intended)
+	if j.scen > 0 {
+		return v.iterate(j)
+	}
+	if g := v.grp; g != nil {
+		if !v.churnLanes() {
+			return false
+		}
+		g.mu.RLock()
+		res.Reset()
+		res.Op = j.op
+		res.Intended = j.intended
+		v.stamp(res)
+		g.lanes[v.lane].Do(e.opCtx(j.intended), e.pl.Ops[j.op], res)
+		g.mu.RUnlock()
+	} else {
+		if !v.churn() {
+			return false
+		}
+		res.Reset()
+		res.Op = j.op
+		res.Intended = j.intended
+		v.stamp(res)
+		v.s.Do(e.opCtx(j.intended), e.pl.Ops[j.op], res)
+	}
+	return v.record(res, e.counted(res.Intended))
+}
+
+// stamp sets the VU and the iteration a request's templated arguments
+// see (args.go): the VU's number and the requests it sent before this one;
+// with lanes (concurrency), iteration × lanes + lane, so no two lanes of a
+// VU share one.
+func (v *vuState) stamp(res *driver.Result) {
+	n := int64(1)
+	if v.grp != nil {
+		n = int64(len(v.grp.lanes))
+	}
+	res.VU, res.Iteration = v.id, v.iter*n+int64(v.lane)
+	v.iter++
+}
+
+// record records a finished op (when counted) and waits out a
+// Retry-After the server asked for; false when the run ended meanwhile.
+func (v *vuState) record(res *driver.Result, counted bool) bool {
+	e := v.e
 	if counted {
 		v.shard.Record(res)
+		if n := len(e.cfgs); n > 0 {
+			e.rec.RecordEndpoint(v.id%n, res)
+		}
 	}
 	// 429/503 with Retry-After: the server asked this client to wait.
 	if wait := driver.RetryAfter(res.Err); wait > 0 {
 		wait = min(wait, max(time.Until(e.end), 0))
 		if counted {
-			v.shard.Throttled(j.op, wait)
+			v.shard.Throttled(res.Op, wait)
 		}
 		if sleepCtx(e.admit, wait) {
 			return false
@@ -176,6 +300,7 @@ func (v *vuState) openLoop() {
 			e.dropped.Add(1)
 			if e.counted(j.intended) {
 				v.shard.Dropped(j.op, j.intended, -wait)
+				e.dropIteration(j)
 			}
 			continue
 		}
@@ -197,7 +322,8 @@ func (v *vuState) closedLoop() {
 		if !e.admitting(now) {
 			return
 		}
-		j := job{intended: now, op: e.pl.pick(v.rng)}
+		j := e.pl.pickJob(v.rng)
+		j.intended = now
 		if !v.run(&j) {
 			return
 		}
@@ -239,7 +365,9 @@ func (e *engine) claim() (j job, wait time.Duration, stop bool) {
 	if stop {
 		return job{}, 0, true
 	}
-	return job{intended: e.start.Add(elapsed + wait), op: e.pl.opFor(h)}, wait, false
+	j = e.pl.jobFor(h)
+	j.intended = e.start.Add(elapsed + wait)
+	return j, wait, false
 }
 
 // dropUnclaimed counts the slots due in the window that no VU claimed by
@@ -257,8 +385,9 @@ func (e *engine) dropUnclaimed(now time.Time) {
 			return
 		}
 		e.dropped.Add(1)
-		if e.counted(intended) {
-			shard.Dropped(e.pl.opFor(h), intended, now.Sub(intended))
+		if j := e.pl.jobFor(h); e.counted(intended) {
+			shard.Dropped(j.op, intended, now.Sub(intended))
+			e.dropIteration(j)
 		}
 	}
 }

@@ -44,7 +44,10 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 // applyLoad applies the load-model flags: target, protocol, VUs, rate,
 // stages and the run's times.
 func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
-	override(set("url"), &p.URL, f.url)
+	if set("url") && len(f.urls) > 0 {
+		p.URL, p.URLs = f.urls[0], f.urls[1:]
+	}
+	override(set("source-addr"), &p.SourceAddrs, f.sourceAddrs)
 	override(set("protocol"), &p.Protocol, f.protocol)
 	if set("vus") {
 		p.VUs = f.vus
@@ -53,6 +56,7 @@ func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
 		}
 	}
 	override(set("max-vus"), &p.MaxVUs, f.maxVUs)
+	override(set("concurrency"), &p.Concurrency, f.concurrency)
 	override(set("rate"), &p.Rate, f.rate)
 	override(set("max-delay"), &p.MaxDelay, workload.Duration(f.maxDelay))
 	if set("stage") {

@@ -35,6 +35,10 @@ func TestReadmeCommands(t *testing.T) {
 	if len(cmds) < 25 {
 		t.Fatalf("found %d commands in the README's sh blocks: the parser missed some", len(cmds))
 	}
+	root, err := filepath.Abs("../..") // the README's paths are relative to the repository
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("TOKEN", "readme-token")
@@ -51,6 +55,11 @@ func TestReadmeCommands(t *testing.T) {
 	procs := runtime.GOMAXPROCS(0)
 	for _, c := range cmds {
 		args := rewrite(c.args, addr, pidFile)
+		for i, a := range args {
+			if strings.HasPrefix(a, "examples/") {
+				args[i] = filepath.Join(root, a)
+			}
+		}
 		name := strings.Join(c.args, " ")
 		if args[0] == "serve" {
 			if serving {
@@ -190,6 +199,9 @@ func rewrite(args []string, addr, pidFile string) []string {
 	for _, a := range args {
 		a = strings.ReplaceAll(a, "127.0.0.1:8080", addr)
 		a = strings.ReplaceAll(a, "127.0.0.1:9464", "127.0.0.1:0") // --prometheus: any free port
+		// Replicas: the one server stands for each (still two endpoints).
+		a = strings.ReplaceAll(a, "127.0.0.1:8081", addr)
+		a = strings.ReplaceAll(a, "127.0.0.1:8082", addr)
 		a = strings.ReplaceAll(a, "https://mcp.example.com/mcp", "http://"+addr+"/mcp")
 		a = strings.ReplaceAll(a, "/tmp/mcpbench-serve.pid", pidFile)
 		if a == "$(cat "+pidFile+")" {

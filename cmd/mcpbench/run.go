@@ -26,8 +26,11 @@ import (
 // runFlags are the flags of `mcpbench run`; each overrides the profile
 // field of the same meaning when given.
 type runFlags struct {
-	url, profile, protocol, out, serverMode, reconnect string
+	profile, protocol, out, serverMode, reconnect      string
+	urls                                               []string
+	sourceAddrs                                        string
 	vus, maxVUs, maxResumes, procs, targetPID          int
+	concurrency                                        int
 	rate                                               float64
 	duration, warmup, graceful, think, maxDelay        time.Duration
 	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
@@ -113,11 +116,13 @@ and written; a second Ctrl-C stops at once, keeping what was written).`,
 // register defines the flags shared by run, soak and sweep.
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.url, "url", "", "MCP endpoint to benchmark (default: the embedded reference server); user:password@ is sent as Basic auth, ${NAME} is read from the environment")
+	fl.StringArrayVar(&f.urls, "url", nil, "MCP endpoint to benchmark (default: the embedded reference server); user:password@ is sent as Basic auth, ${NAME} is read from the environment; repeat it to spread sessions over several endpoints (replicas), results per endpoint and in total")
+	fl.StringVar(&f.sourceAddrs, "source-addr", "", "local addresses to connect from, round robin per connection: 127.0.0.2,127.0.0.3, a range 127.0.0.2-127.0.0.9 or a CIDR 127.0.0.0/28 (past ~64k connections to one server address)")
 	fl.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile name or YAML file")
 	fl.StringVar(&f.protocol, "protocol", "", "auto (default: server/discover, else initialize), 2026-07-28, 2025-11-25, 2025-06-18 or 2025-03-26")
 	fl.IntVar(&f.vus, "vus", 0, "closed model: VUs; open model: VUs started up front")
 	fl.IntVar(&f.maxVUs, "max-vus", 0, "open model: cap on VUs (default: --vus)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight per session (default 1): each VU runs this many at once")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
 	fl.DurationVar(&f.maxDelay, "max-delay", 0, "open model: drop an op that cannot start this long after its intended start (default 1s)")
 	fl.DurationVarP(&f.duration, "duration", "d", 0, "measured window (a profile with stages: their total; use --stage)")
@@ -258,8 +263,12 @@ func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool
 		if fl.Name == "header" {
 			v = strings.Join(plan.ShownHeader(), "; ")
 		}
-		if fl.Name == "url" {
-			v = secret.RedactURL(v) // as written, without credentials
+		if fl.Name == "url" { // as written, without credentials; several: "; "
+			var urls []string
+			for _, u := range f.urls {
+				urls = append(urls, secret.RedactURL(u))
+			}
+			v = strings.Join(urls, "; ")
 		}
 		info.Flags[fl.Name] = v
 	})

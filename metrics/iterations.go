@@ -1,0 +1,100 @@
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Scenario iterations: what a user of an agent waits for. The engine
+// records each iteration of a scenario (its steps' requests are recorded
+// as ops, one op per step).
+
+// ScenarioSummary is one scenario's iterations over the measured window.
+type ScenarioSummary struct {
+	Name string `json:"name"`
+	// Steps are the scenario's step ops, in order (their rows are in Ops).
+	Steps      []string `json:"steps"`
+	Iterations int64    `json:"iterations"` // completed iterations
+	Rate       float64  `json:"rate"`       // completed iterations per second
+	// Failed counts completed iterations in which a request failed.
+	Failed int64 `json:"failed"`
+	// Dropped counts iterations of the open model that never started (no
+	// free VU within max_delay).
+	Dropped int64 `json:"dropped,omitempty"`
+	// Iteration is the iteration time in ms: from the iteration's
+	// intended start (coordinated omission corrected) to the end of its
+	// last step, think times included.
+	Iteration Latency `json:"iteration_time_ms"`
+}
+
+// iterTally keeps the iterations per scenario.
+type iterTally struct {
+	mu      sync.Mutex
+	names   []string
+	steps   [][]string
+	hist    []*hdr.Histogram
+	count   []int64
+	failed  []int64
+	dropped []int64
+}
+
+// SetScenarios names the run's scenarios and their step ops (index =
+// the scenario argument of RecordIteration); call it before recording.
+func (r *Recorder) SetScenarios(names []string, steps [][]string) {
+	t := &r.iters
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.names, t.steps = names, steps
+	t.hist = make([]*hdr.Histogram, len(names))
+	for i := range t.hist {
+		t.hist[i] = NewHistogram()
+	}
+	t.count, t.failed, t.dropped = make([]int64, len(names)), make([]int64, len(names)), make([]int64, len(names))
+}
+
+// RecordIteration records one completed iteration of scenario sc, from
+// its intended start to end; failed when one of its requests failed.
+// Safe for concurrent use.
+func (r *Recorder) RecordIteration(sc int, intended, end time.Time, failed bool) {
+	t := &r.iters
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if sc < 0 || sc >= len(t.hist) {
+		return
+	}
+	t.hist[sc].RecordValue(us(end.Sub(intended)))
+	t.count[sc]++
+	if failed {
+		t.failed[sc]++
+	}
+}
+
+// DropIteration counts a dropped iteration of scenario sc.
+func (r *Recorder) DropIteration(sc int) {
+	t := &r.iters
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if sc >= 0 && sc < len(t.dropped) {
+		t.dropped[sc]++
+	}
+}
+
+// Scenarios summarizes the iterations over a window of secs seconds (nil
+// without scenarios).
+func (r *Recorder) Scenarios(secs float64) []ScenarioSummary {
+	t := &r.iters
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []ScenarioSummary
+	for i, n := range t.names {
+		s := ScenarioSummary{Name: n, Steps: t.steps[i], Iterations: t.count[i], Failed: t.failed[i], Dropped: t.dropped[i],
+			Iteration: LatencyOf(t.hist[i])}
+		if secs > 0 {
+			s.Rate = round3(float64(s.Iterations) / secs)
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,78 @@
+package workload
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
+)
+
+// Several endpoints: a deployment's replicas reached without a load
+// balancer. Sessions are spread over url and urls by VU (VU i on endpoint
+// i mod n), each staying on its endpoint (churn included); results are
+// kept per endpoint and in total. Source addresses spread connections
+// over local addresses.
+
+// moreEndpoints resolves urls (the endpoints after url), with the
+// profile's headers; errors name the entry.
+func (p *Profile) moreEndpoints(lookup secret.LookupFunc) ([]*Endpoint, []error) {
+	var out []*Endpoint
+	var errs []error
+	for i, u := range p.URLs {
+		h := http.Header{}
+		for k, v := range p.Headers {
+			h[k] = []string{v}
+		}
+		ep, es := ResolveEndpoint(u, h, lookup)
+		for _, e := range es {
+			errs = append(errs, fmt.Errorf("urls[%d]: %w", i, e))
+		}
+		out = append(out, ep)
+	}
+	if len(p.URLs) > 0 && p.URL == "" {
+		errs = append(errs, fmt.Errorf("urls: given without url (the first endpoint)"))
+	}
+	return out, errs
+}
+
+// validateNet checks urls and source_addrs.
+func (p *Profile) validateNet(lookup secret.LookupFunc) []error {
+	_, errs := p.moreEndpoints(lookup)
+	if p.SourceAddrs != "" {
+		if _, err := driver.ParseSourceAddrs(p.SourceAddrs); err != nil {
+			errs = append(errs, fmt.Errorf("source_addrs: %w", err))
+		}
+	}
+	return errs
+}
+
+// compileEndpoints readies the plan's endpoints after the first (whose
+// URL and headers are Driver's): the shown URLs for the summary, and the
+// resolved ones for the engine's per-endpoint driver configs.
+func (pl *Plan) compileEndpoints(p *Profile, first *Endpoint, lookup secret.LookupFunc) {
+	more, _ := p.moreEndpoints(lookup) // Validate reported their problems
+	if len(more) == 0 {
+		return
+	}
+	pl.endpoints = append([]*Endpoint{first}, more...)
+	for _, ep := range pl.endpoints {
+		pl.EndpointsShown = append(pl.EndpointsShown, ep.Shown)
+	}
+	pl.Target = fmt.Sprintf("%s (+%d more endpoints)", first.Shown, len(more))
+}
+
+// endpointConfigs returns one driver config per endpoint (nil with one
+// endpoint): the plan's, with the endpoint's URL and headers. Called once
+// the protocol is settled (decideProtocol changes Driver).
+func (pl *Plan) endpointConfigs() []driver.Config {
+	if len(pl.endpoints) < 2 {
+		return nil
+	}
+	out := make([]driver.Config, len(pl.endpoints))
+	for i, ep := range pl.endpoints {
+		out[i] = pl.Driver
+		out[i].URL, out[i].Header = ep.URL, ep.Header
+	}
+	return out
+}
