@@ -1,5 +1,7 @@
 package metrics
 
+import "path/filepath"
+
 // SoakPoint is one interval of a soak, as the verdicts need it.
 type SoakPoint struct {
 	T       float64 `json:"t_s"` // end of the interval, since the start
@@ -22,7 +24,28 @@ type SoakVerdict struct {
 	Value   float64 `json:"value"` // the measured slope or count
 	Unit    string  `json:"unit"`
 	Detail  string  `json:"detail"`
+	// Trends are the fitted lines the verdict judged, so a chart can draw
+	// them over the points.
+	Trends []SoakTrend `json:"trends,omitempty"`
 }
+
+// SoakTrend is a robust (Theil–Sen) line through a soak series over the
+// span it was fitted on: y = Intercept + SlopePerS·t, t in seconds since
+// the start.
+type SoakTrend struct {
+	Series    string  `json:"series"` // "p99_ms", "target_rss_mb" or "target_fds"
+	SlopePerS float64 `json:"slope_per_s"`
+	Intercept float64 `json:"intercept"`
+	FromS     float64 `json:"from_s"`
+	ToS       float64 `json:"to_s"`
+}
+
+// Soak trend series.
+const (
+	SoakSeriesP99 = "p99_ms"
+	SoakSeriesRSS = "target_rss_mb"
+	SoakSeriesFDs = "target_fds"
+)
 
 // Soak is soak.json: the verdicts and the points they came from.
 type Soak struct {
@@ -34,4 +57,17 @@ type Soak struct {
 	Interrupted bool        `json:"interrupted,omitempty"`
 	PlannedS    float64     `json:"planned_s,omitempty"`
 	Points      []SoakPoint `json:"points,omitempty"`
+}
+
+// FileSoak is a soak's verdicts beside its run's files (written by the
+// soak package).
+const FileSoak = "soak.json"
+
+// ReadSoak reads soak.json from dir.
+func ReadSoak(dir string) (*Soak, error) {
+	var sk *Soak
+	if err := readJSON(filepath.Join(dir, FileSoak), &sk); err != nil {
+		return nil, err
+	}
+	return sk, nil
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -31,6 +32,30 @@ type SLO struct {
 	ReplayClean bool    `json:"replay_clean"` // no faulty stream
 }
 
+// ConfidenceLevel is the level of every confidence interval a sweep
+// reports: 95 %.
+const ConfidenceLevel = 0.95
+
+// CI is a confidence interval (ConfidenceLevel), in the unit of the value
+// it bounds.
+type CI struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// Contains reports whether v lies in the interval (bounds included).
+func (c *CI) Contains(v float64) bool { return c != nil && c.Lo <= v && v <= c.Hi }
+
+// SweepRepeat is one run of a step repeated with --repeat.
+type SweepRepeat struct {
+	Dir       string  `json:"dir"`
+	Achieved  float64 `json:"achieved_rate"`
+	Count     int64   `json:"count"`
+	Errors    int64   `json:"errors"`
+	P99       float64 `json:"p99_ms"`
+	DurationS float64 `json:"duration_s"`
+}
+
 // SweepStep is one step of a sweep: the load offered and what it gave.
 type SweepStep struct {
 	N         int     `json:"step"`         // 1-based
@@ -47,6 +72,21 @@ type SweepStep struct {
 	Latency   Latency `json:"response_time_ms"`
 	Service   Latency `json:"service_time_ms"`
 	Sessions  int64   `json:"sessions"` // the most open at once in a measured interval
+
+	// P99CI is the confidence interval of Latency.P99 (ms) and ErrorRateCI
+	// that of ErrorRate (0..1), by the block bootstrap over the step's
+	// one-second intervals (every repeat's); nil with fewer than 5
+	// intervals. Intervals is how many measured intervals they come from.
+	P99CI       *CI `json:"p99_ci_ms,omitempty"`
+	ErrorRateCI *CI `json:"error_rate_ci,omitempty"`
+	Intervals   int `json:"intervals,omitempty"`
+	// Marginal: the SLO's p99 or error rate lies inside the step's
+	// interval, so a re-run could judge the step the other way.
+	Marginal bool `json:"marginal,omitempty"`
+	// Repeats are the step's runs with --repeat K (nil for one run); the
+	// step's numbers pool them (counts added, percentiles of the merged
+	// histograms).
+	Repeats []SweepRepeat `json:"repeats,omitempty"`
 
 	GenCores float64 `json:"generator_cores"`
 	GenCPUOp float64 `json:"generator_cpu_us_per_op"`
@@ -78,17 +118,37 @@ type SweepVerdict struct {
 	// the last passing step and the next one (0 when no crossing is in
 	// range); it is less quantised than the step grid.
 	Estimate float64 `json:"slo_crossing_estimate"`
-	// Knee is the load of the last step before latency climbs steeply: the
-	// next step's p99 is at least twice its own (and max(1 ms, SLO p99/10)
-	// more); 0: no knee in the range.
-	Knee     float64 `json:"knee"`
-	KneeStep int     `json:"knee_step"`
+	// EstimateCI is the interval of Estimate: where the confidence band
+	// of p99 crosses the SLO.
+	EstimateCI *CI `json:"slo_crossing_ci,omitempty"`
+	// Knee is the load (ops/s, VUs or sessions) where p99 departs from
+	// its low-load baseline: where the isotonic fit of p99 against load
+	// reaches KneeThreshold, max(2 × KneeBaseline, KneeBaseline + max(1 ms,
+	// SLO p99 / 10)), interpolated between steps (sweep/knee.go has the
+	// method and its sources); 0: no knee in the range. It is never above
+	// MaxLoad (KneeCapped says it was put there), and KneeRate, the
+	// achieved rate there, never above MaxSustainable. KneeStep is the
+	// last step at or below it.
+	Knee          float64 `json:"knee"`
+	KneeStep      int     `json:"knee_step"`
+	KneeRate      float64 `json:"knee_rate,omitempty"`
+	KneeCI        *CI     `json:"knee_ci,omitempty"` // where the p99 band crosses the threshold, capped like Knee
+	KneeBaseline  float64 `json:"knee_baseline_p99_ms,omitempty"`
+	KneeThreshold float64 `json:"knee_threshold_p99_ms,omitempty"`
+	KneeCapped    bool    `json:"knee_capped,omitempty"`
+	// Confidence says in words how sure the verdict is: whether the
+	// SLO lies inside the interval of the step that decides the maximum
+	// sustainable rate.
+	Confidence string `json:"confidence,omitempty"`
 	// Per-session memory (sessions sweeps): the slope of RSS against open
 	// sessions across steps, KiB per session.
 	TargetKiBPerSession    float64 `json:"target_kib_per_session,omitempty"`
 	GeneratorKiBPerSession float64 `json:"generator_kib_per_session,omitempty"`
-	StoppedEarly           string  `json:"stopped_early,omitempty"` // why the sweep stopped before its last step
-	Interrupted            bool    `json:"interrupted,omitempty"`
+	// The fits' RSS at zero sessions (MB), so a chart can draw the lines.
+	TargetRSSAtZeroMB    float64 `json:"target_rss_at_zero_mb,omitempty"`
+	GeneratorRSSAtZeroMB float64 `json:"generator_rss_at_zero_mb,omitempty"`
+	StoppedEarly         string  `json:"stopped_early,omitempty"` // why the sweep stopped before its last step
+	Interrupted          bool    `json:"interrupted,omitempty"`
 }
 
 // Sweep is sweep.json: the steps and the verdict.
@@ -103,6 +163,7 @@ type Sweep struct {
 	To       float64      `json:"to"`
 	Steps    int          `json:"steps"`
 	StepS    float64      `json:"step_s"`
+	Repeat   int          `json:"repeat,omitempty"` // runs per step (--repeat; 0 and 1: one)
 	SLO      SLO          `json:"slo"`
 	Results  []SweepStep  `json:"results"`
 	Verdict  SweepVerdict `json:"verdict"`
@@ -115,4 +176,15 @@ func ReadSweep(dir string) (*Sweep, error) {
 		return nil, err
 	}
 	return sw, nil
+}
+
+// KneeRule says in words which threshold the knee used: "twice its
+// low-load baseline of 3.100 ms" or, when the floor was larger, "its
+// low-load baseline of 0.400 ms + 5.00 ms".
+func (v SweepVerdict) KneeRule() string {
+	ms := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	if v.KneeThreshold <= 2*v.KneeBaseline+1e-9 {
+		return "twice its low-load baseline of " + ms(v.KneeBaseline) + " ms"
+	}
+	return "its low-load baseline of " + ms(v.KneeBaseline) + " ms + " + ms(v.KneeThreshold-v.KneeBaseline) + " ms (the larger of 1 ms and a tenth of the SLO's p99)"
 }

@@ -34,7 +34,10 @@ type Chart struct {
 	Name     string // file stem: "latency", "spectrum", "throughput", …
 	Title    string
 	Subtitle string
-	Panels   []*Panel
+	// Caption says what to look at in the chart (the HTML report prints
+	// it under the figure).
+	Caption string
+	Panels  []*Panel
 	// Width and Height of the whole figure; zero means DefaultWidth and
 	// DefaultPanelHeight per panel plus the title.
 	Width, Height vg.Length

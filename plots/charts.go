@@ -138,7 +138,9 @@ type Item struct {
 }
 
 // Charts draws every chart that applies to res, in report order:
-// latency (and per op with opts.PerOp), throughput, spectrum, resumes,
+// latency (and one chart per op with opts.PerOp), latency per op,
+// throughput, load (VUs, sessions, GET streams), resources (CPU, RSS,
+// open files of mcpbench and the target), spectrum, resumes,
 // time-to-resume. A chart without data is an Item with Skipped set; an
 // error is returned only when drawing fails.
 func Charts(res *metrics.Results, opts Options) ([]Item, error) {
@@ -153,7 +155,10 @@ func Charts(res *metrics.Results, opts Options) ([]Item, error) {
 		}
 	}
 	fns = append(fns,
+		fn{"latency-ops", func() (*Chart, error) { return LatencyPerOp(res) }},
 		fn{"throughput", func() (*Chart, error) { return ThroughputErrors(res) }},
+		fn{"load", func() (*Chart, error) { return LoadOverTime(res) }},
+		fn{"resources", func() (*Chart, error) { return ResourcesOverTime(res) }},
 		fn{"spectrum", func() (*Chart, error) { return Spectrum(res) }},
 		fn{"resumes", func() (*Chart, error) { return ResumesReconnects(res) }},
 		fn{"time-to-resume", func() (*Chart, error) { return TimeToResume(res) }},

@@ -22,9 +22,22 @@
 //     time, with storm waves marked.
 //   - [TimeToResume]: the time-to-resume distribution and its percentile
 //     spectrum, when streams were resumed.
+//   - [LatencyPerOp]: interval p99 and p50 of each op, one line per op.
+//   - [LoadOverTime]: VUs, sessions and GET streams at each interval's end.
+//   - [ResourcesOverTime]: CPU, RSS (and open files, threads) of mcpbench
+//     and of the --target-pid process.
 //
 // The capacity charts of a sweep ([CapacityLatency], [CapacityErrors],
-// [CapacityResources], [CapacityMemory]) read sweep.json only.
+// [CapacityResources], [CapacityMemory]) read sweep.json only and draw
+// against the load offered (the swept dimension), with the steps'
+// confidence intervals, the SLO, the knee and the highest load under the
+// SLO. [SoakTrends] draws a soak's series with the Theil–Sen lines its
+// verdicts judged (soak.json). Every chart has a Caption saying what to
+// look at.
+//
+// HTML: [HTMLReport] (a run), [SweepHTMLReport] (a sweep) and
+// [SoakHTMLReport] (a soak: the run's report with its verdicts), each one
+// self-contained page.
 //
 // A chart with nothing to show is not drawn: its function returns an
 // error wrapping [ErrNoData], and [Charts], [WriteCharts] and
@@ -37,11 +50,13 @@
 // # Owns and must not
 //
 // It owns drawing: the figure and its panels (chart.go), axes, ticks and
-// scales (axes.go), the time axis shared by the charts over time
-// (timeaxis.go), the charts of a run over time (timecharts.go) and of
-// its distributions (spectrum.go), the capacity charts of a sweep
-// (sweep.go), the chart set of a run and its files (charts.go), and the
-// HTML report (html.go, report.html.tmpl).
+// scales (axes.go), marks such as error bars (marks.go), the time axis
+// shared by the charts over time (timeaxis.go), the charts of a run over
+// time (timecharts.go, runcharts.go) and of its distributions
+// (spectrum.go), the capacity charts of a sweep (sweep.go), a soak's
+// trends (soak.go), the chart set of a run and its files (charts.go), and
+// the HTML reports (html.go, reports.go, report.html.tmpl,
+// sweep.html.tmpl, style.html.tmpl).
 //
 // It must not compute statistics the metrics package owns (percentiles,
 // rates, merges, verdicts, the sweep's knee): it draws the numbers the

@@ -97,6 +97,14 @@ func fixture() *metrics.Results {
 			iv.All.P99, iv.All.Max = 140, 180
 		}
 		iv.Rate = float64(iv.All.Count)
+		iv.Self = metrics.ProcRow{Cores: 0.12 + k/50, RSSMB: 58 + float64(i)/2}
+		iv.Target = &metrics.ProcRow{Cores: 0.4 + k/10, RSSMB: 80 + 1.5*float64(i), FDs: 30 + i%3, Threads: 12}
+		if i <= 2 {
+			iv.Sessions = int64(4 * i) // sessions opening in the warm-up
+		} else {
+			iv.Sessions = 8
+		}
+		iv.Streams = iv.Sessions
 		res.Intervals = append(res.Intervals, iv)
 	}
 

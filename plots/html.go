@@ -19,7 +19,17 @@ import (
 //go:embed report.html.tmpl
 var reportTemplate string
 
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+//go:embed style.html.tmpl
+var styleTemplate string
+
+//go:embed sweep.html.tmpl
+var sweepTemplate string
+
+var reportTmpl = template.Must(template.Must(template.New("report").Funcs(funcs).Parse(reportTemplate)).Parse(styleTemplate))
+
+var sweepTmpl = template.Must(template.Must(template.New("sweep").Funcs(funcs).Parse(sweepTemplate)).Parse(styleTemplate))
+
+var funcs = template.FuncMap{
 	"ms":    fmtMS,
 	"pct":   func(f float64) string { return strconv.FormatFloat(100*f, 'f', 2, 64) + "%" },
 	"f1":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
@@ -35,7 +45,21 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 		}
 		return strconv.FormatFloat(s, 'f', 1, 64) + " s after the cut"
 	},
-}).Parse(reportTemplate))
+	"ci": func(c *metrics.CI) string {
+		if c == nil {
+			return "–"
+		}
+		return fmtMS(c.Lo) + "–" + fmtMS(c.Hi)
+	},
+	"pctci": func(c *metrics.CI) string {
+		if c == nil {
+			return "–"
+		}
+		return strconv.FormatFloat(100*c.Lo, 'f', 2, 64) + "–" + strconv.FormatFloat(100*c.Hi, 'f', 2, 64) + "%"
+	},
+	"load": fmtLoad,
+	"join": func(s []string) string { return strings.Join(s, "; ") },
+}
 
 // HTMLReport writes res as one self-contained HTML page: run metadata
 // (target, profile, protocol, model, date, tool version, command and
@@ -51,11 +75,22 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 // from the interval files ([metrics.Results.Rebuild]) and the page says
 // so.
 func HTMLReport(w io.Writer, res *metrics.Results) error {
+	return htmlReport(w, res, nil)
+}
+
+// htmlReport writes a run's report, with a soak's section when sk is
+// not nil.
+func htmlReport(w io.Writer, res *metrics.Results, sk *metrics.Soak) error {
 	items, err := Charts(res, Options{})
 	if err != nil {
 		return err
 	}
 	d := &reportData{Run: res.Run, Sum: res.Summary, Verdicts: verdictNames()}
+	if sk != nil {
+		if d.Soak, err = soakChart(res, sk); err != nil {
+			return err
+		}
+	}
 	if d.Sum == nil {
 		d.Sum, d.Rebuilt = res.Rebuild(), true
 	}
@@ -150,7 +185,7 @@ func chartSections(items []Item) ([]chartData, error) {
 	for _, it := range items {
 		cd := chartData{Name: it.Name, Skipped: it.Skipped}
 		if it.Chart != nil {
-			cd.Title = it.Chart.Title
+			cd.Title, cd.Caption = it.Chart.Title, it.Chart.Caption
 			svg, err := inlineSVG(it.Chart)
 			if err != nil {
 				return nil, err
@@ -180,6 +215,7 @@ type reportData struct {
 	Faulty       int64
 	Offenders    int
 	Charts       []chartData
+	Soak         *soakSection // a soak's verdicts and trends (nil for a run)
 }
 
 type kv struct{ K, V string }
@@ -200,8 +236,8 @@ type ledgerRow struct {
 }
 
 type chartData struct {
-	Name, Title, Skipped string
-	SVG                  template.HTML
+	Name, Title, Caption, Skipped string
+	SVG                           template.HTML
 }
 
 func metaRows(res *metrics.Results, s *metrics.Summary) []kv {

@@ -42,6 +42,9 @@ func TestHTMLReportSections(t *testing.T) {
 		// charts, inline
 		`<figure id="chart-latency">`, `<figure id="chart-spectrum">`, `<figure id="chart-throughput">`,
 		`<figure id="chart-resumes">`, `<figure id="chart-time-to-resume">`, `<svg role="img" aria-label="`,
+		`<figure id="chart-latency-ops">`, `<figure id="chart-load">`, `<figure id="chart-resources">`,
+		// captions say what to look at
+		"<figcaption>Watch p99 and max against p50", "<figcaption>One line per op",
 		// generator
 		"151.2 µs per op", "Start lag",
 	} {
@@ -49,8 +52,8 @@ func TestHTMLReportSections(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if n := strings.Count(page, "<svg "); n != 5 {
-		t.Errorf("%d inline <svg> charts, want 5", n)
+	if n := strings.Count(page, "<svg "); n != 8 {
+		t.Errorf("%d inline <svg> charts, want 8", n)
 	}
 	if strings.Contains(page, "Not drawn") {
 		t.Error("a chart was skipped")

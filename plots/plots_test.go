@@ -72,6 +72,10 @@ func TestGoldenSVG(t *testing.T) {
 		{"spectrum.svg", func() (*Chart, error) { return Spectrum(res) }},
 		{"resumes.svg", func() (*Chart, error) { return ResumesReconnects(res) }},
 		{"time-to-resume.svg", func() (*Chart, error) { return TimeToResume(res) }},
+		{"latency-ops.svg", func() (*Chart, error) { return LatencyPerOp(res) }},
+		{"load.svg", func() (*Chart, error) { return LoadOverTime(res) }},
+		{"resources.svg", func() (*Chart, error) { return ResourcesOverTime(res) }},
+		{"crashed-resources.svg", func() (*Chart, error) { return ResourcesOverTime(crashed) }},
 		{"crashed-latency.svg", func() (*Chart, error) { return LatencyOverTime(crashed, "") }},
 		{"crashed-spectrum.svg", func() (*Chart, error) { return Spectrum(crashed) }},
 	}
@@ -126,7 +130,10 @@ func TestChartsSkipWhatHasNoData(t *testing.T) {
 	want := map[string]string{
 		"latency":                     "",
 		"latency-" + fileSafe(opEcho): "",
+		"latency-ops":                 "fewer than two ops completed: the latency chart shows the one",
 		"throughput":                  "",
+		"load":                        "",
+		"resources":                   "",
 		"spectrum":                    "",
 		"resumes":                     "no stream was resumed or reconnected",
 		"time-to-resume":              "no stream was resumed",
@@ -146,6 +153,9 @@ func TestChartsNoIntervals(t *testing.T) {
 		"spectrum":       Spectrum,
 		"resumes":        ResumesReconnects,
 		"time-to-resume": TimeToResume,
+		"latency-ops":    LatencyPerOp,
+		"load":           LoadOverTime,
+		"resources":      ResourcesOverTime,
 	} {
 		if _, err := f(res); !errors.Is(err, ErrNoData) {
 			t.Errorf("%s: err = %v, want ErrNoData", name, err)
@@ -172,10 +182,11 @@ func TestWriteCharts(t *testing.T) {
 	for i := range files {
 		files[i] = filepath.Base(files[i])
 	}
-	if d := cmp.Diff([]string{"latency.png", "latency.svg", "throughput.png", "throughput.svg", "spectrum.png", "spectrum.svg"}, files); d != "" {
+	if d := cmp.Diff([]string{"latency.png", "latency.svg", "throughput.png", "throughput.svg", "load.png", "load.svg", "resources.png", "resources.svg",
+		"spectrum.png", "spectrum.svg"}, files); d != "" {
 		t.Errorf("files (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"resumes", "time-to-resume"}, skipped); d != "" {
+	if d := cmp.Diff([]string{"latency-ops", "resumes", "time-to-resume"}, skipped); d != "" {
 		t.Errorf("skipped (-want +got):\n%s", d)
 	}
 	f, err := os.Open(filepath.Join(dir, "latency.png"))

@@ -47,7 +47,8 @@ func Spectrum(res *metrics.Results) (*Chart, error) {
 		p.Legend.Add("response time", &plotter.Line{LineStyle: lineStyle(color.Black, 1.5, false)})
 		p.Legend.Add("service time", &plotter.Line{LineStyle: lineStyle(color.Black, 1, true)})
 	}
-	return &Chart{Name: "spectrum", Title: "Response-time percentile spectrum", Subtitle: subtitle(res), Panels: []*Panel{p}}, nil
+	return &Chart{Name: "spectrum", Title: "Response-time percentile spectrum", Subtitle: subtitle(res), Panels: []*Panel{p},
+		Caption: "Read each op's curve from left to right: where it bends up is where its latency stops being typical; a step at 99 % or 99.9 % is a small share of ops that waited (a lock, a GC pause, a retry)."}, nil
 }
 
 // TimeToResume draws, for each op whose streams were resumed, the time
@@ -113,7 +114,8 @@ func TimeToResume(res *metrics.Results) (*Chart, error) {
 		return nil, err
 	}
 	ninesAxis(spec.Plot, maxN)
-	return &Chart{Name: "time-to-resume", Title: "Time to resume a broken stream", Subtitle: subtitle(res), Panels: []*Panel{dist, spec}}, nil
+	return &Chart{Name: "time-to-resume", Title: "Time to resume a broken stream", Subtitle: subtitle(res), Panels: []*Panel{dist, spec},
+		Caption: "How long a broken stream took to deliver again after its resume: most of it should be the server's retry hint; a long tail means resumes that waited on the server."}, nil
 }
 
 // spectrumXYs returns h's percentile spectrum: points (nines, value at q

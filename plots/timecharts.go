@@ -58,7 +58,8 @@ func LatencyOverTime(res *metrics.Results, op string) (*Chart, error) {
 		return nil, err
 	}
 	fromZero(rate.Plot)
-	return &Chart{Name: name, Title: title, Subtitle: subtitle(res), Panels: []*Panel{lat, rate}}, nil
+	return &Chart{Name: name, Title: title, Subtitle: subtitle(res), Panels: []*Panel{lat, rate},
+		Caption: "Watch p99 and max against p50: a tail that climbs while p50 stays flat is queueing or pauses; a step in every line at once is the server slowing down. Below, achieved should sit on the target; gaps are intervals where nothing completed."}, nil
 }
 
 // addPercentiles draws the interval p50, p90, p99 and max response times
@@ -191,7 +192,8 @@ func ThroughputErrors(res *metrics.Results) (*Chart, error) {
 		}
 		fromZero(ep.Plot)
 	}
-	return &Chart{Name: "throughput", Title: "Throughput and errors over time", Subtitle: subtitle(res), Panels: panels}, nil
+	return &Chart{Name: "throughput", Title: "Throughput and errors over time", Subtitle: subtitle(res), Panels: panels,
+		Caption: "Completed ops should hold the target (open model) or stay level (closed); errors by class show which failure appears when, and drops mean arrivals found no free VU."}, nil
 }
 
 // ResumesReconnects draws resume attempts (response streams) and
@@ -238,5 +240,6 @@ func ResumesReconnects(res *metrics.Results) (*Chart, error) {
 		}
 	}
 	fromZero(p.Plot)
-	return &Chart{Name: "resumes", Title: "Resumes and reconnects over time", Subtitle: subtitle(res), Panels: []*Panel{p}}, nil
+	return &Chart{Name: "resumes", Title: "Resumes and reconnects over time", Subtitle: subtitle(res), Panels: []*Panel{p},
+		Caption: "Spikes are reconnect waves (storms are marked): how high they rise and how fast they fall back is how the server copes with everyone reconnecting at once."}, nil
 }

@@ -1,20 +1,31 @@
 // check-html.mjs — the browser half of check-html.sh (see its header).
 //
-// node check-html.mjs REPORT.html SCREENSHOT.png PROFILE_DIR
+// node check-html.mjs PROFILE_DIR KIND=REPORT.html=SCREENSHOT.png ...
 //
-// Opens REPORT.html in the system Chromium (/usr/bin/chromium, through
+// Opens each REPORT.html in the system Chromium (/usr/bin/chromium, through
 // playwright-core; no browser download), fails on console or page errors,
-// on any request that is not file: or data:, on a missing summary table
-// or on fewer than 3 rendered <svg> charts; then takes a full-page
-// screenshot.
+// on any request that is not file: or data:, on a report missing what its
+// kind must show (run: the summary table and at least 3 rendered <svg>
+// charts; sweep: the verdict, at least 2 step rows and 3 charts; soak: 4
+// verdict rows, the trend chart, the summary table and at least 5 charts)
+// or on a page that scrolls sideways at 1280 px; then takes a full-page
+// screenshot of each.
 import { chromium } from 'playwright-core';
 import { pathToFileURL } from 'node:url';
 
-const [html, shot, profile] = process.argv.slice(2);
-if (!html || !shot || !profile) {
-	console.error('usage: node check-html.mjs REPORT.html SCREENSHOT.png PROFILE_DIR');
+const [profile, ...jobs] = process.argv.slice(2);
+if (!profile || jobs.length === 0) {
+	console.error('usage: node check-html.mjs PROFILE_DIR KIND=REPORT.html=SCREENSHOT.png ...');
 	process.exit(2);
 }
+
+// What each kind of report must show: CSS selector → fewest matches.
+const wants = {
+	run: { '#summary-table tbody tr': 1 },
+	sweep: { '#verdict': 1, '#steps-table tbody tr': 2, '#chart-capacity-latency svg': 1 },
+	soak: { '#soak-table tbody tr': 4, '#chart-soak-trends svg': 1, '#summary-table tbody tr': 1 },
+};
+const minCharts = { run: 3, sweep: 3, soak: 5 };
 
 const problems = [];
 const context = await chromium.launchPersistentContext(profile, {
@@ -27,20 +38,39 @@ const context = await chromium.launchPersistentContext(profile, {
 	],
 });
 try {
-	const page = context.pages()[0] ?? await context.newPage();
+	for (const job of jobs) {
+		const [kind, html, shot] = job.split('=');
+		if (!wants[kind] || !html || !shot) {
+			problems.push(`bad job ${job}: want KIND=REPORT.html=SCREENSHOT.png, KIND one of ${Object.keys(wants)}`);
+			continue;
+		}
+		await check(kind, html, shot);
+	}
+} finally {
+	await context.close();
+}
+if (problems.length > 0) {
+	for (const p of problems) console.error(`check-html: FAIL: ${p}`);
+	process.exit(1);
+}
+
+async function check(kind, html, shot) {
+	const page = await context.newPage();
+	const tag = (m) => problems.push(`${kind}: ${m}`);
 	page.on('console', (msg) => {
-		if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+		if (msg.type() === 'error') tag(`console error: ${msg.text()}`);
 	});
-	page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+	page.on('pageerror', (err) => tag(`page error: ${err.message}`));
 	page.on('request', (req) => {
-		if (!/^(file|data|about):/.test(req.url())) problems.push(`external request: ${req.url()}`);
+		if (!/^(file|data|about):/.test(req.url())) tag(`external request: ${req.url()}`);
 	});
-	page.on('requestfailed', (req) => problems.push(`failed request: ${req.url()}`));
+	page.on('requestfailed', (req) => tag(`failed request: ${req.url()}`));
 
 	await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
 
-	const info = await page.evaluate(() => {
-		const rows = document.querySelectorAll('#summary-table tbody tr').length;
+	const info = await page.evaluate((want) => {
+		const counts = {};
+		for (const sel of Object.keys(want)) counts[sel] = document.querySelectorAll(sel).length;
 		const svgs = [...document.querySelectorAll('svg')].map((s) => {
 			const r = s.getBoundingClientRect();
 			return { w: Math.round(r.width), h: Math.round(r.height), texts: s.querySelectorAll('text').length };
@@ -48,27 +78,26 @@ try {
 		const sections = [...document.querySelectorAll('section[id]')].map((s) => s.id);
 		return {
 			title: document.title,
-			rows,
+			counts,
 			svgs,
 			sections,
+			captions: document.querySelectorAll('figcaption').length,
 			scripts: document.querySelectorAll('script').length,
 			overflowX: document.documentElement.scrollWidth > window.innerWidth + 1 ||
 				[...document.querySelectorAll('.scroll')].some((d) => d.scrollWidth > d.clientWidth + 1),
 		};
-	});
+	}, wants[kind]);
 	const rendered = info.svgs.filter((s) => s.w > 0 && s.h > 0 && s.texts > 0);
-	if (info.rows < 1) problems.push('no summary table (#summary-table tbody tr)');
-	if (rendered.length < 3) problems.push(`only ${rendered.length} rendered <svg> charts (want at least 3): ${JSON.stringify(info.svgs)}`);
-	if (info.scripts > 0) problems.push(`${info.scripts} <script> elements (the report needs none)`);
-	if (info.overflowX) problems.push('the page or one of its tables scrolls horizontally at 1280 px');
+	for (const [sel, n] of Object.entries(wants[kind])) {
+		if (info.counts[sel] < n) tag(`${info.counts[sel]} of ${sel}, want at least ${n}`);
+	}
+	if (rendered.length < minCharts[kind]) tag(`only ${rendered.length} rendered <svg> charts (want at least ${minCharts[kind]}): ${JSON.stringify(info.svgs)}`);
+	if (info.captions < rendered.length) tag(`${info.captions} captions for ${rendered.length} charts`);
+	if (info.scripts > 0) tag(`${info.scripts} <script> elements (the report needs none)`);
+	if (info.overflowX) tag('the page or one of its tables scrolls horizontally at 1280 px');
 
 	await page.screenshot({ path: shot, fullPage: true });
-	console.error(`check-html: "${info.title}": sections ${info.sections.join(', ')}; ` +
-		`${info.rows} summary rows; svg charts ${rendered.map((s) => `${s.w}x${s.h}`).join(', ')}`);
-} finally {
-	await context.close();
-}
-if (problems.length > 0) {
-	for (const p of problems) console.error(`check-html: FAIL: ${p}`);
-	process.exit(1);
+	await page.close();
+	console.error(`check-html: ${kind} "${info.title}": sections ${info.sections.join(', ')}; ` +
+		`${JSON.stringify(info.counts)}; svg charts ${rendered.map((s) => `${s.w}x${s.h}`).join(', ')}; screenshot ${shot}`);
 }

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# check-html.sh — open mcpbench's HTML report in headless Chromium and check it.
+# check-html.sh — open mcpbench's HTML reports (run, sweep, soak) in headless
+# Chromium and check them.
 #
 # Usage:
 #   scripts/check-html.sh [SCREENSHOT.png]
 #
-# Builds mcpbench, makes a short run against the embedded reference server
-# (loopback only, 3 s) into a temporary results directory, runs
-# `mcpbench plot` on it, opens report.html via file:// in headless
-# Chromium (driven by playwright-core) and fails if
-#   - the page logs a console error or throws a page error,
-#   - it makes any request other than file:// or data: (it must be
+# Builds mcpbench and, against the embedded reference server (loopback
+# only), makes a short run (3 s), a short rate sweep (3 steps of 5 s, every
+# step run: a loaded machine must not cut it short) and a
+# short soak (20 s) into temporary results directories, runs
+# `mcpbench plot` on each, opens each report.html via file:// in headless
+# Chromium (driven by playwright-core) and fails if a page
+#   - logs a console error or throws a page error,
+#   - makes any request other than file:// or data: (it must be
 #     self-contained),
-#   - it lacks the summary table (#summary-table with at least one row),
-#   - it has fewer than 3 rendered <svg> charts of non-zero size.
-# Then it takes a full-page screenshot (default $TMP/report.png), prints
-# its path and exits 0.
+#   - lacks what its kind must show: the run's summary table; the sweep's
+#     verdict and step rows; the soak's verdict rows and trend chart,
+#   - has too few rendered <svg> charts of non-zero size (run 3, sweep 3,
+#     soak 5), or fewer captions than charts,
+#   - scrolls sideways at 1280 px.
+# Then it takes a full-page screenshot of each (the run's at SCREENSHOT.png,
+# default $TMP/report.png; the others beside it as *-sweep.png and
+# *-soak.png), prints their paths and exits 0.
 #
 # Installs what it needs: Debian's chromium (apt-get, skipped when
 # /usr/bin/chromium exists; needs root) and playwright-core in a temporary
@@ -25,8 +32,9 @@
 #
 # Environment: KEEP=1 keeps the temporary directory (kept anyway when the
 # screenshot is left at its default path inside it); MCPBENCH_RESULTS=DIR
-# plots DIR instead of making a new run; MCPBENCH=BINARY uses that binary
-# instead of building one.
+# checks only DIR's report (a run, a sweep or a soak directory) instead of
+# making new ones; MCPBENCH=BINARY uses that binary instead of building
+# one.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,17 +69,40 @@ if ! "$bin" plot --help >/dev/null 2>&1; then
 	exit 1
 fi
 
-results=${MCPBENCH_RESULTS:-}
-if [[ -z "$results" ]]; then
-	results="$TMP/run"
-	log "short run into $results"
-	"$bin" run --duration 3s -q --out "$results" >"$TMP/run.txt" 2>&1 || {
-		cat "$TMP/run.txt" >&2
-		exit 1
+# kind names a results directory: sweep (sweep.json), soak (soak.json) or run.
+kind() {
+	if [[ -f "$1/sweep.json" ]]; then echo sweep; elif [[ -f "$1/soak.json" ]]; then echo soak; else echo run; fi
+}
+
+shots=()
+checks=()
+add_job() { # DIR SCREENSHOT
+	local k
+	k=$(kind "$1")
+	log "plotting the $k in $1"
+	"$bin" plot "$1" --html "$TMP/$k.html" --out "$TMP/plots-$k" >&2
+	checks+=("$k=$TMP/$k.html=$2")
+	shots+=("$2")
+}
+
+if [[ -n "${MCPBENCH_RESULTS:-}" ]]; then
+	add_job "$MCPBENCH_RESULTS" "$shot"
+else
+	log "short run into $TMP/run"
+	"$bin" run --duration 3s -q --out "$TMP/run" >"$TMP/run.txt" 2>&1 || { cat "$TMP/run.txt" >&2; exit 1; }
+	log "short sweep into $TMP/sweep"
+	"$bin" sweep --by rate --from 100 --to 300 --steps 3 --step 5s --step-warmup 1s --keep-going --slo-p99 2s --tool echo --args '{"text":"hi"}' -q --out "$TMP/sweep" \
+		>"$TMP/sweep.txt" 2>&1 || { cat "$TMP/sweep.txt" >&2; exit 1; }
+	log "short soak into $TMP/soak"
+	"$bin" soak --duration 20s --warmup 2s -q --out "$TMP/soak" >"$TMP/soak.txt" 2>&1 || {
+		status=$?
+		# 99: a verdict failed — the report must still show it.
+		if [[ $status -ne 99 ]]; then cat "$TMP/soak.txt" >&2; exit 1; fi
 	}
+	add_job "$TMP/run" "$shot"
+	add_job "$TMP/sweep" "${shot%.png}-sweep.png"
+	add_job "$TMP/soak" "${shot%.png}-soak.png"
 fi
-log "plotting"
-"$bin" plot "$results" --html "$TMP/report.html" --out "$TMP/plots" >&2
 
 log "installing playwright-core"
 mkdir -p "$TMP/node"
@@ -80,5 +111,5 @@ mkdir -p "$TMP/node"
 
 cp "$here/check-html.mjs" "$TMP/node/check.mjs"
 mkdir -p "$(dirname "$shot")"
-PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node "$TMP/node/check.mjs" "$TMP/report.html" "$shot" "$TMP/profile"
-echo "$shot"
+PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node "$TMP/node/check.mjs" "$TMP/profile" "${checks[@]}"
+printf '%s\n' "${shots[@]}"

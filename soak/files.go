@@ -7,7 +7,7 @@ import (
 )
 
 // FileSoak is the soak's verdicts in its results directory.
-const FileSoak = "soak.json"
+const FileSoak = metrics.FileSoak
 
 // WriteFile writes soak.json (atomically) into the soak's results
 // directory; this package is its only writer.

@@ -62,12 +62,14 @@ func latencyDrift(m []metrics.SoakPoint, hours float64) metrics.SoakVerdict {
 		v.Detail = "too few intervals"
 		return v
 	}
-	slope := stats.TheilSen(xs, ys) * 3600
+	perS, at0 := stats.TheilSenLine(xs, ys)
+	slope := perS * 3600
 	med := stats.Median(ys)
 	drift := slope * hours
 	limit := math.Max(0.5*med, 2)
 	v.Checked, v.Value, v.Pass = true, textfmt.Round3(slope), drift <= limit
 	v.Detail = fmt.Sprintf("interval p99 slope %+.2f ms/h: %+.2f ms over the run (median p99 %s ms; limit %+.2f ms)", slope, drift, textfmt.MS(med), limit)
+	v.Trends = []metrics.SoakTrend{{Series: metrics.SoakSeriesP99, SlopePerS: perS, Intercept: at0, FromS: xs[0], ToS: xs[len(xs)-1]}}
 	return v
 }
 
@@ -116,13 +118,17 @@ func targetLeak(m []metrics.SoakPoint) metrics.SoakVerdict {
 		return v
 	}
 	from := len(xs) / 3
-	rs := stats.TheilSen(xs[from:], rss[from:]) * 3600
-	fs := stats.TheilSen(xs[from:], fds[from:]) * 3600
+	rsS, rs0 := stats.TheilSenLine(xs[from:], rss[from:])
+	fsS, fs0 := stats.TheilSenLine(xs[from:], fds[from:])
+	rs, fs := rsS*3600, fsS*3600
 	medR, medF := stats.Median(rss[from:]), stats.Median(fds[from:])
 	limR, limF := math.Max(0.05*medR, 8), math.Max(10, 0.1*medF)
 	v.Checked, v.Value = true, textfmt.Round3(rs)
 	v.Pass = rs <= limR && fs <= limF
 	v.Detail = fmt.Sprintf("RSS %+.1f MB/h (median %.0f MB, limit %.1f MB/h), open files %+.1f/h (median %.0f, limit %.0f/h), over the last two thirds", rs, medR, limR, fs, medF, limF)
+	last := xs[len(xs)-1]
+	v.Trends = []metrics.SoakTrend{{Series: metrics.SoakSeriesRSS, SlopePerS: rsS, Intercept: rs0, FromS: xs[from], ToS: last},
+		{Series: metrics.SoakSeriesFDs, SlopePerS: fsS, Intercept: fs0, FromS: xs[from], ToS: last}}
 	return v
 }
 

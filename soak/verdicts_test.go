@@ -34,6 +34,12 @@ func TestVerdicts(t *testing.T) {
 	if sk.Pass || v.Pass || math.Abs(v.Value-9000) > 1 || !strings.Contains(v.Detail, "+9000.0 MB/h") {
 		t.Fatalf("leak not caught: %+v", v)
 	}
+	// The line the verdict judged, for the chart: 80 MB + 2.5 MB/s over
+	// the last two thirds (from 201 s).
+	if tr := v.Trends; len(tr) != 2 || tr[0].Series != metrics.SoakSeriesRSS || math.Abs(tr[0].SlopePerS-2.5) > 1e-9 ||
+		math.Abs(tr[0].Intercept-80) > 1e-6 || tr[0].FromS != 201 || tr[0].ToS != 600 || tr[1].SlopePerS != 0 || tr[1].Intercept != 30 {
+		t.Fatalf("trends %+v", tr)
+	}
 
 	// metrics.Latency that doubles over the run.
 	drift := func(t float64) float64 { return 5 + 5*t/600 }

@@ -12,8 +12,16 @@ import (
 
 // StepOf builds a sweep step from a step run's summary and the last
 // measured interval row (which carries the process samples taken while
-// the step's load and sessions were on).
+// the step's load and sessions were on), and judges it against the SLO.
+// It gives no confidence intervals (see CIOf).
 func StepOf(n int, by string, value float64, s *metrics.Summary, last *metrics.Row, slo metrics.SLO) metrics.SweepStep {
+	st := numbersOf(n, by, value, s, last)
+	judgeStep(&st, slo)
+	return st
+}
+
+// numbersOf copies a step run's numbers from its summary and last row.
+func numbersOf(n int, by string, value float64, s *metrics.Summary, last *metrics.Row) metrics.SweepStep {
 	st := metrics.SweepStep{N: n, By: by, Value: value, Offered: s.TargetRate, Achieved: s.All.Rate, Count: s.All.Count,
 		Errors: s.All.Errors, ErrorRate: s.All.ErrorRate, Dropped: s.Dropped,
 		Latency: s.All.Response, Service: s.All.Service, GenCores: s.Generator.Cores, GenCPUOp: s.Generator.CPUPerOpUS,
@@ -36,23 +44,44 @@ func StepOf(n int, by string, value float64, s *metrics.Summary, last *metrics.R
 			st.TgtRSSMB, st.TgtFDs = last.Target.RSSMB, last.Target.FDs
 		}
 	}
+	return st
+}
+
+// judgeStep sets a step's reasons, pass and marginal flag from its
+// numbers and confidence intervals.
+func judgeStep(st *metrics.SweepStep, slo metrics.SLO) {
+	st.Reasons = nil
+	p99Near := st.P99CI.Contains(slo.P99MS)
+	errNear := st.ErrorRateCI.Contains(slo.ErrorRate) && st.ErrorRateCI.Hi > 0
+	flips := true // every failed criterion is one the noise could undo
+	fail := func(near bool, format string, args ...any) {
+		st.Reasons = append(st.Reasons, fmt.Sprintf(format, args...))
+		flips = flips && near
+	}
 	if st.Count == 0 {
-		st.Reasons = append(st.Reasons, "no operation completed")
+		fail(false, "no operation completed")
 	}
 	if st.Latency.P99 > slo.P99MS {
-		st.Reasons = append(st.Reasons, fmt.Sprintf("p99 %s ms > %s ms", textfmt.MS(st.Latency.P99), textfmt.MS(slo.P99MS)))
+		fail(p99Near, "p99 %s ms > %s ms", textfmt.MS(st.Latency.P99), textfmt.MS(slo.P99MS))
 	}
 	if st.ErrorRate > slo.ErrorRate {
-		st.Reasons = append(st.Reasons, fmt.Sprintf("error rate %.2f%% > %.2f%%", 100*st.ErrorRate, 100*slo.ErrorRate))
+		fail(errNear, "error rate %.2f%% > %.2f%%", 100*st.ErrorRate, 100*slo.ErrorRate)
 	}
 	if slo.ReplayClean && st.Faulty > 0 {
-		st.Reasons = append(st.Reasons, fmt.Sprintf("%d faulty streams", st.Faulty))
+		fail(false, "%d faulty streams", st.Faulty)
 	}
 	if st.Offered > 0 && st.Achieved < 0.95*st.Offered {
-		st.Reasons = append(st.Reasons, fmt.Sprintf("achieved %.0f/s of %.0f/s offered", st.Achieved, st.Offered))
+		fail(false, "achieved %.0f/s of %.0f/s offered", st.Achieved, st.Offered)
 	}
 	st.Pass = len(st.Reasons) == 0 && !st.Interrupted
-	return st
+	// Marginal: a re-run could judge the step the other way — a pass
+	// whose p99 or error rate interval reaches over the SLO, or a failure
+	// whose every reason lies within its interval.
+	if st.Pass {
+		st.Marginal = p99Near || errNear
+	} else {
+		st.Marginal = flips && !st.Interrupted
+	}
 }
 
 // PastKnee reports whether a failed step is clearly past the knee, so a
@@ -67,19 +96,17 @@ func PastKnee(st metrics.SweepStep, slo metrics.SLO) bool {
 }
 
 // Judge computes the verdict of a sweep's steps: the maximum sustainable
-// rate over every passing step (refinements included), the metrics.SLO crossing
+// rate over every passing step (refinements included), the SLO crossing
 // interpolated between the highest passing load and the lowest failing
-// load above it, and the knee on the main ladder.
+// load above it (with the interval where the steps' p99 intervals cross
+// it), the knee (see knee.go; never above the highest load under the
+// SLO), how sure the verdict is, and memory per session.
 func Judge(steps []metrics.SweepStep, slo metrics.SLO) metrics.SweepVerdict {
 	var v metrics.SweepVerdict
-	byLoad := slices.Clone(steps)
-	slices.SortStableFunc(byLoad, func(a, b metrics.SweepStep) int { return cmpFloat(a.Value, b.Value) })
+	byLoad := judged(steps)
 	var pass, fail *metrics.SweepStep
 	for i := range byLoad {
 		s := &byLoad[i]
-		if s.Interrupted {
-			continue
-		}
 		if s.Pass {
 			if s.Achieved > v.MaxSustainable {
 				v.MaxSustainable, v.MaxStep = textfmt.Round3(s.Achieved), s.N
@@ -93,52 +120,116 @@ func Judge(steps []metrics.SweepStep, slo metrics.SLO) metrics.SweepVerdict {
 		}
 	}
 	if pass != nil && fail != nil {
-		if fail.Latency.P99 > pass.Latency.P99 && fail.Latency.P99 > slo.P99MS && pass.Latency.P99 <= slo.P99MS {
-			f := (slo.P99MS - pass.Latency.P99) / (fail.Latency.P99 - pass.Latency.P99)
-			v.Estimate = textfmt.Round3(pass.Value + f*(fail.Value-pass.Value))
-		} else {
-			v.Estimate = pass.Value
-		}
+		crossing(&v, pass, fail, slo)
 	}
-	// The knee, on the main ladder: the step before the first one whose p99
-	// at least doubles from the step before it (and rises by more than
-	// max(1 ms, metrics.SLO p99 / 10)):
-	// latency's growth turns steep there.
-	var ladder []metrics.SweepStep
-	for _, s := range steps {
-		if !s.Refine && !s.Interrupted {
-			ladder = append(ladder, s)
-		}
-	}
-	// A rise smaller than a tenth of the metrics.SLO's p99 (and than 1 ms) is
-	// sampling noise at these latencies, not a knee.
-	minRise := max(1, slo.P99MS/10)
-	for i := 1; i < len(ladder); i++ {
-		prev, cur := ladder[i-1].Latency.P99, ladder[i].Latency.P99
-		if cur >= 2*prev && cur > prev+minRise {
-			v.Knee, v.KneeStep = ladder[i-1].Value, ladder[i-1].N
-			break
-		}
-	}
-	// Memory per session: least-squares slope of RSS (MB) on sessions.
-	if len(steps) >= 2 && steps[0].By == metrics.SweepBySessions {
-		xs := make([]float64, 0, len(steps))
-		tg, gn := []float64{}, []float64{}
-		for _, s := range steps {
-			if s.Sessions > 0 {
-				xs = append(xs, float64(s.Sessions))
-				tg = append(tg, s.TgtRSSMB)
-				gn = append(gn, s.GenRSSMB)
-			}
-		}
-		if len(xs) >= 2 {
-			if slices.ContainsFunc(tg, func(v float64) bool { return v > 0 }) {
-				v.TargetKiBPerSession = textfmt.Round3(stats.LeastSquares(xs, tg) * 1024)
-			}
-			v.GeneratorKiBPerSession = textfmt.Round3(stats.LeastSquares(xs, gn) * 1024)
-		}
-	}
+	setKnee(&v, byLoad, slo)
+	v.Confidence = confidence(pass, fail, byLoad, slo)
+	memoryPerSession(&v, steps)
 	return v
+}
+
+// judged returns the steps that were judged (not interrupted), sorted by
+// load.
+func judged(steps []metrics.SweepStep) []metrics.SweepStep {
+	var out []metrics.SweepStep
+	for _, s := range steps {
+		if !s.Interrupted {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b metrics.SweepStep) int { return cmpFloat(a.Value, b.Value) })
+	return out
+}
+
+// crossing interpolates the load where p99 crosses the SLO between the
+// highest passing step and the failing one above it, and the interval
+// where the steps' p99 interval bounds cross it.
+func crossing(v *metrics.SweepVerdict, pass, fail *metrics.SweepStep, slo metrics.SLO) {
+	if !(fail.Latency.P99 > pass.Latency.P99 && fail.Latency.P99 > slo.P99MS && pass.Latency.P99 <= slo.P99MS) {
+		v.Estimate = pass.Value
+		return
+	}
+	v.Estimate = textfmt.Round3(cross(pass.Value, fail.Value, pass.Latency.P99, fail.Latency.P99, slo.P99MS))
+	if pass.P99CI != nil && fail.P99CI != nil {
+		v.EstimateCI = &metrics.CI{
+			Lo: textfmt.Round3(cross(pass.Value, fail.Value, pass.P99CI.Hi, fail.P99CI.Hi, slo.P99MS)),
+			Hi: textfmt.Round3(cross(pass.Value, fail.Value, pass.P99CI.Lo, fail.P99CI.Lo, slo.P99MS)),
+		}
+	}
+}
+
+// cross returns where the line through (x0, y0) and (x1, y1) reaches y,
+// clamped to [x0, x1].
+func cross(x0, x1, y0, y1, y float64) float64 {
+	switch {
+	case y0 >= y:
+		return x0
+	case y1 <= y:
+		return x1
+	}
+	return x0 + (y-y0)/(y1-y0)*(x1-x0)
+}
+
+// confidence says how sure the maximum sustainable rate is: whether the
+// SLO lies inside the interval of the highest passing step or of the
+// failing step above it.
+func confidence(pass, fail *metrics.SweepStep, steps []metrics.SweepStep, slo metrics.SLO) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	noCI := pass != nil && pass.P99CI == nil || pass == nil && steps[0].P99CI == nil
+	switch {
+	case noCI:
+		return "unknown: steps of fewer than 5 intervals have no confidence interval (use --step 5s or more)"
+	case pass == nil:
+		s := steps[0]
+		if s.Marginal {
+			return fmt.Sprintf("marginal: even the lowest step failed, but the SLO lies inside its p99 interval (%s ms)", ciMS(s.P99CI))
+		}
+		return fmt.Sprintf("sure: the lowest step's p99 interval (%s ms) lies above the SLO's %s ms", ciMS(s.P99CI), textfmt.MS(slo.P99MS))
+	case pass.Marginal:
+		return fmt.Sprintf("marginal: the SLO lies inside step %d's p99 interval (%s ms): a re-run may fail it; --repeat 3 or a longer --step narrows the interval", pass.N, ciMS(pass.P99CI))
+	case fail != nil && fail.Marginal:
+		return fmt.Sprintf("marginal: step %d failed, but the SLO lies inside its p99 interval (%s ms): a re-run may pass it", fail.N, ciMS(fail.P99CI))
+	case fail != nil && fail.P99CI != nil:
+		return fmt.Sprintf("sure: step %d's p99 interval (%s ms) lies under the SLO's %s ms and step %d's (%s ms) %s", pass.N, ciMS(pass.P99CI),
+			textfmt.MS(slo.P99MS), fail.N, ciMS(fail.P99CI), map[bool]string{true: "above it", false: "fails on errors or throughput"}[fail.P99CI.Lo > slo.P99MS])
+	}
+	return fmt.Sprintf("sure: step %d's p99 interval (%s ms) lies under the SLO's %s ms; no step above it failed", pass.N, ciMS(pass.P99CI), textfmt.MS(slo.P99MS))
+}
+
+// ciMS formats a latency interval: "28.10–35.30".
+func ciMS(c *metrics.CI) string {
+	if c == nil {
+		return "-"
+	}
+	return textfmt.MS(c.Lo) + "–" + textfmt.MS(c.Hi)
+}
+
+// memoryPerSession sets the least-squares slope of RSS (MB) on open
+// sessions across the steps of a session sweep, in KiB per session, and
+// the fits' RSS at zero sessions.
+func memoryPerSession(v *metrics.SweepVerdict, steps []metrics.SweepStep) {
+	if len(steps) < 2 || steps[0].By != metrics.SweepBySessions {
+		return
+	}
+	var xs, tg, gn []float64
+	for _, s := range steps {
+		if s.Sessions > 0 {
+			xs = append(xs, float64(s.Sessions))
+			tg = append(tg, s.TgtRSSMB)
+			gn = append(gn, s.GenRSSMB)
+		}
+	}
+	if len(xs) < 2 {
+		return
+	}
+	if slices.ContainsFunc(tg, func(v float64) bool { return v > 0 }) {
+		slope, at0 := stats.LeastSquaresLine(xs, tg)
+		v.TargetKiBPerSession, v.TargetRSSAtZeroMB = textfmt.Round3(slope*1024), textfmt.Round3(at0)
+	}
+	slope, at0 := stats.LeastSquaresLine(xs, gn)
+	v.GeneratorKiBPerSession, v.GeneratorRSSAtZeroMB = textfmt.Round3(slope*1024), textfmt.Round3(at0)
 }
 
 func cmpFloat(a, b float64) int {

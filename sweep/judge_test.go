@@ -21,8 +21,12 @@ func TestSweepJudge(t *testing.T) {
 		t.Fatalf("steps %+v", steps)
 	}
 	v := Judge(steps, slo)
-	if v.MaxSustainable != 1990 || v.MaxStep != 4 || v.KneeStep != 2 || v.Knee != 1000 {
-		t.Fatalf("verdict %+v", v)
+	// The knee: baseline 4.5 ms (the median of the lowest third, 500 and
+	// 1000/s), threshold max(9, 4.5 + 5) = 9.5 ms, reached between 1000
+	// (4.5 ms) and 1500/s (12 ms), in log p99: 1000 + 500·ln(9.5/4.5)/ln(12/4.5).
+	knee := 1000 + 500*math.Log(9.5/4.5)/math.Log(12/4.5)
+	if v.MaxSustainable != 1990 || v.MaxStep != 4 || v.KneeStep != 2 || math.Abs(v.Knee-knee) > 0.001 || v.KneeBaseline != 4.5 || v.KneeThreshold != 9.5 || v.KneeCapped {
+		t.Fatalf("verdict %+v, want knee %v", v, knee)
 	}
 	// p99 40 → 400 between 2000 and 2500: 50 ms is crossed at 2000 + 10/360 × 500.
 	if math.Abs(v.Estimate-(2000+10.0/360*500)) > 0.01 {
@@ -33,5 +37,32 @@ func TestSweepJudge(t *testing.T) {
 	v = Judge(ss, slo)
 	if math.Abs(v.TargetKiBPerSession-20.48) > 0.01 || math.Abs(v.GeneratorKiBPerSession-10.24) > 0.01 {
 		t.Fatalf("per session %+v", v)
+	}
+}
+
+// Marginal: a pass whose interval reaches over the SLO, or a failure
+// whose every reason lies within its interval — never one that fails on
+// something the noise cannot undo.
+func TestMarginal(t *testing.T) {
+	slo := metrics.SLO{P99MS: 50, ErrorRate: 0.01}
+	for _, c := range []struct {
+		name           string
+		p99, lo, hi    float64
+		errRate, errHi float64
+		pass, marginal bool
+	}{
+		{"clear pass", 30, 25, 35, 0, 0, true, false},
+		{"pass near the SLO", 45, 40, 55, 0, 0, true, true},
+		{"fail near the SLO", 55, 45, 60, 0, 0, false, true},
+		{"clear fail", 80, 70, 95, 0, 0, false, false},
+		{"fails on errors, p99 near", 48, 40, 60, 1, 1, false, false},
+		{"fails on errors near the SLO", 30, 25, 35, 0.012, 0.02, false, true},
+	} {
+		st := metrics.SweepStep{Count: 1000, Latency: metrics.Latency{P99: c.p99}, P99CI: &metrics.CI{Lo: c.lo, Hi: c.hi},
+			ErrorRate: c.errRate, ErrorRateCI: &metrics.CI{Lo: c.errRate / 2, Hi: c.errHi}}
+		judgeStep(&st, slo)
+		if st.Pass != c.pass || st.Marginal != c.marginal {
+			t.Errorf("%s: pass %v marginal %v, want %v %v (%v)", c.name, st.Pass, st.Marginal, c.pass, c.marginal, st.Reasons)
+		}
 	}
 }

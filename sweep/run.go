@@ -56,7 +56,7 @@ func Run(ctx context.Context, p *workload.Profile, opts Options) (*metrics.Sweep
 		target += " (embedded reference server)"
 	}
 	sr := &sweeper{p: p, spec: spec, opts: opts, sw: &metrics.Sweep{Tool: opts.Tool, Target: target, Profile: p.Name, Started: time.Now(),
-		By: spec.By, From: spec.From, To: spec.To, Steps: spec.Steps, StepS: spec.Step.D().Seconds(), SLO: slo}}
+		By: spec.By, From: spec.From, To: spec.To, Steps: spec.Steps, StepS: spec.Step.D().Seconds(), SLO: slo, Repeat: spec.Repeat}}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -123,22 +123,36 @@ func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
 	return &sp
 }
 
-// step runs one step of load v and records it; it reports whether the
-// sweep must stop (interrupted, no session could start, or an error).
+// step runs one step of load v (Repeat runs of it) and records it; it
+// reports whether the sweep must stop (interrupted, no session could
+// start, or an error).
 func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool, err error) {
 	sr.ran++
 	n, slo := sr.ran, sr.sw.SLO
-	pl, err := workload.Compile(sr.stepProfile(n, v), sr.opts.HTTPClient)
-	if err != nil {
-		return true, err
+	var runs []stepRun
+	var runErr error
+	for r := 1; r <= max(1, sr.spec.Repeat); r++ {
+		pl, err := workload.Compile(sr.stepProfile(n, v), sr.opts.HTTPClient)
+		if err != nil {
+			return true, err
+		}
+		dir := fmt.Sprintf("step-%02d", n)
+		if r > 1 {
+			dir += fmt.Sprintf("-r%d", r)
+		}
+		st, err := runStep(ctx, pl, filepath.Join(sr.opts.Dir, dir), n, sr.opts, sr.spec.By == metrics.SweepBySessions)
+		st.Dir = dir
+		if st.Summary != nil {
+			runs = append(runs, st)
+		}
+		if runErr = err; err != nil || ctx.Err() != nil {
+			break
+		}
 	}
-	dir := fmt.Sprintf("step-%02d", n)
-	st, runErr := runStep(ctx, pl, filepath.Join(sr.opts.Dir, dir), n, sr.opts, sr.spec.By == metrics.SweepBySessions)
-	if st.Summary != nil {
-		sr.sw.Protocol = st.Summary.Protocol
-		res := StepOf(n, sr.spec.By, v, st.Summary, st.Last, slo)
-		res.Dir, res.Refine = dir, refine
-		res.Sessions = st.Sessions
+	if len(runs) > 0 {
+		sr.sw.Protocol = runs[0].Summary.Protocol
+		res := sr.judgeRuns(n, v, runs)
+		res.Refine = refine
 		sr.sw.Results = append(sr.sw.Results, res)
 		if sr.opts.OnStep != nil {
 			sr.opts.OnStep(res)
@@ -165,6 +179,24 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 		return true, WriteFiles(sr.opts.Dir, sr.sw)
 	}
 	return ctx.Err() != nil, nil
+}
+
+// judgeRuns makes step n at load v of its runs (one, or Repeat): their
+// numbers, pooled when repeated, the confidence intervals from every
+// run's intervals, and the verdict against the SLO.
+func (sr *sweeper) judgeRuns(n int, v float64, runs []stepRun) metrics.SweepStep {
+	steps := make([]metrics.SweepStep, len(runs))
+	for i, r := range runs {
+		steps[i] = numbersOf(n, sr.spec.By, v, r.Summary, r.col.last)
+		steps[i].Sessions, steps[i].Dir = r.col.sessions, r.Dir
+	}
+	res := steps[0]
+	if len(runs) > 1 {
+		res = pooled(steps, runs)
+	}
+	stepCIs(&res, runs)
+	judgeStep(&res, sr.sw.SLO)
+	return res
 }
 
 // stopRule ends the main series early (unless KeepGoing) once step n is
@@ -204,12 +236,12 @@ func edge(steps []metrics.SweepStep) (lo, hi float64, ok bool) {
 	return lo, hi, hi > 0
 }
 
+// stepRun is one run of a step: its summary, its results directory
+// (relative to the sweep's) and what its collector kept.
 type stepRun struct {
 	Summary *metrics.Summary
-	Last    *metrics.Row // the last measured interval
-	// Sessions is the most sessions open at once in a measured interval
-	// (the last row may be sampled as the window closes them).
-	Sessions int64
+	Dir     string
+	col     *stepCollector
 }
 
 // runStep runs one step into its results directory (step-NN), with the
@@ -234,27 +266,8 @@ func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Opt
 		// Memory per session is the slope of RSS over the steps: read it
 		// settled (see workload.Options.SettleMemory).
 		SettleMemory: settle})
-	out := stepRun{Summary: sum, Last: col.last, Sessions: col.sessions}
 	if err == nil {
 		err = rd.Err()
 	}
-	return out, err
-}
-
-// stepCollector keeps what a step's verdict needs of its intervals: the
-// last measured row (its process samples were taken while the step's load
-// and sessions were on) and the most sessions open at once.
-type stepCollector struct {
-	last     *metrics.Row
-	sessions int64
-}
-
-func (c *stepCollector) Start(*metrics.RunInfo) {}
-func (c *stepCollector) End(*metrics.RunEnd)    {}
-func (c *stepCollector) Interval(r *metrics.IntervalRecord) {
-	if r.Phase == metrics.PhaseMeasure {
-		row := r.Row
-		c.last = &row
-		c.sessions = max(c.sessions, row.Sessions)
-	}
+	return stepRun{Summary: sum, col: col}, err
 }

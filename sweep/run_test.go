@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -55,8 +56,10 @@ func sweepProfile() *workload.Profile {
 
 // The sweep runs steps up to the overload, stops once clearly past the
 // knee, bisects between 800/s (passed) and 1100/s (failed) three times,
-// and judges: the knee at 800/s, the maximum sustainable rate just under
-// the server's 1000/s.
+// and judges: the maximum sustainable rate just under the server's
+// 1000/s. The server queues nothing until it is full (latency flat at
+// 1 ms, then 249 ms), so the curve's knee lies past the highest load
+// under the SLO and is capped there.
 func TestSweepFindsTheKnee(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		hc, stop := mcptest.ServePipe(capacityFake())
@@ -85,7 +88,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 			t.Fatalf("refinements %v: want bisection of 800..1100", refined)
 		}
 		v := sw.Verdict
-		if v.MaxSustainable < 940 || v.MaxSustainable > 1000 || v.KneeStep != 3 || v.Knee != 800 {
+		if v.MaxSustainable < 940 || v.MaxSustainable > 1000 || !v.KneeCapped || v.Knee != v.MaxLoad || v.KneeRate > v.MaxSustainable {
 			t.Fatalf("verdict %+v", v)
 		}
 		back, err := metrics.ReadSweep(dir)
@@ -163,6 +166,85 @@ func TestSessionSweepHoldsSessions(t *testing.T) {
 		}
 		if sw.Verdict.MaxLoad != 60 {
 			t.Fatalf("highest load under the SLO %g, want 60 sessions", sw.Verdict.MaxLoad)
+		}
+	})
+}
+
+// --repeat 2 runs each step twice (step-NN and step-NN-r2) and pools
+// them: counts add up, the p99 is that of both runs' histograms merged
+// (read back from their histograms.hlog), and the p99 and error-rate
+// intervals come from both runs' one-second intervals (6 each: the 5 s
+// window after a 0.5 s warm-up spans 6 of them).
+func TestSweepRepeatPoolsRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(capacityFake())
+		defer stop()
+		dir := t.TempDir()
+		p := sweepProfile()
+		p.Sweep.From, p.Sweep.To, p.Sweep.Steps, p.Sweep.Refine = 200, 600, 2, -1
+		p.Sweep.Step, p.Sweep.Repeat = workload.Duration(5*time.Second), 2
+		sw, err := Run(t.Context(), p, Options{Dir: dir, HTTPClient: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sw.Results) != 2 || sw.Repeat != 2 {
+			t.Fatalf("%d steps, repeat %d", len(sw.Results), sw.Repeat)
+		}
+		for _, s := range sw.Results {
+			if len(s.Repeats) != 2 || s.Repeats[0].Dir != s.Dir || s.Repeats[1].Dir != s.Dir+"-r2" {
+				t.Fatalf("step %d: repeats %+v", s.N, s.Repeats)
+			}
+			merged := metrics.NewHistogram()
+			for _, r := range s.Repeats {
+				res, err := metrics.ReadResults(filepath.Join(dir, r.Dir))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Summary.All.Count != r.Count {
+					t.Fatalf("%s: count %d, summary %d", r.Dir, r.Count, res.Summary.All.Count)
+				}
+				merged.Merge(res.Histograms[metrics.HlogTag("tools/call:echo")+".response"])
+			}
+			p99 := float64(merged.ValueAtQuantile(99)) / 1000
+			if s.Count != s.Repeats[0].Count+s.Repeats[1].Count || s.Count != merged.TotalCount() || s.Latency.P99 != p99 {
+				t.Fatalf("step %d: count %d (repeats %d + %d, histograms %d), p99 %v (merged histograms %v)", s.N, s.Count,
+					s.Repeats[0].Count, s.Repeats[1].Count, merged.TotalCount(), s.Latency.P99, p99)
+			}
+			if s.Intervals != 12 || s.P99CI == nil || !s.P99CI.Contains(s.Latency.P99) || s.ErrorRateCI == nil || s.ErrorRateCI.Hi != 0 {
+				t.Fatalf("step %d: %d intervals, p99 %v in %+v, error rate interval %+v", s.N, s.Intervals, s.Latency.P99, s.P99CI, s.ErrorRateCI)
+			}
+		}
+		if !strings.HasPrefix(sw.Verdict.Confidence, "sure: step 2's p99 interval") {
+			t.Fatalf("confidence %q", sw.Verdict.Confidence)
+		}
+	})
+}
+
+// A step's intervals hold exactly its summary's ops: the collector's
+// one-second histograms (the graceful stop's joined to the last) add up
+// to the summary's count and p99.
+func TestStepCollectorMatchesSummary(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(capacityFake())
+		defer stop()
+		p := echoProfile()
+		p.Rate, p.VUs, p.MaxVUs, p.Duration, p.Warmup = 900, 4, 400, workload.Duration(6*time.Second), workload.Duration(time.Second)
+		pl, err := workload.Compile(p, hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := runStep(t.Context(), pl, t.TempDir(), 1, Options{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all stats.Hist
+		var count float64
+		for i, h := range st.col.resp {
+			all, count = all.Add(h), count+st.col.count[i]
+		}
+		if int64(count) != st.Summary.All.Count || all.Total() != st.Summary.All.Count || all.Quantile(0.99) != st.Summary.All.Response.P99 {
+			t.Fatalf("intervals: %v ops (histograms %d), p99 %v; summary %d ops, p99 %v", count, all.Total(), all.Quantile(0.99),
+				st.Summary.All.Count, st.Summary.All.Response.P99)
 		}
 	})
 }

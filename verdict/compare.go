@@ -21,6 +21,11 @@ type Delta struct {
 	Rel    float64 `json:"relative"` // (B − A) / A; 0 when A is 0
 	InA    bool    `json:"in_a"`
 	InB    bool    `json:"in_b"`
+	// P is the p-value of a Mann–Whitney U test of A's per-interval
+	// values against B's (nil: not tested; see AddNoise); Beyond says the
+	// difference is beyond the noise (P < NoiseAlpha).
+	P      *float64 `json:"p_value,omitempty"`
+	Beyond bool     `json:"beyond_noise,omitempty"`
 }
 
 // OpCompare is an op's metrics in two runs (ops matched by name; "all"
@@ -173,10 +178,32 @@ func ParseRegression(expr string) (Regression, error) {
 	return r, nil
 }
 
+// LimitResult is one limit checked on one op (or the total).
+type LimitResult struct {
+	Op   string `json:"op"`
+	Pass bool   `json:"pass"`
+	// Text describes the change against the limit: "all: p99 1.295 →
+	// 1.305 ms (+0.8%) within p99>+10%" or "… crosses …".
+	Text string `json:"text"`
+}
+
 // Check returns the crossings of the limit from a to b, described; qa and
 // qb answer the percentiles the summaries do not keep (nil: no data).
 func (r Regression) Check(a, b *metrics.Summary, qa, qb QuantileSource) []string {
 	var out []string
+	for _, l := range r.Evaluate(a, b, qa, qb) {
+		if !l.Pass {
+			out = append(out, l.Text)
+		}
+	}
+	return out
+}
+
+// Evaluate checks the limit from a to b on every op it scopes (or the
+// total), passing or not, each described with the numbers in the unit's
+// format (textfmt.Value); qa and qb as for Check.
+func (r Regression) Evaluate(a, b *metrics.Summary, qa, qb QuantileSource) []LimitResult {
+	var out []LimitResult
 	va, vb := views(a, r.scope, r.Op, qa), views(b, r.scope, r.Op, qb)
 	for _, x := range va {
 		name := "all"
@@ -208,13 +235,17 @@ func (r Regression) Check(a, b *metrics.Summary, qa, qb QuantileSource) []string
 				got = math.Inf(int(math.Copysign(1, bv)))
 			}
 		}
-		if (r.Cmp == ">" && got > r.Change) || (r.Cmp == "<" && got < r.Change) {
-			change := strings.TrimSpace(textfmt.Signed(bv-av) + " " + r.def.unit)
-			if r.Relative {
-				change = fmt.Sprintf("%+.1f%%", 100*got)
-			}
-			out = append(out, fmt.Sprintf("%s: %s %s → %s (%s) crosses %s", name, r.Metric, textfmt.Num(av), textfmt.Num(bv), change, r.Expr))
+		crossed := (r.Cmp == ">" && got > r.Change) || (r.Cmp == "<" && got < r.Change)
+		change := strings.TrimSpace(textfmt.SignedValue(bv-av, r.def.unit) + " " + r.def.unit)
+		if r.Relative {
+			change = fmt.Sprintf("%+.1f%%", 100*got)
 		}
+		word := "within"
+		if crossed {
+			word = "crosses"
+		}
+		out = append(out, LimitResult{Op: name, Pass: !crossed, Text: fmt.Sprintf("%s: %s %s → %s (%s) %s %s", name, r.Metric,
+			textfmt.Value(av, r.def.unit), textfmt.Value(bv, r.def.unit), change, word, r.Expr)})
 	}
 	return out
 }

@@ -72,7 +72,7 @@ func TestCompareFailIf(t *testing.T) {
 		}
 		return r.Check(a, b, nil, nil)
 	}
-	if got := check("tools/call:p99>+10%"); len(got) != 1 || !strings.Contains(got[0], "tools/call:echo: p99 12 → 15 (+25.0%)") {
+	if got := check("tools/call:p99>+10%"); len(got) != 1 || !strings.Contains(got[0], "tools/call:echo: p99 12.00 → 15.00 (+25.0%) crosses") {
 		t.Fatalf("p99 regression not caught: %q", got)
 	}
 	if got := check("tools/call:p99>+30%"); len(got) != 0 {

@@ -29,6 +29,10 @@ type SweepSpec struct {
 	// maximum sustainable rate is found to a finer grain than the ladder's
 	// (default 3; -1 disables).
 	Refine int `yaml:"refine"`
+	// Repeat runs each step this many times (default 1); the step's
+	// numbers pool the runs and its confidence intervals resample every
+	// run's intervals, so run-to-run noise is in them.
+	Repeat int `yaml:"repeat"`
 }
 
 // SLOSpec is the service level a step must meet.
@@ -83,6 +87,9 @@ func (s *SweepSpec) Validate() []error {
 	}
 	if s.Steps < 2 {
 		add("steps: %d, want at least 2", s.Steps)
+	}
+	if s.Repeat < 0 || s.Repeat > 20 {
+		add("repeat: %d, want 1 to 20", s.Repeat)
 	}
 	if s.Step < 0 || s.Warmup < 0 {
 		add("step, warmup: want ≥ 0")

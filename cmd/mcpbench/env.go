@@ -39,6 +39,7 @@ type env struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	closers  []func()
+	live     *liveOutputs
 }
 
 // prepare loads the profile, applies the flags (and mod, for a command's
@@ -73,20 +74,10 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 	e.ver, e.sdk = version()
 	e.ctx, e.stop = signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	e.closers = append(e.closers, e.stop)
-	// The first Ctrl-C ends the run gracefully (results so far are
-	// written); handing the signal back makes a second one stop the
-	// process at once, keeping what was already written.
-	noticed := make(chan struct{})
-	stopSecond := context.AfterFunc(e.ctx, func() {
-		defer close(noticed)
-		e.stop()
-		fmt.Fprintln(e.stderr, "mcpbench: interrupted: finishing the results (Ctrl-C again to stop at once)")
-	})
-	e.closers = append(e.closers, func() {
-		if !stopSecond() {
-			<-noticed // the notice is being written: let it finish before the command returns
-		}
-	})
+	e.secondInterrupt()
+	if err := e.openLive(); err != nil {
+		return nil, err
+	}
 	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
 		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
 	}
@@ -122,6 +113,23 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		e.closers = append(e.closers, func() { pprof.StopCPUProfile(); pf.Close() })
 	}
 	return e, nil
+}
+
+// secondInterrupt makes the first Ctrl-C end the run gracefully (results
+// so far are written) and hands the signal back, so a second one stops the
+// process at once, keeping what was already written.
+func (e *env) secondInterrupt() {
+	noticed := make(chan struct{})
+	stopSecond := context.AfterFunc(e.ctx, func() {
+		defer close(noticed)
+		e.stop()
+		fmt.Fprintln(e.stderr, "mcpbench: interrupted: finishing the results (Ctrl-C again to stop at once)")
+	})
+	e.closers = append(e.closers, func() {
+		if !stopSecond() {
+			<-noticed // the notice is being written: let it finish before the command returns
+		}
+	})
 }
 
 func (e *env) close() {
@@ -188,6 +196,7 @@ func (r *recording) options(plan *workload.Plan) workload.Options {
 	if r.rd != nil {
 		sinks = append(sinks, r.rd)
 	}
+	sinks = append(sinks, e.live.sinks()...)
 	return workload.Options{
 		Embedded:  e.embedded,
 		Tool:      "mcpbench " + e.ver,

@@ -177,11 +177,13 @@ func TestCompareFailIfExit(t *testing.T) {
 	}
 	a, b := write("a.json", 10), write("b.json", 13)
 	out, errs, code := run(t, "compare", a, b, "--fail-if", "p99>+20%")
-	if code != exitThresholds || !strings.Contains(errs, "REGRESSION all: p99 10 → 13 (+30.0%)") || !strings.Contains(out, "+30.0%") {
+	if code != exitThresholds || !strings.Contains(errs, "REGRESSION all: p99 10.00 → 13.00 (+30.0%) crosses p99>+20%") || !strings.Contains(out, "+30.0%") ||
+		!strings.Contains(out, "FAIL  all: p99 10.00 → 13.00 (+30.0%) crosses p99>+20%") {
 		t.Fatalf("planted regression: exit %d\n%s\n%s", code, out, errs)
 	}
-	if _, errs, code := run(t, "compare", a, b, "--fail-if", "p99>+50%"); code != exitOK {
-		t.Fatalf("within the limit: exit %d %s", code, errs)
+	// A passing limit is printed too, in the same number format.
+	if out, errs, code := run(t, "compare", a, b, "--fail-if", "p99>+50%"); code != exitOK || !strings.Contains(out, "PASS  all: p99 10.00 → 13.00 (+30.0%) within p99>+50%") {
+		t.Fatalf("within the limit: exit %d %s\n%s", code, errs, out)
 	}
 	if _, _, code := run(t, "compare", a, b, "--fail-if", "p99>50%"); code != exitUsage {
 		t.Fatalf("bad limit: exit %d", code)

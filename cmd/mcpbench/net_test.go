@@ -61,7 +61,7 @@ func startServe(t *testing.T, args ...string) *served {
 }
 
 // results reads a run's summary.json and run.json.
-func results(t *testing.T, dir string) (*metrics.Summary, *metrics.RunInfo) {
+func netResults(t *testing.T, dir string) (*metrics.Summary, *metrics.RunInfo) {
 	t.Helper()
 	var sum metrics.Summary
 	var info metrics.RunInfo
@@ -106,7 +106,7 @@ func TestServeTLSNegotiatesH2WithResumeChaos(t *testing.T) {
 			if h := headerLine(out); !strings.Contains(h, "·  HTTP/2 (h2)  ·") {
 				t.Errorf("header %q", h)
 			}
-			sum, info := results(t, dir)
+			sum, info := netResults(t, dir)
 			l := sum.All.Ledger
 			if sum.All.Errors != 0 || sum.All.Count == 0 || l == nil || l.Faulty != 0 || sum.All.Resumes == nil || sum.All.Resumes.Accepted < sum.Chaos.CutsRST {
 				t.Errorf("%d ops, %d errors, ledger %+v, resumes %+v, chaos %+v\n%s", sum.All.Count, sum.All.Errors, l, sum.All.Resumes, sum.Chaos, out)
@@ -158,7 +158,7 @@ func TestServeAuthClientCredentials(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "Errors: 0") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	sum, _ := results(t, dir)
+	sum, _ := netResults(t, dir)
 	o := sum.Net.OAuth
 	short.stop()
 	m := regexp.MustCompile(`authorization: (\d+) tokens issued, (\d+) token requests refused; \d+ requests challenged \(401\), (\d+) of them with an expired token`).FindStringSubmatch(short.out.String())
@@ -210,7 +210,7 @@ func TestRunThroughProxy(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	sum, info := results(t, dir)
+	sum, info := netResults(t, dir)
 	if n := sum.Net; n.Connections == 0 || n.Proxied != n.Connections || int64(px.Accepted()) != n.Connections || int64(len(px.Tunnels())) != n.Connections {
 		t.Errorf("client: %d connections, %d proxied; proxy: %d accepted, %d tunnels", n.Connections, n.Proxied, px.Accepted(), len(px.Tunnels()))
 	}

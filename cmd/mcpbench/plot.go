@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -29,14 +30,24 @@ resume — as PNG and/or SVG, and writes one self-contained HTML report (run
 metadata, summary tables, thresholds, storms, replay ledger, every chart as
 inline SVG; no JavaScript, no network).
 
-A chart with nothing to show (no resumes, say) is skipped and said so.
+It also draws the run's VUs, sessions and GET streams, the CPU, memory and
+open files of mcpbench and (with --target-pid) the target, and latency per
+op over time. A chart with nothing to show (no resumes, say) is skipped and
+said so; every chart has a caption that says what to look at.
 
 For a sweep directory ("mcpbench sweep --out DIR") it draws the capacity
-charts: latency against throughput, errors against offered load, CPU and
-memory per step (with --target-pid), memory per session (session sweeps).`,
+charts — latency percentiles (p99 with its 95 % interval), achieved
+throughput and error rate against the load offered, with the SLO, the knee
+and the highest load under the SLO marked; CPU, memory and open files per
+step; memory per session with its fit (session sweeps) — and the sweep's
+HTML report. For a soak directory ("mcpbench soak --out DIR") the run's
+charts, the soak's trend chart (the Theil–Sen lines its verdicts judged)
+and an HTML report with the verdicts.`,
 		Example: `  mcpbench run --duration 30s --out results/r1
   mcpbench plot results/r1                       # results/r1/plots/*.png|svg, results/r1/report.html
-  mcpbench plot results/r1 --format svg --out /tmp/charts --html /tmp/r1.html`,
+  mcpbench plot results/r1 --format svg --out /tmp/charts --html /tmp/r1.html
+  mcpbench plot results/cap                      # a sweep: capacity charts and its report
+  mcpbench plot results/soak                     # a soak: its trends and verdicts too`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return plotResults(cmd, args[0], f)
@@ -51,7 +62,6 @@ memory per step (with --target-pid), memory per session (session sweeps).`,
 }
 
 func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
-	stdout := cmd.OutOrStdout()
 	format, err := plots.ParseFormat(f.format)
 	if err != nil {
 		return usageError("--format: %v", err)
@@ -59,25 +69,42 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usageError("%s: not a directory", dir)
 	}
+	out, html := f.out, f.html
+	if out == "" {
+		out = filepath.Join(dir, "plots")
+	}
+	if html == "" {
+		html = filepath.Join(dir, "report.html")
+	}
 	if sw, err := metrics.ReadSweep(dir); err == nil {
-		return plotSweep(cmd, dir, sw, format, f)
+		written, err := plots.WriteSweepCharts(out, sw, plots.Options{Formats: format})
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		return writeReport(cmd, written, html, func(w io.Writer) error { return plots.SweepHTMLReport(w, sw) })
 	}
 	res, err := metrics.ReadResults(dir)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join(dir, "plots")
-	}
-	html := f.html
-	if html == "" {
-		html = filepath.Join(dir, "report.html")
-	}
 	written, err := plots.WriteCharts(out, res, plots.Options{Formats: format, PerOp: f.perOp})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	if sk, err := metrics.ReadSoak(dir); err == nil { // a soak: its trends too
+		more, err := plots.WriteSoakCharts(out, res, sk, plots.Options{Formats: format})
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		return writeReport(cmd, append(more, written...), html, func(w io.Writer) error { return plots.SoakHTMLReport(w, res, sk) })
+	}
+	return writeReport(cmd, written, html, func(w io.Writer) error { return plots.HTMLReport(w, res) })
+}
+
+// writeReport lists the chart files written (and the skipped charts with
+// their reason) and writes the HTML report.
+func writeReport(cmd *cobra.Command, written []plots.Output, html string, report func(io.Writer) error) error {
+	stdout := cmd.OutOrStdout()
 	for _, o := range written {
 		if o.Skipped != "" {
 			fmt.Fprintf(stdout, "skipped %s: %s\n", o.Name, o.Skipped)
@@ -88,34 +115,12 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 		}
 	}
 	var buf bytes.Buffer
-	if err := plots.HTMLReport(&buf, res); err != nil {
+	if err := report(&buf); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
 	if err := os.WriteFile(html, buf.Bytes(), 0o644); err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
 	fmt.Fprintln(stdout, html)
-	return nil
-}
-
-// plotSweep draws a sweep's capacity charts (and each step's charts).
-func plotSweep(cmd *cobra.Command, dir string, sw *metrics.Sweep, format plots.Format, f *plotFlags) error {
-	out := f.out
-	if out == "" {
-		out = filepath.Join(dir, "plots")
-	}
-	written, err := plots.WriteSweepCharts(out, sw, plots.Options{Formats: format})
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	for _, o := range written {
-		if o.Skipped != "" {
-			fmt.Fprintf(cmd.OutOrStdout(), "skipped %s: %s\n", o.Name, o.Skipped)
-			continue
-		}
-		for _, file := range o.Files {
-			fmt.Fprintln(cmd.OutOrStdout(), file)
-		}
-	}
 	return nil
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/soak"
+	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/spf13/cobra"
 )
@@ -14,40 +17,32 @@ func newReportCmd() *cobra.Command {
 	var spectrum bool
 	cmd := &cobra.Command{
 		Use:   "report DIR",
-		Short: "Print a run's report from its results directory (text, markdown or JSON)",
+		Short: "Print the report of a run, a sweep or a soak from its results directory (text, markdown or JSON)",
 		Long: `report prints a finished run's report from its results directory alone: the same
 summary the run printed, then (text) the detailed percentile spectrum of every
 op from histograms.hlog. If summary.json is missing (the run crashed or was
-killed), the summary is rebuilt from intervals.csv and histograms.hlog.`,
+killed), the summary is rebuilt from intervals.csv and histograms.hlog.
+
+A sweep directory (sweep.json) prints the step table and the verdict with
+their confidence intervals; a soak directory (soak.json) the run's report
+followed by the soak's verdicts. JSON prints sweep.json for a sweep, and
+{"summary": …, "soak": …} for a soak.`,
 		Example: `  mcpbench report results/20261121-060320-smoke
   mcpbench report results/run1 --format markdown > run1.md
-  mcpbench report results/run1 --format json | jq .all.response_time_ms`,
+  mcpbench report results/run1 --format json | jq .all.response_time_ms
+  mcpbench report results/cap                      # a sweep
+  mcpbench report results/soak --format markdown   # a soak`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := metrics.ReadResults(args[0])
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			sum := res.Summary
-			if sum == nil {
-				sum = res.Rebuild()
-			}
-			out := cmd.OutOrStdout()
 			switch format {
-			case "text":
-				if err := report.WriteText(out, sum); err != nil {
-					return err
-				}
-				if spectrum {
-					return report.WriteSpectrum(out, res)
-				}
-				return nil
-			case "markdown", "md":
-				return report.WriteMarkdown(out, sum)
-			case "json":
-				return writeJSON(out, sum)
+			case "text", "markdown", "md", "json":
+			default:
+				return usageError("--format %q: want text, markdown or json", format)
 			}
-			return usageError("--format %q: want text, markdown or json", format)
+			if sw, err := metrics.ReadSweep(args[0]); err == nil {
+				return reportSweep(cmd.OutOrStdout(), sw, format)
+			}
+			return reportRun(cmd.OutOrStdout(), args[0], format, spectrum)
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "text, markdown or json")
@@ -55,69 +50,216 @@ killed), the summary is rebuilt from intervals.csv and histograms.hlog.`,
 	return cmd
 }
 
+// reportSweep prints a sweep's report.
+func reportSweep(out io.Writer, sw *metrics.Sweep, format string) error {
+	switch format {
+	case "text":
+		return sweep.WriteText(out, sw)
+	case "json":
+		return writeJSON(out, sw)
+	}
+	return report.WriteSweepMarkdown(out, sw)
+}
+
+// reportRun prints a run's report, and a soak's verdicts after it when
+// dir holds soak.json.
+func reportRun(out io.Writer, dir, format string, spectrum bool) error {
+	res, err := metrics.ReadResults(dir)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	sum := res.Summary
+	if sum == nil {
+		sum = res.Rebuild()
+	}
+	sk, _ := metrics.ReadSoak(dir)
+	switch format {
+	case "text":
+		if err := report.WriteText(out, sum); err != nil {
+			return err
+		}
+		if sk != nil {
+			fmt.Fprintln(out)
+			if err := soak.WriteText(out, sk); err != nil {
+				return err
+			}
+		}
+		if spectrum {
+			return report.WriteSpectrum(out, res)
+		}
+		return nil
+	case "json":
+		if sk != nil {
+			return writeJSON(out, struct {
+				Summary *metrics.Summary `json:"summary"`
+				Soak    *metrics.Soak    `json:"soak"`
+			}{sum, sk})
+		}
+		return writeJSON(out, sum)
+	}
+	if err := report.WriteMarkdown(out, sum); err != nil {
+		return err
+	}
+	if sk != nil {
+		return report.WriteSoakMarkdown(out, sk)
+	}
+	return nil
+}
+
 func newCompareCmd() *cobra.Command {
 	var failIf []string
 	var jsonOut bool
 	cmd := &cobra.Command{
 		Use:   "compare A B",
-		Short: "Compare two runs op by op; --fail-if limits turn a regression into exit 99",
+		Short: "Compare two runs, sweeps or soaks; says what is beyond the noise; --fail-if limits turn a regression into exit 99",
 		Long: `compare prints two runs side by side, op by op: rate, error rate, response-time
 percentiles, service time and faulty streams, with B − A and the relative
-change. A and B are results directories (or summary.json files).
+change, and whether the difference is beyond the noise: a two-sided
+Mann–Whitney U test of A's per-interval values (intervals.csv) against B's,
+beyond when p < 0.05. A and B are results directories (or summary.json
+files, which have no intervals to test).
+
+Two sweep directories compare their verdicts — maximum sustainable rate,
+highest load under the SLO, the SLO crossing and the knee with their 95 %
+intervals — and p99 at each load both ran; a difference is beyond the noise
+when the two intervals do not overlap. Two soak directories compare as runs,
+then their verdicts side by side.
 
 --fail-if sets a regression limit on the change from A to B, e.g. 'p99>+10%'
 (p99 of all ops grew more than 10 %), 'tools/call:p99>+5ms', 'p(95)>+10%',
 'rate<-5%', 'error_rate>+0.5pp' (percentage points), 'get:lost>+0'. It reads
 the same metrics as run --threshold (see run --help): any percentile (from
 histograms.hlog when the summary does not keep it), every counter the
-summary prints, with the scopes OP:, post:, get:, sessions:. Any crossed
-limit exits 99; an unknown metric exits 2 listing the valid names.`,
+summary prints, with the scopes OP:, post:, get:, sessions:. For sweeps the
+figures are max_sustainable_rate, max_load, slo_crossing, knee and knee_rate
+('max_sustainable_rate<-5%'). Every limit is printed, passing or crossed; a
+crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
 		Example: `  mcpbench compare results/v1.2 results/v1.3
-  mcpbench compare results/main results/pr --fail-if 'p99>+10%' --fail-if 'rate<-5%'`,
+  mcpbench compare results/main results/pr --fail-if 'p99>+10%' --fail-if 'rate<-5%'
+  mcpbench compare results/cap-v1 results/cap-v2 --fail-if 'max_sustainable_rate<-5%'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var regs []verdict.Regression
-			for _, e := range failIf {
-				r, err := verdict.ParseRegression(e)
-				if err != nil {
-					return usageError("%v", err)
-				}
-				regs = append(regs, r)
+			swA, errA := metrics.ReadSweep(args[0])
+			swB, errB := metrics.ReadSweep(args[1])
+			switch {
+			case errA == nil && errB == nil:
+				return compareSweeps(cmd, args, swA, swB, failIf, jsonOut)
+			case errA == nil:
+				return usageError("compare: %s is a sweep and %s is not: compare two sweeps or two runs", args[0], args[1])
+			case errB == nil:
+				return usageError("compare: %s is a sweep and %s is not: compare two sweeps or two runs", args[1], args[0])
 			}
-			a, err := readSummary(args[0])
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			b, err := readSummary(args[1])
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			cmp := verdict.Compare(a, b)
-			out := cmd.OutOrStdout()
-			if jsonOut {
-				if err := writeJSON(out, cmp); err != nil {
-					return err
-				}
-			} else if err := report.WriteCompare(out, label(args[0], a), label(args[1], b), cmp); err != nil {
-				return err
-			}
-			var crossed []string
-			qa, qb := quantiles(args[0]), quantiles(args[1])
-			for _, r := range regs {
-				crossed = append(crossed, r.Check(a, b, qa, qb)...)
-			}
-			if len(crossed) > 0 {
-				for _, c := range crossed {
-					fmt.Fprintln(cmd.ErrOrStderr(), "REGRESSION", c)
-				}
-				return &exitError{code: exitThresholds, err: fmt.Errorf("%d regression limit(s) crossed", len(crossed))}
-			}
-			return nil
+			return compareRuns(cmd, args, failIf, jsonOut)
 		},
 	}
-	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "regression limit (repeatable), e.g. 'p99>+10%', 'rate<-5%', 'error_rate>+0.5pp'")
+	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "regression limit (repeatable), e.g. 'p99>+10%', 'rate<-5%', 'error_rate>+0.5pp'; sweeps: 'max_sustainable_rate<-5%'")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the comparison as JSON")
 	return cmd
+}
+
+// compareRuns compares two runs (or soaks): the table with the noise
+// tests, the limits, a soak's verdicts.
+func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool) error {
+	var regs []verdict.Regression
+	for _, e := range failIf {
+		r, err := verdict.ParseRegression(e)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		regs = append(regs, r)
+	}
+	a, err := readSummary(args[0])
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	b, err := readSummary(args[1])
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	cmp := verdict.Compare(a, b)
+	ra, rb := results(args[0]), results(args[1])
+	if ra != nil && rb != nil {
+		verdict.AddNoise(cmp, ra.Intervals, rb.Intervals)
+	}
+	var limits []verdict.LimitResult
+	qa, qb := quantiles(ra), quantiles(rb)
+	for _, r := range regs {
+		limits = append(limits, r.Evaluate(a, b, qa, qb)...)
+	}
+	out := cmd.OutOrStdout()
+	ska, _ := metrics.ReadSoak(args[0])
+	skb, _ := metrics.ReadSoak(args[1])
+	if jsonOut {
+		if err := writeJSON(out, struct {
+			Ops    []verdict.OpCompare   `json:"ops"`
+			Limits []verdict.LimitResult `json:"limits,omitempty"`
+		}{cmp, limits}); err != nil {
+			return err
+		}
+	} else {
+		if err := report.WriteCompare(out, label(args[0], a), label(args[1], b), cmp, limits); err != nil {
+			return err
+		}
+		if ska != nil && skb != nil {
+			if err := report.WriteSoakCompare(out, ska, skb); err != nil {
+				return err
+			}
+		}
+	}
+	return limitsExit(cmd, limits)
+}
+
+// compareSweeps compares two sweeps.
+func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failIf []string, jsonOut bool) error {
+	var lims []verdict.SweepLimit
+	for _, e := range failIf {
+		l, err := verdict.ParseSweepLimit(e)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		lims = append(lims, l)
+	}
+	if a.By != b.By {
+		return usageError("compare: %s sweeps %s, %s sweeps %s: their loads do not compare", args[0], a.By, args[1], b.By)
+	}
+	c := verdict.CompareSweeps(a, b)
+	var limits []verdict.LimitResult
+	for _, l := range lims {
+		limits = append(limits, l.Evaluate(c)...)
+	}
+	out := cmd.OutOrStdout()
+	if jsonOut {
+		if err := writeJSON(out, struct {
+			verdict.SweepComparison
+			Limits []verdict.LimitResult `json:"limits,omitempty"`
+		}{c, limits}); err != nil {
+			return err
+		}
+	} else {
+		sweepLabel := func(path string, sw *metrics.Sweep) string {
+			return fmt.Sprintf("%s (sweep %s, %s, %s)", path, sw.Profile, sw.Protocol, sw.Started.Format("2006-01-02 15:04"))
+		}
+		if err := report.WriteSweepCompare(out, sweepLabel(args[0], a), sweepLabel(args[1], b), c, limits); err != nil {
+			return err
+		}
+	}
+	return limitsExit(cmd, limits)
+}
+
+// limitsExit prints the crossed limits on stderr and exits 99 when any
+// was.
+func limitsExit(cmd *cobra.Command, limits []verdict.LimitResult) error {
+	var crossed int
+	for _, l := range limits {
+		if !l.Pass {
+			crossed++
+			fmt.Fprintln(cmd.ErrOrStderr(), "REGRESSION", l.Text)
+		}
+	}
+	if crossed > 0 {
+		return &exitError{code: exitThresholds, err: fmt.Errorf("%d regression limit(s) crossed", crossed)}
+	}
+	return nil
 }
 
 // readSummary reads a results directory's summary (rebuilt if missing) or
@@ -136,11 +278,20 @@ func readSummary(path string) (*metrics.Summary, error) {
 	return res.Rebuild(), nil
 }
 
-// quantiles reads a results directory's histograms.hlog to answer the
-// percentiles a summary does not keep (nil when there is none).
-func quantiles(path string) verdict.QuantileSource {
+// results reads a results directory (nil for a summary.json file or an
+// unreadable directory).
+func results(path string) *metrics.Results {
 	res, err := metrics.ReadResults(path)
-	if err != nil || len(res.Histograms) == 0 {
+	if err != nil {
+		return nil
+	}
+	return res
+}
+
+// quantiles answers the percentiles a summary does not keep from a
+// results directory's histograms.hlog (nil when there is none).
+func quantiles(res *metrics.Results) verdict.QuantileSource {
+	if res == nil || len(res.Histograms) == 0 {
 		return nil
 	}
 	return res

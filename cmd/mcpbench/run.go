@@ -51,6 +51,7 @@ type runFlags struct {
 	followRedirects                                    bool
 	net                                                netFlags
 	scale                                              scaleFlags // run only: segments, --start-at, --processes (scale.go)
+	live                                               liveFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -171,6 +172,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.targetPID, "target-pid", 0, "the target server's process id (same host, Linux): sample its CPU, RSS, open files and threads each interval")
 	fl.IntVar(&f.procs, "procs", 0, "OS threads running Go code in mcpbench (GOMAXPROCS). 0: auto — all cores, but for an open-model rate against --url only as many as the rate needs (~3300 ops/s each), which costs less CPU per op")
 	f.net.register(fl)
+	f.live.register(fl)
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to this file")
 	fl.MarkHidden("cpuprofile")
 	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

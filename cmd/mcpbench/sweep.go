@@ -17,7 +17,7 @@ import (
 type sweepFlags struct {
 	by                     string
 	from, to, sloErr       float64
-	steps                  int
+	steps, repeat          int
 	step, stepWarm, sloP99 time.Duration
 	keepGoing              bool
 }
@@ -31,9 +31,13 @@ func newSweepCmd() *cobra.Command {
 		Long: `sweep steps the load from --from to --to in --steps equal steps of --step each
 (after a warm-up per step) and judges each step against the SLO: response-time
 p99, error rate, and a clean replay ledger. It stops once a step is clearly
-past the knee. The verdict gives the maximum sustainable rate under the SLO
-(and the load where the SLO is crossed, interpolated), and the knee where
-latency starts to climb steeply. With --target-pid it also gives the target's
+past the knee. Each step's p99 and error rate come with a 95 % confidence
+interval (block bootstrap over its one-second intervals); --repeat K runs
+each step K times and pools them. The verdict gives the maximum sustainable
+rate under the SLO (and the load where the SLO is crossed, interpolated,
+with its interval), the knee where p99 reaches twice its low-load baseline
+(with its interval; never above the highest load under the SLO), and how
+sure it is (marginal when the SLO lies inside a deciding step's interval). With --target-pid it also gives the target's
 CPU and memory per step; a session sweep gives memory per session.
 
 --by rate steps the arrival rate (ops/s); --by vus the closed-model VUs;
@@ -45,7 +49,8 @@ Ctrl-C keeps every finished step.`,
 		Example: `  mcpbench sweep --profile capacity-sweep                       # embedded server
   mcpbench serve --addr 127.0.0.1:8080 --pid-file /tmp/mcpbench-serve.pid &
   mcpbench sweep --profile capacity-sweep --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"
-  mcpbench sweep --by sessions --from 1000 --to 5000 --steps 5 --rate 100 --step 10s`,
+  mcpbench sweep --by sessions --from 1000 --to 5000 --steps 5 --rate 100 --step 10s
+  mcpbench sweep --profile capacity-sweep --repeat 3                # each step 3 times: tighter intervals`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSweep(cmd, f, sf)
@@ -66,6 +71,7 @@ Ctrl-C keeps every finished step.`,
 	fl.DurationVar(&sf.sloP99, "slo-p99", 0, "SLO: response-time p99 at most (default 50ms)")
 	fl.Float64Var(&sf.sloErr, "slo-errors", 0, "SLO: error rate at most, % (default 1)")
 	fl.BoolVar(&sf.keepGoing, "keep-going", false, "run every step, even past the knee")
+	fl.IntVar(&sf.repeat, "repeat", 0, "run each step K times and pool them (default 1): run-to-run noise enters the confidence intervals")
 	return cmd
 }
 
@@ -102,8 +108,10 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		TargetPID: f.targetPID,
 		Server:    env.serverStatsFunc(),
 		RunInfo:   env.runInfo,
-		Sinks:     func(int, *workload.Plan) []metrics.Sink { return []metrics.Sink{newProg()} },
-		OnStep:    func(st metrics.SweepStep) { reportStep(env, st) },
+		Sinks: func(int, *workload.Plan) []metrics.Sink {
+			return append([]metrics.Sink{newProg()}, env.live.sinks()...)
+		},
+		OnStep: func(st metrics.SweepStep) { reportStep(env, st) },
 	})
 	if sw == nil {
 		var pe *workload.ProfileError
@@ -132,6 +140,7 @@ func (sf *sweepFlags) apply(p *workload.Profile, set func(string) bool) error {
 	}
 	override(set("slo-errors"), &s.SLO.ErrorRate, &sf.sloErr)
 	override(set("keep-going"), &s.KeepGoing, sf.keepGoing)
+	override(set("repeat"), &s.Repeat, sf.repeat)
 	return nil
 }
 

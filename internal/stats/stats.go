@@ -1,6 +1,8 @@
 // Package stats holds the few robust statistics the verdicts and charts
-// share: least-squares and Theil–Sen slopes, the median. It owns
-// arithmetic only: no thresholds, no judging.
+// share: least-squares and Theil–Sen slopes, the median, isotonic
+// regression, block-bootstrap confidence intervals of quantiles and
+// ratios (bootstrap.go) and the Mann–Whitney test. It owns arithmetic
+// only: no thresholds, no judging.
 package stats
 
 import (
@@ -22,6 +24,21 @@ func LeastSquares(x, y []float64) float64 {
 		return 0
 	}
 	return (n*sxy - sx*sy) / d
+}
+
+// LeastSquaresLine returns the least-squares line of y on x: its slope
+// and its intercept (y at x = 0).
+func LeastSquaresLine(x, y []float64) (slope, intercept float64) {
+	if len(x) == 0 {
+		return 0, 0
+	}
+	slope = LeastSquares(x, y)
+	var sx, sy float64
+	for i := range x {
+		sx, sy = sx+x[i], sy+y[i]
+	}
+	n := float64(len(x))
+	return slope, sy/n - slope*sx/n
 }
 
 // TheilSen returns the Theil–Sen slope of y on x: the median of the
@@ -61,4 +78,15 @@ func Median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// TheilSenLine returns the Theil–Sen line of y on x: its slope (see
+// TheilSen) and the intercept median(y − slope·x), robust like the slope.
+func TheilSenLine(x, y []float64) (slope, intercept float64) {
+	slope = TheilSen(x, y)
+	r := make([]float64, len(x))
+	for i := range x {
+		r[i] = y[i] - slope*x[i]
+	}
+	return slope, Median(r)
 }

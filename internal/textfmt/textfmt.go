@@ -84,3 +84,27 @@ func Statuses(m map[string]int64) string {
 
 // Round3 rounds to 3 decimals (the precision of summary numbers).
 func Round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// Value formats a number in the one format its unit has everywhere
+// (tables, limits, verdicts): ms as MS, % with two decimals, ops/s and s
+// with one, counts (no unit) whole when they are.
+func Value(v float64, unit string) string {
+	switch unit {
+	case "ms":
+		return MS(v)
+	case "%":
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case "ops/s", "s":
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return Num(v)
+}
+
+// SignedValue is Value with a sign: "+0.250", "-3.1".
+func SignedValue(v float64, unit string) string {
+	s := Value(math.Abs(v), unit)
+	if v < 0 {
+		return "-" + s
+	}
+	return "+" + s
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/mcpbench/mcpbench/live"
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/spf13/pflag"
+)
+
+// liveFlags are the live outputs' flags of run, sweep and soak.
+type liveFlags struct {
+	prometheus string
+	linger     time.Duration
+	jsonl      string
+}
+
+func (l *liveFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&l.prometheus, "prometheus", "", "serve live metrics at http://ADDR/metrics while the run goes (Prometheus text/OpenMetrics/protobuf; e.g. 127.0.0.1:9464)")
+	fl.DurationVar(&l.linger, "prometheus-linger", 0, "after the run, keep /metrics up until the next scrape (at most this long), so the final counts reach Prometheus")
+	fl.StringVar(&l.jsonl, "out-jsonl", "", "stream one JSON line per interval to this file (start and end lines too)")
+}
+
+// liveOutputs are a command's live sinks: the Prometheus endpoint (one
+// for the process: a sweep's steps add to the same counters) and the
+// JSON-lines file.
+type liveOutputs struct {
+	f    *liveFlags
+	srv  *live.Server
+	file *os.File
+	js   *live.JSONL
+}
+
+// startLive opens the live outputs the flags ask for; errors name the
+// flag.
+func startLive(f *liveFlags, stderr interface{ Write([]byte) (int, error) }) (*liveOutputs, error) {
+	lo := &liveOutputs{f: f}
+	if f.prometheus != "" {
+		srv, err := live.Serve(f.prometheus)
+		if err != nil {
+			return nil, err
+		}
+		lo.srv = srv
+		if host, _, _ := net.SplitHostPort(srv.Addr()); !net.ParseIP(host).IsLoopback() {
+			fmt.Fprintf(stderr, "mcpbench: --prometheus listens on %s, beyond this host: anyone who reaches it sees the run's metrics\n", srv.Addr())
+		}
+		fmt.Fprintf(stderr, "mcpbench: live metrics at http://%s/metrics\n", srv.Addr())
+	}
+	if f.jsonl != "" {
+		file, err := os.Create(f.jsonl)
+		if err != nil {
+			lo.close(context.Background(), stderr)
+			return nil, fmt.Errorf("--out-jsonl: %w", err)
+		}
+		lo.file, lo.js = file, live.NewJSONL(file)
+	}
+	return lo, nil
+}
+
+// sinks returns the live sinks for one run.
+func (lo *liveOutputs) sinks() []metrics.Sink {
+	var out []metrics.Sink
+	if lo == nil {
+		return out
+	}
+	if lo.srv != nil {
+		out = append(out, lo.srv.Sink)
+	}
+	if lo.js != nil {
+		out = append(out, lo.js)
+	}
+	return out
+}
+
+// close ends the outputs: the JSON lines flushed, the Prometheus
+// endpoint after its linger (cut short when ctx ends: a Ctrl-C).
+func (lo *liveOutputs) close(ctx context.Context, stderr interface{ Write([]byte) (int, error) }) {
+	if lo == nil {
+		return
+	}
+	if lo.js != nil {
+		lo.js.Close()
+		if n := lo.js.Dropped(); n > 0 {
+			fmt.Fprintf(stderr, "mcpbench: --out-jsonl fell behind: %d lines dropped\n", n)
+		}
+		if err := lo.js.Err(); err != nil {
+			fmt.Fprintf(stderr, "mcpbench: --out-jsonl: %v\n", err)
+		}
+	}
+	if lo.file != nil {
+		lo.file.Close()
+	}
+	if lo.srv != nil && !lo.srv.Close(ctx, lo.f.linger) && lo.f.linger > 0 && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "mcpbench: no scrape of /metrics came within --prometheus-linger %v after the run\n", lo.f.linger)
+	}
+}
+
+// openLive starts the live outputs the flags ask for, closed with the
+// env (after the run: the Prometheus endpoint lingers there).
+func (e *env) openLive() error {
+	lo, err := startLive(&e.f.live, e.stderr)
+	if err != nil {
+		e.close()
+		return usageError("%v", err)
+	}
+	e.live = lo
+	e.closers = append(e.closers, func() { lo.close(e.ctx, e.stderr) })
+	return nil
+}

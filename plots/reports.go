@@ -1,0 +1,94 @@
+package plots
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// The HTML reports of a sweep and of a soak; a run's is HTMLReport.
+
+// SweepHTMLReport writes a sweep as one self-contained HTML page: the
+// verdict (maximum sustainable rate, the SLO crossing and the knee with
+// their confidence intervals, how sure it is, memory per session), the
+// step table with each step's intervals and repeats, the capacity charts
+// inline with their captions (the ones without data listed as skipped),
+// and the sweep's settings. No JavaScript, no network; all text escaped.
+func SweepHTMLReport(w io.Writer, sw *metrics.Sweep) error {
+	items, err := SweepCharts(sw)
+	if err != nil {
+		return err
+	}
+	d := &sweepData{Sw: sw, Subtitle: sweepSubtitle(sw), Unit: metrics.SweepLoadUnit(sw.By), Target: secret.RedactURL(sw.Target),
+		Started: sw.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Steps: finished(sw, offered),
+		Marginal: strings.HasPrefix(sw.Verdict.Confidence, "marginal")}
+	for _, s := range sw.Results {
+		if s.Interrupted {
+			d.Steps = append(d.Steps, s)
+		}
+	}
+	if d.Charts, err = chartSections(items); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := sweepTmpl.Execute(&buf, d); err != nil {
+		return fmt.Errorf("plots: sweep HTML report: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+type sweepData struct {
+	Sw                              *metrics.Sweep
+	Subtitle, Unit, Target, Started string
+	Steps                           []metrics.SweepStep // by load, the interrupted last
+	Marginal                        bool
+	Charts                          []chartData
+}
+
+// SoakHTMLReport writes a soak's results directory as one self-contained
+// HTML page: the run's report (see HTMLReport) with the soak's verdicts
+// and their trend chart added.
+func SoakHTMLReport(w io.Writer, res *metrics.Results, sk *metrics.Soak) error {
+	return htmlReport(w, res, sk)
+}
+
+// soakSection is the soak part of a run's report.
+type soakSection struct {
+	Soak  *metrics.Soak
+	Chart *chartData
+}
+
+// soakChart draws a soak's trend chart for the report.
+func soakChart(res *metrics.Results, sk *metrics.Soak) (*soakSection, error) {
+	s := &soakSection{Soak: sk}
+	c, err := SoakTrends(sk, subtitle(res))
+	switch {
+	case isNoData(err):
+		s.Chart = &chartData{Name: "soak-trends", Skipped: noDataReason(err)}
+	case err != nil:
+		return nil, err
+	default:
+		cds, err := chartSections([]Item{{Name: "soak-trends", Chart: c}})
+		if err != nil {
+			return nil, err
+		}
+		s.Chart = &cds[0]
+	}
+	return s, nil
+}
+
+// fmtLoad formats a sweep's load: whole numbers from 100, three
+// significant digits below.
+func fmtLoad(v float64) string {
+	if v >= 100 || v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}

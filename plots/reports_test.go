@@ -1,0 +1,106 @@
+package plots
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// ciSweep is the recorded rate sweep with intervals, a knee and a
+// marginal step, as the statistics give them now.
+func ciSweep(t *testing.T) *metrics.Sweep {
+	sw := readSweep(t, "sweep-rate.json")
+	for i := range sw.Results {
+		s := &sw.Results[i]
+		s.P99CI = &metrics.CI{Lo: s.Latency.P99 * 0.85, Hi: s.Latency.P99 * 1.2}
+		s.ErrorRateCI = &metrics.CI{Lo: s.ErrorRate * 0.5, Hi: s.ErrorRate*1.5 + 0.0001}
+	}
+	sw.Results[0].Marginal = true
+	sw.Repeat = 2
+	sw.Results[1].Repeats = []metrics.SweepRepeat{{Dir: "step-02", Achieved: 1571, P99: 2.9}, {Dir: "step-02-r2", Achieved: 1570, P99: 3.1}}
+	v := &sw.Verdict
+	v.Knee, v.KneeStep, v.KneeRate, v.KneeCI, v.KneeBaseline, v.KneeThreshold = 3900, 4, 3899, &metrics.CI{Lo: 3500, Hi: 4400}, 3.1, 8
+	v.EstimateCI = &metrics.CI{Lo: 5080, Hi: 5200}
+	v.Confidence = "sure: step 6's p99 interval (22.1–31.2 ms) lies under the SLO's 50 ms and step 9's (1100–1560 ms) above it"
+	return sw
+}
+
+func TestSweepHTMLReport(t *testing.T) {
+	sw := ciSweep(t)
+	var b bytes.Buffer
+	if err := SweepHTMLReport(&b, sw); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`<section id="verdict">`, `<section id="steps">`, `<section id="charts">`, `<section id="sweep">`,
+		"Maximum sustainable rate", "<strong>3900 ops/s</strong> (95 % CI 3500–4400), 3899.0 ops/s achieved", "p99 reaches 8.000 ms there, its low-load baseline of 3.100 ms",
+		"(95 % CI 5080–5200)", "sure: step 6", `<figure id="chart-capacity-latency">`, `<figure id="chart-capacity-errors">`,
+		`<figure id="chart-capacity-resources">`, "<figcaption>Follow p99 to where it crosses the dashed SLO line", "marginal",
+		"2 runs: 1571.0/s p99 2.900 ms · 1570.0/s p99 3.100 ms", "capacity-memory: not a session sweep",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("sweep report lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `<tr><td>`); n != len(sw.Results) {
+		t.Errorf("%d step rows, want %d", n, len(sw.Results))
+	}
+	if err := checkNesting(page); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"<script", "<link", "<img", `src="`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("sweep report contains %q", bad)
+		}
+	}
+}
+
+func TestSoakHTMLReport(t *testing.T) {
+	res := fixture()
+	sk := &metrics.Soak{DurationS: 9, Pass: false, Verdicts: []metrics.SoakVerdict{
+		{Name: "latency drift", Checked: true, Pass: true, Value: 1.5, Unit: "ms/h", Detail: "interval p99 slope +1.50 ms/h",
+			Trends: []metrics.SoakTrend{{Series: metrics.SoakSeriesP99, SlopePerS: 0.01, Intercept: 110, FromS: 3, ToS: 11}}},
+		{Name: "correctness drift", Checked: true, Pass: false, Value: 3, Unit: "faulty streams", Detail: "3 of 180 response streams faulty"},
+		{Name: "target leak", Checked: true, Pass: true, Value: 2, Unit: "MB/h", Detail: "RSS +2.0 MB/h",
+			Trends: []metrics.SoakTrend{{Series: metrics.SoakSeriesRSS, SlopePerS: 1.5, Intercept: 80, FromS: 5, ToS: 11}}},
+		{Name: "session hygiene", Detail: "not checked: no deleted session was probed"},
+	}}
+	for _, iv := range res.Intervals {
+		p := metrics.SoakPoint{T: iv.T, Count: iv.All.Count, P99: iv.All.P99, Errors: iv.All.Errors, Measure: iv.Phase == metrics.PhaseMeasure}
+		if iv.Target != nil {
+			p.HasTgt, p.TgtMB, p.TgtFDs = true, iv.Target.RSSMB, iv.Target.FDs
+		}
+		sk.Points = append(sk.Points, p)
+	}
+	sk.Points[5].Faulty = 3
+	var b bytes.Buffer
+	if err := SoakHTMLReport(&b, res, sk); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<section id="soak">`, `<a href="#soak">`, `<figure id="chart-soak-trends">`, "3 of 180 response streams faulty",
+		"<figcaption>The dashed red lines are the robust", `<section id="summary">`, `<figure id="chart-latency">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("soak report lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `<td class="name">latency drift`) + strings.Count(page, `<td class="name">session hygiene`); n != 2 {
+		t.Errorf("verdict rows: %d", n)
+	}
+	if err := checkNesting(page); err != nil {
+		t.Error(err)
+	}
+	// A run's report has no soak section.
+	if strings.Contains(htmlOf(t, false), `id="soak"`) {
+		t.Error("a run's report has a soak section")
+	}
+}
+
+func TestSoakTrendsChart(t *testing.T) {
+	if _, err := SoakTrends(&metrics.Soak{}, ""); !isNoData(err) {
+		t.Fatalf("empty soak: %v", err)
+	}
+}

@@ -1,0 +1,121 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mcpbench/mcpbench/metrics"
+	"gonum.org/v1/plot/plotter"
+)
+
+// SoakTrends draws a soak's series over time (s since the start) with
+// the Theil–Sen lines its verdicts judged (soak.json): the interval p99
+// (latency drift), the target's RSS and open files (target leak, when
+// sampled) and the faulty streams per interval (correctness drift).
+// subtitle names the run.
+func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
+	var pts []metrics.SoakPoint
+	for _, p := range sk.Points {
+		if p.Measure {
+			pts = append(pts, p)
+		}
+	}
+	if len(pts) < 2 {
+		return nil, noData("soak.json holds fewer than two measured points")
+	}
+	trend := map[string]metrics.SoakTrend{}
+	verdict := map[string]metrics.SoakVerdict{}
+	for _, v := range sk.Verdicts {
+		verdict[v.Name] = v
+		for _, t := range v.Trends {
+			trend[t.Series] = t
+		}
+	}
+	hasTgt := false
+	for _, p := range pts {
+		hasTgt = hasTgt || p.HasTgt
+	}
+	type series struct {
+		title, unit, name, per string
+		get                    func(metrics.SoakPoint) (float64, bool)
+	}
+	all := []series{{verdictTitle("Interval p99", verdict["latency drift"]), "p99 (ms)", metrics.SoakSeriesP99, "ms/h",
+		func(p metrics.SoakPoint) (float64, bool) { return p.P99, p.Count > 0 }}}
+	if hasTgt {
+		all = append(all,
+			series{verdictTitle("Target RSS", verdict["target leak"]), "RSS (MB)", metrics.SoakSeriesRSS, "MB/h", func(p metrics.SoakPoint) (float64, bool) { return p.TgtMB, p.HasTgt }},
+			series{"Target open files", "file descriptors", metrics.SoakSeriesFDs, "/h", func(p metrics.SoakPoint) (float64, bool) { return float64(p.TgtFDs), p.HasTgt }})
+	}
+	all = append(all, series{verdictTitle("Faulty streams per interval", verdict["correctness drift"]), "streams", "faulty", "",
+		func(p metrics.SoakPoint) (float64, bool) { return float64(p.Faulty), true }})
+	xmax := pts[len(pts)-1].T
+	var panels []*Panel
+	for i, s := range all {
+		p := newPanel(s.title, "", s.unit)
+		if i == len(all)-1 {
+			p.Plot.X.Label.Text = "time since start (s)"
+		} else {
+			p.Plot.X.Tick.Marker = unlabelled{linearTicks{}}
+		}
+		xy := plotter.XYs{}
+		for _, pt := range pts {
+			if v, ok := s.get(pt); ok {
+				xy = append(xy, plotter.XY{X: pt.T, Y: v})
+			}
+		}
+		if len(xy) > 0 {
+			if err := addSeries(p, "measured", []plotter.XYs{xy}, lineStyle(colorN(0), 1, false)); err != nil {
+				return nil, err
+			}
+		}
+		if t, ok := trend[s.name]; ok {
+			line := plotter.XYs{{X: t.FromS, Y: t.Intercept + t.SlopePerS*t.FromS}, {X: t.ToS, Y: t.Intercept + t.SlopePerS*t.ToS}}
+			if err := addSeries(p, fmt.Sprintf("trend %s %s", signed(t.SlopePerS*3600), s.per), []plotter.XYs{line}, lineStyle(colorN(3), 2, true)); err != nil {
+				return nil, err
+			}
+		}
+		p.Plot.X.Min, p.Plot.X.Max = 0, xmax
+		fromZero(p.Plot)
+		panels = append(panels, p)
+	}
+	return &Chart{Name: "soak-trends", Title: "Soak: drift and leaks over time", Subtitle: subtitle, Panels: panels,
+		Caption: "The dashed red lines are the robust (Theil–Sen) trends the verdicts judged: a p99 line that climbs is latency drift, an RSS or open-files line that climbs over the last two thirds is a leak; any faulty stream fails the correctness verdict."}, nil
+}
+
+// verdictTitle names a panel with its verdict: "Interval p99 — latency
+// drift: PASS".
+func verdictTitle(title string, v metrics.SoakVerdict) string {
+	switch {
+	case v.Name == "":
+		return title
+	case !v.Checked:
+		return title + " — " + v.Name + ": not checked"
+	case v.Pass:
+		return title + " — " + v.Name + ": PASS"
+	}
+	return title + " — " + v.Name + ": FAIL"
+}
+
+// signed formats a slope with its sign, without an exponent.
+func signed(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%+.0f", v)
+	}
+	return fmt.Sprintf("%+.3g", v)
+}
+
+// WriteSoakCharts draws a soak's trend chart into dir (res names the
+// run in its subtitle).
+func WriteSoakCharts(dir string, res *metrics.Results, sk *metrics.Soak, opts Options) ([]Output, error) {
+	it := Item{Name: "soak-trends"}
+	c, err := SoakTrends(sk, subtitle(res))
+	switch {
+	case isNoData(err):
+		it.Skipped = noDataReason(err)
+	case err != nil:
+		return nil, err
+	default:
+		it.Chart = c
+	}
+	return writeItems(dir, []Item{it}, opts.Formats)
+}

@@ -1,0 +1,159 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/metrics"
+)
+
+// SweepRow is one figure of two sweeps side by side, with its 95 %
+// intervals when the sweeps have them.
+type SweepRow struct {
+	Name     string      `json:"name"` // max_sustainable_rate, max_load, slo_crossing, knee, knee_rate, …, or "p99 at LOAD"
+	Unit     string      `json:"unit"` // ops/s, VUs, sessions, ms, KiB
+	A        float64     `json:"a"`
+	B        float64     `json:"b"`
+	ACI      *metrics.CI `json:"a_ci,omitempty"`
+	BCI      *metrics.CI `json:"b_ci,omitempty"`
+	InA, InB bool        `json:"-"`
+	Abs      float64     `json:"abs"`      // B − A
+	Rel      float64     `json:"relative"` // (B − A) / A; 0 when A is 0
+	// Beyond says the difference is beyond the noise: both intervals
+	// known and not overlapping (nil: no intervals to judge by).
+	Beyond *bool `json:"beyond_noise,omitempty"`
+}
+
+// SweepComparison is two sweeps' verdicts and common steps side by side.
+type SweepComparison struct {
+	Verdict []SweepRow `json:"verdict"`
+	Steps   []SweepRow `json:"steps"` // p99 at each load both swept
+}
+
+// CompareSweeps lines up two sweeps: the maximum sustainable rate, the
+// highest load under the SLO, the SLO crossing and the knee with their
+// intervals, the knee's rate, memory per session; then the p99 (with its
+// interval) at each load both ran. A difference is beyond the noise when
+// the two 95 % intervals do not overlap (a conservative test: two
+// non-overlapping 95 % intervals differ at well under 5 %).
+func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
+	unit := metrics.SweepLoadUnit(a.By)
+	va, vb := a.Verdict, b.Verdict
+	var c SweepComparison
+	add := func(rows *[]SweepRow, name, unit string, x, y float64, xc, yc *metrics.CI, inA, inB bool) {
+		r := SweepRow{Name: name, Unit: unit, A: x, B: y, ACI: xc, BCI: yc, InA: inA, InB: inB}
+		if inA && inB {
+			r.Abs = y - x
+			if x != 0 {
+				r.Rel = r.Abs / x
+			}
+			if xc != nil && yc != nil {
+				beyond := xc.Hi < yc.Lo || yc.Hi < xc.Lo
+				r.Beyond = &beyond
+			}
+		}
+		*rows = append(*rows, r)
+	}
+	add(&c.Verdict, "max_sustainable_rate", "ops/s", va.MaxSustainable, vb.MaxSustainable, nil, nil, true, true)
+	add(&c.Verdict, "max_load", unit, va.MaxLoad, vb.MaxLoad, nil, nil, true, true)
+	add(&c.Verdict, "slo_crossing", unit, va.Estimate, vb.Estimate, va.EstimateCI, vb.EstimateCI, va.Estimate > 0, vb.Estimate > 0)
+	add(&c.Verdict, "knee", unit, va.Knee, vb.Knee, va.KneeCI, vb.KneeCI, va.KneeStep > 0, vb.KneeStep > 0)
+	add(&c.Verdict, "knee_rate", "ops/s", va.KneeRate, vb.KneeRate, nil, nil, va.KneeStep > 0, vb.KneeStep > 0)
+	if va.TargetKiBPerSession != 0 || vb.TargetKiBPerSession != 0 {
+		add(&c.Verdict, "target_kib_per_session", "KiB", va.TargetKiBPerSession, vb.TargetKiBPerSession, nil, nil, true, true)
+	}
+	if va.GeneratorKiBPerSession != 0 || vb.GeneratorKiBPerSession != 0 {
+		add(&c.Verdict, "generator_kib_per_session", "KiB", va.GeneratorKiBPerSession, vb.GeneratorKiBPerSession, nil, nil, true, true)
+	}
+	steps := func(sw *metrics.Sweep) map[float64]metrics.SweepStep {
+		m := map[float64]metrics.SweepStep{}
+		for _, s := range sw.Results {
+			if !s.Interrupted {
+				m[s.Value] = s
+			}
+		}
+		return m
+	}
+	sa, sb := steps(a), steps(b)
+	var loads []float64
+	for v := range sa {
+		if _, ok := sb[v]; ok {
+			loads = append(loads, v)
+		}
+	}
+	slices.Sort(loads)
+	for _, v := range loads {
+		x, y := sa[v], sb[v]
+		add(&c.Steps, "p99 at "+textfmt.Num(v)+" "+unit, "ms", x.Latency.P99, y.Latency.P99, x.P99CI, y.P99CI, true, true)
+	}
+	return c
+}
+
+// SweepLimit is a --fail-if limit on two sweeps, written like a run's
+// (see Regression) on a verdict figure: max_sustainable_rate, max_load,
+// slo_crossing, knee or knee_rate, e.g. "max_sustainable_rate<-5%" or
+// "knee<-200" (absolute, in the figure's unit).
+type SweepLimit struct {
+	Expr     string
+	Metric   string
+	Cmp      string
+	Change   float64 // relative: a fraction; absolute: in the unit
+	Relative bool
+}
+
+var reSweepLimit = regexp.MustCompile(`^([a-z_0-9.()]+)\s*(<|>)\s*([-+][0-9]*\.?[0-9]+)\s*(%)?$`)
+
+// SweepLimitMetrics are the figures a sweep limit may read.
+var SweepLimitMetrics = []string{"max_sustainable_rate", "max_load", "slo_crossing", "knee", "knee_rate"}
+
+// ParseSweepLimit parses one --fail-if expression for sweeps; an unknown
+// figure is an error listing the valid ones.
+func ParseSweepLimit(expr string) (SweepLimit, error) {
+	m := reSweepLimit.FindStringSubmatch(strings.TrimSpace(expr))
+	if m == nil {
+		return SweepLimit{}, fmt.Errorf("--fail-if %q: want figure<-change or >+change, e.g. max_sustainable_rate<-5%%, knee<-200", expr)
+	}
+	if !slices.Contains(SweepLimitMetrics, m[1]) {
+		return SweepLimit{}, fmt.Errorf("--fail-if %q: comparing sweeps, the figures are %s", expr, strings.Join(SweepLimitMetrics, ", "))
+	}
+	v, _ := strconv.ParseFloat(m[3], 64)
+	l := SweepLimit{Expr: expr, Metric: m[1], Cmp: m[2], Change: v}
+	if m[4] == "%" {
+		l.Relative, l.Change = true, v/100
+	}
+	return l, nil
+}
+
+// Evaluate checks the limit on a comparison's verdict rows.
+func (l SweepLimit) Evaluate(c SweepComparison) []LimitResult {
+	for _, r := range c.Verdict {
+		if r.Name != l.Metric || !r.InA || !r.InB {
+			continue
+		}
+		got := r.Abs
+		if l.Relative {
+			switch {
+			case r.A != 0:
+				got = r.Rel
+			case r.B == 0:
+				got = 0
+			default:
+				got = math.Inf(int(math.Copysign(1, r.B)))
+			}
+		}
+		crossed := (l.Cmp == ">" && got > l.Change) || (l.Cmp == "<" && got < l.Change)
+		change := textfmt.SignedValue(r.Abs, r.Unit) + " " + r.Unit
+		if l.Relative {
+			change = fmt.Sprintf("%+.1f%%", 100*got)
+		}
+		word := map[bool]string{true: "crosses", false: "within"}[crossed]
+		return []LimitResult{{Op: "sweep", Pass: !crossed, Text: fmt.Sprintf("%s %s → %s (%s) %s %s", r.Name,
+			textfmt.Value(r.A, r.Unit), textfmt.Value(r.B, r.Unit), change, word, l.Expr)}}
+	}
+	return []LimitResult{{Op: "sweep", Pass: true, Text: fmt.Sprintf("%s: not in both sweeps, not checked (%s)", l.Metric, l.Expr)}}
+}
