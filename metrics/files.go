@@ -58,21 +58,7 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	data = append(data, '\n')
-	tmp, err := createTemp(path)
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeFileAtomic(path, append(data, '\n'))
 }
 
 // createTemp creates a new file beside path, named ".<base>.<random>",
