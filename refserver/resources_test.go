@@ -3,6 +3,7 @@ package refserver
 import (
 	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -227,8 +228,16 @@ func TestCancelledCallGetsNothing(t *testing.T) {
 			s := startServer(t, Options{Mode: mode})
 			init := rawPOST(t, s.URL(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 			sid := init.Header.Get("Mcp-Session-Id")
+			// Read the answer to its end: closing an SSE answer early can
+			// cancel the initialize on the server (the session then never
+			// completes initialization).
+			io.Copy(io.Discard, init.Body)
 			init.Body.Close()
-			rawPOST(t, s.URL(), sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+			ack := rawPOST(t, s.URL(), sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			ack.Body.Close()
+			if ack.StatusCode != http.StatusAccepted {
+				t.Fatalf("notifications/initialized answered %d, want 202", ack.StatusCode)
+			}
 			waitFor(t, "the session", func() bool { return s.Stats().SessionsOpened == 1 })
 			type answer struct {
 				lines []string
