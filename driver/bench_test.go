@@ -10,37 +10,12 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
-// sseHandler answers any request with a priming event and the response, the
-// way a 2025-11-25 server answers tools/call over SSE; initialize gets a
-// session id. It does as little as possible so the driver's cost shows.
-func sseHandler(w http.ResponseWriter, r *http.Request) {
-	var buf [4096]byte
-	n, _ := r.Body.Read(buf[:])
-	body := buf[:n]
-	if r.Method != http.MethodPost {
-		w.WriteHeader(405)
-		return
-	}
-	if bytes.Contains(body, []byte(`"notifications/initialized"`)) {
-		w.WriteHeader(202)
-		return
-	}
-	id := body[bytes.Index(body, []byte(`"id":`))+5:]
-	id = id[:bytes.IndexByte(id, ',')]
-	h := w.Header()
-	h["Content-Type"] = []string{"text/event-stream"}
-	if bytes.Contains(body, []byte(`"initialize"`)) {
-		h["Mcp-Session-Id"] = []string{"bench"}
-	}
-	out := make([]byte, 0, 256)
-	out = append(out, "event: prime\nid: e_0\ndata:\n\nevent: message\nid: e_1\ndata: {\"jsonrpc\":\"2.0\",\"id\":"...)
-	out = append(out, id...)
-	out = append(out, `,"result":{"protocolVersion":"2025-11-25","content":[{"type":"text","text":"hello"}]}}`+"\n\n"...)
-	w.Write(out)
-}
+// sseHandler is the benchmarks' minimal SSE server (mcptest.BenchSSE).
+var sseHandler = mcptest.BenchSSE
 
 func benchSession(b *testing.B, cfg *driver.Config) *driver.Session {
 	s, err := driver.NewSession(cfg, 1)

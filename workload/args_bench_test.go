@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,36 +8,11 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/mcptest"
 )
 
-// benchSSE answers like driver's BenchmarkToolsCallSSE server: a priming
-// event and the response over SSE, as little work as possible so the
-// client's cost shows.
-func benchSSE(w http.ResponseWriter, r *http.Request) {
-	var buf [4096]byte
-	n, _ := r.Body.Read(buf[:])
-	body := buf[:n]
-	if r.Method != http.MethodPost {
-		w.WriteHeader(405)
-		return
-	}
-	if bytes.Contains(body, []byte(`"notifications/initialized"`)) {
-		w.WriteHeader(202)
-		return
-	}
-	id := body[bytes.Index(body, []byte(`"id":`))+5:]
-	id = id[:bytes.IndexByte(id, ',')]
-	h := w.Header()
-	h["Content-Type"] = []string{"text/event-stream"}
-	if bytes.Contains(body, []byte(`"initialize"`)) {
-		h["Mcp-Session-Id"] = []string{"bench"}
-	}
-	out := make([]byte, 0, 256)
-	out = append(out, "event: prime\nid: e_0\ndata:\n\nevent: message\nid: e_1\ndata: {\"jsonrpc\":\"2.0\",\"id\":"...)
-	out = append(out, id...)
-	out = append(out, `,"result":{"protocolVersion":"2025-11-25","content":[{"type":"text","text":"hello"}]}}`+"\n\n"...)
-	w.Write(out)
-}
+// benchSSE is the benchmarks' minimal SSE server (mcptest.BenchSSE).
+var benchSSE = mcptest.BenchSSE
 
 // BenchmarkArguments is the driver's hot path (one tools/call with a
 // progress token, answered over SSE in-process; allocations include the
