@@ -69,6 +69,18 @@ func TestReferenceServerStaysClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
+	// Closed model: a goroutine per VU. Open model: the sessions share the
+	// worker pool (open.go), churn and the GET streams included.
+	for _, rate := range []float64{0, 150} {
+		name := "closed"
+		if rate > 0 {
+			name = "open"
+		}
+		t.Run(name, func(t *testing.T) { referenceServerStaysClean(t, rate) })
+	}
+}
+
+func referenceServerStaysClean(t *testing.T, rate float64) {
 	p := &Profile{Name: "clean", VUs: 8, Duration: Duration(3 * time.Second), GETStream: true, CheckDeleted: true,
 		Protocol: driver.Protocol20251125, Churn: Churn{Rate: 4}, GracefulStop: Duration(10 * time.Second),
 		Ops: []OpSpec{
@@ -76,6 +88,9 @@ func TestReferenceServerStaysClean(t *testing.T) {
 			{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}, Progress: true, Weight: weight(2)},
 			{Method: "tools/list", Weight: weight(1)},
 		}}
+	if rate > 0 {
+		p.Rate, p.MaxVUs = rate, 8
+	}
 	sum, st := runRef(t, refserver.Options{TickInterval: 50 * time.Millisecond}, p)
 	if f := faults(sum); len(f) != 0 || sum.All.Errors != 0 {
 		t.Fatalf("a correct server judged faulty: %v, errors %v", f, sum.All.ErrorsByClass)

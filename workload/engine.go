@@ -98,7 +98,15 @@ type engine struct {
 	started  atomic.Int64
 	dropped  atomic.Int64
 	wg       sync.WaitGroup
-	spawnMu  sync.Mutex
+
+	// The open model's worker pool (open.go): the idle sessions, longest
+	// first; the workers sleeping on a claimed slot; the workers, spawns
+	// and arrival watcher still running.
+	idle                 chan *vuState
+	waiting, starting    atomic.Int64
+	workers, peakWorkers atomic.Int64
+	wwg                  sync.WaitGroup
+	spawnMu              sync.Mutex
 
 	vus, maxVUs, peakVUs int // the segment's VUs up front, cap, peak (segment.go)
 
@@ -324,6 +332,10 @@ func (e *engine) warmUsage(warm *time.Timer, done <-chan struct{}, now metrics.U
 // stages, the VUs a later stage activates.
 func (e *engine) launchAll(sessions []*driver.Session) {
 	p := &e.pl.Profile
+	if e.pooled() {
+		e.launchPool(sessions)
+		return
+	}
 	for i, s := range sessions {
 		if s == nil && p.Open() {
 			continue
@@ -368,6 +380,9 @@ func (e *engine) measuredEnd() time.Time {
 	return e.end
 }
 
+// testEngineDone, set by tests, sees each engine as its run finishes.
+var testEngineDone func(*engine)
+
 // finish hands the run's end to the sinks.
 func (e *engine) finish(ctx context.Context, sum *metrics.Summary, err error) (*metrics.Summary, error) {
 	// The run's sessions are closed: release the connections they left
@@ -375,6 +390,9 @@ func (e *engine) finish(ctx context.Context, sum *metrics.Summary, err error) (*
 	// (sockets and read buffers) until the process ends.
 	if hc := e.pl.Driver.HTTPClient; hc != nil {
 		hc.CloseIdleConnections()
+	}
+	if testEngineDone != nil {
+		testEngineDone(e)
 	}
 	end := &metrics.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile(), Histograms: e.rec.Histograms()}
 	for _, s := range e.opts.Sinks {

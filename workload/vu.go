@@ -11,19 +11,23 @@ import (
 )
 
 // The VUs. Each owns one MCP session (replaced when churn is on) and runs
-// ops: in the open model the arrival slots it claims, in the closed model
-// back to back while it is active (stages make VUs active and idle).
+// ops: in the open model the arrival slots claimed for it, in the closed
+// model back to back while it is active (stages make VUs active and idle).
+// A closed-model VU, and each lane of a session with concurrency > 1, is a
+// goroutine; the open model's sessions with one request in flight share a
+// pool of workers (open.go).
 //
 // The open model: arrival slots 0, 1, 2 ... are due at the times the
-// schedule gives. A free VU claims the next slot, sleeps until it is due and
-// runs it, so an op costs one timer wake-up and no handoff between
-// goroutines (the way wrk2 paces per connection). A slot claimed after its
-// due time (every VU was busy) runs at once, still timed from its intended
-// start; one claimed later than max_delay is dropped and counted, with how
-// late it was as a lower bound of its response time; slots still unclaimed
-// when the run ends are dropped too (dropUnclaimed). While every VU is busy
-// and a slot is overdue, VUs are added up to max_vus: one every 5 ms at
-// most (watchArrivals), and never more than maxSpawning still initializing.
+// schedule gives. A free worker (or lane) claims the next slot, sleeps until
+// it is due and runs it, so an op costs one timer wake-up and no handoff
+// between goroutines (the way wrk2 paces per connection). A slot claimed
+// after its due time (every session was busy) runs at once, still timed
+// from its intended start; one claimed later than max_delay is dropped and
+// counted, with how late it was as a lower bound of its response time;
+// slots still unclaimed when the run ends are dropped too (dropUnclaimed).
+// While every session is busy and a slot is overdue, VUs are added up to
+// max_vus: one every 5 ms at most (watchArrivals), and never more than
+// maxSpawning still initializing.
 
 // spawnLag is how overdue the next unclaimed slot must be before another
 // VU is added.
@@ -44,7 +48,7 @@ func (e *engine) vu(local int, s *driver.Session) {
 	defer e.wg.Done()
 	defer e.live.Add(-1)
 	id := e.vuID(local)
-	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: rand.New(rand.NewPCG(uint64(e.pl.Profile.Seed), uint64(id)+1))}
+	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Profile.Seed, id)}
 	if s == nil {
 		if !e.pl.Profile.Open() && !e.waitActive(id) {
 			return // a stage never activated this VU
@@ -58,18 +62,18 @@ func (e *engine) vu(local int, s *driver.Session) {
 		}
 	}
 	defer func() { e.closeSession(v.s) }()
-	if e.pl.Profile.GETStream {
-		e.openGET(v.s)
-	}
-	v.expires = v.lifetime()
-	if n := e.pl.MaxParallel(); n > 1 {
-		v.lanes = v.s.Lanes(n) // parallel steps of scenarios
-	}
+	e.prepare(v)
 	if c := e.pl.Profile.Concurrency; c > 1 {
 		v.runLanes(c)
 		return
 	}
 	v.loop()
+}
+
+// newVURand is VU id's random stream: the same in every segment and run
+// of one seed.
+func newVURand(seed int64, id int) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), uint64(id)+1))
 }
 
 // loop runs the VU's (or lane's) ops until the window ends.
@@ -277,7 +281,9 @@ func (v *vuState) record(res *driver.Result, counted bool) bool {
 	return true
 }
 
-// openLoop claims arrival slots until the schedule or the window ends.
+// openLoop claims arrival slots until the schedule or the window ends: a
+// lane's worker (concurrency > 1; one request in flight per session runs
+// on the worker pool, open.go).
 func (v *vuState) openLoop() {
 	e := v.e
 	timer := time.NewTimer(time.Hour)
@@ -394,8 +400,9 @@ func (e *engine) dropUnclaimed(now time.Time) {
 	}
 }
 
-// watchArrivals adds a VU whenever the next slot is overdue and no VU has
-// claimed it (all busy), up to max_vus.
+// watchArrivals acts whenever the next slot is overdue and nobody has
+// claimed it: with the worker pool, a worker when a session is idle;
+// otherwise (every session busy) a VU, up to max_vus.
 func (e *engine) watchArrivals() {
 	t := time.NewTicker(5 * time.Millisecond)
 	defer t.Stop()
@@ -405,14 +412,18 @@ func (e *engine) watchArrivals() {
 		case <-e.admit.Done():
 			return
 		}
-		if e.live.Load() >= int64(e.maxVUs) {
-			continue
-		}
 		wait, stop := e.sched.Pace(time.Since(e.start), e.next.Load())
 		if stop {
 			return
 		}
-		if -wait > spawnLag {
+		if -wait <= spawnLag {
+			continue
+		}
+		if e.idle != nil && len(e.idle) > 0 {
+			e.startWorker(nil) // a session is idle but no worker claimed the slot
+			continue
+		}
+		if e.live.Load() < int64(e.maxVUs) {
 			e.spawn()
 		}
 	}
@@ -426,6 +437,11 @@ func (e *engine) spawn() {
 		return
 	}
 	e.spawning.Add(1)
+	if e.idle != nil {
+		e.wwg.Add(1)
+		go e.spawned(int(e.started.Load()))
+		return
+	}
 	e.launch(int(e.started.Load()), nil)
 }
 
