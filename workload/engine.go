@@ -106,7 +106,9 @@ type engine struct {
 	waiting, starting    atomic.Int64
 	workers, peakWorkers atomic.Int64
 	wwg                  sync.WaitGroup
-	spawnMu              sync.Mutex
+
+	late    lateCauses // ops that started late, by cause (late.go)
+	spawnMu sync.Mutex
 
 	vus, maxVUs, peakVUs int // the segment's VUs up front, cap, peak (segment.go)
 

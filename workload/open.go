@@ -195,7 +195,7 @@ func (e *engine) worker(v *vuState) {
 		}
 		settle()
 		e.keepWaiting()
-		ok := v.run(&j)
+		ok := v.runNoting(&j, wait)
 		e.idle <- v
 		if !ok || e.surplus() {
 			return

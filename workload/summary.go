@@ -176,7 +176,7 @@ func (e *engine) bottleneck(s *metrics.Summary) {
 	case genBusy:
 		g.Bottleneck = fmt.Sprintf("mcpbench used %.2f of its %d cores: the generator may be the bottleneck, and the results may understate the server", g.Cores, procs)
 	case p.Open() && g.StartLag.P99 > 10 && s.DropWarning == "":
-		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99, in response time): the VUs were busy waiting on the target", g.StartLag.P99)
+		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99, in response time): %s", g.StartLag.P99, e.late.why(procs, g.Cores))
 	}
 }
 

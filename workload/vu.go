@@ -312,7 +312,7 @@ func (v *vuState) openLoop() {
 			}
 			continue
 		}
-		if !v.run(&j) {
+		if !v.runNoting(&j, wait) {
 			return
 		}
 	}
