@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +61,7 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 	if err := checkProcessShare(plan, n); err != nil {
 		return usageError("%v", err)
 	}
-	m, missing, err := runChildren(env, plan, env.launch(childBase(cmd, env, processDrop), f.out, plan, startAt))
+	m, err := runChildren(env, plan, env.launch(childBase(cmd, env, processDrop), f.out, plan, startAt))
 	if err != nil {
 		return err
 	}
@@ -68,12 +69,12 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 	if len(plan.Thresholds) > 0 {
 		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m)
 	}
-	env.keepMerged(m, f.out)
+	env.keepMerged(m.Merged, f.out)
 	if err := env.print(sum); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s\n", n-missing, env.f.out)
-	if err := missingErr(missing, n); err != nil {
+	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s\n", n-m.missing, env.f.out)
+	if err := missingErr(m.missing, n); err != nil {
 		return err
 	}
 	return exitFor(sum, nil)
@@ -147,35 +148,59 @@ func (e *env) launch(args []string, dir string, plan *workload.Plan, startAt tim
 	return launch{ctx: e.ctx, args: args, n: n, dir: dir, startAt: startAt, grace: plan.Profile.GracefulStop.D(), targetPID: e.f.targetPID}
 }
 
+// merged is what a launch's children left, merged.
+type merged struct {
+	*metrics.Merged
+	kids    []*child
+	missing int // children that wrote no results
+}
+
+// failed returns the children that exited with neither a result nor an
+// interrupt (not 0, 99 or 130), and the last line each wrote on stderr.
+func (m *merged) failed() (n int, last []string) {
+	for _, k := range m.kids {
+		if c := exitCodeOf(k.err); c != exitOK && c != exitThresholds && c != exitInterrupted {
+			n++
+			last = append(last, lastLine(k.stderr.String()))
+		}
+	}
+	return n, last
+}
+
+// lastLine is s's last non-empty line.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
 // runChildren starts the children, shows their merged progress until
 // every one has exited, and merges their results (with the embedded
-// server's counters); missing is how many wrote none. Errors are exit
-// errors: a child could not start, the children refused their flags, or
-// none wrote results.
-func runChildren(env *env, plan *workload.Plan, l launch) (m *metrics.Merged, missing int, err error) {
+// server's counters). Errors are exit errors: a child could not start,
+// the children refused their flags, or none wrote results.
+func runChildren(env *env, plan *workload.Plan, l launch) (*merged, error) {
 	kids, err := startChildren(l)
 	if err != nil {
-		return nil, 0, &exitError{code: exitFailed, err: err}
+		return nil, &exitError{code: exitFailed, err: err}
 	}
 	fmt.Fprintf(env.stderr, "mcpbench: %d processes (segments 0/%d … %d/%d), the clock starts at %s (in %v); each writes %s\n",
 		l.n, l.n, l.n-1, l.n, l.startAt.Format("15:04:05.000"), time.Until(l.startAt).Round(100*time.Millisecond), filepath.Join(l.dir, "segment-I"))
 	watchChildren(env, plan, kids, l.startAt)
 	dirs, usage := reap(env.stderr, kids)
 	if usage {
-		return nil, 0, &exitError{code: exitUsage, err: errors.New("the processes refused their flags")}
+		return nil, &exitError{code: exitUsage, err: errors.New("the processes refused their flags")}
 	}
 	if len(dirs) == 0 {
-		return nil, 0, &exitError{code: exitFailed, err: errors.New("no process wrote results")}
+		return nil, &exitError{code: exitFailed, err: errors.New("no process wrote results")}
 	}
-	m, err = metrics.MergeResults(dirs)
+	m, err := metrics.MergeResults(dirs)
 	if err != nil {
-		return nil, 0, &exitError{code: exitFailed, err: err}
+		return nil, &exitError{code: exitFailed, err: err}
 	}
 	m.Summary.Embedded = env.embedded
 	if stats := env.serverStatsFunc(); stats != nil {
 		m.Summary.Server = stats()
 	}
-	return m, len(kids) - len(dirs), nil
+	return &merged{Merged: m, kids: kids, missing: len(kids) - len(dirs)}, nil
 }
 
 // startChildren launches the children.
