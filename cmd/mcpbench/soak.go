@@ -53,6 +53,7 @@ child; every child's results are kept and merged.`,
 	f.scale.registerScale(cmd)
 	fl := cmd.Flags()
 	fl.Lookup("processes").Usage = "run the soak as N child processes of mcpbench (segments 0/N … N−1/N, each with its own open-file limit and GC), show one merged progress line, merge their results into --out (each in --out/segment-I) and judge the merged run"
+	fl.Lookup("start-delay").Usage = "with --processes: start the clock this long after the children are launched, for their set-up (default 5s + 1ms per session of a child)"
 	for _, name := range []string{"segment", "segment-sequence", "start-at"} {
 		fl.MarkHidden(name) // set by --processes for its children
 	}

@@ -84,6 +84,7 @@ memory. Ctrl-C is forwarded to each child; the finished steps are kept.`,
 	fl.IntVar(&sf.repeat, "repeat", 0, "run each step K times and pool them (default 1): run-to-run noise enters the confidence intervals")
 	f.scale.registerScale(cmd)
 	fl.Lookup("processes").Usage = "run each step as N child processes of mcpbench (segments 0/N … N−1/N of the step, each with its own open-file limit and GC), show one merged progress line, and merge each step exactly into step-NN (each child in step-NN/segment-I)"
+	fl.Lookup("start-delay").Usage = "with --processes: start each step's clock this long after its children are launched, for their set-up (default 5s + 1ms per session of a child)"
 	fl.StringVar(&sf.stepOf, "sweep-step", "", "run step N of the sweep at LOAD alone (N:LOAD), into --out: how --processes starts its children")
 	for _, name := range []string{"segment", "segment-sequence", "start-at", "sweep-step"} {
 		fl.MarkHidden(name) // set by --processes for its children
