@@ -71,9 +71,11 @@ type mergedInterval struct {
 	opCount    []int64
 	opErrors   []int64
 	opResumes  []int64
+	opFaulty   []int64
 	allCount   int64
 	allErrors  int64
 	allResumes int64
+	allFaulty  int64
 }
 
 // ErrNotSegments is returned when the directories cannot be merged into
@@ -201,7 +203,7 @@ func (m *Merged) at(k int) *mergedInterval {
 	}
 	n := len(m.ops)
 	mi := &mergedInterval{k: k, response: make([]*hdr.Histogram, n), service: make([]*hdr.Histogram, n), resume: make([]*hdr.Histogram, n),
-		opCount: make([]int64, n), opErrors: make([]int64, n), opResumes: make([]int64, n)}
+		opCount: make([]int64, n), opErrors: make([]int64, n), opResumes: make([]int64, n), opFaulty: make([]int64, n)}
 	m.intervals = slices.Insert(m.intervals, i, mi)
 	return mi
 }
@@ -247,6 +249,7 @@ func (m *Merged) addRows(_ int, r *Results) {
 		mi.allCount += row.All.Count
 		mi.allErrors += row.All.Errors
 		mi.allResumes += row.All.Resumes
+		mi.allFaulty += row.All.Faulty
 		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
 			mi.classes[c] += row.ErrorsByClass[c.String()]
 		}
@@ -255,6 +258,7 @@ func (m *Merged) addRows(_ int, r *Results) {
 			mi.opCount[i] += o.Count
 			mi.opErrors[i] += o.Errors
 			mi.opResumes[i] += o.Resumes
+			mi.opFaulty[i] += o.Faulty
 		}
 	}
 }
@@ -350,23 +354,6 @@ func (m *Merged) Quantile(op, kind string, q float64) (float64, bool) {
 	return round3(float64(h.ValueAtQuantile(q)) / 1000), true
 }
 
-// Write writes the merged results to dir as a run's results directory:
-// run.json, intervals.csv, histograms.hlog, summary.hlog, offenders.json
-// and summary.json (through a ResultsDir, their only writer).
-func (m *Merged) Write(dir string) error {
-	w, err := NewResultsDir(dir)
-	if err != nil {
-		return err
-	}
-	w.Start(m.Run)
-	for _, mi := range m.intervals {
-		iv, row := m.interval(mi)
-		w.Interval(&IntervalRecord{Interval: iv, Row: row, Names: m.ops, Phase: mi.phase})
-	}
-	w.End(&RunEnd{Info: m.Run, Summary: m.Summary, Offenders: m.Offenders, Histograms: m.Totals})
-	return w.Err()
-}
-
 // interval makes a merged interval's aggregate and row: counts summed,
 // percentiles from the merged histograms.
 func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
@@ -381,17 +368,17 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 		Self: ProcRow{Cores: round3(mi.rec.Self.Cores), RSSMB: round3(mi.rec.Self.RSSMB)}, Target: mi.rec.Target}
 	for i := range m.ops {
 		o := &OpStats{Response: orEmpty(mi.response[i]), Service: orEmpty(mi.service[i]), TTFB: NewHistogram(), Resume: mi.resume[i],
-			Count: mi.opCount[i], Errors: mi.opErrors[i], Resumes: mi.opResumes[i]}
+			Count: mi.opCount[i], Errors: mi.opErrors[i], Resumes: mi.opResumes[i], Faulty: mi.opFaulty[i]}
 		iv.Ops = append(iv.Ops, o)
 		iv.All.Response.Merge(o.Response)
 		iv.All.Service.Merge(o.Service)
 		l := LatencyOf(o.Response)
-		row.Ops = append(row.Ops, RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max})
+		row.Ops = append(row.Ops, RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Faulty: o.Faulty, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max})
 	}
 	l := LatencyOf(iv.All.Response)
-	row.All = RowOp{Count: mi.allCount, Errors: mi.allErrors, Resumes: mi.allResumes, Dropped: mi.rec.Dropped, Classes: mi.classes,
+	row.All = RowOp{Count: mi.allCount, Errors: mi.allErrors, Resumes: mi.allResumes, Dropped: mi.rec.Dropped, Faulty: mi.allFaulty, Classes: mi.classes,
 		P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
-	iv.All.Count, iv.All.Errors = mi.allCount, mi.allErrors
+	iv.All.Count, iv.All.Errors, iv.All.Faulty = mi.allCount, mi.allErrors, mi.allFaulty
 	// Rates over the longest of its rows: the span of the merged interval
 	// when the segments are aligned, and no shorter than a segment's own
 	// interval when they are not.

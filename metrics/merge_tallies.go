@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -103,7 +104,9 @@ func (m *Merged) getStreams() *GETStreamSummary {
 }
 
 // generator sums the segments' cost: they are processes of their own, so
-// their CPU, cores, memory and budgets add up; the CPU per op is the sum's
+// their CPU, cores, memory (settled memory and the sessions it held
+// included: a sessions sweep's memory per session is the slope of the
+// children's summed RSS) and budgets add up; the CPU per op is the sum's
 // over count ops. Each segment's own is in Segments.
 func (m *Merged) generator(count int64) Generator {
 	var g Generator
@@ -116,6 +119,8 @@ func (m *Merged) generator(count int64) Generator {
 		g.CPUSeconds += x.CPUSeconds
 		g.Cores += x.Cores
 		g.MaxRSSMB += x.MaxRSSMB
+		g.SettledRSSMB += x.SettledRSSMB
+		g.SettledSessions += x.SettledSessions
 		g.BudgetMB += x.BudgetMB
 		g.BudgetPeakMB += x.BudgetPeakMB
 		g.BudgetWaits += x.BudgetWaits
@@ -125,7 +130,7 @@ func (m *Merged) generator(count int64) Generator {
 			warns = append(warns, segLabel(r)+": "+x.Bottleneck)
 		}
 	}
-	g.CPUSeconds, g.Cores, g.MaxRSSMB = round3(g.CPUSeconds), round3(g.Cores), round3(g.MaxRSSMB)
+	g.CPUSeconds, g.Cores, g.MaxRSSMB, g.SettledRSSMB = round3(g.CPUSeconds), round3(g.Cores), round3(g.MaxRSSMB), round3(g.SettledRSSMB)
 	g.BudgetMB, g.BudgetPeakMB = round3(g.BudgetMB), round3(g.BudgetPeakMB)
 	if count > 0 {
 		g.CPUPerOpUS = round3(g.CPUSeconds * 1e6 / float64(count))
@@ -136,9 +141,10 @@ func (m *Merged) generator(count int64) Generator {
 }
 
 // extras merges chaos (counts summed; the plan and seed of the first),
-// the target process (the first segment's sample: one process sampled by
-// each) and the embedded servers' counters (summed: one server per
-// segment). Storm waves stay per segment.
+// the target process (the first segment's samples: one process, sampled
+// by each segment or, with --processes, by the first child only; its CPU
+// per op is over the merged run's ops) and the embedded servers' counters
+// (summed: one server per segment). Storm waves stay per segment.
 func (m *Merged) extras(s *Summary) {
 	storms := false
 	for _, r := range m.segs {
@@ -156,7 +162,11 @@ func (m *Merged) extras(s *Summary) {
 		}
 		storms = storms || len(x.Storms) > 0
 		if x.TargetProc != nil && s.TargetProc == nil {
-			s.TargetProc = x.TargetProc
+			t := *x.TargetProc
+			if t.Error == "" && s.All.Count > 0 {
+				t.CPUPerOpUS = math.Round(t.CPUSeconds*1e6/float64(s.All.Count)*10) / 10
+			}
+			s.TargetProc = &t
 		}
 		if v := x.Server; v != nil {
 			if s.Server == nil {

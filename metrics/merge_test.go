@@ -27,6 +27,9 @@ type segRun struct {
 	lat      func(i int) int // ms
 	errEvery int             // every errEvery-th op fails (0: none)
 	crash    bool            // stop before End: no summary.json, summary.hlog
+	faulty   int64           // faulty streams per interval (op a's)
+	settled  float64         // the generator's settled RSS (MB), one MB per session
+	target   *TargetSummary  // the target process sampled
 }
 
 var segOps = []string{"tools/call:a", "tools/call:b"}
@@ -62,7 +65,9 @@ func (s segRun) write(t *testing.T, truth *hdr.Histogram) {
 			next = time.Time{}
 		}
 		iv := rec.Tick(end, next)
-		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
+		row := RowOf(iv)
+		row.All.Faulty, row.Ops[0].Faulty = s.faulty, s.faulty
+		w.Interval(&IntervalRecord{Interval: iv, Row: row, Phase: PhaseMeasure})
 	}
 	if s.crash {
 		return
@@ -70,7 +75,7 @@ func (s segRun) write(t *testing.T, truth *hdr.Histogram) {
 	ops, all := rec.Summarize(float64(s.secs))
 	sum := &Summary{Tool: "mcpbench test", Target: "http://x/mcp", Profile: "p", Model: "open", Started: s.start, DurationS: float64(s.secs),
 		TargetRate: float64(s.perSec), Rate: all.Rate, Ops: ops, All: all, Segment: s.seg, VUs: 3, MaxVUs: 5, Sessions: rec.Sessions(),
-		Generator: Generator{CPUSeconds: 1.5, Cores: 0.5, MaxRSSMB: 40}}
+		Generator: Generator{CPUSeconds: 1.5, Cores: 0.5, MaxRSSMB: 40, SettledRSSMB: s.settled, SettledSessions: int64(s.settled)}, TargetProc: s.target}
 	w.End(&RunEnd{Info: info, Summary: sum, Histograms: rec.Histograms()})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
@@ -297,5 +302,72 @@ func TestTail(t *testing.T) {
 		if h == nil || h.TotalCount() != int64(k*10) || h.Max() < int64(k*1000) {
 			t.Fatalf("interval %d: response times %v", k, h)
 		}
+	}
+}
+
+// recordSink keeps what a sink is handed.
+type recordSink struct {
+	starts, ends int
+	recs         []IntervalRecord
+	resp, svc    []int64 // each interval's response- and service-time samples
+	p99          []float64
+	end          *RunEnd
+}
+
+func (r *recordSink) Start(*RunInfo) { r.starts++ }
+func (r *recordSink) Interval(rec *IntervalRecord) {
+	r.recs = append(r.recs, *rec)
+	r.resp = append(r.resp, rec.Interval.All.Response.TotalCount())
+	r.svc = append(r.svc, rec.Interval.All.Service.TotalCount())
+	r.p99 = append(r.p99, LatencyOf(rec.Interval.All.Response).P99)
+}
+func (r *recordSink) End(e *RunEnd) { r.ends++; r.end = e }
+
+// Replay hands sinks the merged run as a run hands them its own: each
+// interval with its phase, the time since the start, the gauges and the
+// faulty streams summed, and histograms holding every sample of the
+// segments' intervals; the summary sums the settled memory (and its
+// sessions) of the segments, and the target's CPU per op is over the
+// merged ops, not the first segment's.
+func TestMergeReplay(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Unix(8000, 0)
+	tgt := &TargetSummary{PID: 42, CPUSeconds: 0.6, CPUPerOpUS: 99999, Cores: 0.3}
+	a := segRun{dir: filepath.Join(dir, "a"), start: t0, seg: seg(0, 3, "0,1/3,2/3,1"), secs: 3, perSec: 10, lat: func(i int) int { return 1 + i%7 }, faulty: 1, settled: 30, target: tgt}
+	b := segRun{dir: filepath.Join(dir, "b"), start: t0, seg: seg(1, 3, "0,1/3,2/3,1"), secs: 3, perSec: 20, lat: func(i int) int { return 40 + i%3 }, faulty: 2, settled: 50}
+	truth := NewHistogram()
+	a.write(t, truth)
+	b.write(t, truth)
+	m, err := MergeResults([]string{a.dir, b.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Summary.Generator
+	if g.SettledRSSMB != 80 || g.SettledSessions != 80 {
+		t.Errorf("settled %v MB with %d sessions: want the segments' 30+50", g.SettledRSSMB, g.SettledSessions)
+	}
+	if tp := m.Summary.TargetProc; tp == nil || tp.PID != 42 || tp.CPUPerOpUS != 6666.7 {
+		t.Errorf("target %+v: want segment a's, its CPU per op over the 90 merged ops", tp)
+	}
+	var rs recordSink
+	m.Replay(&rs)
+	if rs.starts != 1 || rs.ends != 1 || rs.end.Summary != m.Summary || len(rs.recs) != 3 {
+		t.Fatalf("replay: %d starts, %d ends, %d intervals", rs.starts, rs.ends, len(rs.recs))
+	}
+	for k, rec := range rs.recs {
+		if rec.Phase != PhaseMeasure || rec.Elapsed != time.Duration(k+1)*time.Second || rec.Row.All.Count != 30 || rec.Row.All.Faulty != 3 || rec.Row.Ops[0].Faulty != 3 {
+			t.Errorf("interval %d: phase %s, elapsed %v, %d ops, %d faulty (op a %d): want measure, %d s, 30, 3, 3", k, rec.Phase, rec.Elapsed, rec.Row.All.Count, rec.Row.All.Faulty, rec.Row.Ops[0].Faulty, k+1)
+		}
+		if rs.resp[k] != 30 || rs.svc[k] != 30 || rs.p99[k] != rec.Row.All.P99 {
+			t.Errorf("interval %d: histograms of %d/%d samples, p99 %v (row %v)", k, rs.resp[k], rs.svc[k], rs.p99[k], rec.Row.All.P99)
+		}
+	}
+	if rem := rs.recs[0].Remaining; rem != 2*time.Second {
+		t.Errorf("remaining after the first interval %v, want 2s", rem)
+	}
+	// The faulty column round-trips through intervals.csv.
+	res, err := ReadResults(a.dir)
+	if err != nil || res.Intervals[0].All.Faulty != 1 || res.Intervals[0].Ops["tools/call:a"].Faulty != 1 {
+		t.Errorf("intervals.csv faulty: %v %+v", err, res.Intervals)
 	}
 }

@@ -13,24 +13,27 @@ import (
 // keeps the points. Cancelling ctx ends the soak early with the verdicts
 // of what ran.
 func Run(ctx context.Context, pl *workload.Plan, opts workload.Options) (*metrics.Summary, *metrics.Soak, error) {
-	pc := &pointCollector{}
-	opts.Sinks = append(append([]metrics.Sink(nil), opts.Sinks...), pc)
+	c := &Collector{}
+	opts.Sinks = append(append([]metrics.Sink(nil), opts.Sinks...), c)
 	sum, err := workload.Run(ctx, pl, opts)
 	if sum == nil {
 		return nil, nil, err
 	}
-	sk := Verdicts(pc.points, sum)
-	sk.Interrupted, sk.PlannedS = sum.Interrupted, pl.Profile.Window().Seconds()
-	return sum, sk, err
+	return sum, c.Soak(pl, sum), err
 }
 
-// pointCollector keeps each interval as a soak point. The engine calls it
-// from one goroutine at a time and Run reads it after the run.
-type pointCollector struct{ points []metrics.SoakPoint }
+// Collector is a sink that keeps each interval of a run as a soak point.
+// Run feeds one the engine's intervals; a soak run as child processes
+// (soak --processes) feeds one the merged intervals (metrics.Merged.Replay)
+// and is judged by Soak the same way. Its methods are called from one
+// goroutine at a time (the Sink contract); Soak after the run.
+type Collector struct{ points []metrics.SoakPoint }
 
-func (c *pointCollector) Start(*metrics.RunInfo) {}
-func (c *pointCollector) End(*metrics.RunEnd)    {}
-func (c *pointCollector) Interval(p *metrics.IntervalRecord) {
+var _ metrics.Sink = (*Collector)(nil)
+
+func (c *Collector) Start(*metrics.RunInfo) {}
+func (c *Collector) End(*metrics.RunEnd)    {}
+func (c *Collector) Interval(p *metrics.IntervalRecord) {
 	r := p.Row
 	pt := metrics.SoakPoint{T: p.Elapsed.Seconds(), Count: r.All.Count, P99: r.All.P99, Errors: r.All.Errors,
 		Faulty: r.All.Faulty, SelfMB: r.Self.RSSMB, Measure: p.Phase == metrics.PhaseMeasure}
@@ -38,4 +41,12 @@ func (c *pointCollector) Interval(p *metrics.IntervalRecord) {
 		pt.HasTgt, pt.TgtMB, pt.TgtFDs = true, r.Target.RSSMB, r.Target.FDs
 	}
 	c.points = append(c.points, pt)
+}
+
+// Soak judges the run of plan pl from the points kept and its summary
+// (see Verdicts).
+func (c *Collector) Soak(pl *workload.Plan, sum *metrics.Summary) *metrics.Soak {
+	sk := Verdicts(c.points, sum)
+	sk.Interrupted, sk.PlannedS = sum.Interrupted, pl.Profile.Window().Seconds()
+	return sk
 }

@@ -35,6 +35,28 @@ type Options struct {
 	Sinks func(step int, pl *workload.Plan) []metrics.Sink
 	// OnStep reports each finished step (between steps).
 	OnStep func(st metrics.SweepStep)
+	// RunStep, when set, runs one run of a step instead of the engine in
+	// this process (mcpbench sweep --processes runs it as child processes
+	// and merges them). It must write the run's results directory
+	// (run.Dir), hand sinks the run as the engine would — Start, every
+	// interval with its phase, row and response- and service-time
+	// histograms, End — and return its summary; errors as workload.Run's
+	// (workload.ErrSetup: no session could start, which ends the sweep).
+	// The step is judged from what sinks got and the summary, as an
+	// in-process step is. nil: InProcess.
+	RunStep func(ctx context.Context, run StepRun, sinks []metrics.Sink) (*metrics.Summary, error)
+}
+
+// StepRun is one run of a sweep step: what Options.RunStep runs.
+type StepRun struct {
+	N      int            // the step's number, 1-based
+	Value  float64        // its load: ops/s, VUs or sessions (the sweep's by)
+	Repeat int            // which run of the step, 1-based (--repeat)
+	Plan   *workload.Plan // the step's plan: StepProfile(N, Value), compiled
+	Dir    string         // the run's results directory (…/step-NN, …/step-NN-rK)
+	// Settle: a sessions sweep, whose memory per session reads the
+	// generator's memory settled (workload.Options.SettleMemory).
+	Settle bool
 }
 
 // Run runs a profile's sweep: one run per step, each judged against the
@@ -101,6 +123,22 @@ type sweeper struct {
 	fails int // consecutive failed steps of the main series
 }
 
+// StepProfile is the profile step n of p's sweep runs at load v, as Run
+// makes it: p with its sweep section's defaults, its load held at v for
+// the step's window. A process that runs one step of a sweep (a child of
+// sweep --processes) builds it here, so its step is the sweep's.
+func StepProfile(p *workload.Profile, n int, v float64) (*workload.Profile, error) {
+	if p.Sweep == nil {
+		return nil, errors.New("profile has no sweep section")
+	}
+	spec := *p.Sweep
+	spec.Defaults()
+	if errs := spec.Validate(); len(errs) > 0 {
+		return nil, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+	}
+	return (&sweeper{p: p, spec: spec}).stepProfile(n, v), nil
+}
+
 // stepProfile is the profile of step n at load v: the sweep's profile with
 // its load constant at v for the step's window.
 func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
@@ -140,7 +178,7 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 		if r > 1 {
 			dir += fmt.Sprintf("-r%d", r)
 		}
-		st, err := runStep(ctx, pl, filepath.Join(sr.opts.Dir, dir), n, sr.opts, sr.spec.By == metrics.SweepBySessions)
+		st, err := runStep(ctx, StepRun{N: n, Value: v, Repeat: r, Plan: pl, Dir: filepath.Join(sr.opts.Dir, dir), Settle: sr.spec.By == metrics.SweepBySessions}, sr.opts)
 		st.Dir = dir
 		if st.Summary != nil {
 			runs = append(runs, st)
@@ -244,30 +282,42 @@ type stepRun struct {
 	col     *stepCollector
 }
 
-// runStep runs one step into its results directory (step-NN), with the
-// step's other sinks; settle: a sessions sweep, whose memory per session
-// reads the process's memory settled (workload.Options.SettleMemory).
-func runStep(ctx context.Context, pl *workload.Plan, dir string, n int, opts Options, settle bool) (stepRun, error) {
-	rd, err := metrics.NewResultsDir(dir)
+// runStep runs one run of a step with the step's collector and its other
+// sinks, by opts.RunStep or in this process.
+func runStep(ctx context.Context, run StepRun, opts Options) (stepRun, error) {
+	col := &stepCollector{}
+	sinks := []metrics.Sink{col}
+	if opts.Sinks != nil {
+		sinks = append(sinks, opts.Sinks(run.N, run.Plan)...)
+	}
+	var sum *metrics.Summary
+	var err error
+	if opts.RunStep != nil {
+		sum, err = opts.RunStep(ctx, run, sinks)
+	} else {
+		sum, err = InProcess(ctx, run, sinks, opts)
+	}
+	return stepRun{Summary: sum, col: col}, err
+}
+
+// InProcess runs one run of a step in this process: the engine, with the
+// run's results directory (run.Dir) and sinks, and opts' target, server
+// and run description; settled memory for a sessions sweep (memory per
+// session is the slope of RSS over the steps: read it settled, see
+// workload.Options.SettleMemory).
+func InProcess(ctx context.Context, run StepRun, sinks []metrics.Sink, opts Options) (*metrics.Summary, error) {
+	rd, err := metrics.NewResultsDir(run.Dir)
 	if err != nil {
-		return stepRun{}, err
+		return nil, err
 	}
 	var info *metrics.RunInfo
 	if opts.RunInfo != nil {
-		info = opts.RunInfo(pl)
+		info = opts.RunInfo(run.Plan)
 	}
-	col := &stepCollector{}
-	sinks := []metrics.Sink{rd, col}
-	if opts.Sinks != nil {
-		sinks = append(sinks, opts.Sinks(n, pl)...)
-	}
-	sum, err := workload.Run(ctx, pl, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, TargetPID: opts.TargetPID,
-		Server: opts.Server, RunInfo: info, Sinks: sinks,
-		// Memory per session is the slope of RSS over the steps: read it
-		// settled (see workload.Options.SettleMemory).
-		SettleMemory: settle})
+	sum, err := workload.Run(ctx, run.Plan, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, TargetPID: opts.TargetPID,
+		Server: opts.Server, RunInfo: info, Sinks: append([]metrics.Sink{rd}, sinks...), SettleMemory: run.Settle})
 	if err == nil {
 		err = rd.Err()
 	}
-	return stepRun{Summary: sum, col: col}, err
+	return sum, err
 }

@@ -233,7 +233,7 @@ func TestStepCollectorMatchesSummary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := runStep(t.Context(), pl, t.TempDir(), 1, Options{}, false)
+		st, err := runStep(t.Context(), StepRun{N: 1, Value: 900, Repeat: 1, Plan: pl, Dir: t.TempDir()}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,6 +245,75 @@ func TestStepCollectorMatchesSummary(t *testing.T) {
 		if int64(count) != st.Summary.All.Count || all.Total() != st.Summary.All.Count || all.Quantile(0.99) != st.Summary.All.Response.P99 {
 			t.Fatalf("intervals: %v ops (histograms %d), p99 %v; summary %d ops, p99 %v", count, all.Total(), all.Quantile(0.99),
 				st.Summary.All.Count, st.Summary.All.Response.P99)
+		}
+	})
+}
+
+// Options.RunStep runs each run of a step in place of the engine (sweep
+// --processes: child processes, merged): it gets the step's number, load,
+// run, directory and plan (StepProfile's), and the step is judged from
+// what it hands the sinks. Here it runs the engine with no sinks and
+// hands the sinks the run read back from its files (metrics.Merged.Replay,
+// as sweep --processes does): the steps' numbers are the files', and the
+// confidence intervals come from the replayed intervals.
+func TestRunStepHook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(okFake())
+		defer stop()
+		dir := t.TempDir()
+		p := echoProfile()
+		p.Rate = 10
+		p.Sweep = &workload.SweepSpec{By: "sessions", From: 10, To: 20, Steps: 2, Repeat: 2, Step: workload.Duration(5 * time.Second),
+			Warmup: workload.Duration(500 * time.Millisecond), SLO: workload.SLOSpec{P99: workload.Duration(20 * time.Millisecond)}}
+		var runs []StepRun
+		hook := func(ctx context.Context, run StepRun, sinks []metrics.Sink) (*metrics.Summary, error) {
+			runs = append(runs, run)
+			if _, err := InProcess(ctx, run, nil, Options{}); err != nil {
+				return nil, err
+			}
+			m, err := metrics.MergeResults([]string{run.Dir})
+			if err != nil {
+				return nil, err
+			}
+			m.Replay(sinks...)
+			return m.Summary, nil
+		}
+		sw, err := Run(t.Context(), p, Options{Dir: dir, HTTPClient: hc, RunStep: hook})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 4 || len(sw.Results) != 2 {
+			t.Fatalf("%d runs, %d steps: want 2 steps of 2 runs", len(runs), len(sw.Results))
+		}
+		for i, r := range runs {
+			n, v, rep := i/2+1, float64(10*(i/2+1)), i%2+1
+			want, err := StepProfile(p, n, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantDir := filepath.Join(dir, []string{"step-01", "step-01-r2", "step-02", "step-02-r2"}[i])
+			if r.N != n || r.Value != v || r.Repeat != rep || r.Dir != wantDir || !r.Settle || r.Plan.Profile.VUs != want.VUs || r.Plan.Profile.Name != want.Name {
+				t.Errorf("run %d: %+v; want step %d at %g, run %d, in %s, settled, the profile of StepProfile", i, r, n, v, rep, wantDir)
+			}
+		}
+		for _, s := range sw.Results {
+			var count int64
+			measured := 0
+			for _, rp := range s.Repeats {
+				res, err := metrics.ReadResults(filepath.Join(dir, rp.Dir))
+				if err != nil {
+					t.Fatal(err)
+				}
+				count += res.Summary.All.Count
+				for _, iv := range res.Intervals {
+					if iv.Phase == metrics.PhaseMeasure {
+						measured++
+					}
+				}
+			}
+			if s.Count != count || s.Count == 0 || s.Intervals != measured || s.P99CI == nil || s.Sessions != int64(s.Value) {
+				t.Errorf("step %d: %d ops (files %d), %d intervals (files %d measured), p99 interval %v, %d sessions", s.N, s.Count, count, s.Intervals, measured, s.P99CI, s.Sessions)
+			}
 		}
 	})
 }

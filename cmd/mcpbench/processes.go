@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,17 +61,23 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 	if err := checkProcessShare(plan, n); err != nil {
 		return usageError("%v", err)
 	}
-	if startAt.IsZero() {
-		startAt = time.Now().Add(startDelay(f.scale.startDelay, plan, n))
-	}
-	kids, err := startChildren(cmd, f, env, n, startAt)
+	m, err := runChildren(env, plan, env.launch(childBase(cmd, env, processDrop), f.out, plan, startAt))
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
-	fmt.Fprintf(env.stderr, "mcpbench: %d processes (segments 0/%d … %d/%d), the clock starts at %s (in %v); each writes %s\n",
-		n, n, n-1, n, startAt.Format("15:04:05.000"), time.Until(startAt).Round(100*time.Millisecond), filepath.Join(f.out, "segment-I"))
-	watchChildren(env, plan, kids, startAt)
-	return finishProcesses(env, plan, kids)
+	sum := m.Summary
+	if len(plan.Thresholds) > 0 {
+		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m)
+	}
+	env.keepMerged(m.Merged, f.out)
+	if err := env.print(sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s\n", n-m.missing, env.f.out)
+	if err := missingErr(m.missing, n); err != nil {
+		return err
+	}
+	return exitFor(sum, nil)
 }
 
 // checkProcessShare refuses a closed-model test with fewer VUs than
@@ -91,27 +101,127 @@ func startDelay(given time.Duration, plan *workload.Plan, n int) time.Duration {
 	return 5*time.Second + time.Duration((plan.Profile.VUs+n-1)/n)*time.Millisecond
 }
 
-// startChildren launches the n children.
-func startChildren(cmd *cobra.Command, f *runFlags, env *env, n int, startAt time.Time) ([]*child, error) {
+// processDrop are the flags the children of --processes do not get: those
+// a segment's command line sets itself (scaleDrop), the target process
+// (the first child alone samples it: see launch), and the live outputs
+// (one address, one file: the parent serves them from the merged run).
+var processDrop = func() map[string]bool {
+	m := maps.Clone(scaleDrop)
+	for _, n := range []string{"target-pid", "prometheus", "prometheus-linger", "out-jsonl"} {
+		m[n] = true
+	}
+	return m
+}()
+
+// childBase is the command line every child of cmd shares: the
+// subcommand, the user's flags less drop and, without --url, the
+// parent's embedded server (the children share it).
+func childBase(cmd *cobra.Command, env *env, drop map[string]bool) []string {
+	base := append([]string{cmd.Name()}, segmentArgs(cmd.Flags(), drop)...)
+	if env.embedded {
+		base = append(base, "--url="+env.profile.URL)
+	}
+	return base
+}
+
+// launch is how a command starts its children: child I runs args with
+// --segment=I/N, the shared --start-at, --out=DIR/segment-I and
+// --no-progress; the first child alone gets --target-pid (one sampler
+// of the target; the merge takes its samples).
+type launch struct {
+	ctx       context.Context // cancelled: each child gets Ctrl-C (interruptChild)
+	args      []string
+	n         int
+	dir       string
+	startAt   time.Time
+	grace     time.Duration // the test's graceful stop: a child still running 30 s past it after Ctrl-C is killed
+	targetPID int
+}
+
+// launch is the launch of the --processes children of the test plan
+// into dir, on the clock startAt (zero: --start-delay from now).
+func (e *env) launch(args []string, dir string, plan *workload.Plan, startAt time.Time) launch {
+	n := e.f.scale.processes
+	if startAt.IsZero() {
+		startAt = time.Now().Add(startDelay(e.f.scale.startDelay, plan, n))
+	}
+	return launch{ctx: e.ctx, args: args, n: n, dir: dir, startAt: startAt, grace: plan.Profile.GracefulStop.D(), targetPID: e.f.targetPID}
+}
+
+// merged is what a launch's children left, merged.
+type merged struct {
+	*metrics.Merged
+	kids    []*child
+	missing int // children that wrote no results
+}
+
+// failed returns the children that exited with neither a result nor an
+// interrupt (not 0, 99 or 130), and the last line each wrote on stderr.
+func (m *merged) failed() (n int, last []string) {
+	for _, k := range m.kids {
+		if c := exitCodeOf(k.err); c != exitOK && c != exitThresholds && c != exitInterrupted {
+			n++
+			last = append(last, lastLine(k.stderr.String()))
+		}
+	}
+	return n, last
+}
+
+// lastLine is s's last non-empty line.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// runChildren starts the children, shows their merged progress until
+// every one has exited, and merges their results (with the embedded
+// server's counters). Errors are exit errors: a child could not start,
+// the children refused their flags, or none wrote results.
+func runChildren(env *env, plan *workload.Plan, l launch) (*merged, error) {
+	kids, err := startChildren(l)
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	fmt.Fprintf(env.stderr, "mcpbench: %d processes (segments 0/%d … %d/%d), the clock starts at %s (in %v); each writes %s\n",
+		l.n, l.n, l.n-1, l.n, l.startAt.Format("15:04:05.000"), time.Until(l.startAt).Round(100*time.Millisecond), filepath.Join(l.dir, "segment-I"))
+	watchChildren(env, plan, kids, l.startAt)
+	dirs, usage := reap(env.stderr, kids)
+	if usage {
+		return nil, &exitError{code: exitUsage, err: errors.New("the processes refused their flags")}
+	}
+	if len(dirs) == 0 {
+		return nil, &exitError{code: exitFailed, err: errors.New("no process wrote results")}
+	}
+	m, err := metrics.MergeResults(dirs)
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	m.Summary.Embedded = env.embedded
+	if stats := env.serverStatsFunc(); stats != nil {
+		m.Summary.Server = stats()
+	}
+	return &merged{Merged: m, kids: kids, missing: len(kids) - len(dirs)}, nil
+}
+
+// startChildren launches the children.
+func startChildren(l launch) ([]*child, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]
 	}
-	base := append([]string{"run"}, segmentArgs(cmd.Flags(), scaleDrop)...)
-	if env.embedded {
-		base = append(base, "--url="+env.profile.URL) // the parent's embedded server
-	}
-	grace := env.profile.GracefulStop.D()
-	kids := make([]*child, n)
-	for i := range n {
-		k := &child{index: i, dir: filepath.Join(f.out, "segment-"+strconv.Itoa(i)), stderr: &lastBytes{max: 16 << 10}, done: make(chan struct{})}
-		args := append(base[:len(base):len(base)], "--segment="+strconv.Itoa(i)+"/"+strconv.Itoa(n),
-			"--start-at="+startAt.UTC().Format(time.RFC3339Nano), "--out="+k.dir, "--no-progress")
-		k.cmd = exec.CommandContext(env.ctx, exe, args...)
+	kids := make([]*child, l.n)
+	for i := range l.n {
+		k := &child{index: i, dir: filepath.Join(l.dir, "segment-"+strconv.Itoa(i)), stderr: &lastBytes{max: 16 << 10}, done: make(chan struct{})}
+		args := append(l.args[:len(l.args):len(l.args)], "--segment="+strconv.Itoa(i)+"/"+strconv.Itoa(l.n),
+			"--start-at="+l.startAt.UTC().Format(time.RFC3339Nano), "--out="+k.dir, "--no-progress")
+		if i == 0 && l.targetPID > 0 {
+			args = append(args, "--target-pid="+strconv.Itoa(l.targetPID))
+		}
+		k.cmd = exec.CommandContext(l.ctx, exe, args...)
 		k.cmd.Stderr = k.stderr
 		k.cmd.SysProcAttr = childAttr() // its own process group: a terminal's Ctrl-C reaches the parent, which forwards it
 		k.cmd.Cancel = func() error { return interruptChild(k.cmd.Process) }
-		k.cmd.WaitDelay = grace + 30*time.Second // then killed
+		k.cmd.WaitDelay = l.grace + 30*time.Second // then killed
 		k.tail = metrics.NewTail(k.dir)
 		if err := k.cmd.Start(); err != nil {
 			for _, s := range kids[:i] {
@@ -126,11 +236,10 @@ func startChildren(cmd *cobra.Command, f *runFlags, env *env, n int, startAt tim
 	return kids, nil
 }
 
-// finishProcesses merges the children's results into --out, checks the
-// thresholds on the merged run and prints it.
-func finishProcesses(env *env, plan *workload.Plan, kids []*child) error {
-	var dirs []string
-	usage := false
+// reap returns the results directories the exited children wrote (run.json
+// or summary.json there) and whether one refused its flags; it shows the
+// stderr of each that failed.
+func reap(w io.Writer, kids []*child) (dirs []string, usage bool) {
 	for _, k := range kids {
 		code := exitCodeOf(k.err)
 		if code == exitUsage {
@@ -142,38 +251,30 @@ func finishProcesses(env *env, plan *workload.Plan, kids []*child) error {
 			dirs = append(dirs, k.dir)
 		}
 		if code != exitOK && code != exitThresholds && code != exitInterrupted {
-			fmt.Fprintf(env.stderr, "mcpbench: process %d (segment %d/%d) exited %d:\n%s", k.index, k.index, len(kids), code, k.stderr.String())
+			fmt.Fprintf(w, "mcpbench: process %d (segment %d/%d) exited %d:\n%s", k.index, k.index, len(kids), code, k.stderr.String())
 		}
 	}
-	if usage {
-		return &exitError{code: exitUsage, err: errors.New("the processes refused their flags")}
+	return dirs, usage
+}
+
+// keepMerged writes the merged results into dir and hands them to the
+// live outputs (--prometheus, --out-jsonl: the children have none).
+func (e *env) keepMerged(m *metrics.Merged, dir string) {
+	if err := m.Write(dir); err != nil {
+		fmt.Fprintf(e.stderr, "mcpbench: writing the merged results: %v\n", err)
 	}
-	if len(dirs) == 0 {
-		return &exitError{code: exitFailed, err: errors.New("no process wrote results")}
+	if live := e.live.sinks(); len(live) > 0 {
+		m.Replay(live...)
 	}
-	m, err := metrics.MergeResults(dirs)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+}
+
+// missingErr fails a merged run that lacks some children's results: it is
+// a share of the test.
+func missingErr(missing, n int) error {
+	if missing == 0 {
+		return nil
 	}
-	sum := m.Summary
-	sum.Embedded = env.embedded
-	if stats := env.serverStatsFunc(); stats != nil {
-		sum.Server = stats()
-	}
-	if len(plan.Thresholds) > 0 {
-		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m)
-	}
-	if err := m.Write(env.f.out); err != nil {
-		fmt.Fprintf(env.stderr, "mcpbench: writing the merged results: %v\n", err)
-	}
-	if err := env.print(sum); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s\n", len(dirs), env.f.out)
-	if len(dirs) < len(kids) {
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d processes wrote no results: the merged run is a share of the test", len(kids)-len(dirs), len(kids))}
-	}
-	return exitFor(sum, nil)
+	return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d processes wrote no results: the merged run is a share of the test", missing, n)}
 }
 
 // exitCodeOf is a child's exit code (0 when it exited cleanly; -1 when it

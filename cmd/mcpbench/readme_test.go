@@ -260,11 +260,11 @@ func (e *readmeEnv) rewrite(t *testing.T, args []string) []string {
 			out[i] = "8"
 		}
 	}
+	if has("--processes") { // run, sweep, soak: the children start their clock 1 s after they are launched
+		out = append(out, "--start-delay", "1s")
+	}
 	switch out[0] {
 	case "run":
-		if has("--processes") {
-			out = append(out, "--start-delay", "1s")
-		}
 		if has("ramp") { // the stages set its window: shrink them instead
 			out = append(out, "--stage", "750ms:100", "--stage", "750ms:200", "--warmup", "0s", "-q")
 		} else {

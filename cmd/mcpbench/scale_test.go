@@ -238,7 +238,9 @@ func TestProcessesRunAndMerge(t *testing.T) {
 		t.Skip("runs mcpbench as processes")
 	}
 	out := filepath.Join(t.TempDir(), "res")
-	_, errb, done := mcpbenchProcess(t, "run", "--processes", "2", "--rate", "100", "--duration", "2s", "--warmup", "0s", "--start-delay", "2s", "--out", out, "-q")
+	jsonl := filepath.Join(t.TempDir(), "live.jsonl")
+	_, errb, done := mcpbenchProcess(t, "run", "--processes", "2", "--rate", "100", "--duration", "2s", "--warmup", "0s", "--start-delay", "2s", "--out", out, "-q",
+		"--out-jsonl", jsonl, "--prometheus", "127.0.0.1:0")
 	select {
 	case err := <-done:
 		if err != nil {
@@ -265,6 +267,20 @@ func TestProcessesRunAndMerge(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "ops/s") || !strings.Contains(errb.String(), "2 processes") {
 		t.Errorf("no merged progress line:\n%s", errb)
+	}
+	// The live outputs are the parent's (the children would share one
+	// address and one file): it streams the merged run.
+	lines, err := os.ReadFile(jsonl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last struct {
+		Type  string
+		Count int64
+	}
+	all := bytes.Split(bytes.TrimSpace(lines), []byte("\n"))
+	if err := json.Unmarshal(all[len(all)-1], &last); err != nil || last.Type != "end" || last.Count != m.All.Count {
+		t.Errorf("--out-jsonl ends with %s: want the merged run's end, %d ops", all[len(all)-1], m.All.Count)
 	}
 }
 

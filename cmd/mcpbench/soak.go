@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/soak"
 	"github.com/spf13/cobra"
 )
@@ -27,61 +28,115 @@ deleted-session checks, and judges it with pass/fail verdicts:
 Results are written as the run goes (as for run), with checkpoint.json (the
 summary so far) every --checkpoint and soak.json at the end. Ctrl-C gives the
 verdicts of what ran. Exit codes: 0 every verdict passed, 99 one failed,
-130 interrupted.`,
+130 interrupted.
+
+--processes N runs the soak as N child processes of mcpbench (segments
+0/N … N-1/N, each with its own open-file limit and GC, writing
+--out/segment-I with its own checkpoint.json), shows one merged progress
+line, merges their results exactly into --out and judges the merged run:
+the verdicts come from the merged intervals and summary. With --target-pid
+the first child alone samples the target. Ctrl-C is forwarded to each
+child; every child's results are kept and merged.`,
 		Example: `  mcpbench soak --duration 10m                         # the soak-churn profile, embedded server
-  mcpbench soak --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)" --duration 4h`,
+  mcpbench soak --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)" --duration 4h
+  mcpbench soak --url http://127.0.0.1:8080/mcp --vus 20000 --rate 2000 --duration 4h --processes 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := prepare(cmd, f, nil)
-			if err != nil {
-				return err
-			}
-			defer env.close()
-			plan, err := env.compile()
-			if err != nil {
-				return err
-			}
-			every := plan.Profile.Soak.CheckpointEvery()
-			if cmd.Flags().Changed("checkpoint") {
-				every = checkpoint
-			}
-			r, err := env.newRecording(plan, f.out)
-			if err != nil {
-				return err
-			}
-			opts := r.options(plan)
-			opts.Checkpoint = every // the results directory writes checkpoint.json
-			sum, sk, runErr := soak.Run(interruptible(env.ctx), plan, opts)
-			if sum == nil {
-				return &exitError{code: exitFailed, err: runErr}
-			}
-			if err := env.print(sum); err != nil {
-				return err
-			}
-			fmt.Fprintln(env.stdout)
-			soak.WriteText(env.stdout, sk)
-			if f.out != "" {
-				if err := soak.WriteFile(f.out, sk); err != nil {
-					fmt.Fprintf(env.stderr, "mcpbench: writing soak.json: %v\n", err)
-				}
-			}
-			r.close()
-			if err := exitFor(sum, runErr); err != nil {
-				var ee *exitError
-				if !errors.As(err, &ee) || ee.code != exitThresholds {
-					return err
-				}
-			}
-			if !sk.Pass {
-				return &exitError{code: exitThresholds, err: errors.New("a soak verdict failed")}
-			}
-			return nil
+			return runSoak(cmd, f, checkpoint)
 		},
 	}
 	f.register(cmd)
 	// A bare soak is the soak profile, not the 5 s smoke run.
 	f.profile = "soak-churn"
 	cmd.Flags().Lookup("profile").DefValue = "soak-churn"
-	cmd.Flags().DurationVar(&checkpoint, "checkpoint", 0, "write the summary so far to checkpoint.json this often (default 1m)")
+	cmd.Flags().DurationVar(&checkpoint, "checkpoint", 0, "write the summary so far to checkpoint.json this often (default 1m; with --processes, each child's in --out/segment-I)")
+	f.scale.registerScale(cmd)
+	fl := cmd.Flags()
+	fl.Lookup("processes").Usage = "run the soak as N child processes of mcpbench (segments 0/N … N−1/N, each with its own open-file limit and GC), show one merged progress line, merge their results into --out (each in --out/segment-I) and judge the merged run"
+	fl.Lookup("start-delay").Usage = "with --processes: start the clock this long after the children are launched, for their set-up (default 5s + 1ms per session of a child)"
+	for _, name := range []string{"segment", "segment-sequence", "start-at"} {
+		fl.MarkHidden(name) // set by --processes for its children
+	}
 	return cmd
+}
+
+// runSoak runs soak: the test in this process (or, as a child of
+// --processes, its segment), or as child processes (soak_processes.go).
+func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
+	if err := f.scale.check(cmd.Flags().Changed); err != nil {
+		return usageError("%v", err)
+	}
+	seg, startAt, err := f.scale.parse(time.Now())
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if f.scale.processes > 1 && f.noResults {
+		return usageError("--processes merges its children's results into --out: leave --no-results out")
+	}
+	env, err := prepare(cmd, f, nil)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	plan, err := env.compile()
+	if err != nil {
+		return err
+	}
+	if f.scale.processes > 1 {
+		return runSoakProcesses(cmd, env, plan) // soak_processes.go
+	}
+	every := plan.Profile.Soak.CheckpointEvery()
+	if cmd.Flags().Changed("checkpoint") {
+		every = checkpoint
+	}
+	r, err := env.newRecording(plan, f.out)
+	if err != nil {
+		return err
+	}
+	opts := r.options(plan)
+	opts.Checkpoint = every // the results directory writes checkpoint.json
+	opts.Segment, opts.StartAt = seg, startAt
+	env.shareProcs(seg)
+	sum, sk, runErr := soak.Run(interruptible(env.ctx), plan, opts)
+	if sum == nil {
+		return &exitError{code: exitFailed, err: runErr}
+	}
+	if err := printSoak(env, sum, sk); err != nil {
+		return err
+	}
+	r.close()
+	if !seg.Whole() { // a child of --processes: the parent judges the merged run
+		return segmentExit(env.stderr, sum, runErr)
+	}
+	return soakExit(sum, sk, runErr)
+}
+
+// printSoak prints the summary and the verdicts, and writes soak.json.
+func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
+	if err := env.print(sum); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.stdout)
+	soak.WriteText(env.stdout, sk)
+	if env.f.out != "" {
+		if err := soak.WriteFile(env.f.out, sk); err != nil {
+			fmt.Fprintf(env.stderr, "mcpbench: writing soak.json: %v\n", err)
+		}
+	}
+	return nil
+}
+
+// soakExit maps a soak's outcome to the exit code: as run's (exitFor),
+// and 99 when a verdict failed.
+func soakExit(sum *metrics.Summary, sk *metrics.Soak, runErr error) error {
+	if err := exitFor(sum, runErr); err != nil {
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != exitThresholds {
+			return err
+		}
+	}
+	if !sk.Pass {
+		return &exitError{code: exitThresholds, err: errors.New("a soak verdict failed")}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -20,6 +21,7 @@ type sweepFlags struct {
 	steps, repeat          int
 	step, stepWarm, sloP99 time.Duration
 	keepGoing              bool
+	stepOf                 string // --sweep-step: a child of --processes runs this step alone
 }
 
 func newSweepCmd() *cobra.Command {
@@ -45,12 +47,20 @@ CPU and memory per step; a session sweep gives memory per session.
 
 Each step is a full results directory (step-01 …) under --out, with sweep.json
 and sweep.csv beside them; "mcpbench plot DIR" draws the capacity charts.
-Ctrl-C keeps every finished step.`,
+Ctrl-C keeps every finished step.
+
+--processes N runs each step as N child processes of mcpbench (segments
+0/N … N-1/N of the step, each with its own open-file limit and GC, writing
+step-NN/segment-I), shows one merged progress line, and merges them exactly
+into step-NN, from which the step is judged as an in-process step is; a
+sessions sweep's memory per session is then that of the children's summed
+memory. Ctrl-C is forwarded to each child; the finished steps are kept.`,
 		Example: `  mcpbench sweep --profile capacity-sweep                       # embedded server
   mcpbench serve --addr 127.0.0.1:8080 --pid-file /tmp/mcpbench-serve.pid &
   mcpbench sweep --profile capacity-sweep --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"
   mcpbench sweep --by sessions --from 1000 --to 5000 --steps 5 --rate 100 --step 10s
-  mcpbench sweep --profile capacity-sweep --repeat 3                # each step 3 times: tighter intervals`,
+  mcpbench sweep --profile capacity-sweep --repeat 3                # each step 3 times: tighter intervals
+  mcpbench sweep --by sessions --from 20000 --to 60000 --steps 5 --rate 500 --processes 4 --url http://127.0.0.1:8080/mcp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSweep(cmd, f, sf)
@@ -72,6 +82,13 @@ Ctrl-C keeps every finished step.`,
 	fl.Float64Var(&sf.sloErr, "slo-errors", 0, "SLO: error rate at most, % (default 1)")
 	fl.BoolVar(&sf.keepGoing, "keep-going", false, "run every step, even past the knee")
 	fl.IntVar(&sf.repeat, "repeat", 0, "run each step K times and pool them (default 1): run-to-run noise enters the confidence intervals")
+	f.scale.registerScale(cmd)
+	fl.Lookup("processes").Usage = "run each step as N child processes of mcpbench (segments 0/N … N−1/N of the step, each with its own open-file limit and GC), show one merged progress line, and merge each step exactly into step-NN (each child in step-NN/segment-I)"
+	fl.Lookup("start-delay").Usage = "with --processes: start each step's clock this long after its children are launched, for their set-up (default 5s + 1ms per session of a child)"
+	fl.StringVar(&sf.stepOf, "sweep-step", "", "run step N of the sweep at LOAD alone (N:LOAD), into --out: how --processes starts its children")
+	for _, name := range []string{"segment", "segment-sequence", "start-at", "sweep-step"} {
+		fl.MarkHidden(name) // set by --processes for its children
+	}
 	return cmd
 }
 
@@ -89,6 +106,12 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 			return usageError("--%s does not apply to sweep: use %s", name, use)
 		}
 	}
+	if err := checkSweepScale(f, set); err != nil {
+		return usageError("%v", err)
+	}
+	if set("sweep-step") {
+		return runSweepStepChild(cmd, f, sf) // sweep_processes.go
+	}
 	env, err := prepare(cmd, f, func(p *workload.Profile) error { return sf.apply(p, set) })
 	if err != nil {
 		return err
@@ -96,6 +119,12 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 	defer env.close()
 	if f.out == "" {
 		return usageError("sweep needs a results directory (do not use --no-results)")
+	}
+	n := f.scale.processes
+	if n > 1 {
+		if err := checkSweepShare(env.profile, n); err != nil {
+			return usageError("%v", err)
+		}
 	}
 	spec := env.profile.Sweep
 	newProg := func() *progress {
@@ -109,9 +138,13 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		Server:    env.serverStatsFunc(),
 		RunInfo:   env.runInfo,
 		Sinks: func(int, *workload.Plan) []metrics.Sink {
+			if n > 1 {
+				return env.live.sinks() // the children's merged progress is shown as they run
+			}
 			return append([]metrics.Sink{newProg()}, env.live.sinks()...)
 		},
-		OnStep: func(st metrics.SweepStep) { reportStep(env, st) },
+		OnStep:  func(st metrics.SweepStep) { reportStep(env, st) },
+		RunStep: sweepRunStep(cmd, env, n),
 	})
 	if sw == nil {
 		var pe *workload.ProfileError
@@ -121,6 +154,34 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		return &exitError{code: exitFailed, err: err}
 	}
 	return sweepResult(env, sw, err)
+}
+
+// checkSweepScale refuses the scale flags sweep does not take: a child's
+// segment and start go with --sweep-step, which does not go with
+// --processes.
+func checkSweepScale(f *runFlags, set func(string) bool) error {
+	if err := f.scale.check(set); err != nil {
+		return err
+	}
+	for _, name := range []string{"segment", "segment-sequence", "start-at"} {
+		if set(name) && !set("sweep-step") {
+			return fmt.Errorf("--%s goes with --sweep-step (a child of --processes); use --processes N to run each step as N processes", name)
+		}
+	}
+	if set("sweep-step") && f.scale.processes > 1 {
+		return errors.New("--sweep-step runs one process of a step: leave --processes out")
+	}
+	return nil
+}
+
+// sweepRunStep is the sweep's Options.RunStep: with --processes N > 1,
+// each run of a step as N child processes; nil (in this process)
+// otherwise.
+func sweepRunStep(cmd *cobra.Command, env *env, n int) func(context.Context, sweep.StepRun, []metrics.Sink) (*metrics.Summary, error) {
+	if n < 2 {
+		return nil
+	}
+	return (&sweepProcesses{env: env, cmd: cmd}).runStep
 }
 
 // apply sets the profile's sweep section from the flags that were given.

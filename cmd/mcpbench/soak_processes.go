@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/soak"
+	"github.com/mcpbench/mcpbench/verdict"
+	"github.com/mcpbench/mcpbench/workload"
+	"github.com/spf13/cobra"
+)
+
+// soak --processes N: the soak's test as N child processes of mcpbench
+// ("mcpbench soak" with the user's flags, each on segment I/N into
+// --out/segment-I, as run --processes starts its children). The parent
+// shows their merged progress, merges their results exactly into --out
+// and judges the merged run: the soak's collector is handed the merged
+// intervals (metrics.Merged.Replay), so latency drift (the merged
+// intervals' p99), correctness drift (their faulty streams and the merged
+// GET-stream ledger), target leak (the first child's samples: it alone
+// gets --target-pid) and session hygiene (the probes summed) are those of
+// the whole test. checkpoint.json is per child (--out/segment-I): the
+// summary so far of each segment.
+
+// runSoakProcesses runs the soak as child processes, then prints and
+// writes the merged run and its verdicts.
+func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
+	f := env.f
+	n := f.scale.processes
+	if err := checkProcessShare(plan, n); err != nil {
+		return usageError("%v", err)
+	}
+	startAt, err := parseStartAt(f.scale.startAt, env.started)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	m, err := runChildren(env, plan, env.launch(childBase(cmd, env, processDrop), f.out, plan, startAt))
+	if err != nil {
+		return err
+	}
+	sum := m.Summary
+	if len(plan.Thresholds) > 0 {
+		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m.Merged)
+	}
+	if err := m.Write(f.out); err != nil {
+		fmt.Fprintf(env.stderr, "mcpbench: writing the merged results: %v\n", err)
+	}
+	c := &soak.Collector{}
+	m.Replay(append([]metrics.Sink{c}, env.live.sinks()...)...)
+	sk := c.Soak(plan, sum)
+	if err := printSoak(env, sum, sk); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s (soak.json: the merged run's verdicts)\n", n-m.missing, f.out)
+	if err := missingErr(m.missing, n); err != nil {
+		return err
+	}
+	return soakExit(sum, sk, nil)
+}
