@@ -186,11 +186,7 @@ func (e *engine) worker(v *vuState) {
 				return
 			}
 		case -wait > e.maxDelay:
-			e.dropped.Add(1)
-			if e.counted(j.intended) {
-				v.shard.Dropped(j.op, j.intended, -wait)
-				e.dropIteration(j)
-			}
+			v.drop(j, -wait)
 			continue
 		}
 		settle()

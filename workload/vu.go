@@ -305,16 +305,22 @@ func (v *vuState) openLoop() {
 				return
 			}
 		case -wait > e.maxDelay:
-			e.dropped.Add(1)
-			if e.counted(j.intended) {
-				v.shard.Dropped(j.op, j.intended, -wait)
-				e.dropIteration(j)
-			}
+			v.drop(j, -wait)
 			continue
 		}
 		if !v.runNoting(&j, wait) {
 			return
 		}
+	}
+}
+
+// drop counts slot j dropped: claimed late by more than max_delay.
+func (v *vuState) drop(j job, late time.Duration) {
+	e := v.e
+	e.dropped.Add(1)
+	if e.counted(j.intended) {
+		v.shard.Dropped(j.op, j.intended, late)
+		e.dropIteration(j)
 	}
 }
 
