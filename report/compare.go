@@ -13,9 +13,13 @@ import (
 // B with the change and whether it is beyond the noise (Mann–Whitney U on
 // the runs' per-interval values, when both have them), every number in
 // its unit's one format (textfmt.Value); then the limits checked, passing
-// and crossed.
+// and crossed. It opens with a one-line headline (compareHeadline): p99
+// and throughput of all ops, errors and faulty streams when any, limits.
 func WriteCompare(w io.Writer, labelA, labelB string, cmp []verdict.OpCompare, limits []verdict.LimitResult) error {
 	p := &textfmt.Printer{W: w}
+	if h := compareHeadline(cmp, limits); h != "" {
+		p.F("%s\n", h)
+	}
 	p.F("A: %s\nB: %s\n\n", labelA, labelB)
 	width := len("op")
 	for _, c := range cmp {

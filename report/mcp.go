@@ -9,11 +9,11 @@ import (
 )
 
 // mcp prints the rest of MCP, each line only when there is something to
-// say: list pages, cancelled calls, the notifications counted, resource
+// say: list pages (when a list op followed a cursor), cancelled calls, the notifications counted, resource
 // updates and their latency.
 func (p *printer) mcp(s *metrics.Summary) {
 	a := &s.All
-	if a.Pages > 0 {
+	if paginated(s) {
 		p.F("Pages: %d list pages fetched (list ops follow nextCursor to the last page; their latency covers every page)\n", a.Pages)
 	}
 	if a.Cancelled > 0 {
@@ -52,4 +52,17 @@ func (p *printer) mcp(s *metrics.Summary) {
 			p.F("  note: %d notifications came with no change of the session's own pending: sessions that share a resource (or a server that notifies on its own) make attribution uncertain; give each session its own resource to time updates exactly\n", u.Unmatched)
 		}
 	}
+}
+
+// paginated reports whether some list op followed a nextCursor: an op
+// whose pages outnumber its completed ops without error (every one of
+// those fetched its first page, so more pages mean a cursor followed).
+// A list that fits one page has nothing to say on a Pages line.
+func paginated(s *metrics.Summary) bool {
+	for _, o := range s.Ops {
+		if o.Pages > o.Count-o.Errors {
+			return true
+		}
+	}
+	return len(s.Ops) == 0 && s.All.Pages > s.All.Count-s.All.Errors
 }

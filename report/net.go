@@ -38,20 +38,27 @@ func netHeader(n *metrics.NetSummary) string {
 	return out
 }
 
-// net prints the connections, TLS handshakes and OAuth token fetches,
-// each apart from operations' latency.
-func (p *printer) net(n *metrics.NetSummary) {
+// net prints the connections when they are notable (connNotable), then
+// TLS handshakes and OAuth token fetches, each apart from operations'
+// latency.
+func (p *printer) net(s *metrics.Summary) {
+	n := s.Net
 	if n == nil || n.Connections == 0 && n.OAuth == nil {
 		return
 	}
-	line := fmt.Sprintf("Connections (%s; --http %s): %d opened (%s)", n.Transport, n.HTTP, n.Connections, textfmt.Counts(n.ByProtocol))
-	if n.Proxy != "" || n.Proxied > 0 {
-		line += fmt.Sprintf(", %d through the proxy", n.Proxied)
+	if why := connNotable(s); why != "" {
+		line := fmt.Sprintf("Connections (%s; --http %s): %d opened (%s)", n.Transport, n.HTTP, n.Connections, textfmt.Counts(n.ByProtocol))
+		if n.Proxy != "" || n.Proxied > 0 {
+			line += fmt.Sprintf(", %d through the proxy", n.Proxied)
+		}
+		if n.ProxyFailures > 0 {
+			line += fmt.Sprintf(", %d proxy failures", n.ProxyFailures)
+		}
+		if why != "proxy" && why != "mixed" {
+			line += "; " + why
+		}
+		p.F("%s\n", line)
 	}
-	if n.ProxyFailures > 0 {
-		line += fmt.Sprintf(", %d proxy failures", n.ProxyFailures)
-	}
-	p.F("%s\n", line)
 	if t := n.TLS; t != nil {
 		p.F("TLS (apart from op latency): %d handshakes, %d resumed, %d failed (%s); handshake p50 %s p99 %s max %s ms\n",
 			t.Handshakes, t.Resumed, t.Failed, textfmt.Counts(t.Versions), textfmt.MS(t.Handshake.P50), textfmt.MS(t.Handshake.P99), textfmt.MS(t.Handshake.Max))
@@ -63,4 +70,28 @@ func (p *printer) net(n *metrics.NetSummary) {
 			p.F("  last failure: %s\n", o.LastError)
 		}
 	}
+}
+
+// connNotable says why the Connections line is worth printing ("" when
+// it is not: the header already names the HTTP version). Notable are:
+//   - "proxy": a proxy carried the load or failed (the line counts both);
+//   - "mixed": the connections speak more than one protocol (ALPN chose
+//     differently for some);
+//   - re-opened connections: more connections than the sessions keep —
+//     (sessions opened + failed) × (requests in flight per session + 1
+//     for the GET stream); the reason says so, since it means the server
+//     (or a cut) closed connections the client would have kept.
+func connNotable(s *metrics.Summary) string {
+	n := s.Net
+	switch {
+	case n.Proxy != "" || n.Proxied > 0 || n.ProxyFailures > 0:
+		return "proxy"
+	case len(n.ByProtocol) > 1:
+		return "mixed"
+	}
+	kept := (s.Sessions.Opened + s.Sessions.Failed) * int64(max(s.Concurrency, 1)+1)
+	if n.Connections > kept {
+		return fmt.Sprintf("more than the %d the sessions keep open (each session's requests in flight plus its GET stream): the server or cuts closed connections, which were opened again", kept)
+	}
+	return ""
 }

@@ -16,10 +16,15 @@ import (
 // errors and response-time percentiles (and service time when the open
 // model makes them differ), then resumes, the replay ledger, sessions and
 // the generator's own cost. It reads only s, so a saved summary.json
-// prints the same text.
+// prints the same text. Its first lines give the verdict
+// (verdictLine); WriteTextIn adds where to look next.
 func WriteText(w io.Writer, s *metrics.Summary) error {
+	return writeText(w, s, "")
+}
+
+func writeText(w io.Writer, s *metrics.Summary, dir string) error {
 	p := &printer{Printer: textfmt.Printer{W: w}}
-	p.header(s)
+	p.header(s, dir)
 	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
 		p.F("No operation ran: no session could be initialized (%d attempts failed: %s)\n", s.Sessions.Failed, textfmt.Counts(s.Sessions.FailClasses))
 		p.examples(s.Sessions.FailExamples)
@@ -33,16 +38,17 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 	p.mcp(s)
 	p.chaos(s)
 	p.sessions(s)
-	p.net(s.Net)
+	p.net(s)
 	p.thresholds(s.Thresholds)
 	p.generator(s)
 	p.segments(s)
 	return p.Err
 }
 
-// header prints the target, protocol, load model, window and any warning,
-// then a blank line.
-func (p *printer) header(s *metrics.Summary) {
+// header prints the target, protocol, load model, window, the verdict
+// and where to look next (dir: the results directory, "" none), and any
+// warning, then a blank line.
+func (p *printer) header(s *metrics.Summary, dir string) {
 	target := s.Target
 	if s.Embedded {
 		target += " (embedded reference server)"
@@ -66,6 +72,10 @@ func (p *printer) header(s *metrics.Summary) {
 		model += fmt.Sprintf(", %d requests in flight per session", s.Concurrency)
 	}
 	p.F("profile %s  ·  %s  ·  %.1fs measured after %.1fs warm-up\n", s.Profile, model, s.DurationS, s.WarmupS)
+	p.F("%s\n", verdictLine(s))
+	if next := nextLine(s, dir); next != "" {
+		p.F("%s\n", next)
+	}
 	if s.Interrupted {
 		p.F("INTERRUPTED: %s — results cover the run up to that point\n", s.StopReason)
 	}
@@ -144,7 +154,7 @@ func (p *printer) throughput(s *metrics.Summary) {
 	if n := s.All.InputRounds; n > 0 {
 		p.F("Multi round-trip requests: %d input_required rounds answered\n", n)
 	}
-	if sv := s.Server; sv != nil {
+	if sv := s.Server; sv != nil && (sv.CountKeys > 0 || sv.DoubleExecutions > 0) { // the count tool ran: re-executions to tell
 		p.F("Reference server: %d tool executions; count tool: %d keys, %d executed more than once (a re-issued request that ran twice)\n", sv.ToolCalls, sv.CountKeys, sv.DoubleExecutions)
 	}
 }
@@ -157,7 +167,7 @@ func (p *printer) streams(s *metrics.Summary) {
 			r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99), textfmt.MS(r.TimeToResume.Max), textfmt.MS(r.Wait.P50), textfmt.MS(r.Wait.P99))
 	}
 	if l := s.All.Ledger; l != nil {
-		p.F("Replay ledger (response streams): %d judged, %d faulty: %s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
+		p.F("Replay ledger (response streams): %d judged, %d faulty%s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 	}
 	if g := s.GETStreams; g != nil {
 		p.F("GET streams: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks%s\n",
@@ -172,7 +182,7 @@ func (p *printer) streams(s *metrics.Summary) {
 			p.F("  e.g. %s\n", g.FailExample)
 		}
 		if l := g.Ledger; l != nil {
-			p.F("  replay ledger: %d judged, %d faulty: %s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
+			p.F("  replay ledger: %d judged, %d faulty%s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 		}
 	}
 }
@@ -311,12 +321,19 @@ func failList(m map[string]int64) string {
 	return " (" + textfmt.Counts(m) + ")"
 }
 
+// verdictList renders a ledger's verdicts after its counts: ": lost 60 ·
+// duplicated 61 · …", or "" when every verdict is 0 (nothing to say).
 func verdictList(m map[string]int64) string {
 	var parts []string
+	some := false
 	for _, v := range driver.StreamVerdicts {
 		parts = append(parts, fmt.Sprintf("%s %d", v, m[v.String()]))
+		some = some || m[v.String()] != 0
 	}
-	return strings.Join(parts, " · ")
+	if !some {
+		return ""
+	}
+	return ": " + strings.Join(parts, " · ")
 }
 
 // causeList renders GET-stream break causes: " (ended 3, transport 2)".

@@ -165,7 +165,7 @@ func (e *env) print(sum *metrics.Summary) error {
 	if e.f.jsonOut {
 		return writeJSON(e.stdout, sum)
 	}
-	return report.WriteText(e.stdout, sum)
+	return report.WriteTextIn(e.stdout, sum, e.f.out)
 }
 
 // recording is a run's sinks as the command sets them up: the results

@@ -97,7 +97,7 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, extra []verdict.Th
 	if jsonOut {
 		err = writeJSON(w, sum)
 	} else {
-		err = report.WriteText(w, sum)
+		err = report.WriteTextIn(w, sum, out)
 	}
 	if err != nil {
 		return err

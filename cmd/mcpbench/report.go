@@ -75,7 +75,7 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 	sk, _ := metrics.ReadSoak(dir)
 	switch format {
 	case "text":
-		if err := report.WriteText(out, sum); err != nil {
+		if err := report.WriteTextIn(out, sum, dir); err != nil {
 			return err
 		}
 		if sk != nil {

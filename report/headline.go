@@ -1,0 +1,236 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/verdict"
+)
+
+// The first lines of a summary: the verdict, and where to look next.
+
+// WriteTextIn is WriteText for a summary that belongs to the results
+// directory dir ("" for none): the summary's first lines then also say
+// where to look next — DIR/report.html when it is there, else
+// `mcpbench plot DIR` to draw it, and DIR/offenders.json when streams
+// were faulty. It reads dir's file list only; errors are the writer's.
+func WriteTextIn(w io.Writer, s *metrics.Summary, dir string) error {
+	return writeText(w, s, dir)
+}
+
+// verdictLine says in one line whether the run passed and what went
+// wrong, before any table:
+//
+//	Verdict: FAIL — 1 of 2 thresholds failed (p(95)<1s: actual 1006 ms) · 9 errors (3.00% of ops) · …
+//	Verdict: WARN — 21 dropped (6.42% of arrivals) · mcpbench used 1.93 of its 2 cores (WARNING below)
+//	Verdict: OK — no errors · no drops · 5190 streams judged, none faulty · no thresholds set
+//
+// FAIL: a threshold failed (the run exits 99). WARN: none failed, but
+// something is wrong: errors, drops, faulty streams (replay ledger of
+// response and GET streams), sessions that failed to open, deleted
+// sessions the server mishandled, tool calls the reference server ran
+// twice, the generator's warning (busy cores, ops started late: its
+// first clause). OK: none of that.
+func verdictLine(s *metrics.Summary) string {
+	var problems []string
+	failed := metrics.ThresholdsFailed(s.Thresholds)
+	if failed > 0 {
+		var which []string
+		for _, t := range s.Thresholds {
+			if !t.Pass {
+				which = append(which, t.Expr+": "+thresholdActual(t))
+			}
+		}
+		if len(which) > 3 {
+			which = append(which[:3], "…")
+		}
+		problems = append(problems, fmt.Sprintf("%d of %d thresholds failed (%s)", failed, len(s.Thresholds), strings.Join(which, "; ")))
+	}
+	a := &s.All
+	if a.Errors > 0 {
+		problems = append(problems, fmt.Sprintf("%d errors (%.2f%% of ops)", a.Errors, 100*a.ErrorRate))
+	}
+	if s.Dropped > 0 {
+		problems = append(problems, fmt.Sprintf("%d dropped (%.2f%% of arrivals)", s.Dropped, 100*s.DroppedRate))
+	}
+	judged, faulty, parts := streamsFaulty(s)
+	if faulty > 0 {
+		problems = append(problems, fmt.Sprintf("%d faulty streams (%s)", faulty, strings.Join(parts, ", ")))
+	}
+	if n := s.Sessions.Failed; n > 0 {
+		problems = append(problems, fmt.Sprintf("%d sessions failed to open", n))
+	}
+	if h := s.Sessions.Hygiene; h != nil && h.Faulty > 0 {
+		problems = append(problems, fmt.Sprintf("%d of %d deleted sessions mishandled", h.Faulty, h.Probed))
+	}
+	if sv := s.Server; sv != nil && sv.DoubleExecutions > 0 {
+		problems = append(problems, fmt.Sprintf("%d tool calls ran twice on the server", sv.DoubleExecutions))
+	}
+	if b := s.Generator.Bottleneck; b != "" {
+		head, _, _ := strings.Cut(b, ":") // "mcpbench used 1.93 of its 2 cores", "ops started up to 15 ms late (…)"
+		problems = append(problems, head+" (WARNING below)")
+	}
+	switch {
+	case failed > 0:
+		return "Verdict: FAIL — " + strings.Join(problems, " · ")
+	case len(problems) > 0:
+		if n := len(s.Thresholds); n > 0 {
+			problems = append(problems, fmt.Sprintf("%d thresholds passed", n))
+		}
+		return "Verdict: WARN — " + strings.Join(problems, " · ")
+	}
+	ok := []string{"no errors"}
+	if s.Model == "open" {
+		ok = append(ok, "no drops")
+	}
+	if judged > 0 {
+		ok = append(ok, fmt.Sprintf("%d streams judged, none faulty", judged))
+	}
+	if n := len(s.Thresholds); n > 0 {
+		ok = append(ok, fmt.Sprintf("%d thresholds passed", n))
+	} else {
+		ok = append(ok, "no thresholds set")
+	}
+	return "Verdict: OK — " + strings.Join(ok, " · ")
+}
+
+// streamsFaulty counts the streams the replay ledgers judged and found
+// faulty, response and GET streams together, and names the faulty ones
+// by kind ("27 of 270 response", "3 of 40 GET").
+func streamsFaulty(s *metrics.Summary) (judged, faulty int64, parts []string) {
+	if l := s.All.Ledger; l != nil {
+		judged, faulty = judged+l.Streams, faulty+l.Faulty
+		if l.Faulty > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d response", l.Faulty, l.Streams))
+		}
+	}
+	if g := s.GETStreams; g != nil && g.Ledger != nil {
+		judged, faulty = judged+g.Ledger.Streams, faulty+g.Ledger.Faulty
+		if g.Ledger.Faulty > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d GET", g.Ledger.Faulty, g.Ledger.Streams))
+		}
+	}
+	return judged, faulty, parts
+}
+
+// thresholdActual renders a threshold's measured value as the
+// Thresholds block does: "1006 ms", "no data".
+func thresholdActual(t metrics.ThresholdResult) string {
+	if t.Actual < 0 && !t.Pass {
+		return "no data"
+	}
+	return strings.TrimSpace(fmt.Sprintf("actual %.4g %s", t.Actual, t.Unit))
+}
+
+// nextLine says where to look next in the results directory dir ("":
+// nothing to say): its report.html when `mcpbench plot` wrote one, else
+// the command that draws it; its offenders.json when streams were
+// faulty.
+func nextLine(s *metrics.Summary, dir string) string {
+	if dir == "" {
+		return ""
+	}
+	var next []string
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
+		next = append(next, fmt.Sprintf("open %s (charts; mcpbench plot %s draws them again)", filepath.Join(dir, "report.html"), dir))
+	} else {
+		next = append(next, fmt.Sprintf("mcpbench plot %s (charts and %s)", dir, filepath.Join(dir, "report.html")))
+	}
+	if _, faulty, _ := streamsFaulty(s); faulty > 0 {
+		next = append(next, fmt.Sprintf("the worst faulty streams are in %s", filepath.Join(dir, metrics.FileOffenders)))
+	}
+	return "Next: " + strings.Join(next, " · ")
+}
+
+// compareHeadline sums up a comparison in one line, from the verdicts
+// on all ops together: p99 and throughput, then the error rate and the
+// faulty streams when either run had any, then the --fail-if limits:
+//
+//	B is 12.0% slower at p99 (beyond the noise) · throughput unchanged (within the noise)
+//
+// "unchanged" is a difference within the noise (verdict.AddNoise); a
+// difference not tested (no intervals) is given with "(noise not
+// tested)".
+func compareHeadline(cmp []verdict.OpCompare, limits []verdict.LimitResult) string {
+	var all *verdict.OpCompare
+	for i := range cmp {
+		if cmp[i].Name == "all" {
+			all = &cmp[i]
+		}
+	}
+	var parts []string
+	if all != nil {
+		by := map[string]verdict.Delta{}
+		for _, d := range all.Deltas {
+			if d.InA && d.InB {
+				by[d.Metric] = d
+			}
+		}
+		if d, ok := by["p99"]; ok {
+			parts = append(parts, changeWords(d, "at p99", "slower", "faster"))
+		}
+		if d, ok := by["rate"]; ok {
+			parts = append(parts, changeWords(d, "in throughput", "higher", "lower"))
+		}
+		for _, m := range []struct{ metric, name, unit string }{{"error_rate", "error rate", "%"}, {"faulty_streams", "faulty streams", ""}} {
+			if d, ok := by[m.metric]; ok && (d.A != 0 || d.B != 0) {
+				parts = append(parts, fmt.Sprintf("%s %s%s → %s%s%s", m.name, textfmt.Value(d.A, d.Unit), m.unit, textfmt.Value(d.B, d.Unit), m.unit, noiseWords(d)))
+			}
+		}
+	}
+	crossed := 0
+	for _, l := range limits {
+		if !l.Pass {
+			crossed++
+		}
+	}
+	if len(limits) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d --fail-if limits crossed", crossed, len(limits)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, " · ")
+}
+
+// changeWords describes a change of d from A to B: "B is 12.0% slower
+// at p99 (beyond the noise)", "p99 unchanged (within the noise)".
+func changeWords(d verdict.Delta, what, up, down string) string {
+	name := map[string]string{"at p99": "p99", "in throughput": "throughput"}[what]
+	if d.P != nil && !d.Beyond || d.Abs == 0 {
+		return name + " unchanged" + noiseWords(d)
+	}
+	word := up
+	if d.Abs < 0 {
+		word = down
+	}
+	size := textfmt.SignedValue(d.Abs, d.Unit)
+	if d.A != 0 {
+		size = fmt.Sprintf("%.1f%%", 100*abs(d.Rel))
+	}
+	return fmt.Sprintf("B is %s %s %s%s", size, word, what, noiseWords(d))
+}
+
+// noiseWords is a delta's noise verdict in words: " (beyond the noise)",
+// " (within the noise)" or " (noise not tested)".
+func noiseWords(d verdict.Delta) string {
+	switch {
+	case d.P == nil:
+		return " (noise not tested)"
+	case d.Beyond:
+		return " (beyond the noise)"
+	}
+	return " (within the noise)"
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
