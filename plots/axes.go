@@ -99,7 +99,8 @@ func formatTick(v, step float64) string {
 }
 
 // logTicks labels an axis that holds log10 of the values drawn: 1, 2, 5
-// × 10^k over up to two decades, powers of ten beyond, with unlabelled
+// × 10^k over up to two decades, powers of ten beyond, and the axis' top
+// when it falls on a tick (setLogY puts it there), with unlabelled
 // minor ticks at every integer multiple of 10^k. (Data go through log10
 // rather than plot.LogScale, whose axis-label placement assumes a linear
 // scale and pushes the data area off its canvas.)
@@ -117,7 +118,8 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			}
 			v := d * float64(i)
 			label := ""
-			if i == 1 || (dense && (i == 2 || i == 5)) {
+			top := math.Abs(math.Log10(v)-hi) < 1e-9 // the axis' top: labelled, whatever its value
+			if i == 1 || (dense && (i == 2 || i == 5)) || top {
 				label = strconv.FormatFloat(v, 'f', -1, 64)
 			}
 			ticks = append(ticks, plot.Tick{Value: math.Log10(v), Label: label})
@@ -127,10 +129,26 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // setLogY makes p's y axis logarithmic over [lo, hi] (lo > 0): the data
-// must be log10 of the values (see log10Segs).
+// must be log10 of the values (see log10Segs). The top goes up to the
+// next whole multiple of a power of ten (230 → 300), a minor tick that
+// logTicks labels, so the axis says how high it reaches.
 func setLogY(p *plot.Plot, lo, hi float64) {
 	p.Y.Tick.Marker = logTicks{}
-	p.Y.Min, p.Y.Max = math.Log10(lo), math.Log10(hi)
+	p.Y.Min, p.Y.Max = math.Log10(lo), math.Log10(ceilTick(hi))
+}
+
+// ceilTick returns the smallest whole multiple of 10^k at least v (v >
+// 0), 10^k the power of ten just below v: 230 → 300, 0.041 → 0.05.
+func ceilTick(v float64) float64 {
+	d := math.Pow(10, math.Floor(math.Log10(v)))
+	m := math.Ceil(v/d - 1e-9)
+	return m * d
+}
+
+// isLogY reports whether p's y axis was made logarithmic (setLogY).
+func isLogY(p *Panel) bool {
+	_, ok := p.Plot.Y.Tick.Marker.(logTicks)
+	return ok
 }
 
 // setLinearY sets a linear y axis over data in [lo, hi]: from 0, unless

@@ -47,6 +47,25 @@ type Chart struct {
 type Panel struct {
 	Plot   *plot.Plot
 	Legend plot.Legend
+	// drawn are the series added with addSeries, as drawn (y as on the
+	// axis: log10 on a log axis), so tests can check the chart's numbers
+	// against the result files without reading pixels.
+	drawn []drawnSeries
+	// shaded are the phase bands added with addBand (warm-up, stopping).
+	shaded []band
+}
+
+// addBand shades b on p, under what is added after it.
+func addBand(p *Panel, b band) {
+	p.shaded = append(p.shaded, b)
+	p.Plot.Add(b)
+}
+
+// drawnSeries is one series of a panel: its legend name ("" none) and
+// its segments.
+type drawnSeries struct {
+	name string
+	segs []plotter.XYs
 }
 
 // Size returns the chart's width and height (defaults applied).
@@ -222,6 +241,7 @@ func lineStyle(c color.Color, width float64, dashed bool) draw.LineStyle {
 // addSeries draws segments as lines in one style (a segment of one point
 // as a dot) and adds one legend entry.
 func addSeries(p *Panel, name string, segs []plotter.XYs, sty draw.LineStyle) error {
+	p.drawn = append(p.drawn, drawnSeries{name, segs})
 	for _, s := range segs {
 		if len(s) == 1 {
 			sc, err := plotter.NewScatter(s)

@@ -34,12 +34,29 @@ var (
 	colStorm    = color.RGBA{0x80, 0x40, 0x80, 0xff}
 )
 
-// legendName shortens a long name for a legend, keeping both ends.
+// legendName shortens a long op name for a legend to at most 40 runes,
+// keeping what tells ops apart: the method before the first ':' whole
+// ("resources/read:") and the end of the rest from a path component on
+// (a URI's path, a tool's name), with "…" for what is left out. A name without a method, or
+// whose method alone is too long, keeps both ends.
 func legendName(s string) string {
-	const maxRunes = 34
+	const maxRunes = 40
 	r := []rune(s)
 	if len(r) <= maxRunes {
 		return s
+	}
+	if method, _, ok := strings.Cut(s, ":"); ok {
+		m := []rune(method + ":")
+		if keep := maxRunes - len(m) - 1; keep >= 12 {
+			tail := string(r[len(r)-keep:])
+			// Start at a path component rather than inside a word.
+			if i := strings.Index(tail, "/"); i >= 0 {
+				if rest := strings.TrimLeft(tail[i:], "/"); len([]rune(rest)) >= 8 {
+					tail = rest
+				}
+			}
+			return string(m) + "…" + tail
+		}
 	}
 	head := (maxRunes - 1) / 2
 	return string(r[:head]) + "…" + string(r[len(r)-(maxRunes-1-head):])

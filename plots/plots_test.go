@@ -275,8 +275,17 @@ func TestLegendName(t *testing.T) {
 	if got := legendName("ping"); got != "ping" {
 		t.Errorf("short name changed: %q", got)
 	}
-	got := legendName("resources/read:mcpbench://static/small item")
-	if n := len([]rune(got)); n != 34 || !strings.HasPrefix(got, "resources/read:m") || !strings.HasSuffix(got, "small item") {
+	if got := legendName("resources/read:mcpbench://static/small"); got != "resources/read:mcpbench://static/small" {
+		t.Errorf("a 38-rune op name shortened: %q", got)
+	}
+	// A long name keeps its method whole and the end of the rest.
+	got := legendName("resources/read:mcpbench://static/files/reports/2026/small item")
+	if n := len([]rune(got)); n > 40 || !strings.HasPrefix(got, "resources/read:…") || !strings.HasSuffix(got, "/2026/small item") || strings.Contains(got, "…/") {
+		t.Errorf("legendName = %q (%d runes)", got, n)
+	}
+	// Without a method, both ends.
+	got = legendName(strings.Repeat("a", 30) + strings.Repeat("b", 30))
+	if n := len([]rune(got)); n != 40 || !strings.HasPrefix(got, "aaaa") || !strings.HasSuffix(got, "bbbb") {
 		t.Errorf("legendName = %q (%d runes)", got, n)
 	}
 }

@@ -1,7 +1,10 @@
 package plots
 
 import (
+	"fmt"
+	"image/color"
 	"math"
+	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/metrics"
@@ -11,18 +14,28 @@ import (
 // The run's gauges and processes over time, and its latency op by op:
 // what intervals.csv samples each interval besides the totals.
 
-// gaugeSegments is segments for gauges (VUs, sessions, processes): the
-// warm-up is kept, since sessions open and processes warm up there; only
-// a partial interval shorter than half the usual one is left out.
-func gaugeSegments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool)) []plotter.XYs {
+// gaugeSegments is segments for gauges (VUs, sessions, processes): each
+// point at its interval's middle, as every chart over time places them;
+// the warm-up is kept, since sessions open and processes warm up there;
+// only a partial interval shorter than half the usual one is left out.
+// With afterStop false, so is the run's last row when it closes at or
+// after the end of the measured window: it is written once the load has
+// stopped, so its VUs, sessions and GET streams read 0 whatever ran
+// during the interval (a line that falls to 0 inside the last measured
+// second).
+func gaugeSegments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool), afterStop bool) []plotter.XYs {
 	lengths := make([]float64, len(res.Intervals))
 	for i, iv := range res.Intervals {
 		lengths[i] = iv.Interval
 	}
 	usual := stats.Median(lengths)
+	n := len(res.Intervals)
+	if s := res.Summary; !afterStop && s != nil && n > 1 && res.Intervals[n-1].T >= s.WarmupS+s.DurationS-1e-3 {
+		n--
+	}
 	var segs []plotter.XYs
 	var cur plotter.XYs
-	for i := range res.Intervals {
+	for i := range n {
 		iv := &res.Intervals[i]
 		if iv.Interval < usual/2 {
 			continue
@@ -34,7 +47,7 @@ func gaugeSegments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, 
 			}
 			continue
 		}
-		cur = append(cur, plotter.XY{X: iv.T, Y: v})
+		cur = append(cur, plotter.XY{X: iv.T - iv.Interval/2, Y: v})
 	}
 	if len(cur) > 0 {
 		segs = append(segs, cur)
@@ -43,13 +56,14 @@ func gaugeSegments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, 
 }
 
 // LoadOverTime draws the VUs running, the sessions open and the GET
-// streams open at the end of each interval, over the time since the
-// start (s).
+// streams open at the end of each interval (drawn at its middle, as
+// every chart over time), over the time since the start (s); the row
+// written after the load stopped is left out (gaugeSegments).
 func LoadOverTime(res *metrics.Results) (*Chart, error) {
 	if len(res.Intervals) == 0 {
 		return nil, noData("no intervals (%s)", metrics.FileIntervals)
 	}
-	p := newPanel("VUs, sessions and GET streams at the end of each interval", "time since start (s)", "count")
+	p := newPanel("VUs, sessions and GET streams at the end of each interval (drawn at its middle)", "time since start (s)", "count")
 	shared(res, res.Intervals[len(res.Intervals)-1].T, p)
 	lines := []struct {
 		name string
@@ -65,14 +79,14 @@ func LoadOverTime(res *metrics.Results) (*Chart, error) {
 		if l.name == "GET streams" && !anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.Streams > 0 }) {
 			continue
 		}
-		segs := gaugeSegments(res, func(iv *metrics.IntervalRec) (float64, bool) { return float64(l.get(iv)), true })
+		segs := gaugeSegments(res, func(iv *metrics.IntervalRec) (float64, bool) { return float64(l.get(iv)), true }, false)
 		if err := addSeries(p, l.name, segs, lineStyle(colorN(l.i), l.w, l.name == "GET streams")); err != nil {
 			return nil, err
 		}
 	}
 	fromZero(p.Plot)
 	return &Chart{Name: "load", Title: "VUs, sessions and GET streams over time", Subtitle: subtitle(res), Panels: []*Panel{p},
-		Caption: "Flat lines mean every VU kept its session (and GET stream) open; a dip is sessions lost or being replaced, a climb in the open model is VUs added because the target slowed down."}, nil
+		Caption: "Flat lines mean every VU kept its session (and GET stream) open; a dip is sessions lost or being replaced, a climb in the open model is VUs added because the target slowed down. The interval the stop closes is left out: it is counted after every VU stopped."}, nil
 }
 
 // ResourcesOverTime draws, over the time since the start (s), the CPU
@@ -83,7 +97,25 @@ func ResourcesOverTime(res *metrics.Results) (*Chart, error) {
 		return nil, noData("no intervals (%s)", metrics.FileIntervals)
 	}
 	hasTgt := anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.Target != nil })
-	cpu := newPanel("CPU per interval", "", "cores")
+	g := summaryOf(res).Generator
+	cores := g.NumCPU
+	if g.GOMAXPROCS > 0 && g.GOMAXPROCS < cores {
+		cores = g.GOMAXPROCS
+	}
+	self := "mcpbench"
+	var notes []string
+	if cores > 0 {
+		notes = append(notes, fmt.Sprintf("%d cores", cores))
+	}
+	if g.IncludesServer {
+		self = "mcpbench + embedded server"
+		notes = append(notes, "mcpbench's line includes the embedded server")
+	}
+	cpuTitle := "CPU per interval"
+	if len(notes) > 0 {
+		cpuTitle += " (" + strings.Join(notes, "; ") + ")"
+	}
+	cpu := newPanel(cpuTitle, "", "cores")
 	mem := newPanel("Resident memory", "", "RSS (MB)")
 	panels := []*Panel{cpu, mem}
 	var fds *Panel
@@ -117,15 +149,24 @@ func ResourcesOverTime(res *metrics.Results) (*Chart, error) {
 			line{fds, "threads", tgt(func(t *metrics.ProcRow) float64 { return float64(t.Threads) }), 2, true})
 	}
 	lines = append(lines,
-		line{cpu, "mcpbench", func(iv *metrics.IntervalRec) (float64, bool) { return iv.Self.Cores, true }, 1, true},
-		line{mem, "mcpbench", func(iv *metrics.IntervalRec) (float64, bool) { return iv.Self.RSSMB, iv.Self.RSSMB > 0 }, 1, true})
+		line{cpu, self, func(iv *metrics.IntervalRec) (float64, bool) { return iv.Self.Cores, true }, 1, true},
+		line{mem, self, func(iv *metrics.IntervalRec) (float64, bool) { return iv.Self.RSSMB, iv.Self.RSSMB > 0 }, 1, true})
 	for _, l := range lines {
-		if err := addSeries(l.p, l.name, gaugeSegments(res, l.get), lineStyle(colorN(l.i), 1.5, l.dashed)); err != nil {
+		if err := addSeries(l.p, l.name, gaugeSegments(res, l.get, true), lineStyle(colorN(l.i), 1.5, l.dashed)); err != nil {
 			return nil, err
 		}
 	}
 	for _, p := range panels {
 		fromZero(p.Plot)
+	}
+	if cores > 0 {
+		// The cores mcpbench may use, as a line across the panel: CPU near
+		// it is a generator at its limit.
+		xmax := max(res.Intervals[len(res.Intervals)-1].T, 1)
+		if err := addSeries(cpu, fmt.Sprintf("%d cores", cores), []plotter.XYs{{{X: 0, Y: float64(cores)}, {X: xmax, Y: float64(cores)}}}, lineStyle(color.Gray{Y: 100}, 1, true)); err != nil {
+			return nil, err
+		}
+		cpu.Plot.Y.Max = max(cpu.Plot.Y.Max, float64(cores)*1.05)
 	}
 	caption := "mcpbench's own CPU near its cores means the generator is the bottleneck; the target's CPU, memory and open files should level off under steady load — a line that keeps climbing is a leak."
 	if !hasTgt {
@@ -192,6 +233,10 @@ func LatencyPerOp(res *metrics.Results) (*Chart, error) {
 			return nil, err
 		}
 	}
+	caption := "One line per op: which op's tail moves, and when; an op whose p99 climbs while the others stay flat is the one to look at."
+	if isLogY(p99) || isLogY(p50) {
+		caption = "One line per op: which op's tail moves, and when. Ops of very different speeds share a log scale here; an op whose p99 climbs while the others stay flat is the one to look at."
+	}
 	return &Chart{Name: "latency-ops", Title: "Response time per op over time", Subtitle: subtitle(res), Panels: []*Panel{p99, p50},
-		Caption: "One line per op: which op's tail moves, and when. Ops of very different speeds share a log scale; an op whose p99 climbs while the others stay flat is the one to look at."}, nil
+		Caption: caption}, nil
 }

@@ -4,24 +4,49 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/metrics"
 	"gonum.org/v1/plot/plotter"
 )
 
-// SoakTrends draws a soak's series over time (s since the start) with
-// the Theil–Sen lines its verdicts judged (soak.json): the interval p99
+// SoakTrends draws a soak's series over time (s since the start; each
+// point at its interval's middle, the warm-up shaded) with the
+// Theil–Sen lines its verdicts judged (soak.json): the interval p99
 // (latency drift), the target's RSS and open files (target leak, when
 // sampled) and the faulty streams per interval (correctness drift).
 // subtitle names the run.
 func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
 	var pts []metrics.SoakPoint
+	warmEnd := 0.0 // the end of the warm-up: of the last point before the first measured one
 	for _, p := range sk.Points {
 		if p.Measure {
 			pts = append(pts, p)
+		} else if len(pts) == 0 {
+			warmEnd = p.T
 		}
 	}
 	if len(pts) < 2 {
 		return nil, noData("soak.json holds fewer than two measured points")
+	}
+	// Points hold their interval's end (the previous point's end is its
+	// start); drawn at its middle, as every chart over time places them,
+	// and the trend lines move with them.
+	mids := map[float64]float64{}
+	var steps []float64
+	for i, p := range sk.Points {
+		start := 0.0
+		if i > 0 {
+			start = sk.Points[i-1].T
+		}
+		mids[p.T] = (start + p.T) / 2
+		steps = append(steps, p.T-start)
+	}
+	half := stats.Median(steps) / 2
+	mid := func(t float64) float64 {
+		if m, ok := mids[t]; ok {
+			return m
+		}
+		return t - half
 	}
 	trend := map[string]metrics.SoakTrend{}
 	verdict := map[string]metrics.SoakVerdict{}
@@ -57,10 +82,17 @@ func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
 		} else {
 			p.Plot.X.Tick.Marker = unlabelled{linearTicks{}}
 		}
+		if warmEnd > 0 {
+			b := band{X0: 0, X1: warmEnd, Color: colWarmup}
+			addBand(p, b)
+			if i == 0 {
+				p.Legend.Add("warm-up", b)
+			}
+		}
 		xy := plotter.XYs{}
 		for _, pt := range pts {
 			if v, ok := s.get(pt); ok {
-				xy = append(xy, plotter.XY{X: pt.T, Y: v})
+				xy = append(xy, plotter.XY{X: mid(pt.T), Y: v})
 			}
 		}
 		if len(xy) > 0 {
@@ -69,7 +101,7 @@ func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
 			}
 		}
 		if t, ok := trend[s.name]; ok {
-			line := plotter.XYs{{X: t.FromS, Y: t.Intercept + t.SlopePerS*t.FromS}, {X: t.ToS, Y: t.Intercept + t.SlopePerS*t.ToS}}
+			line := plotter.XYs{{X: mid(t.FromS), Y: t.Intercept + t.SlopePerS*t.FromS}, {X: mid(t.ToS), Y: t.Intercept + t.SlopePerS*t.ToS}}
 			if err := addSeries(p, fmt.Sprintf("trend %s %s", signed(t.SlopePerS*3600), s.per), []plotter.XYs{line}, lineStyle(colorN(3), 2, true)); err != nil {
 				return nil, err
 			}

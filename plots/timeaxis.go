@@ -30,7 +30,7 @@ func shared(res *metrics.Results, xmax float64, panels ...*Panel) {
 	}
 	for i, p := range panels {
 		for _, b := range bands {
-			p.Plot.Add(b)
+			addBand(p, b)
 		}
 		for _, at := range storms {
 			p.Plot.Add(vline{X: at, LineStyle: lineStyle(colStorm, 1, true)})
@@ -127,6 +127,38 @@ func segments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool)
 		segs = append(segs, cur)
 	}
 	return segs
+}
+
+// countSegments returns a count per interval (each at its middle) for
+// the measured intervals: those that lie mostly in the warm-up are left
+// out (their ops are not in the summary), a partial interval at the end
+// is kept (a count, unlike a rate, is not inflated by a short interval),
+// so the points add up to the summary's count.
+func countSegments(res *metrics.Results, n func(*metrics.IntervalRec) int64) []plotter.XYs {
+	warmup := 0.0
+	if res.Summary != nil {
+		warmup = res.Summary.WarmupS
+	}
+	var xy plotter.XYs
+	for i := range res.Intervals {
+		iv := &res.Intervals[i]
+		if mid := iv.T - iv.Interval/2; mid >= warmup {
+			xy = append(xy, plotter.XY{X: mid, Y: float64(n(iv))})
+		}
+	}
+	if len(xy) == 0 {
+		return nil
+	}
+	return []plotter.XYs{xy}
+}
+
+// usualInterval is the median interval length (s).
+func usualInterval(res *metrics.Results) float64 {
+	lengths := make([]float64, len(res.Intervals))
+	for i, iv := range res.Intervals {
+		lengths[i] = iv.Interval
+	}
+	return math.Round(stats.Median(lengths)*1000) / 1000
 }
 
 func perSecond(n int64, iv *metrics.IntervalRec) (float64, bool) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"slices"
+	"strconv"
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/stats"
@@ -123,8 +124,11 @@ func addRates(rate *Panel, res *metrics.Results, op string, pick func(*metrics.I
 }
 
 // ThroughputErrors draws completed ops/s over time (s since the start),
-// with the target arrival rate in the open model, and below it errors/s
-// by error class and dropped ops/s when there were any.
+// with the target arrival rate in the open model; below it the errors of
+// each interval by error class, when there were any, and apart from them
+// the arrivals dropped in each interval (open model), when there were
+// any. Errors and drops are counts per interval (countSegments), so each
+// panel's points add up to the summary's errors and dropped.
 func ThroughputErrors(res *metrics.Results) (*Chart, error) {
 	if len(res.Intervals) == 0 {
 		return nil, noData("no intervals (%s)", metrics.FileIntervals)
@@ -145,12 +149,17 @@ func ThroughputErrors(res *metrics.Results) (*Chart, error) {
 	xmax := res.Intervals[len(res.Intervals)-1].T
 	tp := newPanel("Completed operations per interval", "time since start (s)", "ops/s")
 	panels := []*Panel{tp}
-	var ep *Panel
-	if errs > 0 || dropped > 0 {
-		ep = newPanel("Errors per interval", "time since start (s)", "per second")
+	var ep, dp *Panel
+	unit := fmt.Sprintf("per interval (%s s)", strconv.FormatFloat(usualInterval(res), 'f', -1, 64))
+	if errs > 0 {
+		ep = newPanel("Errors per interval", "time since start (s)", "errors "+unit)
 		panels = append(panels, ep)
 	} else {
 		tp.Plot.Title.Text += " (no errors)"
+	}
+	if dropped > 0 {
+		dp = newPanel("Dropped arrivals per interval (no free VU within the max delay)", "time since start (s)", "dropped "+unit)
+		panels = append(panels, dp)
 	}
 	shared(res, xmax, panels...)
 	if err := addSeries(tp, "completed", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return iv.Rate, true }),
@@ -172,28 +181,30 @@ func ThroughputErrors(res *metrics.Results) (*Chart, error) {
 				continue
 			}
 			name := c.String()
-			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.ErrorsByClass[name], iv) })
-			if err := addSeries(ep, name+" errors", segs, lineStyle(colorN(3+i), 1.5, false)); err != nil {
+			segs := countSegments(res, func(iv *metrics.IntervalRec) int64 { return iv.ErrorsByClass[name] })
+			if err := addSeries(ep, name, segs, lineStyle(colorN(3+i), 1.5, false)); err != nil {
 				return nil, err
 			}
 			i++
 		}
-		if i == 0 && errs > 0 { // no class columns: the total
-			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.All.Errors, iv) })
+		if i == 0 { // no class columns: the total
+			segs := countSegments(res, func(iv *metrics.IntervalRec) int64 { return iv.All.Errors })
 			if err := addSeries(ep, "errors", segs, lineStyle(colMax, 1.5, false)); err != nil {
-				return nil, err
-			}
-		}
-		if dropped > 0 {
-			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.Dropped, iv) })
-			if err := addSeries(ep, "dropped", segs, lineStyle(color.Gray{Y: 90}, 1, true)); err != nil {
 				return nil, err
 			}
 		}
 		fromZero(ep.Plot)
 	}
-	return &Chart{Name: "throughput", Title: "Throughput and errors over time", Subtitle: subtitle(res), Panels: panels,
-		Caption: "Completed ops should hold the target (open model) or stay level (closed); errors by class show which failure appears when, and drops mean arrivals found no free VU."}, nil
+	if dp != nil {
+		segs := countSegments(res, func(iv *metrics.IntervalRec) int64 { return iv.Dropped })
+		if err := addSeries(dp, "dropped", segs, lineStyle(color.Gray{Y: 90}, 1.5, false)); err != nil {
+			return nil, err
+		}
+		fromZero(dp.Plot)
+	}
+	panels[len(panels)-1].Plot.X.Label.Text = "time since start (s)"
+	return &Chart{Name: "throughput", Title: "Throughput, errors and drops over time", Subtitle: subtitle(res), Panels: panels,
+		Caption: "Completed ops should hold the target (open model) or stay level (closed); errors by class show which failure appears when; drops, apart, are arrivals that found no free VU: load the target never saw."}, nil
 }
 
 // ResumesReconnects draws resume attempts (response streams) and
