@@ -16,16 +16,23 @@
 //     time (s since the start), above the target and achieved rate (ops/s).
 //   - [Spectrum]: the response-time percentile spectrum of every op on a
 //     log "nines" axis (0%, 90%, 99%, 99.9%…), HdrHistogram style.
-//   - [ThroughputErrors]: completed ops/s, and errors/s by class (and
-//     dropped ops/s) over time.
+//   - [ThroughputErrors]: completed ops/s over time; errors per interval
+//     by class and, apart, arrivals dropped per interval (counts, which
+//     add up to the summary's).
 //   - [ResumesReconnects]: resume and reconnect attempts per second over
 //     time, with storm waves marked.
 //   - [TimeToResume]: the time-to-resume distribution and its percentile
 //     spectrum, when streams were resumed.
 //   - [LatencyPerOp]: interval p99 and p50 of each op, one line per op.
-//   - [LoadOverTime]: VUs, sessions and GET streams at each interval's end.
-//   - [ResourcesOverTime]: CPU, RSS (and open files, threads) of mcpbench
-//     and of the --target-pid process.
+//   - [LoadOverTime]: VUs, sessions and GET streams at each interval's end
+//     (the row written after the stop left out).
+//   - [ResourcesOverTime]: CPU (against the cores mcpbench may use; its
+//     line says when it includes the embedded server), RSS (and open
+//     files, threads) of mcpbench and of the --target-pid process.
+//
+// Every chart over time draws an interval's values at the interval's
+// middle (intervals.csv holds its end and length), warm-up and stopping
+// shaded, so the panels of a report line up.
 //
 // The capacity charts of a sweep ([CapacityLatency], [CapacityErrors],
 // [CapacityResources], [CapacityMemory]) read sweep.json only and draw

@@ -7,7 +7,8 @@
 // on any request that is not file: or data:, on a report missing what its
 // kind must show (run: the summary table and at least 3 rendered <svg>
 // charts; sweep: the verdict, at least 2 step rows and 3 charts; soak: 4
-// verdict rows, the trend chart, the summary table and at least 5 charts)
+// verdict rows, the trend chart, the summary table and at least 5 charts),
+// on a table header whose text overflows its cell (over its neighbours)
 // or on a page that scrolls sideways at 1280 px; then takes a full-page
 // screenshot of each.
 import { chromium } from 'playwright-core';
@@ -83,6 +84,11 @@ async function check(kind, html, shot) {
 			sections,
 			captions: document.querySelectorAll('figcaption').length,
 			scripts: document.querySelectorAll('script').length,
+			// A header whose text is wider than its cell spills over its
+			// neighbours (an op name with no space to wrap at).
+			spilled: [...document.querySelectorAll('thead th')]
+				.filter((th) => th.scrollWidth > th.clientWidth + 1)
+				.map((th) => `${th.closest('section[id]')?.id ?? '?'}: "${th.textContent}" (${th.scrollWidth} px in ${th.clientWidth})`),
 			overflowX: document.documentElement.scrollWidth > window.innerWidth + 1 ||
 				[...document.querySelectorAll('.scroll')].some((d) => d.scrollWidth > d.clientWidth + 1),
 		};
@@ -95,6 +101,7 @@ async function check(kind, html, shot) {
 	if (info.captions < rendered.length) tag(`${info.captions} captions for ${rendered.length} charts`);
 	if (info.scripts > 0) tag(`${info.scripts} <script> elements (the report needs none)`);
 	if (info.overflowX) tag('the page or one of its tables scrolls horizontally at 1280 px');
+	for (const h of info.spilled) tag(`table header overflows its cell, over its neighbours: ${h}`);
 
 	await page.screenshot({ path: shot, fullPage: true });
 	await page.close();

@@ -18,6 +18,8 @@
 #     verdict and step rows; the soak's verdict rows and trend chart,
 #   - has too few rendered <svg> charts of non-zero size (run 3, sweep 3,
 #     soak 5), or fewer captions than charts,
+#   - has a table header whose text overflows its cell (over its
+#     neighbours),
 #   - scrolls sideways at 1280 px.
 # Then it takes a full-page screenshot of each (the run's at SCREENSHOT.png,
 # default $TMP/report.png; the others beside it as *-sweep.png and
