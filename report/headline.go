@@ -73,7 +73,11 @@ func verdictLine(s *metrics.Summary) string {
 	}
 	if b := s.Generator.Bottleneck; b != "" {
 		head, _, _ := strings.Cut(b, ":") // "mcpbench used 1.93 of its 2 cores", "ops started up to 15 ms late (…)"
-		problems = append(problems, head+" (WARNING below)")
+		if strings.HasSuffix(head, ")") { // "… late (start lag p99, in response time; WARNING below)"
+			problems = append(problems, strings.TrimSuffix(head, ")")+"; WARNING below)")
+		} else {
+			problems = append(problems, head+" (WARNING below)")
+		}
 	}
 	switch {
 	case failed > 0:
