@@ -36,6 +36,7 @@ var funcs = template.FuncMap{
 	"f2":    func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
 	"g":     func(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) },
 	"count": fmtCount,
+	"wrap":  wrapName,
 	"recovery": func(s float64) string {
 		switch {
 		case s == 0:
@@ -386,4 +387,19 @@ func fmtCount(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// wrapName escapes an op name for a narrow table header and lets it wrap
+// after each '/' and ':' (<wbr>), so "resources/read:mcpbench://static/small"
+// breaks between its parts rather than inside a word or over the next
+// column.
+func wrapName(name string) template.HTML {
+	var b strings.Builder
+	for _, r := range name {
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		if r == '/' || r == ':' {
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String())
 }

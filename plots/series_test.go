@@ -332,3 +332,20 @@ func TestSpectrumLabelsItsTopTick(t *testing.T) {
 		t.Errorf("the axis tops at %v ms (labelled %q), below the slowest op's max %v ms", v, top, maxMS)
 	}
 }
+
+// A ledger column's op name wraps between its parts, escaped, so a long
+// name stays in its column (scripts/check-html.sh checks the rendered
+// headers in Chromium).
+func TestLedgerHeaderWrapsBetweenParts(t *testing.T) {
+	if got, want := string(wrapName("resources/read:<x>://a")), "resources/<wbr>read:<wbr>&lt;x&gt;:<wbr>/<wbr>/<wbr>a"; got != want {
+		t.Errorf("wrapName = %q, want %q", got, want)
+	}
+	var b strings.Builder
+	res := readRun(t, "run-errors-drops")
+	if err := HTMLReport(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<th class="v">tools/<wbr>call:<wbr>slow</th>`) {
+		t.Error("the ledger's header of tools/call:slow does not wrap between its parts")
+	}
+}

@@ -10,7 +10,8 @@
 // verdict rows, the trend chart, the summary table and at least 5 charts),
 // on a table header whose text overflows its cell (over its neighbours)
 // or on a page that scrolls sideways at 1280 px; then takes a full-page
-// screenshot of each.
+// screenshot of each (and of its replay ledger table, beside it as
+// *-ledger.png).
 import { chromium } from 'playwright-core';
 import { pathToFileURL } from 'node:url';
 
@@ -104,6 +105,10 @@ async function check(kind, html, shot) {
 	for (const h of info.spilled) tag(`table header overflows its cell, over its neighbours: ${h}`);
 
 	await page.screenshot({ path: shot, fullPage: true });
+	// The replay ledger's table alone, where long op names head columns.
+	if (await page.locator('#ledger').count() > 0) {
+		await page.locator('#ledger').screenshot({ path: shot.replace(/\.png$/, '-ledger.png') });
+	}
 	await page.close();
 	console.error(`check-html: ${kind} "${info.title}": sections ${info.sections.join(', ')}; ` +
 		`${JSON.stringify(info.counts)}; svg charts ${rendered.map((s) => `${s.w}x${s.h}`).join(', ')}; screenshot ${shot}`);

@@ -23,7 +23,8 @@
 #   - scrolls sideways at 1280 px.
 # Then it takes a full-page screenshot of each (the run's at SCREENSHOT.png,
 # default $TMP/report.png; the others beside it as *-sweep.png and
-# *-soak.png), prints their paths and exits 0.
+# *-soak.png; the replay ledger table of each alone as *-ledger.png),
+# prints their paths and exits 0.
 #
 # Installs what it needs: Debian's chromium (apt-get, skipped when
 # /usr/bin/chromium exists; needs root) and playwright-core in a temporary
