@@ -140,7 +140,7 @@ func (p *h2Pool) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := c.cc.RoundTrip(req)
 	if err != nil {
-		return nil, c.sniff.explain(req.Context(), req.URL.Host, err)
+		return nil, explainGoAway(req.URL.Host, c.sniff.explain(req.Context(), req.URL.Host, err))
 	}
 	resp.Body = &h2body{ReadCloser: resp.Body, c: c}
 	return resp, nil
@@ -243,6 +243,15 @@ func (p *h2Pool) closeAll() {
 type h2body struct {
 	io.ReadCloser
 	c *h2conn
+}
+
+// Read says a GOAWAY that ended the stream in our words (h2c.go).
+func (b *h2body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = explainGoAway(b.c.key, err)
+	}
+	return n, err
 }
 
 // CutConnection closes the TCP connection the stream rides on (with a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,7 +62,7 @@ func (s *h1Sniff) Read(p []byte) (int, error) {
 // h1SniffWait bounds the wait, after a failed h2c request, for the read
 // loop's first read (the server has answered or closed by then: it
 // returns at once).
-const h1SniffWait = 200 * time.Millisecond
+const h1SniffWait = time.Second
 
 // explain returns an error wrapping ErrNoH2C, naming host and what the
 // server did, for an error of a request on an h2c connection whose server
@@ -95,4 +96,50 @@ type sniffKey struct{}
 func sniffSlot(ctx context.Context) **h1Sniff {
 	p, _ := ctx.Value(sniffKey{}).(**h1Sniff)
 	return p
+}
+
+// ErrGoAway: the server ended the HTTP/2 connection with GOAWAY (RFC 9113
+// §6.8) while a request was on it. The error wrapping it says the error
+// code and whether the server took the request: a stream above the
+// GOAWAY's last stream id was not processed; one at or below it may have
+// been.
+var ErrGoAway = errors.New("HTTP/2 GOAWAY")
+
+// goAwayError is net/http's GOAWAY error said once, in our words; it
+// unwraps to ErrGoAway and to net/http's error.
+type goAwayError struct {
+	msg   string
+	cause error
+}
+
+func (e *goAwayError) Error() string   { return e.msg }
+func (e *goAwayError) Unwrap() []error { return []error{ErrGoAway, e.cause} }
+
+// explainGoAway rewrites net/http's three GOAWAY errors (its types are
+// unexported: recognised by text) as a *goAwayError; other errors are
+// returned as they are.
+func explainGoAway(host string, err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	i := strings.Index(s, "http2: ")
+	if i < 0 || !strings.Contains(s, "GOAWAY") {
+		return err
+	}
+	s = s[i:]
+	var msg string
+	switch {
+	case strings.HasPrefix(s, "http2: Transport received GOAWAY from server ErrCode:"):
+		code := strings.TrimPrefix(s, "http2: Transport received GOAWAY from server ErrCode:")
+		msg = host + " refused the request with GOAWAY (" + code + ") before processing it"
+	case strings.HasPrefix(s, "http2: Transport received Server's graceful shutdown GOAWAY"):
+		msg = host + " is closing the connection (graceful GOAWAY): the request was not processed"
+	case strings.HasPrefix(s, "http2: server sent GOAWAY and closed the connection; "):
+		fields := strings.TrimPrefix(s, "http2: server sent GOAWAY and closed the connection; ")
+		msg = host + " closed the connection with GOAWAY after taking the request, which it may have processed (" + fields + ")"
+	default:
+		return err
+	}
+	return &goAwayError{msg: msg, cause: err}
 }
