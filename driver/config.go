@@ -190,7 +190,7 @@ func (c *Config) Validate() []error {
 	switch {
 	case c.URL == "":
 		errs = append(errs, errors.New("url: empty"))
-	case SchemeError(c.URL, !strings.Contains(c.URL, "@")) != nil:
+	case !strings.Contains(c.URL, "://"):
 		errs = append(errs, fmt.Errorf("url: %w", SchemeError(c.URL, !strings.Contains(c.URL, "@"))))
 	case err != nil:
 		var ue *url.Error
