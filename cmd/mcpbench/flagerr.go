@@ -27,11 +27,8 @@ func flagError(cmd *cobra.Command, err error) error {
 	}
 	var ve *pflag.InvalidValueError
 	if errors.As(err, &ve) && ve.GetFlag().Value.Type() == "duration" {
-		if hint, ok := units.DurationHint(ve.GetValue()); ok {
-			if !strings.ContainsAny(ve.GetValue(), "hmsuµn") {
-				hint += "?" // a bare number: seconds is a guess
-			}
-			err = fmt.Errorf("--%s %s: add a unit: %s", ve.GetFlag().Name, ve.GetValue(), hint)
+		if hint, ok := units.UnitHint(ve.GetValue()); ok {
+			err = fmt.Errorf("--%s %s: %s", ve.GetFlag().Name, ve.GetValue(), hint)
 		}
 	}
 	return &exitError{code: exitUsage, err: err}

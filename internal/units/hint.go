@@ -1,6 +1,7 @@
 package units
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -50,4 +51,31 @@ func DurationHint(s string) (hint string, ok bool) {
 		return "", false
 	}
 	return hint, true
+}
+
+// UnitHint is what to tell a user whose duration s is missing its unit
+// (DurationHint): "add a unit: 1m30s", or for a bare number, where seconds
+// is a guess, "add a unit: 30s? (or 30ms)". ok is false as DurationHint's.
+func UnitHint(s string) (string, bool) {
+	hint, ok := DurationHint(s)
+	if !ok {
+		return "", false
+	}
+	if n := strings.TrimSpace(s); !strings.ContainsAny(n, "hmsuµn") {
+		return "add a unit: " + hint + "? (or " + n + "ms)", true
+	}
+	return "add a unit: " + hint, true
+}
+
+// ParseDuration is time.ParseDuration, whose error for a number missing
+// its unit says which to add (`"2": add a unit: 2s`) instead of "missing
+// unit in duration".
+func ParseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		if hint, ok := UnitHint(s); ok {
+			return 0, fmt.Errorf("%q: %s", s, hint)
+		}
+	}
+	return d, err
 }

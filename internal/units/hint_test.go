@@ -32,6 +32,27 @@ func TestDurationHint(t *testing.T) {
 	}
 }
 
+func TestUnitHintAndParseDuration(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"30", "add a unit: 30s? (or 30ms)"},
+		{"1m30", "add a unit: 1m30s"},
+		{"1.5", "add a unit: 1.5s? (or 1.5ms)"},
+	} {
+		if got, ok := UnitHint(tc.in); !ok || got != tc.want {
+			t.Errorf("UnitHint(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+		if _, err := ParseDuration(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseDuration(%q) = %v, want it to say %q", tc.in, err, tc.want)
+		}
+	}
+	if d, err := ParseDuration("1m30s"); err != nil || d.Seconds() != 90 {
+		t.Errorf("ParseDuration(1m30s) = %v, %v", d, err)
+	}
+	if _, err := ParseDuration("soon"); err == nil || strings.Contains(err.Error(), "add a unit") {
+		t.Errorf("ParseDuration(soon) = %v, want time's error", err)
+	}
+}
+
 // A profile duration missing its unit says which unit to add; a bare
 // number stays seconds (documented), and other mistakes keep the generic
 // text.
