@@ -295,8 +295,8 @@ func ParseFault(spec string) (Fault, error) {
 			if !ok {
 				return f, fmt.Errorf("chaos %q: between=MIN-MAX, e.g. 100ms-500ms", spec)
 			}
-			a, e1 := time.ParseDuration(lo)
-			b, e2 := time.ParseDuration(hi)
+			a, e1 := units.ParseDuration(lo)
+			b, e2 := units.ParseDuration(hi)
 			if err = errors.Join(e1, e2); err == nil {
 				f.When.Between = []Duration{Duration(a), Duration(b)}
 			}
@@ -310,7 +310,7 @@ func ParseFault(spec string) (Fault, error) {
 			f.Probability, err = strconv.ParseFloat(v, 64)
 		case "stall", "delay":
 			var d time.Duration
-			d, err = time.ParseDuration(v)
+			d, err = units.ParseDuration(v)
 			if k == "stall" {
 				f.Stall = Duration(d)
 			} else {
@@ -336,7 +336,7 @@ func ParseStorm(spec string) (*Storm, error) {
 		var d time.Duration
 		switch k {
 		case "at", "every":
-			d, err = time.ParseDuration(v)
+			d, err = units.ParseDuration(v)
 			if k == "at" {
 				s.At = Duration(d)
 			} else {

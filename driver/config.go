@@ -190,6 +190,8 @@ func (c *Config) Validate() []error {
 	switch {
 	case c.URL == "":
 		errs = append(errs, errors.New("url: empty"))
+	case !strings.Contains(c.URL, "://"):
+		errs = append(errs, fmt.Errorf("url: %w", SchemeError(c.URL, !strings.Contains(c.URL, "@"))))
 	case err != nil:
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -361,4 +363,20 @@ func headerShown(s string) string {
 		return s[:i+1] + " [redacted]"
 	}
 	return s[:i] + " [redacted]"
+}
+
+// SchemeError reports a URL written without its scheme
+// ("127.0.0.1:8080/mcp", "localhost:8080"), which url.Parse misreads (a
+// colon in the first path segment, or "localhost" taken for the scheme):
+// the error says to add http://, showing the URL so written when quote
+// is true (false when raw may hold credentials or expanded secrets). nil
+// when raw has a scheme ("://").
+func SchemeError(raw string, quote bool) error {
+	if strings.Contains(raw, "://") {
+		return nil
+	}
+	if quote {
+		return fmt.Errorf("%q has no scheme: add http:// (http://%s), or https:// for TLS", raw, raw)
+	}
+	return errors.New("no scheme: add http:// (or https:// for TLS) before the host")
 }

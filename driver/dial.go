@@ -171,13 +171,17 @@ func newDialer(timeout time.Duration, proxy *proxySetting, tc *tls.Config) *dial
 
 // tcp opens a TCP connection to addr (no proxy).
 func (d *dialer) tcp(ctx context.Context, addr string) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	dctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	nd := d.nd
 	nd.LocalAddr = d.src.pick()
-	c, err := nd.DialContext(ctx, "tcp", addr)
+	c, err := nd.DialContext(dctx, "tcp", addr)
 	if err == nil {
 		d.conns.Add(1)
+	}
+	var ne net.Error
+	if err != nil && ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout() {
+		return nil, connectTimeout("no TCP connection to "+addr, d.timeout) // the dial's "i/o timeout" says less
 	}
 	return c, err
 }
@@ -340,6 +344,12 @@ func (d *dialer) tlsConn(ctx context.Context, addr string, protos []string, raw 
 	if err := tc.HandshakeContext(hctx); err != nil {
 		c.Close()
 		d.hsFailed.Add(1)
+		if ctx.Err() == nil && errors.Is(hctx.Err(), context.DeadlineExceeded) {
+			return nil, connectTimeout("no TLS handshake with "+addr, d.timeout)
+		}
+		if alertIs(err, 120) && len(protos) == 1 && protos[0] == "h2" { // no_application_protocol: the server's ALPN has no h2
+			return nil, fmt.Errorf("%s: %w", addr, ErrNoHTTP2)
+		}
 		return nil, explainTLS(fmt.Errorf("TLS handshake with %s: %w", addr, err), len(cfg.Certificates) > 0)
 	}
 	st := tc.ConnectionState()

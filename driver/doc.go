@@ -54,7 +54,9 @@
 // ErrStreamBroken, ErrUnresumable, ErrStreamIdle, ErrToolError,
 // ErrRequestTimeout, ErrResponseTooLarge and ErrEventTooLarge (each naming
 // its limit), ErrConnClosedAfterWrite (a request that reached the socket is
-// never re-sent), ErrHTTP2Only, ErrNoHTTP2, ErrProxy, ErrAuthorization
+// never re-sent), ErrHTTP2Only, ErrNoHTTP2, ErrNoH2C, ErrGoAway (with its
+// code and whether the server took the request), ErrConnectTimeout,
+// ErrProxy, ErrAuthorization
 // (classed http-status), ...), a *StatusError (with the Location,
 // WWW-Authenticate, Retry-After and first body line the user needs) or a
 // *RPCError; Classify maps them to a Class (transport, timeout,

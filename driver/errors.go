@@ -79,6 +79,10 @@ type StatusError struct {
 	// Body is the first line of the body (or the JSON-RPC error it held),
 	// printable and cut to 200 bytes.
 	Body string
+	// Hint says what to do, when the answer makes it clear: a 401 whose
+	// Bearer challenge names resource_metadata (MCP authorization) to a
+	// client without OAuth gets the flags that obtain a token.
+	Hint string
 }
 
 func (e *StatusError) Error() string {
@@ -102,6 +106,9 @@ func (e *StatusError) Error() string {
 	}
 	if e.Body != "" {
 		b.WriteString("; body: " + e.Body)
+	}
+	if e.Hint != "" {
+		b.WriteString("; " + e.Hint)
 	}
 	return b.String()
 }

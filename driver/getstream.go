@@ -140,7 +140,7 @@ func (s *Session) openStreamTimed(ctx context.Context, lastID string) (*http.Res
 			resp.Body.Close()
 		}
 		cancel(nil)
-		return nil, ErrRequestTimeout
+		return nil, requestTimeout(s.cfg.requestTimeout())
 	}
 	if err != nil {
 		cancel(nil)

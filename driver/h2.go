@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // HTTP/2 comes from the standard library (net/http's Transport with
@@ -24,6 +25,8 @@ type h2Transport struct {
 
 	mu    sync.Mutex
 	pools map[*h2Pool]struct{} // open session pools, closed at the end of a run
+
+	h2cWorked atomic.Bool // an h2c connection got HTTP/2 bytes (h2c.go)
 }
 
 // newH2Transport returns an HTTP/2 transport over d.
@@ -37,10 +40,15 @@ func newH2Transport(d *dialer) *h2Transport {
 		DisableCompression: true, // SSE must not be buffered by a decompressor
 		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 			c, err := d.to(ctx, "http", addr)
-			if err == nil {
-				setRaw(ctx, c)
+			if err != nil {
+				return nil, err
 			}
-			return c, err
+			setRaw(ctx, c)
+			if p := sniffSlot(ctx); p != nil {
+				*p = newH1Sniff(c, &t.h2cWorked) // h2c.go: tells an HTTP/1.1-only server apart
+				return *p, nil
+			}
+			return c, nil
 		},
 		DialTLSContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 			if pre, ok := ctx.Value(preConnKey{}).(*tls.Conn); ok {
@@ -114,9 +122,10 @@ type h2Pool struct {
 }
 
 type h2conn struct {
-	key string // scheme://host
-	cc  *http.ClientConn
-	raw net.Conn // the TCP connection (to the server, or a proxy tunnel)
+	key   string // scheme://host
+	cc    *http.ClientConn
+	raw   net.Conn // the TCP connection (to the server, or a proxy tunnel)
+	sniff *h1Sniff // h2c: whether the server answered in HTTP/1.1 (nil for h2)
 }
 
 // RoundTrip sends req on one of the pool's connections, opening one when
@@ -131,7 +140,7 @@ func (p *h2Pool) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := c.cc.RoundTrip(req)
 	if err != nil {
-		return nil, err
+		return nil, explainGoAway(req.URL.Host, c.sniff.explain(req.Context(), req.URL.Host, err))
 	}
 	resp.Body = &h2body{ReadCloser: resp.Body, c: c}
 	return resp, nil
@@ -176,6 +185,9 @@ func (p *h2Pool) get(ctx context.Context, scheme, host string) (*h2conn, error) 
 func (p *h2Pool) dial(ctx context.Context, scheme, host string, pre *tls.Conn) (*h2conn, error) {
 	c := &h2conn{key: scheme + "://" + host}
 	dctx := context.WithValue(ctx, rawConnKey{}, &c.raw)
+	if scheme == "http" {
+		dctx = context.WithValue(dctx, sniffKey{}, &c.sniff)
+	}
 	if pre != nil {
 		dctx = context.WithValue(dctx, preConnKey{}, pre)
 		c.raw = pre.NetConn()
@@ -231,6 +243,15 @@ func (p *h2Pool) closeAll() {
 type h2body struct {
 	io.ReadCloser
 	c *h2conn
+}
+
+// Read says a GOAWAY that ended the stream in our words (h2c.go).
+func (b *h2body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = explainGoAway(b.c.key, err)
+	}
+	return n, err
 }
 
 // CutConnection closes the TCP connection the stream rides on (with a

@@ -105,6 +105,8 @@ func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res 
 		if err != nil {
 			switch {
 			case errors.Is(err, ErrSSEMalformed):
+			case s.idleFired.Load() && !tail:
+				return streamIdle(s.idleDur)
 			case s.idleFired.Load():
 				return ErrStreamIdle
 			case context.Cause(ctx) != nil:

@@ -20,8 +20,9 @@ import (
 // ErrRequestTimeout: a request got no answer within RequestTimeout: its
 // response headers (a GET stream, a resume, a POST answered with SSE) or
 // its whole JSON answer did not arrive in time. It wraps
-// context.DeadlineExceeded.
-var ErrRequestTimeout = fmt.Errorf("request timeout: %w", context.DeadlineExceeded)
+// context.DeadlineExceeded (errors.Is); the error of an operation names
+// the limit (timeouts.go).
+var ErrRequestTimeout error = &deadlineError{"request timeout: no answer in time (--timeout)"}
 
 // opContext starts one operation: a cancellable context and the session's
 // request timer (reused, no timer per op), armed for the first request.
@@ -83,7 +84,7 @@ func (s *Session) onOpTimeout() {
 	c := s.opCancel
 	s.opMu.Unlock()
 	if c != nil {
-		c(ErrRequestTimeout)
+		c(requestTimeout(s.cfg.requestTimeout()))
 	}
 }
 
@@ -100,7 +101,7 @@ func headerTimeout(ctx context.Context, d time.Duration) (hctx context.Context, 
 	var state atomic.Int32 // 0 waiting, 1 headers arrived, 2 timed out
 	t := time.AfterFunc(d, func() {
 		if state.CompareAndSwap(0, 2) {
-			cancel(ErrRequestTimeout)
+			cancel(requestTimeout(d))
 		}
 	})
 	return hctx, func() bool {
@@ -210,6 +211,10 @@ func breakCause(err error) string {
 	return err.Error()
 }
 
+// oauthHint is StatusError.Hint of a 401 whose Bearer challenge names
+// resource_metadata (MCP authorization) to a client without OAuth.
+const oauthHint = "the server wants an OAuth token (MCP authorization): give --oauth-client-id (and the secret in $MCPBENCH_OAUTH_CLIENT_SECRET) to get one with the client-credentials grant, or send a token with -H 'Authorization: Bearer ${TOKEN}'"
+
 // statusError builds the error of a non-2xx answer and closes its body: a
 // JSON-RPC error in the body is returned as an *RPCError (so a 2026-07-28
 // -32020 or -32022 is classified as such) — under a legacy version only
@@ -225,6 +230,9 @@ func (s *Session) statusError(resp *http.Response, res *Result) error {
 		se.Location = resp.Header.Get("Location")
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		se.Authenticate = resp.Header.Get("WWW-Authenticate")
+		if ch, ok := bearerChallenge(resp.Header.Values("WWW-Authenticate")); ok && code == http.StatusUnauthorized && ch.resourceMetadata != "" && s.cfg.OAuth == nil {
+			se.Hint = oauthHint
+		}
 	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
 		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}

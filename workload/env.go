@@ -75,6 +75,9 @@ func ResolveEndpoint(rawURL string, header http.Header, lookup secret.LookupFunc
 	if err != nil {
 		return ep, append(errs, fmt.Errorf("url: %w", err))
 	}
+	if err := driver.SchemeError(raw, raw == rawURL && !strings.Contains(raw, "@")); err != nil {
+		return ep, append(errs, fmt.Errorf("url: %w", err))
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Error quotes the whole URL; its inner error quotes a part

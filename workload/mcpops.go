@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
@@ -207,6 +208,9 @@ func ParseCancel(s string) (CancelSpec, error) {
 			return c, fmt.Errorf("%q: want key=value (after=50ms p=0.1)", f)
 		case k == "after":
 			d, err := time.ParseDuration(v)
+			if hint, ok := units.UnitHint(v); ok && err != nil {
+				return c, fmt.Errorf("after=%s: %s", v, hint)
+			}
 			if err != nil || d <= 0 {
 				return c, fmt.Errorf("after=%s: want a positive duration such as 50ms", v)
 			}

@@ -194,6 +194,9 @@ func ParseStage(s string) (StageSpec, error) {
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(ds))
 	if err != nil || d <= 0 {
+		if hint, ok := units.UnitHint(ds); ok && err != nil {
+			return StageSpec{}, fmt.Errorf("stage %q: duration %q: %s", s, ds, hint)
+		}
 		return StageSpec{}, fmt.Errorf("stage %q: duration %q: want a positive Go duration such as 10s", s, ds)
 	}
 	t, err := strconv.ParseFloat(strings.TrimSpace(ts), 64)

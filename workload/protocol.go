@@ -22,7 +22,9 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		} else {
 			n, err := driver.Negotiate(ctx, &pl.Driver)
 			if err != nil {
-				n = driver.Negotiation{Protocol: driver.DefaultProtocol, Why: "server/discover failed (" + err.Error() + "): using the newest legacy version"}
+				// The class only: the sessions' errors show the cause,
+				// once (the same failure follows at initialize).
+				n = driver.Negotiation{Protocol: driver.DefaultProtocol, Why: "server/discover failed (" + driver.Classify(err).String() + " error): using the newest legacy version"}
 			}
 			pl.Driver.Protocol = n.Protocol
 			e.protoWhy = "chosen by auto: " + n.Why

@@ -30,6 +30,7 @@ fresh machine needs nothing else.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(flagError) // flagerr.go: suggests the flag meant, or a duration's unit
 	root.AddCommand(newRunCmd(), newSweepCmd(), newSoakCmd(), newServeCmd(), newProbeCmd(), newReportCmd(), newCompareCmd(), newPlotCmd(), newMergeCmd(), newK8sJobCmd(), newVersionCmd())
 	return root
 }

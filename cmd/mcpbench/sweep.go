@@ -187,6 +187,9 @@ func sweepRunStep(cmd *cobra.Command, env *env, n int) func(context.Context, swe
 // apply sets the profile's sweep section from the flags that were given.
 func (sf *sweepFlags) apply(p *workload.Profile, set func(string) bool) error {
 	if p.Sweep == nil {
+		if err := needSweepFlags(p.Name, set); err != nil {
+			return err
+		}
 		p.Sweep = &workload.SweepSpec{}
 	}
 	s := p.Sweep
@@ -203,6 +206,26 @@ func (sf *sweepFlags) apply(p *workload.Profile, set func(string) bool) error {
 	override(set("keep-going"), &s.KeepGoing, sf.keepGoing)
 	override(set("repeat"), &s.Repeat, sf.repeat)
 	return nil
+}
+
+// needSweepFlags names the flags a sweep needs when the profile has no
+// sweep section: --from, --to and --steps (those not given), or a
+// profile that has one.
+func needSweepFlags(profile string, set func(string) bool) error {
+	var missing []string
+	for _, name := range []string{"from", "to", "steps"} {
+		if !set(name) {
+			missing = append(missing, "--"+name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	what := strings.Join(missing, ", ")
+	if n := len(missing); n > 1 {
+		what = strings.Join(missing[:n-1], ", ") + " and " + missing[n-1]
+	}
+	return fmt.Errorf("sweep needs the loads to step through: give %s (e.g. --from 100 --to 1000 --steps 5, in ops/s; --by vus or sessions steps those), or a profile with a sweep section: --profile capacity-sweep (profile %s has none)", what, profile)
 }
 
 // reportStep prints a finished step's verdict line.

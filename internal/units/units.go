@@ -30,6 +30,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
+		if hint, ok := UnitHint(n.Value); ok {
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration: %s", n.Line, n.Value, hint)}}
+		}
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration (want e.g. 10s, 250ms)", n.Line, n.Value)}}
 	}
 	*d = Duration(v)
