@@ -77,6 +77,7 @@ func oldResults(t *testing.T, dir string) {
 // before its run: exit 2, the message says what to do, the server gets no
 // request and the old results are as they were.
 func TestOutNonEmptyRefusedBeforeLoad(t *testing.T) {
+	t.Setenv("MCPBENCH_MAIN", "1") // were the refusal lost, --processes would start this binary as mcpbench, not as the tests
 	url, requests := countingServer(t)
 	for _, args := range [][]string{
 		{"run"},
@@ -192,6 +193,23 @@ func TestOutNeverStartedWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("--processes: %s: %v; want no directory", dir, err)
+	}
+
+	// sweep (in process and as processes) and soak: the same. A sweep
+	// whose first step cannot start used to exit 0 with a sweep.json.
+	for _, args := range [][]string{
+		{"sweep", "--profile", "capacity-sweep", "--steps", "2", "--step", "1s", "--from", "10", "--to", "20"},
+		{"sweep", "--profile", "capacity-sweep", "--steps", "2", "--step", "1s", "--from", "10", "--to", "20", "--processes", "2", "--start-delay", "500ms"},
+		{"soak", "--duration", "2s", "--vus", "2"},
+	} {
+		dir := filepath.Join(t.TempDir(), "r")
+		_, errs, code := run(t, append(args, "--url", url, "-q", "--out", dir)...)
+		if code != exitFailed || !strings.Contains(errs, "the run never started: no results written to "+dir) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%v: %s: %v; want no directory", args, dir, err)
+		}
 	}
 }
 

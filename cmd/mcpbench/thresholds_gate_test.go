@@ -12,6 +12,7 @@ import (
 // names the field and lists what is valid. run, soak and their
 // --processes forms share the check.
 func TestThresholdProblemsExit2BeforeLoad(t *testing.T) {
+	t.Setenv("MCPBENCH_MAIN", "1") // were the check lost, --processes would start this binary as mcpbench, not as the tests
 	url, requests := countingServer(t)
 	profile := filepath.Join(t.TempDir(), "gate.yaml")
 	os.WriteFile(profile, []byte(`name: gate
