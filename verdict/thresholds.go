@@ -32,9 +32,15 @@ import (
 // summary prints.
 //
 // CMP is < <= > >= == or !=; UNIT is ms, s or us for times (default ms),
-// % for rates in percent (default %), none for counts and ops/s. Examples:
+// none for counts and ops/s. A rate (error_rate, dropped_rate,
+// cancelled_rate) is a fraction without a unit, as in k6
+// (error_rate<0.01), and a percentage with % (error_rate<1%): the two
+// are the same threshold; a fraction above 1 is an error. Examples:
 // "tools/call:p99<200ms", "p(95)<150", "error_rate<1%", "lost==0",
 // "get:lost==0", "deleted-session-accepted==0", "rate>=950".
+//
+// ParseThreshold checks the metric, the kind of scope and the unit; an op
+// or scenario scope is checked against a plan's op names by CheckTest.
 type Threshold struct {
 	Expr   string
 	Op     string // the scope as written: "" (total), "post", "get", "sessions" or an op
@@ -49,7 +55,9 @@ type Threshold struct {
 var reThreshold = regexp.MustCompile(`^(.*?)\s*(<=|>=|==|!=|<|>)\s*([-+]?[0-9]*\.?[0-9]+)\s*(ms|s|us|µs|%)?$`)
 
 // ParseThreshold parses one threshold expression. An unknown metric is an
-// error listing the valid names.
+// error listing the valid names (k6's names — http_req_duration,
+// http_req_failed, iterations, checks — name ours instead); a unit that
+// does not fit the metric is an error naming the units that do.
 func ParseThreshold(expr string) (Threshold, error) {
 	m := reThreshold.FindStringSubmatch(strings.TrimSpace(expr))
 	if m == nil {
@@ -57,6 +65,9 @@ func ParseThreshold(expr string) (Threshold, error) {
 	}
 	t := Threshold{Expr: expr, Cmp: m[2]}
 	t.Op, t.Metric = splitScope(strings.TrimSpace(m[1]))
+	if hint := k6Hint(t.Op, t.Metric); hint != "" {
+		return t, fmt.Errorf("threshold %q: %s", expr, hint)
+	}
 	d, ok := lookupMetric(t.Metric)
 	if !ok {
 		return t, fmt.Errorf("threshold %q: unknown metric %q; valid metrics: %s", expr, t.Metric, metricList())
@@ -66,7 +77,10 @@ func ParseThreshold(expr string) (Threshold, error) {
 		return t, fmt.Errorf("threshold %q: %v", expr, err)
 	}
 	t.def, t.scope = d, sc
-	v, _ := strconv.ParseFloat(m[3], 64)
+	v, err := strconv.ParseFloat(m[3], 64)
+	if err != nil {
+		return t, fmt.Errorf("threshold %q: value %q: %v", expr, m[3], err)
+	}
 	unit := m[4]
 	switch d.unit {
 	case "ms":
@@ -79,8 +93,8 @@ func ParseThreshold(expr string) (Threshold, error) {
 			return t, fmt.Errorf("threshold %q: %s is a time (ms, s, us)", expr, t.Metric)
 		}
 	case "%":
-		if unit != "" && unit != "%" {
-			return t, fmt.Errorf("threshold %q: %s is a percentage", expr, t.Metric)
+		if v, err = rateValue(t.Metric, t.Cmp, v, unit); err != nil {
+			return t, fmt.Errorf("threshold %q: %v", expr, err)
 		}
 	case "s":
 		switch unit {

@@ -63,6 +63,9 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		if err := pl.compileScenarios(p, ops, args); err != nil {
 			return nil, err
 		}
+		if err := pl.checkThresholds(p); err != nil {
+			return nil, err
+		}
 		return pl, nil
 	}
 	total := 0
@@ -79,6 +82,9 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		pl.Ops = append(pl.Ops, op)
 		pl.Names = append(pl.Names, op.Name)
 		pl.cum = append(pl.cum, total)
+	}
+	if err := pl.checkThresholds(p); err != nil {
+		return nil, err
 	}
 	return pl, nil
 }

@@ -155,8 +155,14 @@ type Profile struct {
 	Soak  *SoakSpec  `yaml:"soak"`
 	// Thresholds are pass/fail criteria checked at the end, e.g.
 	// "tools/call:p99<200ms", "error_rate<1%", "lost==0" (see
-	// metrics.Threshold); a crossed one makes the run exit 99.
+	// verdict.Threshold); a crossed one makes the run exit 99. Compile
+	// refuses one that cannot be judged: a bad metric, scope or unit, or
+	// an op or scenario scope the test does not have.
 	Thresholds []string `yaml:"thresholds"`
+	// ThresholdFlags is how many of Thresholds, at the end, came from the
+	// command line (--threshold): their problems are reported as
+	// --threshold instead of thresholds[i].
+	ThresholdFlags int `yaml:"-" json:"-"`
 
 	// parseErrs are the YAML problems found while decoding; Validate
 	// reports them with the rest.

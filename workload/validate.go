@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"regexp"
@@ -121,7 +122,7 @@ func (p *Profile) validateSections() []error {
 	}
 	for i, t := range p.Thresholds {
 		if _, err := verdict.ParseThreshold(t); err != nil {
-			errs.add("thresholds[%d]: %v", i, err)
+			errs.add("%s: %v", p.thresholdField(i), err)
 		}
 	}
 	if p.Churn.Rate < 0 {
@@ -274,4 +275,29 @@ func tidyYAMLError(m string) string {
 		return fmt.Sprintf("line %s: %q is not %s", s[1], s[3], want)
 	}
 	return m
+}
+
+// thresholdField names threshold i in an error: thresholds[i] of the
+// profile, or --threshold for one given on the command line.
+func (p *Profile) thresholdField(i int) string {
+	if i >= len(p.Thresholds)-p.ThresholdFlags {
+		return "--threshold"
+	}
+	return fmt.Sprintf("thresholds[%d]", i)
+}
+
+// checkThresholds checks the plan's thresholds against its ops (after
+// Validate checked each alone): an op or scenario scope must name one of
+// them, a scenario metric needs a scenario (verdict.Threshold.CheckTest).
+func (pl *Plan) checkThresholds(p *Profile) error {
+	var errs problems
+	for i, th := range pl.Thresholds {
+		if err := th.CheckTest(pl.Names); err != nil {
+			errs.add("%s: %v", p.thresholdField(i), err)
+		}
+	}
+	if len(errs) > 0 {
+		return &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+	}
+	return nil
 }

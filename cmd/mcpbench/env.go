@@ -8,10 +8,10 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +40,30 @@ type env struct {
 	stderr   io.Writer
 	closers  []func()
 	live     *liveOutputs
+	out      *outDir // the results directory (nil: --no-results); out.go
+}
+
+// claimOut claims the results directory (out.go) before anything runs:
+// --out, or results/<time>-<profile>; none with --no-results. A
+// directory left empty is removed when the command ends.
+func (e *env) claimOut(p *workload.Profile) error {
+	f := e.f
+	if f.noResults {
+		f.out = ""
+		return nil
+	}
+	var err error
+	if f.out == "" {
+		e.out, err = claimDefaultOut("results", time.Now(), safeName(cmp.Or(p.Name, "run")))
+	} else {
+		e.out, err = claimOut("--out", f.out, f.overwrite)
+	}
+	if err != nil {
+		return err
+	}
+	f.out = e.out.path
+	e.closers = append(e.closers, e.out.dropIfEmpty) // first in, so it runs last
+	return nil
 }
 
 // prepare loads the profile, applies the flags (and mod, for a command's
@@ -60,15 +84,19 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		}
 	}
 	e.profile = p
-	if f.noResults {
-		f.out = ""
-	} else if f.out == "" {
-		f.out = filepath.Join("results", time.Now().Format("20060102-150405")+"-"+safeName(cmp.Or(p.Name, "run")))
+	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
+		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
 	}
-	if f.out != "" {
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return nil, usageError("--out: %v", err)
-		}
+	// Check the profile first (compiled, so the thresholds are checked
+	// against the test's ops): a mistake must not wait for a server, nor
+	// touch the results directory.
+	pp := *p
+	pp.URL = cmp.Or(pp.URL, "http://127.0.0.1:1/mcp")
+	if _, err := workload.Compile(&pp, nil); err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	if err := e.claimOut(p); err != nil {
+		return nil, err
 	}
 	raiseFileLimit()
 	e.ver, e.sdk = version()
@@ -76,20 +104,10 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 	e.closers = append(e.closers, e.stop)
 	e.secondInterrupt()
 	if err := e.openLive(); err != nil {
+		e.close()
 		return nil, err
 	}
-	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
-		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
-	}
 	if p.URL == "" {
-		// Check the profile first: a mistake must not wait for a server.
-		pp := *p
-		pp.URL = "http://127.0.0.1:1/mcp"
-		pp.Defaults()
-		if errs := pp.Validate(); len(errs) > 0 {
-			e.close()
-			return nil, &exitError{code: exitUsage, err: &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}}
-		}
 		e.embedded = true
 		e.srv, err = refserver.Start(context.WithoutCancel(e.ctx), "127.0.0.1:0", refserver.Options{
 			Mode: refserver.Mode(p.Server.Mode), GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D(), PageSize: p.Server.PageSize,
@@ -172,9 +190,10 @@ func (e *env) print(sum *metrics.Summary) error {
 // directory (the only writer of its files; none with --no-results) and
 // the progress display.
 type recording struct {
-	e    *env
-	rd   *metrics.ResultsDir
-	prog *progress
+	e       *env
+	rd      *metrics.ResultsDir
+	prog    *progress
+	started atomic.Bool // the run's clock started (startMark)
 }
 
 func (e *env) newRecording(plan *workload.Plan, dir string) (*recording, error) {
@@ -192,7 +211,7 @@ func (e *env) newRecording(plan *workload.Plan, dir string) (*recording, error) 
 // options are the engine options of a recorded run.
 func (r *recording) options(plan *workload.Plan) workload.Options {
 	e := r.e
-	sinks := []metrics.Sink{r.prog}
+	sinks := []metrics.Sink{r.prog, startMark{&r.started}}
 	if r.rd != nil {
 		sinks = append(sinks, r.rd)
 	}
@@ -208,8 +227,19 @@ func (r *recording) options(plan *workload.Plan) workload.Options {
 }
 
 // close says where the results are, or why they could not be written.
+// A whole run that never started (no session could be initialized)
+// leaves no results directory (out.go); a segment keeps its own for the
+// merge.
 func (r *recording) close() {
 	if r.rd == nil {
+		return
+	}
+	if !r.started.Load() && r.e.out != nil && !r.e.segment() {
+		if err := r.e.out.abandon(); err != nil {
+			fmt.Fprintf(r.e.stderr, "mcpbench: removing the results of a run that never started: %v\n", err)
+			return
+		}
+		fmt.Fprintf(r.e.stderr, "mcpbench: the run never started: no results written to %s\n", r.rd.Dir())
 		return
 	}
 	if err := r.rd.Err(); err != nil {
@@ -217,6 +247,14 @@ func (r *recording) close() {
 		return
 	}
 	fmt.Fprintf(r.e.stderr, "mcpbench: results in %s\n", r.rd.Dir())
+}
+
+// segment reports whether the command runs one segment of a test
+// (--segment, a child of --processes, --sweep-step): its results are
+// kept whatever happened, for the merge.
+func (e *env) segment() bool {
+	set := e.cmd.Flags().Changed
+	return set("segment") || set("sweep-step")
 }
 
 func (e *env) runInfo(plan *workload.Plan) *metrics.RunInfo {

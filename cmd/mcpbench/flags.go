@@ -29,6 +29,7 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 		return err
 	}
 	p.Thresholds = append(p.Thresholds, f.thresholds...)
+	p.ThresholdFlags = len(f.thresholds) // their problems are the flag's, not the profile's
 	for _, h := range f.headers {
 		name, value, err := driver.ParseHeader(h)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 func newMergeCmd() *cobra.Command {
 	var out string
 	var thresholds []string
-	var jsonOut bool
+	var jsonOut, overwrite bool
 	cmd := &cobra.Command{
 		Use:   "merge DIR... --out DIR",
 		Short: "Merge the results of a test's segments (--segment, --processes, k8s-job) into one results directory",
@@ -52,6 +52,12 @@ files.`,
 				if filepath.Clean(a) == filepath.Clean(out) {
 					return usageError("--out %s is one of the directories merged", out)
 				}
+				if overwrite && within(a, out) {
+					return usageError("--out %s holds %s, one of the directories merged: --overwrite would remove it", out, a)
+				}
+			}
+			if _, err := checkOut("--out", out, overwrite); err != nil {
+				return err // before reading anything: claimed when the merge is done
 			}
 			var ths []verdict.Threshold
 			for _, e := range thresholds {
@@ -61,18 +67,19 @@ files.`,
 				}
 				ths = append(ths, th)
 			}
-			return mergeDirs(cmd, args, out, ths, jsonOut)
+			return mergeDirs(cmd, args, out, overwrite, ths, jsonOut)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged results directory (required)")
 	cmd.Flags().StringArrayVar(&thresholds, "threshold", nil, "pass/fail criterion checked on the merged run (repeatable; added to the profile's), as run --threshold")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the merged summary as JSON instead of text")
+	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "empty a non-empty --out results directory first (without it, a non-empty --out is refused)")
 	return cmd
 }
 
 // mergeDirs merges dirs into out, checks the thresholds and prints the
 // merged summary.
-func mergeDirs(cmd *cobra.Command, dirs []string, out string, extra []verdict.Threshold, jsonOut bool) error {
+func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, extra []verdict.Threshold, jsonOut bool) error {
 	m, err := metrics.MergeResults(dirs)
 	if err != nil {
 		code := exitFailed
@@ -85,12 +92,22 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, extra []verdict.Th
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	for _, th := range extra { // --threshold: its op or scenario must be one of the run's
+		if err := th.CheckTest(m.Run.Ops); err != nil {
+			return usageError("--threshold: %v", err)
+		}
+	}
 	ths = append(ths, extra...)
 	sum := m.Summary
 	if len(ths) > 0 {
 		sum.Thresholds = verdict.CheckThresholds(sum, ths, m)
 	}
+	o, err := claimOut("--out", out, overwrite)
+	if err != nil {
+		return err
+	}
 	if err := m.Write(out); err != nil {
+		o.dropIfEmpty()
 		return &exitError{code: exitFailed, err: err}
 	}
 	w := cmd.OutOrStdout()

@@ -70,8 +70,11 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 		return usageError("%s: not a directory", dir)
 	}
 	out, html := f.out, f.html
-	if out == "" {
+	if out == "" { // DIR/plots is plot's own: redrawn whole, no stale chart
 		out = filepath.Join(dir, "plots")
+		if err := clearCharts(out); err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
 	}
 	if html == "" {
 		html = filepath.Join(dir, "report.html")

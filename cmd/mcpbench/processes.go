@@ -65,6 +65,9 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if m.neverStarted() {
+		return env.abandonRun(fmt.Errorf("no process could start its run: %s", lastLine(m.kids[0].stderr.String())))
+	}
 	sum := m.Summary
 	if len(plan.Thresholds) > 0 {
 		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m)

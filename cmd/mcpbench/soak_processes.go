@@ -38,6 +38,9 @@ func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 	if err != nil {
 		return err
 	}
+	if m.neverStarted() {
+		return env.abandonRun(fmt.Errorf("no process could start its run: %s", lastLine(m.kids[0].stderr.String())))
+	}
 	sum := m.Summary
 	if len(plan.Thresholds) > 0 {
 		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m.Merged)

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
@@ -127,6 +129,18 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		}
 	}
 	spec := env.profile.Sweep
+	var started atomic.Bool // a step's run started: the sweep keeps its results (out.go)
+	runStep := sweepRunStep(cmd, env, n)
+	if runStep != nil {
+		children := runStep
+		runStep = func(ctx context.Context, run sweep.StepRun, sinks []metrics.Sink) (*metrics.Summary, error) {
+			sum, err := children(ctx, run, sinks)
+			if sum != nil && !errors.Is(err, workload.ErrSetup) {
+				started.Store(true)
+			}
+			return sum, err
+		}
+	}
 	newProg := func() *progress {
 		return newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Profile: workload.Profile{Duration: spec.Step, Warmup: spec.Warmup}})
 	}
@@ -141,10 +155,10 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 			if n > 1 {
 				return env.live.sinks() // the children's merged progress is shown as they run
 			}
-			return append([]metrics.Sink{newProg()}, env.live.sinks()...)
+			return append([]metrics.Sink{newProg(), startMark{&started}}, env.live.sinks()...)
 		},
 		OnStep:  func(st metrics.SweepStep) { reportStep(env, st) },
-		RunStep: sweepRunStep(cmd, env, n),
+		RunStep: runStep,
 	})
 	if sw == nil {
 		var pe *workload.ProfileError
@@ -152,6 +166,17 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 			return &exitError{code: exitUsage, err: err}
 		}
 		return &exitError{code: exitFailed, err: err}
+	}
+	if !started.Load() { // no step could start (the server is down): no results
+		why := cmp.Or(sw.Verdict.StoppedEarly, "no step ran")
+		if err != nil {
+			why = err.Error()
+		}
+		ee := env.abandonRun(errors.New(why))
+		if sw.Verdict.Interrupted {
+			return &exitError{code: exitInterrupted, err: errors.New(why)}
+		}
+		return ee
 	}
 	return sweepResult(env, sw, err)
 }

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/workload"
+)
+
+// A command's results directory (run, sweep, soak, their --processes
+// forms, merge) is claimed before anything runs, and never overwritten:
+//
+//   - --out naming a missing directory creates it; an empty one is used;
+//     a non-empty one is refused (exit 2) unless --overwrite, which
+//     empties it first — only when it holds mcpbench's results (run.json,
+//     summary.json or sweep.json), so a mistyped --out cannot wipe
+//     another directory;
+//   - without --out, results/<time>-<profile> is created with os.Mkdir,
+//     which fails when the directory exists: a second run started in the
+//     same second gets …-2 (then -3 …), never the first one's directory;
+//   - a whole run that never started (no session could be initialized:
+//     the server is down) leaves no results directory: what it wrote is
+//     removed, and the directory too when the command created it. A
+//     segment (--segment, a child of --processes) keeps its results: the
+//     merge reads them, and its summary says no operation ran.
+
+// resultsMarkers are the files that make a directory mcpbench's results:
+// --overwrite empties only such a directory.
+var resultsMarkers = []string{metrics.FileRun, metrics.FileSummary, "sweep.json"}
+
+// outDir is a command's claim on its results directory.
+type outDir struct {
+	path    string
+	created bool // this command made it (so it may remove it whole)
+}
+
+// claimOut claims dir, given by --out (or merge's -o), before the command
+// runs: see the rules above. Its errors are usage errors naming flag.
+func claimOut(flag, dir string, overwrite bool) (*outDir, error) {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+		return nil, usageError("%s: %v", flag, err)
+	}
+	switch err := os.Mkdir(dir, 0o755); {
+	case err == nil:
+		return &outDir{path: dir, created: true}, nil
+	case !errors.Is(err, fs.ErrExist):
+		return nil, usageError("%s: %v", flag, err)
+	}
+	entries, err := checkOut(flag, dir, overwrite)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return nil, &exitError{code: exitFailed, err: fmt.Errorf("--overwrite: empty %s: %w", dir, err)}
+		}
+	}
+	return &outDir{path: dir}, nil
+}
+
+// checkOut checks, writing nothing, that dir may be claimed by claimOut:
+// missing, empty, or (overwrite) a results directory; it returns dir's
+// entries (those --overwrite removes).
+func checkOut(flag, dir string, overwrite bool) ([]os.DirEntry, error) {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, usageError("%s: %v", flag, err)
+	}
+	if !st.IsDir() {
+		return nil, usageError("%s %s exists and is not a directory; use another %s", flag, dir, flag)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, usageError("%s: %v", flag, err)
+	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	if !overwrite {
+		return nil, usageError("%s %s exists and is not empty (%s); use --overwrite to replace it, or another %s", flag, dir, listEntries(entries), flag)
+	}
+	if !isResultsDir(dir) {
+		return nil, usageError("%s %s holds files that are not mcpbench results (%s): --overwrite empties only a results directory (with %s); use another %s",
+			flag, dir, listEntries(entries), strings.Join(resultsMarkers, ", "), flag)
+	}
+	return entries, nil
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// clearCharts removes the chart files (*.png, *.svg) an earlier drawing
+// left in dir, the default DIR/plots that plot owns: a chart skipped this
+// time (nothing to show) must not remain from the last one.
+func clearCharts(dir string) error {
+	for _, pat := range []string{"*.png", "*.svg"} {
+		files, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range files {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// claimDefaultOut claims results/<time>-<name> (time: now, to the second)
+// under root, or …-2, …-3 when a run started in the same second has it.
+func claimDefaultOut(root string, now time.Time, name string) (*outDir, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, usageError("results directory: %v", err)
+	}
+	base := filepath.Join(root, now.Format("20060102-150405")+"-"+name)
+	for i := 1; i <= 1000; i++ {
+		dir := base
+		if i > 1 {
+			dir += "-" + strconv.Itoa(i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return &outDir{path: dir, created: true}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, usageError("results directory: %v", err)
+		}
+	}
+	return nil, usageError("results directory: %s and 999 more exist; give --out", base)
+}
+
+// isResultsDir reports whether dir holds mcpbench's results.
+func isResultsDir(dir string) bool {
+	for _, m := range resultsMarkers {
+		if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// listEntries names a directory's first entries, for an error.
+func listEntries(entries []os.DirEntry) string {
+	var names []string
+	for i, e := range entries {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(entries)-3))
+			break
+		}
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// abandon removes what a run that never started wrote: the directory
+// when this command created it, else its contents (it was empty when
+// claimed).
+func (o *outDir) abandon() error {
+	if o.created {
+		return os.RemoveAll(o.path)
+	}
+	entries, err := os.ReadDir(o.path)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(o.path, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropIfEmpty removes the directory when this command created it and
+// nothing was written there (the command stopped before its run).
+func (o *outDir) dropIfEmpty() {
+	if o.created {
+		os.Remove(o.path) // fails, as it should, when not empty
+	}
+}
+
+// startMark is a sink that notes whether a run's clock started (Start:
+// its sessions were set up); a run that could not start calls End alone.
+type startMark struct{ started *atomic.Bool }
+
+func (m startMark) Start(*metrics.RunInfo)           { m.started.Store(true) }
+func (m startMark) Interval(*metrics.IntervalRecord) {}
+func (m startMark) End(*metrics.RunEnd)              {}
+
+var _ metrics.Sink = startMark{}
+
+// neverStarted reports whether no child of a --processes launch started
+// its run: each failed because no session could be initialized.
+func (m *merged) neverStarted() bool {
+	failed, last := m.failed()
+	if failed == 0 || failed < len(m.kids) {
+		return false
+	}
+	for _, l := range last {
+		if !strings.Contains(l, workload.ErrSetup.Error()) {
+			return false
+		}
+	}
+	return true
+}
+
+// abandonRun ends a command whose run never started (exit 1): its
+// results directory is removed (see outDir.abandon); why names the
+// cause.
+func (e *env) abandonRun(why error) error {
+	if e.out != nil {
+		if err := e.out.abandon(); err != nil {
+			fmt.Fprintf(e.stderr, "mcpbench: removing the results of a run that never started: %v\n", err)
+		} else {
+			fmt.Fprintf(e.stderr, "mcpbench: the run never started: no results written to %s\n", e.out.path)
+		}
+	}
+	return &exitError{code: exitFailed, err: why}
+}
