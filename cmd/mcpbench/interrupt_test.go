@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -23,6 +24,14 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	// A child started by a test without MCPBENCH_MAIN=1 would run the
+	// tests again, and start children of its own: refuse, so that a test
+	// that forgets the variable fails at once instead of forking without end.
+	if os.Getenv("MCPBENCH_TEST_CHILD") == "1" {
+		fmt.Fprintln(os.Stderr, "mcpbench test binary started as a child without MCPBENCH_MAIN=1: set it in the test (t.Setenv)")
+		os.Exit(3)
+	}
+	os.Setenv("MCPBENCH_TEST_CHILD", "1")
 	os.Exit(m.Run())
 }
 
