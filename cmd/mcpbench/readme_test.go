@@ -95,7 +95,7 @@ func TestReadmeCommands(t *testing.T) {
 		}
 		chaos := slices.ContainsFunc(args, func(a string) bool { return a == "--chaos" || a == "resume-chaos" || a == "reconnect-storm" })
 		if chaos {
-			args = append(args, "--json")
+			args = append(args, "--format", "json")
 		}
 		t0 := time.Now()
 		out, errs, code := cli(ctx, args...)
@@ -111,7 +111,7 @@ func TestReadmeCommands(t *testing.T) {
 		if chaos {
 			var s metrics.Summary
 			if err := json.Unmarshal([]byte(out), &s); err != nil {
-				t.Errorf("README: mcpbench %s: --json: %v", name, err)
+				t.Errorf("README: mcpbench %s: --format json: %v", name, err)
 				continue
 			}
 			verdicts := map[string]int64{}

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/soak"
+	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -70,6 +72,14 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	if f.dryRun {
+		return dryRun(cmd, f, func(p *workload.Profile) error {
+			if cmd.Flags().Changed("checkpoint") {
+				p.Soak = &workload.SoakSpec{Checkpoint: workload.Duration(checkpoint)}
+			}
+			return nil
+		})
+	}
 	if f.scale.processes > 1 && f.noResults {
 		return usageError("--processes merges its children's results into --out: leave --no-results out")
 	}
@@ -117,7 +127,11 @@ func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
 		return err
 	}
 	fmt.Fprintln(env.stdout)
-	soak.WriteText(env.stdout, sk)
+	if env.f.format == "markdown" {
+		report.WriteSoakMarkdown(env.stdout, sk)
+	} else {
+		soak.WriteText(env.stdout, sk)
+	}
 	if env.f.out != "" {
 		if err := soak.WriteFile(env.f.out, sk); err != nil {
 			fmt.Fprintf(env.stderr, "mcpbench: writing soak.json: %v\n", err)

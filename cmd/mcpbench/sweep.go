@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
@@ -108,6 +109,9 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 	}
 	if err := checkSweepScale(f, set); err != nil {
 		return usageError("%v", err)
+	}
+	if f.dryRun {
+		return dryRun(cmd, f, func(p *workload.Profile) error { return sf.apply(p, set) })
 	}
 	if set("sweep-step") {
 		return runSweepStepChild(cmd, f, sf) // sweep_processes.go
@@ -220,9 +224,12 @@ func reportStep(env *env, st metrics.SweepStep) {
 // sweepResult prints the sweep's table (or JSON) and maps it to the exit
 // code.
 func sweepResult(env *env, sw *metrics.Sweep, err error) error {
-	if env.f.jsonOut {
+	switch {
+	case env.f.jsonOut:
 		writeJSON(env.stdout, sw)
-	} else {
+	case env.f.format == "markdown":
+		report.WriteSweepMarkdown(env.stdout, sw)
+	default:
 		sweep.WriteText(env.stdout, sw)
 	}
 	fmt.Fprintf(env.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: mcpbench plot %s\n", env.f.out, filepath.Join(env.f.out, "step-NN"), env.f.out)
