@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -45,6 +46,9 @@ func TestReadmeExample(t *testing.T) {
 	block := readme[start:end]
 
 	t.Chdir(t.TempDir()) // the results directory lands here
+	// Every core, as a fresh process has (an earlier test's open-model run
+	// against --url may have lowered it: the summary then names it).
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU()))
 	if os.Getenv(updateReadme) != "" {
 		out, code := cliCombined(t.Context(), "run")
 		if code != exitOK {
