@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
@@ -56,9 +57,10 @@ func dryRun(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) 
 			return writeJSON(w, struct {
 				Command string           `json:"command"`
 				Target  string           `json:"target"`
+				Headers []string         `json:"headers,omitempty"`
 				Ops     []dryRunOp       `json:"ops"`
 				Profile workload.Profile `json:"profile"`
-			}{cmd.Name(), target(plan), planOps(plan), plan.Profile})
+			}{cmd.Name(), target(plan), plan.ShownHeader(), planOps(plan), shownProfile(plan)})
 		}
 		fmt.Fprintf(w, "mcpbench %s --dry-run: the plan (nothing sent)\n", cmd.Name())
 		writePlan(w, plan, target(plan))
@@ -97,12 +99,13 @@ func dryRun(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) 
 		out := struct {
 			Command string             `json:"command"`
 			Target  string             `json:"target"`
+			Headers []string           `json:"headers,omitempty"`
 			Sweep   workload.SweepSpec `json:"sweep"`
 			Ops     []dryRunOp         `json:"ops"`
 			Steps   []step             `json:"steps"`
-		}{Command: "sweep", Target: target(steps[0]), Sweep: spec, Ops: planOps(steps[0])}
+		}{Command: "sweep", Target: target(steps[0]), Headers: steps[0].ShownHeader(), Sweep: spec, Ops: planOps(steps[0])}
 		for i, v := range spec.Values() {
-			out.Steps = append(out.Steps, step{i + 1, v, steps[i].Profile})
+			out.Steps = append(out.Steps, step{i + 1, v, shownProfile(steps[i])})
 		}
 		return writeJSON(w, out)
 	}
@@ -153,6 +156,9 @@ func writePlan(w io.Writer, plan *workload.Plan, target string) {
 	}
 	line("profile", "%s (%s)", cmp.Or(p.Name, "unnamed"), src)
 	line("protocol", "%s", cmp.Or(p.Protocol, driver.ProtocolAuto))
+	for i, h := range plan.ShownHeader() { // credentials redacted
+		line(map[bool]string{true: "headers"}[i == 0], "%s", h)
+	}
 	line("model", "%s", model(p))
 	if len(p.Stages) > 0 {
 		var st []string
@@ -220,6 +226,16 @@ func writePlan(w io.Writer, plan *workload.Plan, target string) {
 		line("timeouts", "%s", strings.Join(to, ", "))
 	}
 	line("seed", "%d", p.Seed)
+}
+
+// shownProfile is the plan's profile as it may be shown: header values
+// (which may be credentials) left out — ShownHeader has them redacted —
+// and the proxy's credentials redacted.
+func shownProfile(plan *workload.Plan) workload.Profile {
+	p := plan.Profile
+	p.Headers = nil
+	p.Proxy = secret.RedactURL(p.Proxy)
+	return p
 }
 
 // model describes the load model: open with its rate and VUs, or closed.

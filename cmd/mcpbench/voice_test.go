@@ -294,6 +294,22 @@ func TestDryRunSendsNothing(t *testing.T) {
 	if ents, _ := os.ReadDir("."); len(ents) != 0 {
 		t.Errorf("dry runs wrote %d files or directories, want none", len(ents))
 	}
+	// Credentials are never printed: header values, the URL's password.
+	t.Setenv("DRYRUN_TOKEN", "s3cret-env")
+	secretURL := strings.Replace(url, "http://", "http://user:s3cret-pw@", 1)
+	for _, format := range []string{"text", "json"} {
+		for _, cmd := range []string{"run", "sweep"} {
+			args := []string{cmd, "--dry-run", "--format", format, "--url", secretURL, "-H", "Authorization: Bearer s3cret-literal", "-H", "X-Api-Key: ${DRYRUN_TOKEN}"}
+			if cmd == "sweep" {
+				args = append(args, "--profile", "capacity-sweep")
+			}
+			out, errs, code := cli(ctx, args...)
+			if code != exitOK || strings.Contains(out+errs, "s3cret") || !strings.Contains(out, "Authorization: [redacted]") {
+				t.Errorf("%s: exit %d; want the headers shown redacted and no secret:\n%s%s", strings.Join(args, " "), code, out, errs)
+			}
+		}
+	}
+
 	// A dry run checks what the run would: a bad profile exits 2.
 	_, errs, code := cli(ctx, "run", "--dry-run", "--url", url, "--rate", "-5")
 	if code != exitUsage || !strings.Contains(errs, "rate") {
