@@ -109,7 +109,9 @@ and written; a second Ctrl-C stops at once, keeping what was written).`,
   mcpbench run --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'  # ${TOKEN} from the environment
   mcpbench run --rate 1000 --duration 20s --max-vus 200   # open model
   mcpbench run --profile my-workload.yaml --seed 7
-  mcpbench run --tool slow --args '{"ms":50}' --rate 100      # one tool, open model`,
+  mcpbench run --tool slow --args '{"ms":50}' --rate 100      # one tool, open model
+  mcpbench run --profile resume-chaos --rate 500 --dry-run    # the compiled plan; nothing sent
+  mcpbench run --format markdown > run.md                     # or --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBenchmark(cmd, f)

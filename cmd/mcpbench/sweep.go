@@ -61,6 +61,7 @@ memory. Ctrl-C is forwarded to each child; the finished steps are kept.`,
   mcpbench sweep --profile capacity-sweep --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"
   mcpbench sweep --by sessions --from 1000 --to 5000 --steps 5 --rate 100 --step 10s
   mcpbench sweep --profile capacity-sweep --repeat 3                # each step 3 times: tighter intervals
+  mcpbench sweep --profile capacity-sweep --dry-run                 # each step's plan; nothing sent
   mcpbench sweep --by sessions --from 20000 --to 60000 --steps 5 --rate 500 --processes 4 --url http://127.0.0.1:8080/mcp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
