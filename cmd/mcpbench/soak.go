@@ -121,15 +121,28 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 	return soakExit(sum, sk, runErr)
 }
 
-// printSoak prints the summary and the verdicts, and writes soak.json.
+// printSoak prints the summary and the verdicts (as --format says; JSON
+// as report prints a soak: {"summary": …, "soak": …}), and writes
+// soak.json.
 func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
-	if err := env.print(sum); err != nil {
-		return err
-	}
-	fmt.Fprintln(env.stdout)
-	if env.f.format == "markdown" {
+	switch env.f.format {
+	case "json":
+		if err := writeJSON(env.stdout, struct {
+			Summary *metrics.Summary `json:"summary"`
+			Soak    *metrics.Soak    `json:"soak"`
+		}{sum, sk}); err != nil {
+			return err
+		}
+	case "markdown":
+		if err := report.WriteMarkdown(env.stdout, sum); err != nil {
+			return err
+		}
 		report.WriteSoakMarkdown(env.stdout, sk)
-	} else {
+	default:
+		if err := report.WriteText(env.stdout, sum); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.stdout)
 		soak.WriteText(env.stdout, sk)
 	}
 	if env.f.out != "" {

@@ -323,3 +323,25 @@ func TestDryRunSendsNothing(t *testing.T) {
 		t.Errorf("the server got %d requests, want 0", n)
 	}
 }
+
+// run and soak print their summary in each --format: markdown as report
+// prints it, a soak's JSON as {"summary": …, "soak": …} (as report).
+func TestRunSoakFormats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two short benchmarks")
+	}
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	out, errs, code := cli(ctx, "run", "--duration", "500ms", "--warmup", "0s", "--no-progress", "--no-results", "--format", "markdown")
+	if code != exitOK || !strings.HasPrefix(out, "## mcpbench: smoke\n") || !strings.Contains(out, "| target | `http://127.0.0.1:") {
+		t.Errorf("run --format markdown: exit %d, want the markdown report:\n%s%s", code, out, errs)
+	}
+	out, errs, code = cli(ctx, "soak", "--duration", "1s", "--warmup", "0s", "--checkpoint", "1s", "--no-progress", "--no-results", "--format", "json")
+	var v struct {
+		Summary *struct{ Profile string }
+		Soak    *struct{ Verdicts []any }
+	}
+	if err := json.Unmarshal([]byte(out), &v); code != exitOK && code != exitThresholds || err != nil || v.Summary == nil || v.Summary.Profile != "soak-churn" || v.Soak == nil || len(v.Soak.Verdicts) == 0 {
+		t.Errorf("soak --format json: exit %d (%v); want one JSON object with summary and soak:\n%s%s", code, err, out, errs)
+	}
+}
