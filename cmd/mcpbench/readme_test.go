@@ -93,7 +93,8 @@ func TestReadmeCommands(t *testing.T) {
 				}
 			}
 		}
-		chaos := slices.ContainsFunc(args, func(a string) bool { return a == "--chaos" || a == "resume-chaos" || a == "reconnect-storm" })
+		chaos := slices.ContainsFunc(args, func(a string) bool { return a == "--chaos" || a == "resume-chaos" || a == "reconnect-storm" }) &&
+			!slices.Contains(args, "--dry-run") // a plan, not a run
 		if chaos {
 			args = append(args, "--format", "json")
 		}
