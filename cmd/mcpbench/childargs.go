@@ -39,5 +39,5 @@ func segmentArgs(fs *pflag.FlagSet, drop map[string]bool) []string {
 // processes and output.
 var scaleDrop = map[string]bool{
 	"segment": true, "segment-sequence": true, "start-at": true, "start-delay": true, "processes": true,
-	"out": true, "no-results": true, "quiet": true, "no-progress": true, "json": true, "cpuprofile": true,
+	"out": true, "no-results": true, "quiet": true, "no-progress": true, "json": true, "format": true, "dry-run": true, "cpuprofile": true,
 }

@@ -71,17 +71,9 @@ func (e *env) claimOut(p *workload.Profile) error {
 // starts the embedded server if there is no URL.
 func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) (*env, error) {
 	e := &env{cmd: cmd, f: f, stdout: cmd.OutOrStdout(), stderr: &syncWriter{w: cmd.ErrOrStderr()}, started: time.Now()}
-	p, err := workload.LoadProfile(f.profile)
+	p, err := loadProfile(cmd, f, mod) // dryrun.go
 	if err != nil {
-		return nil, &exitError{code: exitUsage, err: err}
-	}
-	if err := applyFlags(p, f, cmd.Flags()); err != nil {
-		return nil, usageError("%v", err)
-	}
-	if mod != nil {
-		if err := mod(p); err != nil {
-			return nil, usageError("%v", err)
-		}
+		return nil, err
 	}
 	e.profile = p
 	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
@@ -178,10 +170,13 @@ func (e *env) serverStatsFunc() func() *metrics.ServerStats {
 	}
 }
 
-// print writes the summary as text or JSON.
+// print writes the summary as --format says: text, JSON or markdown.
 func (e *env) print(sum *metrics.Summary) error {
-	if e.f.jsonOut {
+	switch {
+	case e.f.jsonOut:
 		return writeJSON(e.stdout, sum)
+	case e.f.format == "markdown":
+		return report.WriteMarkdown(e.stdout, sum)
 	}
 	return report.WriteTextIn(e.stdout, sum, e.f.out)
 }

@@ -80,6 +80,8 @@ or the profile, and give the pods the environment with --env-from-secret
 	}
 	f.register(cmd)
 	fl := cmd.Flags()
+	fl.MarkHidden("format") // k8s-job prints a manifest; the pods' output is their logs
+	fl.MarkHidden("dry-run")
 	fl.IntVar(&k.parallelism, "parallelism", 0, "segments, one pod each (required)")
 	fl.StringVar(&k.image, "image", "", "container image with mcpbench on its PATH (required)")
 	fl.StringVar(&k.name, "name", "mcpbench", "the Job's name (its results go to /results/NAME/segment-I)")

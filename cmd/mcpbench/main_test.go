@@ -107,7 +107,7 @@ func TestRunExitCodes(t *testing.T) {
 }
 
 func TestRunToolFlag(t *testing.T) {
-	out, errs, code := run(t, "run", "--tool", "slow", "--args", `{"ms":5}`, "--rate", "50", "--duration", "1s", "--warmup", "0s", "-q", "--json")
+	out, errs, code := run(t, "run", "--tool", "slow", "--args", `{"ms":5}`, "--rate", "50", "--duration", "1s", "--warmup", "0s", "-q", "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -131,7 +131,7 @@ func TestRunToolFlag(t *testing.T) {
 // 1/s to 100/s over 1 s, then 100/s for 0.5 s, the ramp makes 50.5 + 50 =
 // 100.5 arrivals due; the first is due at 0, so 101 ops start, none dropped.
 func TestRunStageFlag(t *testing.T) {
-	out, errs, code := run(t, "run", "--rate", "1", "-s", "1s:100", "-s", "500ms:100", "--warmup", "0s", "-q", "--no-results", "--json")
+	out, errs, code := run(t, "run", "--rate", "1", "-s", "1s:100", "-s", "500ms:100", "--warmup", "0s", "-q", "--no-results", "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

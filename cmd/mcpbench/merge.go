@@ -16,6 +16,7 @@ func newMergeCmd() *cobra.Command {
 	var out string
 	var thresholds []string
 	var jsonOut, overwrite bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "merge DIR... --out DIR",
 		Short: "Merge the results of a test's segments (--segment, --processes, k8s-job) into one results directory",
@@ -67,19 +68,19 @@ files.`,
 				}
 				ths = append(ths, th)
 			}
-			return mergeDirs(cmd, args, out, overwrite, ths, jsonOut)
+			return mergeDirs(cmd, args, out, overwrite, ths, format)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged results directory (required)")
 	cmd.Flags().StringArrayVar(&thresholds, "threshold", nil, "pass/fail criterion checked on the merged run (repeatable; added to the profile's), as run --threshold")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the merged summary as JSON instead of text")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "empty a non-empty --out results directory first (without it, a non-empty --out is refused)")
+	addFormat(cmd.Flags(), &format, &jsonOut, "text", "json", "markdown")
 	return cmd
 }
 
 // mergeDirs merges dirs into out, checks the thresholds and prints the
 // merged summary.
-func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, extra []verdict.Threshold, jsonOut bool) error {
+func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, extra []verdict.Threshold, format string) error {
 	m, err := metrics.MergeResults(dirs)
 	if err != nil {
 		code := exitFailed
@@ -111,9 +112,12 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, ex
 		return &exitError{code: exitFailed, err: err}
 	}
 	w := cmd.OutOrStdout()
-	if jsonOut {
+	switch format {
+	case "json":
 		err = writeJSON(w, sum)
-	} else {
+	case "markdown":
+		err = report.WriteMarkdown(w, sum)
+	default:
 		err = report.WriteTextIn(w, sum, out)
 	}
 	if err != nil {

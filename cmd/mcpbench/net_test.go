@@ -173,7 +173,7 @@ func TestServeAuthClientCredentials(t *testing.T) {
 		t.Errorf("no authorization line:\n%s", out)
 	}
 
-	out, errs, code = run(t, "run", "--url", long.url, "--oauth-client-id", "mcpbench", "--vus", "8", "--duration", "1s", "--warmup", "0s", "-q", "--json", "--no-results")
+	out, errs, code = run(t, "run", "--url", long.url, "--oauth-client-id", "mcpbench", "--vus", "8", "--duration", "1s", "--warmup", "0s", "-q", "--format", "json", "--no-results")
 	var js metrics.Summary
 	if err := json.Unmarshal([]byte(out), &js); code != exitOK || err != nil || js.Net.OAuth.Fetches != 1 || js.All.Errors != 0 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, errs)

@@ -21,6 +21,7 @@ import (
 // probeFlags are the flags of `mcpbench probe`.
 type probeFlags struct {
 	jsonOut, insecure bool
+	format            string
 	headers           []string
 	serverMode        string
 	net               netFlags
@@ -43,7 +44,8 @@ missing and deleted session ids, DELETE twice, a wrong Content-Type or
 Accept, a foreign Origin (403), PUT (405), a second GET (409), an unknown
 Last-Event-ID, the session id's characters, the 401 challenge, and the
 2026-07-28 header validation. Every check cites the sentence of the spec it
-checks; checks that do not apply say why. --json prints the report as data.
+checks; checks that do not apply say why. --format json prints the report as
+data.
 
 Exit codes: 0 an MCP endpoint (even when checks differ: the last line counts
 them), 1 not an MCP endpoint (neither era answers) or unreachable, 2 usage,
@@ -52,11 +54,11 @@ them), 1 not an MCP endpoint (neither era answers) or unreachable, 2 usage,
 Without URL it probes the embedded reference server (--server-mode picks its
 mode).`,
 		Example: `  mcpbench probe http://127.0.0.1:8080/mcp
-  mcpbench probe --server-mode 2026-07-28 --json`,
+  mcpbench probe --server-mode 2026-07-28 --format json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runProbe(cmd, args, &f) },
 	}
-	cmd.Flags().BoolVar(&f.jsonOut, "json", false, "machine-readable output")
+	addFormat(cmd.Flags(), &f.format, &f.jsonOut, "text", "json")
 	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment)")
 	f.net.registerTransport(cmd.Flags())

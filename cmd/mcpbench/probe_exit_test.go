@@ -25,7 +25,7 @@ func TestProbeExitNotAnMCPEndpoint(t *testing.T) {
 	if strings.Contains(out, "auto picks") || !strings.Contains(out, "initialize 2025-11-25    no: HTTP 404 (text/plain)") {
 		t.Errorf("stdout:\n%s", out)
 	}
-	out, _, code = cli(t.Context(), "probe", "--json", url)
+	out, _, code = cli(t.Context(), "probe", "--format", "json", url)
 	var r driver.ProbeReport
 	if code != exitFailed || json.Unmarshal([]byte(out), &r) != nil || r.MCPEndpoint || r.Recommended != "" || r.Requests != 4 {
 		t.Fatalf("--json: exit %d, report %+v\n%s", code, r, out)
@@ -72,7 +72,7 @@ func TestProbeExitCountsDifferences(t *testing.T) {
 // Every mode of the embedded server meets every check that applies to it.
 func TestProbeEmbeddedModes(t *testing.T) {
 	for _, mode := range []string{"stateful", "stateless", "json", "2026-07-28"} {
-		out, errs, code := cli(t.Context(), "probe", "--server-mode", mode, "--json")
+		out, errs, code := cli(t.Context(), "probe", "--server-mode", mode, "--format", "json")
 		var r driver.ProbeReport
 		if code != exitOK || json.Unmarshal([]byte(out), &r) != nil {
 			t.Fatalf("%s: exit %d (%s)\n%s", mode, code, errs, out)

@@ -93,9 +93,10 @@ func TestReadmeCommands(t *testing.T) {
 				}
 			}
 		}
-		chaos := slices.ContainsFunc(args, func(a string) bool { return a == "--chaos" || a == "resume-chaos" || a == "reconnect-storm" })
+		chaos := slices.ContainsFunc(args, func(a string) bool { return a == "--chaos" || a == "resume-chaos" || a == "reconnect-storm" }) &&
+			!slices.Contains(args, "--dry-run") // a plan, not a run
 		if chaos {
-			args = append(args, "--json")
+			args = append(args, "--format", "json")
 		}
 		t0 := time.Now()
 		out, errs, code := cli(ctx, args...)
@@ -111,7 +112,7 @@ func TestReadmeCommands(t *testing.T) {
 		if chaos {
 			var s metrics.Summary
 			if err := json.Unmarshal([]byte(out), &s); err != nil {
-				t.Errorf("README: mcpbench %s: --json: %v", name, err)
+				t.Errorf("README: mcpbench %s: --format json: %v", name, err)
 				continue
 			}
 			verdicts := map[string]int64{}

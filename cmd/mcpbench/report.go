@@ -34,18 +34,14 @@ followed by the soak's verdicts. JSON prints sweep.json for a sweep, and
   mcpbench report results/soak --format markdown   # a soak`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch format {
-			case "text", "markdown", "md", "json":
-			default:
-				return usageError("--format %q: want text, markdown or json", format)
-			}
 			if sw, err := metrics.ReadSweep(args[0]); err == nil {
 				return reportSweep(cmd.OutOrStdout(), sw, format)
 			}
 			return reportRun(cmd.OutOrStdout(), args[0], format, spectrum)
 		},
 	}
-	cmd.Flags().StringVarP(&format, "format", "f", "text", "text, markdown or json")
+	format = "text"
+	cmd.Flags().VarP(&formatValue{format: &format, allowed: []string{"text", "markdown", "json"}}, "format", "f", "output format: text, markdown or json")
 	cmd.Flags().BoolVar(&spectrum, "spectrum", true, "text: append the percentile spectrum of each op")
 	return cmd
 }
@@ -109,6 +105,7 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 func newCompareCmd() *cobra.Command {
 	var failIf []string
 	var jsonOut bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two runs, sweeps or soaks; says what is beyond the noise; --fail-if limits turn a regression into exit 99",
@@ -153,7 +150,7 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "regression limit (repeatable), e.g. 'p99>+10%', 'rate<-5%', 'error_rate>+0.5pp'; sweeps: 'max_sustainable_rate<-5%'")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the comparison as JSON")
+	addFormat(cmd.Flags(), &format, &jsonOut, "text", "json")
 	return cmd
 }
 

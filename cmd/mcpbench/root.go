@@ -29,8 +29,11 @@ fresh machine needs nothing else.`,
   mcpbench serve --addr 127.0.0.1:8080`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return checkFormat(cmd) // --json, the old spelling of --format json (format.go)
+		},
 	}
 	root.SetFlagErrorFunc(flagError) // flagerr.go: suggests the flag meant, or a duration's unit
-	root.AddCommand(newRunCmd(), newSweepCmd(), newSoakCmd(), newServeCmd(), newProbeCmd(), newReportCmd(), newCompareCmd(), newPlotCmd(), newMergeCmd(), newK8sJobCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newSweepCmd(), newSoakCmd(), newServeCmd(), newProbeCmd(), newReportCmd(), newCompareCmd(), newPlotCmd(), newMergeCmd(), newK8sJobCmd(), newProfilesCmd(), newVersionCmd())
 	return root
 }

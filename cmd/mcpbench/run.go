@@ -37,6 +37,8 @@ type runFlags struct {
 	getStream, insecure, reissue, quiet, jsonOut       bool
 	noResults, noProgress                              bool
 	overwrite                                          bool
+	format                                             string // --format: text, json or markdown (format.go)
+	dryRun                                             bool   // --dry-run: print the compiled plan, send nothing (dryrun.go)
 	cpuProfile, tool, toolArgs                         string
 	toolProgress                                       bool
 	cancel                                             string
@@ -108,7 +110,9 @@ and written; a second Ctrl-C stops at once, keeping what was written).`,
   mcpbench run --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'  # ${TOKEN} from the environment
   mcpbench run --rate 1000 --duration 20s --max-vus 200   # open model
   mcpbench run --profile my-workload.yaml --seed 7
-  mcpbench run --tool slow --args '{"ms":50}' --rate 100      # one tool, open model`,
+  mcpbench run --tool slow --args '{"ms":50}' --rate 100      # one tool, open model
+  mcpbench run --profile resume-chaos --rate 500 --dry-run    # the compiled plan; nothing sent
+  mcpbench run --format markdown > run.md                     # or --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBenchmark(cmd, f)
@@ -127,7 +131,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.profile, "profile", "p", "smoke", "built-in profile name or YAML file")
 	fl.StringVar(&f.protocol, "protocol", "", "auto (default: server/discover, else initialize), 2026-07-28, 2025-11-25, 2025-06-18 or 2025-03-26")
 	fl.IntVar(&f.vus, "vus", 0, "closed model: VUs; open model: VUs started up front")
-	fl.IntVar(&f.maxVUs, "max-vus", 0, "open model: cap on VUs (default: --vus)")
+	fl.IntVar(&f.maxVUs, "max-vus", 0, "open model: cap on VUs (default: rate × --max-delay, at least --vus, at most 5000)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight per session (default 1): each VU runs this many at once")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
 	fl.DurationVar(&f.maxDelay, "max-delay", 0, "open model: drop an op that cannot start this long after its intended start (default 1s)")
@@ -155,9 +159,12 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.storm, "storm", "", "cut every open stream at a time: 'at=10s every=0 close=rst target=get'")
 	fl.Int64Var(&f.chaosSeed, "chaos-seed", 0, "seed of the fault schedule (default: --seed)")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'p(95)<150', 'error_rate<1%', 'get:lost==0'; metrics in the help above; a crossed one exits 99")
-	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read (default 64MiB); a larger one fails naming the limit")
-	fl.Var(&f.maxEvent, "max-event-bytes", "largest SSE event read (default 16MiB)")
+	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read; a larger one fails naming the limit")
+	fl.Lookup("max-message-bytes").DefValue = units.Size(driver.DefaultMaxMessageBytes).String() // the flag's zero means: not given
+	fl.Var(&f.maxEvent, "max-event-bytes", "largest SSE event read")
+	fl.Lookup("max-event-bytes").DefValue = units.Size(driver.MaxEventBytes).String()
 	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: one message at the limits); a large message waits for room")
+	fl.Lookup("max-buffered-bytes").DefValue = "" // no fixed default: pflag prints none
 	fl.BoolVar(&f.followRedirects, "follow-redirects", false, "follow 307/308 answers to the same origin (counted); other redirects are errors showing their Location")
 	fl.Float64Var(&f.churnRate, "churn-rate", 0, "replace sessions at this rate (sessions/s) while the run goes")
 	fl.BoolVar(&f.checkDeleted, "check-deleted", false, "after each DELETE check that the server answers 404 to the deleted session")
@@ -170,7 +177,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json, 2026-07-28")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "progress as one plain line every 5 s, even on a terminal")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "no progress output at all")
-	fl.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of text")
+	addFormat(fl, &f.format, &f.jsonOut, "text", "json", "markdown")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the compiled plan (model, load, ops, chaos, thresholds) and exit without sending anything")
 	fl.IntVar(&f.targetPID, "target-pid", 0, "the target server's process id (same host, Linux): sample its CPU, RSS, open files and threads each interval")
 	fl.IntVar(&f.procs, "procs", 0, "OS threads running Go code in mcpbench (GOMAXPROCS). 0: auto — all cores, but for an open-model rate against --url only as many as the rate needs (~3300 ops/s each), which costs less CPU per op")
 	f.net.register(fl)
@@ -185,6 +193,9 @@ func (f *runFlags) register(cmd *cobra.Command) {
 func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	if err := f.scale.check(cmd.Flags().Changed); err != nil {
 		return usageError("%v", err)
+	}
+	if f.dryRun {
+		return dryRun(cmd, f, nil)
 	}
 	if f.scale.processes > 1 {
 		return runProcesses(cmd, f) // processes.go

@@ -88,7 +88,7 @@ func newServeCmd() *cobra.Command {
 			return srv.Close() // bounded: running tools are aborted, connections forced closed after ~3 s
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen address (loopback by default; port 0 picks a free one)")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen address (port 0 picks a free one; a non-loopback address gets a warning)")
 	cmd.Flags().StringVar(&mode, "mode", "stateful", "stateful, stateless, json or 2026-07-28")
 	cmd.Flags().DurationVar(&tick, "tick", 0, "send a numbered notification on every session's GET stream this often (0: off)")
 	cmd.Flags().DurationVar(&getRetry, "get-retry", 0, "retry hint sent at the start of every GET stream (0: none)")

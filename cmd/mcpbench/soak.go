@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/soak"
+	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -70,6 +72,14 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	if f.dryRun {
+		return dryRun(cmd, f, func(p *workload.Profile) error {
+			if cmd.Flags().Changed("checkpoint") {
+				p.Soak = &workload.SoakSpec{Checkpoint: workload.Duration(checkpoint)}
+			}
+			return nil
+		})
+	}
 	if f.scale.processes > 1 && f.noResults {
 		return usageError("--processes merges its children's results into --out: leave --no-results out")
 	}
@@ -111,13 +121,30 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 	return soakExit(sum, sk, runErr)
 }
 
-// printSoak prints the summary and the verdicts, and writes soak.json.
+// printSoak prints the summary and the verdicts (as --format says; JSON
+// as report prints a soak: {"summary": …, "soak": …}), and writes
+// soak.json.
 func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
-	if err := env.print(sum); err != nil {
-		return err
+	switch env.f.format {
+	case "json":
+		if err := writeJSON(env.stdout, struct {
+			Summary *metrics.Summary `json:"summary"`
+			Soak    *metrics.Soak    `json:"soak"`
+		}{sum, sk}); err != nil {
+			return err
+		}
+	case "markdown":
+		if err := report.WriteMarkdown(env.stdout, sum); err != nil {
+			return err
+		}
+		report.WriteSoakMarkdown(env.stdout, sk)
+	default:
+		if err := report.WriteTextIn(env.stdout, sum, env.f.out); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.stdout)
+		soak.WriteText(env.stdout, sk)
 	}
-	fmt.Fprintln(env.stdout)
-	soak.WriteText(env.stdout, sk)
 	if env.f.out != "" {
 		if err := soak.WriteFile(env.f.out, sk); err != nil {
 			fmt.Fprintf(env.stderr, "mcpbench: writing soak.json: %v\n", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
@@ -62,6 +63,7 @@ memory. Ctrl-C is forwarded to each child; the finished steps are kept.`,
   mcpbench sweep --profile capacity-sweep --url http://127.0.0.1:8080/mcp --target-pid "$(cat /tmp/mcpbench-serve.pid)"
   mcpbench sweep --by sessions --from 1000 --to 5000 --steps 5 --rate 100 --step 10s
   mcpbench sweep --profile capacity-sweep --repeat 3                # each step 3 times: tighter intervals
+  mcpbench sweep --profile capacity-sweep --dry-run                 # each step's plan; nothing sent
   mcpbench sweep --by sessions --from 20000 --to 60000 --steps 5 --rate 500 --processes 4 --url http://127.0.0.1:8080/mcp`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -110,6 +112,9 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 	}
 	if err := checkSweepScale(f, set); err != nil {
 		return usageError("%v", err)
+	}
+	if f.dryRun {
+		return dryRun(cmd, f, func(p *workload.Profile) error { return sf.apply(p, set) })
 	}
 	if set("sweep-step") {
 		return runSweepStepChild(cmd, f, sf) // sweep_processes.go
@@ -268,9 +273,12 @@ func reportStep(env *env, st metrics.SweepStep) {
 // sweepResult prints the sweep's table (or JSON) and maps it to the exit
 // code.
 func sweepResult(env *env, sw *metrics.Sweep, err error) error {
-	if env.f.jsonOut {
+	switch {
+	case env.f.jsonOut:
 		writeJSON(env.stdout, sw)
-	} else {
+	case env.f.format == "markdown":
+		report.WriteSweepMarkdown(env.stdout, sw)
+	default:
 		sweep.WriteText(env.stdout, sw)
 	}
 	fmt.Fprintf(env.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: mcpbench plot %s\n", env.f.out, filepath.Join(env.f.out, "step-NN"), env.f.out)
