@@ -150,7 +150,9 @@ func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
 	switch sr.spec.By {
 	case metrics.SweepByRate:
 		sp.Rate = v
-		if sp.MaxVUs < sp.VUs {
+		// max_vus unset (0) is sized from the step's rate by Defaults
+		// when the step is compiled; only a set one is raised to vus.
+		if sp.MaxVUs != 0 && sp.MaxVUs < sp.VUs {
 			sp.MaxVUs = sp.VUs
 		}
 	case metrics.SweepByVUs:
