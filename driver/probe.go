@@ -43,8 +43,9 @@ type ProbeReport struct {
 		Error     string          `json:"error,omitempty"`
 		Result    json.RawMessage `json:"result,omitempty"`
 		AnswerAs  string          `json:"answer_as,omitempty"` // json or sse
-		ListenOK  bool            `json:"listen_stream"`
-		ListenAck bool            `json:"listen_acknowledged"`
+		ListenOK  bool            `json:"listen_stream"`       // subscriptions/listen opened an SSE stream still open when the probe closed it
+		ListenAck bool            `json:"listen_acknowledged"` // its first message was notifications/subscriptions/acknowledged
+		Listen    string          `json:"listen,omitempty"`    // what it did, e.g. "open (acknowledged {…})", "ended at once: acknowledged nothing ({})"
 	} `json:"discover"`
 
 	// Legacy era: the version negotiated for each version requested.
@@ -59,10 +60,16 @@ type ProbeReport struct {
 	// Resumable sums up the resume checks: "yes: …", "no: …", "not
 	// resumable (no event ids)", or "not checked: …".
 	Resumable string `json:"resumable"`
-	// Streaming is the answer to a tool call made to stream.
+	// Streaming is the answer to a tool call made to stream (in 2026-07-28
+	// when the server speaks it).
 	Streaming   ProbeStream `json:"streaming"`
 	Recommended string      `json:"recommended"` // what --protocol auto picks ("" when not an MCP endpoint)
 	Notes       []string    `json:"notes,omitempty"`
+
+	// LegacyStreaming is the same call in the legacy session, made on a
+	// server that speaks both eras (nil otherwise): the resume checks use
+	// it, as 2026-07-28 has no resumption.
+	LegacyStreaming *ProbeStream `json:"legacy_streaming,omitempty"`
 
 	// Cases are the checks, in the order they ran; each cites the sentence
 	// of the spec it checks.
@@ -105,7 +112,12 @@ type ProbeStream struct {
 // ProbeCase is one check: what the server answered against what the cited
 // sentence of the spec asks.
 type ProbeCase struct {
-	Case     string `json:"case"`
+	Case string `json:"case"`
+	// Protocol is the protocol version the check's requests spoke: the
+	// negotiated legacy version (in the legacy session) or 2026-07-28; ""
+	// when no era applies. On a server that speaks both eras it says which
+	// era a row belongs to.
+	Protocol string `json:"protocol,omitempty"`
 	Status   int    `json:"status,omitempty"` // HTTP status (0: none, or not an HTTP exchange)
 	RPCCode  int    `json:"jsonrpc_code,omitempty"`
 	Expected string `json:"expected"`
@@ -151,12 +163,19 @@ const (
 //     Last-Event-ID = its first event id must replay exactly the later
 //     events, then end), and of a stream the server closed (SSE polling;
 //     the reference progress tool closes one on request);
-//   - the status codes of the transport's error cases: unknown, missing and
+//   - the status codes of the transport's error cases: unknown (a
+//     malformed id, and one shaped like the server's own), missing and
 //     deleted session ids (POST and GET), DELETE twice, an unsupported
 //     MCP-Protocol-Version, malformed JSON, a wrong Accept or Content-Type,
 //     a foreign Origin (403), PUT (405), a second concurrent GET, a GET with
 //     an unknown Last-Event-ID, the 401 challenge; and the 2026-07-28 header
 //     validation.
+//
+// On a server that speaks both eras, the session checks (session ids,
+// the GET stream, DELETE, resumption) run in the legacy session and the
+// stateless ones (header validation, GET 405, subscriptions/listen) in
+// 2026-07-28; the streaming call is made in both. Each case records the
+// protocol version it spoke (ProbeCase.Protocol).
 //
 // Each case cites the sentence it checks; cases that do not apply say why.
 // cfg.Header is sent with every request and never appears in the report.
@@ -198,6 +217,7 @@ func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
 		p.finish()
 		return r, fmt.Errorf("%w: %s", ErrNotMCPEndpoint, p.notMCP())
 	}
+	p.dual = r.Discover.Modern && p.legacy
 	if p.legacy {
 		if p.sid != "" {
 			r.Sessions = "stateful"
@@ -220,7 +240,9 @@ func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
 	if p.legacy {
 		p.deleteCases(ctx)
 	} else {
+		restore := p.inEra(false) // no legacy version: the rows name none
 		p.legacyNA()
+		restore()
 	}
 	p.authCase()
 	p.finish()
@@ -242,6 +264,8 @@ type prober struct {
 	proto     string // the version it negotiated
 	sid       string // its Mcp-Session-Id ("" when none)
 	useModern bool   // the streaming call and the era-independent cases use 2026-07-28
+	dual      bool   // the server speaks 2026-07-28 and a legacy version
+	modernIDs bool   // a 2026-07-28 SSE answer carried event ids
 	nextID    int64
 
 	json, sse int
@@ -259,6 +283,25 @@ type prober struct {
 	closedTk string  // and its progressToken
 	getIDs   *answer // the first GET stream, when it carried event ids
 	polled   bool    // a resume of closed completed the stream
+
+	streamRec *ProbeStream // the record of stream: Streaming, or LegacyStreaming on a server of both eras
+}
+
+// inEra makes the requests built by call and the cases added use
+// 2026-07-28 (modern) or the legacy session, until restore is called.
+func (p *prober) inEra(modern bool) (restore func()) {
+	was := p.useModern
+	p.useModern = modern
+	return func() { p.useModern = was }
+}
+
+// era is the protocol version the probe's requests speak now ("" with no
+// legacy session outside 2026-07-28).
+func (p *prober) era() string {
+	if p.useModern {
+		return Protocol20260728
+	}
+	return p.proto
 }
 
 // notMCP says what the endpoint answered instead of MCP.

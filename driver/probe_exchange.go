@@ -213,6 +213,9 @@ func (p *prober) note(a *answer, post bool) {
 
 func (p *prober) add(c ProbeCase) {
 	c.OK = c.Result == ProbeOK
+	if c.Protocol == "" {
+		c.Protocol = p.era()
+	}
 	p.r.Cases = append(p.r.Cases, c)
 }
 

@@ -85,10 +85,13 @@ func (p *prober) sessionCases(ctx context.Context) {
 	if p.sid != "" {
 		a := p.send(ctx, p.harmless().with(HeaderSessionID, "mcpbench-no-such-session"))
 		p.check("request with an unknown session id", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
+		a = p.send(ctx, p.harmless().with(HeaderSessionID, lookalikeID(p.sid)))
+		p.check(unknownShaped, "404", specSessionGone, a, a.status == http.StatusNotFound, lookalikeDetail(a))
 		a = p.send(ctx, p.harmless().with(HeaderSessionID, ""))
 		p.check("request without the session id", "400", specNoSession, a, a.status == http.StatusBadRequest, "")
 	} else {
 		p.na("request with an unknown session id", "404", specSessionGone, "server has no sessions")
+		p.na(unknownShaped, "404", specSessionGone, "server has no sessions")
 		p.na("request without the session id", "400", specNoSession, "server has no sessions")
 	}
 	a := p.send(ctx, p.harmless().with(HeaderProtocolVersion, "1999-01-01"))
@@ -103,12 +106,14 @@ func (p *prober) legacyNA() {
 		{"session id characters", "visible ASCII 0x21-0x7E", specSessionChars},
 		{"notification", "202, no body", specNotification},
 		{"request with an unknown session id", "404", specSessionGone},
+		{unknownShaped, "404", specSessionGone},
 		{"request without the session id", "400", specNoSession},
 		{"unsupported MCP-Protocol-Version header", "400", specVersion},
 		{"GET: SSE stream or 405", "200 text/event-stream, or 405", specGET},
 		{"second concurrent GET", "409, or a second stream", specSecondGET},
 		{"GET without the session id", "400", specNoSession},
 		{"GET with an unknown session id", "404", specSessionGone},
+		{getUnknownShaped, "404", specSessionGone},
 		{"GET with an unknown Last-Event-ID", "400, or a stream replaying nothing", specUnknownLastID},
 		{"DELETE the session", "200/204, or 405", specDelete},
 		{"DELETE the session again", "404", specSessionGone},
@@ -123,12 +128,14 @@ func (p *prober) legacyNA() {
 // concurrent GET, GET without, with an unknown and with a deleted session
 // id, and an unknown Last-Event-ID.
 func (p *prober) getCases(ctx context.Context) {
+	defer p.inEra(false)()
 	first, second := p.twoGETs(ctx)
 	offered := p.getStreamCase(first)
 	p.secondGETCase(offered, first, second)
 	if first.status == http.StatusMethodNotAllowed {
 		p.na("GET without the session id", "400", specNoSession, "no GET stream (405)")
 		p.na("GET with an unknown session id", "404", specSessionGone, "no GET stream (405)")
+		p.na(getUnknownShaped, "404", specSessionGone, "no GET stream (405)")
 		p.na("GET with an unknown Last-Event-ID", "400, or a stream replaying nothing", specUnknownLastID, "no GET stream (405)")
 		return
 	}
@@ -223,12 +230,15 @@ func (p *prober) getSessionCases(ctx context.Context) {
 	if p.sid == "" {
 		p.na("GET without the session id", "400", specNoSession, "server has no sessions")
 		p.na("GET with an unknown session id", "404", specSessionGone, "server has no sessions")
+		p.na(getUnknownShaped, "404", specSessionGone, "server has no sessions")
 		return
 	}
 	a := p.send(ctx, req{method: http.MethodGet, h: p.getH(HeaderSessionID, ""), window: probeWindow})
 	p.check("GET without the session id", "400", specNoSession, a, a.status == http.StatusBadRequest, "")
 	a = p.send(ctx, req{method: http.MethodGet, h: p.getH(HeaderSessionID, "mcpbench-no-such-session"), window: probeWindow})
 	p.check("GET with an unknown session id", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
+	a = p.send(ctx, req{method: http.MethodGet, h: p.getH(HeaderSessionID, lookalikeID(p.sid)), window: probeWindow})
+	p.check(getUnknownShaped, "404", specSessionGone, a, a.status == http.StatusNotFound, lookalikeDetail(a))
 }
 
 // unknownLastIDCase checks a GET with a Last-Event-ID the server never
@@ -277,6 +287,7 @@ func (n notifyRT) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // deleteCases ends the session and checks that it is gone.
 func (p *prober) deleteCases(ctx context.Context) {
+	defer p.inEra(false)() // the ping below goes to the legacy session
 	const okDelete = "200/204, or 405"
 	if p.sid == "" {
 		for _, c := range []struct{ name, want, spec string }{
@@ -306,4 +317,71 @@ func (p *prober) deleteCases(ctx context.Context) {
 	p.check("request on the deleted session", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
 	a = p.send(ctx, req{method: http.MethodGet, h: map[string]string{"Accept": "text/event-stream", HeaderProtocolVersion: p.proto, HeaderSessionID: p.sid}, window: probeWindow})
 	p.check("GET on the deleted session", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
+}
+
+// The cases with an unknown session id that is well-formed: the server
+// cannot tell it from its own ids by their shape, only by looking it up.
+const (
+	unknownShaped    = "request with an unknown well-formed session id"
+	getUnknownShaped = "GET with an unknown well-formed session id"
+)
+
+// lookalikeID returns a session id the server never issued, shaped like
+// its own id sid: the same length and characters, with the last letters
+// and digits (up to 8, back to the first separator) rotated by one place,
+// so the id keeps its alphabet (hex, base32, …), its prefix
+// ("mcp-session-") and its layout (a UUID's groups). When rotating changes
+// nothing (one character, or all alike) they are changed within their kind
+// instead (a digit stays a digit, hex stays hex). A server that checks ids
+// by their format only takes it for a live session. A sid without letters
+// or digits gets a fixed UUID.
+func lookalikeID(sid string) string {
+	b := []byte(sid)
+	var at []int // positions of the changed part, last first
+	for i := len(b) - 1; i >= 0 && len(at) < 8; i-- {
+		if isAlnum(b[i]) {
+			at = append(at, i)
+		} else if len(at) > 0 {
+			break // a separator ends the changed part
+		}
+	}
+	if len(at) == 0 {
+		return "6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b"
+	}
+	first := b[at[len(at)-1]]
+	for k := len(at) - 1; k > 0; k-- {
+		b[at[k]] = b[at[k-1]]
+	}
+	b[at[0]] = first
+	if string(b) != sid {
+		return string(b)
+	}
+	for _, i := range at {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+			b[i] = '0' + (c-'0'+5)%10
+		case c >= 'a' && c <= 'f':
+			b[i] = 'a' + (c-'a'+3)%6
+		case c >= 'A' && c <= 'F':
+			b[i] = 'A' + (c-'A'+3)%6
+		case c >= 'g' && c <= 'z':
+			b[i] = 'g' + (c-'g'+10)%20
+		default: // G-Z
+			b[i] = 'G' + (c-'G'+10)%20
+		}
+	}
+	return string(b)
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// lookalikeDetail says what a request with lookalikeID got, when it was
+// served.
+func lookalikeDetail(a answer) string {
+	if a.status < 200 || a.status > 299 {
+		return ""
+	}
+	return fmt.Sprintf("HTTP %d: an id the server never issued, shaped like its own (its last letters and digits rotated), was served as a live session: the server checks ids by their format only", a.status)
 }

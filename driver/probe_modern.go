@@ -68,11 +68,72 @@ func (p *prober) modernCases(ctx context.Context) {
 	p.check("2026-07-28: unsupported (future) protocol version", "400 with -32022", specFuture, a, a.status == 400 && code == CodeUnsupportedVersion, "")
 	a = p.send(ctx, req{method: http.MethodGet, h: map[string]string{"Accept": "text/event-stream", HeaderProtocolVersion: Protocol20260728}, window: probeWindow})
 	p.check("2026-07-28: GET on the endpoint", "405", specModernGET, a, a.status == 405, "")
-	id = p.id()
-	a = p.send(ctx, req{method: http.MethodPost, h: p.modernH("subscriptions/listen"),
-		body: body(id, "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`), window: probeWindow})
-	p.r.Discover.ListenOK = a.status == http.StatusOK && a.sse
+	p.listenCase(ctx)
+}
+
+// listenCase opens subscriptions/listen for toolsListChanged and checks
+// the stream: acknowledged first, and still open when the probe closes it
+// after probeWindow.
+func (p *prober) listenCase(ctx context.Context) {
+	const name, want = "2026-07-28: subscriptions/listen stream", "SSE, acknowledged first, stays open"
+	id := p.id()
+	a := p.send(ctx, req{method: http.MethodPost, h: p.modernH("subscriptions/listen"),
+		body:   string(appendRequest(nil, id, "subscriptions/listen", []byte(`{"notifications":{"toolsListChanged":true}}`), modernMeta(p.cfg, Protocol20260728))),
+		window: probeWindow})
+	d := &p.r.Discover
+	var first Message
+	got := false // a message (an event with data) came
 	for _, e := range a.events {
-		p.r.Discover.ListenAck = p.r.Discover.ListenAck || strings.Contains(e.Data, "notifications/subscriptions/acknowledged")
+		if e.Data == "" {
+			continue
+		}
+		got = true
+		if m, err := ParseMessage([]byte(e.Data)); err == nil {
+			first = m
+		}
+		break
 	}
+	d.ListenAck = string(first.Method) == "notifications/subscriptions/acknowledged"
+	agreed := "-"
+	if d.ListenAck {
+		agreed = string(bytes.TrimSpace(Field(first.Params, "notifications")))
+	}
+	nothing := agreed == "{}" || agreed == "null" || agreed == ""
+	open := a.status == http.StatusOK && a.sse && !a.ended && a.err == nil
+	d.ListenOK = open
+	switch {
+	case a.status == http.StatusNotFound && a.rpcCode() == CodeMethodNotFound:
+		d.Listen = "not implemented (404 with -32601)"
+		p.na(name, want, specListen, "the server does not implement subscriptions/listen (404 with -32601)")
+	case a.status != http.StatusOK || !a.sse:
+		d.Listen = a.describe()
+		p.check(name, want, specListen, a, false, a.describe()+": no SSE stream")
+	case !d.ListenAck && !got:
+		d.Listen = "no acknowledgment"
+		p.check(name, want, specListen, a, false, fmt.Sprintf("no message within %v: no notifications/subscriptions/acknowledged", probeWindow))
+	case !d.ListenAck:
+		d.Listen = "no acknowledgment first"
+		p.check(name, want, specListen, a, false, fmt.Sprintf("the first message is %s, not notifications/subscriptions/acknowledged", describeMessage(first)))
+	case open:
+		d.Listen = "open (acknowledged " + clip(agreed, 120) + ")"
+		p.check(name, want, specListen, a, true, fmt.Sprintf("acknowledged %s; still open after %v", clip(agreed, 120), probeWindow))
+	case nothing:
+		d.Listen = "ended at once: acknowledged nothing (" + agreed + ")"
+		p.na(name, want, specListen, fmt.Sprintf("the server acknowledged none of the requested notification types (toolsListChanged) and ended the subscription at once (%s): with nothing to deliver, whether a stream stays open could not be seen", plural(len(a.events), "event")))
+	default:
+		d.Listen = "ended at once after acknowledging " + clip(agreed, 120)
+		p.check(name, want, specListen, a, false, fmt.Sprintf("acknowledged %s, then ended the stream at once (%s)", clip(agreed, 120), plural(len(a.events), "event")))
+	}
+}
+
+// describeMessage names a message for display: its method, "a response",
+// or "not a JSON-RPC message".
+func describeMessage(m Message) string {
+	switch {
+	case len(m.Method) > 0:
+		return string(m.Method)
+	case m.Kind == KindResponse:
+		return "a response"
+	}
+	return "not a JSON-RPC message"
 }

@@ -23,20 +23,26 @@ func (p *prober) resumeCases(ctx context.Context) {
 		pollWant   = "the rest of the stream, then its end"
 		finishWant = "the later events exactly, then the end"
 	)
-	if p.useModern {
-		why := "2026-07-28 has no resumption (\"Resumable SSE streams via Last-Event-ID are not supported\")"
-		p.r.Resumable = "no: " + why
-		if p.stream != nil && len(p.stream.ids()) > 0 {
-			p.r.Notes = append(p.r.Notes, "2026-07-28 SSE answer carried event ids, which no client can use")
-		}
-		p.na(retryName, retryWant, specRetry, why)
-		p.na(pollName, pollWant, specPoll, why)
-		p.na(finishName, finishWant, specResume, why)
+	const noResume = "2026-07-28 has no resumption (\"Resumable SSE streams via Last-Event-ID are not supported\")"
+	if p.modernIDs {
+		p.r.Notes = append(p.r.Notes, "2026-07-28 SSE answer carried event ids, which no client can use")
+	}
+	if !p.legacy {
+		p.r.Resumable = "no: " + noResume
+		p.na(retryName, retryWant, specRetry, noResume)
+		p.na(pollName, pollWant, specPoll, noResume)
+		p.na(finishName, finishWant, specResume, noResume)
 		return
 	}
-	noStream := "no streaming answer: " + p.r.Streaming.Why
+	// Resumption is a legacy feature: it is checked in the legacy session,
+	// on a server that speaks 2026-07-28 too.
+	defer p.inEra(false)()
+	if p.dual {
+		defer func() { p.r.Resumable += ", in " + p.proto + " (2026-07-28 has no resumption)" }()
+	}
+	noStream := "no streaming answer: " + p.streamRec.Why
 	if p.stream == nil {
-		p.r.Resumable = "not checked: " + p.r.Streaming.Why
+		p.r.Resumable = "not checked: " + p.streamRec.Why
 		if p.getIDs == nil {
 			p.na(retryName, retryWant, specRetry, noStream)
 			p.na(pollName, pollWant, specPoll, noStream)
@@ -304,7 +310,7 @@ func (p *prober) unresumable() (why, summary string) {
 	s := p.stream
 	switch {
 	case s == nil:
-		return "no streaming answer: " + p.r.Streaming.Why, "not checked: " + p.r.Streaming.Why
+		return "no streaming answer: " + p.streamRec.Why, "not checked: " + p.streamRec.Why
 	case !s.sse && p.getIDs == nil:
 		why = "the tool call was answered as " + mediaType2(s.ct) + " and the GET stream carried no event ids"
 		if !p.r.EventIDs {

@@ -25,5 +25,6 @@ const (
 	specMissingHeader = `2026-07-28 Streamable HTTP §Server Validation: failures include "A required standard header (MCP-Protocol-Version, Mcp-Method, Mcp-Name) is missing."`
 	specUnknownMethod = `2026-07-28 Streamable HTTP: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601"`
 	specFuture        = `2026-07-28 Streamable HTTP: "If the server does not implement the requested protocol version … it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError"`
+	specListen        = `2026-07-28 Subscriptions: "Unlike one-off requests, the stream stays open and delivers notifications until the client cancels it."; "The server MUST send notifications/subscriptions/acknowledged as the first message"`
 	specModernGET     = `2026-07-28 Streamable HTTP §Earlier Streamable HTTP Revisions: "HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed."`
 )

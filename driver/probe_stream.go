@@ -73,13 +73,13 @@ func (p *prober) toolCall(args, token string) req {
 }
 
 // streaming lists the tools, calls one with a progressToken to get a
-// streaming answer, and records what the answer shows.
+// streaming answer, and records what the answer shows. On a server that
+// speaks both eras it calls the tool again in the legacy session, whose
+// answer the resume checks then use.
 func (p *prober) streaming(ctx context.Context) {
 	st := &p.r.Streaming
-	st.Era = p.proto
-	if p.useModern {
-		st.Era = Protocol20260728
-	}
+	st.Era = p.era()
+	p.streamRec = st
 	a := p.send(ctx, p.call("tools/list", "", ""))
 	p.note(&a, true)
 	if p.useModern && a.status == http.StatusOK {
@@ -108,8 +108,21 @@ func (p *prober) streaming(ctx context.Context) {
 	if p.tool.ref {
 		st.Args = `{"count":3}`
 	}
+	p.streamCall(ctx, st)
+	if p.dual && p.useModern {
+		defer p.inEra(false)()
+		ls := &ProbeStream{Tool: st.Tool, Args: st.Args, Era: p.proto, RetryHints: []int{}}
+		p.r.LegacyStreaming = ls
+		p.streamCall(ctx, ls)
+	}
+}
+
+// streamCall calls the chosen tool in the probe's era, records the answer
+// in st, and keeps it for the resume checks.
+func (p *prober) streamCall(ctx context.Context, st *ProbeStream) {
+	p.stream, p.closed, p.streamRec = nil, nil, st
 	q := p.toolCall(st.Args, probeToken)
-	a = p.send(ctx, q)
+	a := p.send(ctx, q)
 	p.note(&a, true)
 	st.Status = a.status
 	switch {
@@ -137,6 +150,7 @@ func (p *prober) streaming(ctx context.Context) {
 		}
 	}
 	st.Response, st.Ended = a.response != nil, a.ended
+	p.modernIDs = p.modernIDs || (p.useModern && st.EventIDs)
 	p.stream = &a
 	if a.sse && a.ended && a.response == nil {
 		p.closed, p.closedBy, p.closedID, p.closedTk = &a, "the streaming call", q.id, probeToken

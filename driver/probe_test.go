@@ -76,8 +76,8 @@ func TestProbeCompliantFake(t *testing.T) {
 			t.Errorf("case %+v: needs a spec, an expectation, and ok only when it applied and held", c)
 		}
 	}
-	if r.Checked != 23 || len(r.Cases) != 23 {
-		t.Errorf("%d of %d cases checked, want 23 of 23", r.Checked, len(r.Cases))
+	if r.Checked != 25 || len(r.Cases) != 25 {
+		t.Errorf("%d of %d cases checked, want 25 of 25", r.Checked, len(r.Cases))
 	}
 	if !r.MCPEndpoint || r.Sessions != "stateful" || r.Answers != "mixed" || !r.EventIDs || !r.Priming || r.Recommended != "2025-11-25" {
 		t.Errorf("report %+v", r)
@@ -102,6 +102,8 @@ func TestProbePlantedFaults(t *testing.T) {
 		noSession  = "request without the session id"
 		unknown    = "request with an unknown session id"
 		getUnknown = "GET with an unknown session id"
+		unknownWF  = "request with an unknown well-formed session id"
+		getUnkWF   = "GET with an unknown well-formed session id"
 		delAgain   = "DELETE the session again"
 		onDeleted  = "request on the deleted session"
 		getDeleted = "GET on the deleted session"
@@ -125,7 +127,7 @@ func TestProbePlantedFaults(t *testing.T) {
 		{"any protocol version", mcptest.ProbeFaults{AnyVersion: true}, []string{version}, nil},
 		{"no session accepted", mcptest.ProbeFaults{NoSessionAccepted: true}, []string{noSession}, nil},
 		{"400 where 404 is required", mcptest.ProbeFaults{UnknownSession400: true},
-			[]string{delAgain, getDeleted, getUnknown, onDeleted, unknown}, nil},
+			[]string{delAgain, getDeleted, getUnknown, getUnkWF, onDeleted, unknown, unknownWF}, nil},
 		{"deleted session still accepted", mcptest.ProbeFaults{DeletedAccepted: true}, []string{delAgain, getDeleted, onDeleted}, nil},
 		{"session id with a space", mcptest.ProbeFaults{BadSessionID: true}, []string{chars}, map[string]string{chars: "byte 4 of the 6-byte Mcp-Session-Id is 0x20"}},
 		{"no retry hint on close", mcptest.ProbeFaults{NoRetryOnClose: true}, []string{retry}, nil},
@@ -323,7 +325,8 @@ func TestProbeRefServerModes(t *testing.T) {
 		// JSON answers: the progress goes to the GET stream, which is resumed.
 		{refserver.ModeJSON, "stateful", "yes: the GET stream resumed from _0: 2 events replayed exactly", "offered", []int{}, 0},
 		{refserver.ModeStateless, "stateless", "not resumable (no event ids)", "not offered (405)", []int{}, 3},
-		{refserver.Mode2026, "stateless", "no: 2026-07-28 has no resumption", "not offered (405)", []int{}, 3},
+		// Both eras: resumption is checked in the legacy era (stateless there).
+		{refserver.Mode2026, "stateless", "not resumable (no event ids), in 2025-11-25 (2026-07-28 has no resumption)", "not offered (405)", []int{}, 3},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
@@ -386,8 +389,8 @@ func TestProbeModernOnly(t *testing.T) {
 			na++
 		}
 	}
-	if na != 14 {
-		t.Errorf("%d legacy cases marked as not applying, want 14", na)
+	if na != 16 {
+		t.Errorf("%d legacy cases marked as not applying, want 16", na)
 	}
 	for _, name := range []string{"malformed JSON", "wrong Content-Type (text/plain)", "foreign Origin (DNS rebinding)", "PUT on the endpoint"} {
 		if c := caseNamed(t, r, name); !c.OK {

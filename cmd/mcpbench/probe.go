@@ -39,13 +39,15 @@ tool with a progressToken to get a streaming answer (the reference server's
 progress tool, or a read-only tool without required arguments, never another)
 and records its event ids, priming event and retry hints; it resumes a
 finished stream with Last-Event-ID (the replay must be exact, then end) and a
-stream the server closed; and it checks the transport's error cases: unknown,
-missing and deleted session ids, DELETE twice, a wrong Content-Type or
-Accept, a foreign Origin (403), PUT (405), a second GET (409), an unknown
-Last-Event-ID, the session id's characters, the 401 challenge, and the
-2026-07-28 header validation. Every check cites the sentence of the spec it
-checks; checks that do not apply say why. --format json prints the report as
-data.
+stream the server closed; and it checks the transport's error cases: unknown
+(malformed, and shaped like the server's own), missing and deleted session
+ids, DELETE twice, a wrong Content-Type or Accept, a foreign Origin (403), PUT
+(405), a second GET (409), an unknown Last-Event-ID, the session id's
+characters, the 401 challenge, and the 2026-07-28 header validation and
+subscriptions/listen stream. On a server that speaks both eras the session
+checks run in its legacy session and the stateless ones in 2026-07-28; the
+protocol column says which. Every check cites the sentence of the spec it
+checks; checks that do not apply say why. --format json prints the report as data.
 
 Exit codes: 0 an MCP endpoint (even when checks differ: the last line counts
 them), 1 not an MCP endpoint (neither era answers) or unreachable, 2 usage,
@@ -149,8 +151,8 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 	}
 	fmt.Fprintf(&b, "mcpbench probe %s (%d requests)\n\n", r.URL, r.Requests)
 	if r.Discover.Modern {
-		fmt.Fprintf(&b, "2026-07-28 (stateless)   yes: server/discover lists %s; answers as %s; subscriptions/listen %s (acknowledged: %s)\n",
-			strings.Join(r.Discover.Versions, ", "), cmp.Or(r.Discover.AnswerAs, "-"), yes(r.Discover.ListenOK), yes(r.Discover.ListenAck))
+		fmt.Fprintf(&b, "2026-07-28 (stateless)   yes: server/discover lists %s; answers as %s; subscriptions/listen %s\n",
+			strings.Join(r.Discover.Versions, ", "), cmp.Or(r.Discover.AnswerAs, "-"), cmp.Or(r.Discover.Listen, "-"))
 	} else {
 		fmt.Fprintf(&b, "2026-07-28 (stateless)   no: %s\n", r.Discover.Error)
 	}
@@ -172,12 +174,19 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 	if r.Priming && !strings.HasPrefix(r.Resumable, "yes") {
 		priming += ", but " + r.Resumable
 	}
+	streaming := streamingLine(&r.Streaming)
+	if r.LegacyStreaming != nil {
+		streaming += "\n             " + streamingLine(r.LegacyStreaming)
+	}
 	fmt.Fprintf(&b, "\nsessions     %s\nanswers      %s\nstreaming    %s\nevent ids    %s\npriming      %s\nretry hints  %s\nresumable    %s\nGET stream   %s\nauto picks   %s\n",
-		r.Sessions, r.Answers, streamingLine(&r.Streaming), yes(r.EventIDs), priming, hints(r.RetryHints), r.Resumable, r.GETStream, r.Recommended)
+		r.Sessions, r.Answers, streaming, yes(r.EventIDs), priming, hints(r.RetryHints), r.Resumable, r.GETStream, r.Recommended)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	fmt.Fprintf(&b, "\n%-54s %6s %8s  %-40s %s\n", "check", "status", "json-rpc", "expected", "result")
+	if v := legacyVersion(r); r.Discover.Modern && v != "" {
+		fmt.Fprintf(&b, "note: the server speaks %s (%s) and 2026-07-28: the session checks ran in %s, the stateless ones in 2026-07-28 (the protocol column says which)\n", v, r.Sessions, v)
+	}
+	fmt.Fprintf(&b, "\n%-54s %-10s %6s %8s  %-40s %s\n", "check", "protocol", "status", "json-rpc", "expected", "result")
 	for _, c := range r.Cases {
 		writeCase(&b, c)
 	}
@@ -188,6 +197,17 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 	b.WriteString(".\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// legacyVersion is the version of the probe's legacy session: the first
+// legacy version negotiated ("" when none was).
+func legacyVersion(r *driver.ProbeReport) string {
+	for _, l := range r.Legacy {
+		if l.Negotiated != "" {
+			return l.Negotiated
+		}
+	}
+	return ""
 }
 
 // writeCase prints one check: its row, what differed or why it does not
@@ -204,7 +224,7 @@ func writeCase(b *strings.Builder, c driver.ProbeCase) {
 	if c.Result == driver.ProbeDiffers {
 		mark = "DIFFERS"
 	}
-	fmt.Fprintf(b, "%-54s %6s %8s  %-40s %s\n", c.Case, status, code, c.Expected, mark)
+	fmt.Fprintf(b, "%-54s %-10s %6s %8s  %-40s %s\n", c.Case, cmp.Or(c.Protocol, "-"), status, code, c.Expected, mark)
 	if c.Detail != "" {
 		label := "got"
 		switch c.Result {

@@ -53,11 +53,11 @@ func TestProbeExitCountsDifferences(t *testing.T) {
 	srv := httptest.NewServer(&mcptest.ProbeFake{Faults: mcptest.ProbeFaults{IgnoreOrigin: true}})
 	defer srv.Close()
 	out, errs, code := cli(t.Context(), "probe", srv.URL)
-	if code != exitOK || !strings.HasSuffix(out, "\n1 of 23 checks differ from the spec.\n") {
+	if code != exitOK || !strings.HasSuffix(out, "\n1 of 25 checks differ from the spec.\n") {
 		t.Fatalf("exit %d (%s):\n%s", code, errs, out)
 	}
 	for _, want := range []string{
-		fmt.Sprintf("%-54s %6s %8s  %-40s %s\n", "foreign Origin (DNS rebinding)", "200", "", "403", "DIFFERS") +
+		fmt.Sprintf("%-54s %-10s %6s %8s  %-40s %s\n", "foreign Origin (DNS rebinding)", "2025-11-25", "200", "", "403", "DIFFERS") +
 			"    got: HTTP 200 (application/json) to Origin http://evil.example\n" +
 			`    spec: 2025-11-25 transports §Security Warning: "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."`,
 		"retry hints  250 ms\n",

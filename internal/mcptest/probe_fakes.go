@@ -28,6 +28,17 @@ type ProbeFaults struct {
 	UnknownLastID404  bool // 404 (session gone) to an unknown Last-Event-ID
 	SecondGETError    bool // 500 to a second concurrent GET (instead of 409)
 	PUTAccepted       bool // serve PUT as POST (instead of 405)
+	// WellFormedAccepted serves an unknown session id shaped like the fake's
+	// own ("sess-" and digits) as a live session: ids are checked by their
+	// format only, as mcp-go's default session id manager does.
+	WellFormedAccepted bool
+	// ListenEndsAtOnce (Modern): subscriptions/listen acknowledges what was
+	// asked, then answers and ends the stream at once.
+	ListenEndsAtOnce bool
+	// ListenAcksNothing (Modern): subscriptions/listen acknowledges none of
+	// the types asked for ("notifications":{}), then answers and ends the
+	// stream, as mcp-go does when it has nothing to deliver.
+	ListenAcksNothing bool
 }
 
 // ProbeFake is a small 2025-11-25 Streamable HTTP server that follows the
@@ -58,6 +69,10 @@ type ProbeFake struct {
 	// CloseAfter and RetryMS are the close_after and retry_ms of a call that
 	// does not give them (a server that polls on its own).
 	CloseAfter, RetryMS int
+	// Modern serves 2026-07-28 as well, on the same endpoint, as servers
+	// that speak both eras do (see serveModern): a request whose
+	// MCP-Protocol-Version is none of the legacy versions goes there.
+	Modern bool
 
 	mu       sync.Mutex
 	n        int
@@ -104,6 +119,10 @@ func (f *ProbeFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		probeError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
 		return
 	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); f.Modern && v != "" && !slices.Contains(probeVersions, v) {
+		f.serveModern(w, r)
+		return
+	}
 	switch {
 	case r.Method == http.MethodPost, r.Method == http.MethodPut && f.Faults.PUTAccepted:
 		f.post(w, r)
@@ -139,6 +158,9 @@ func (f *ProbeFake) session(w http.ResponseWriter, r *http.Request, required boo
 	alive, known := f.sessions[id]
 	f.mu.Unlock()
 	if known && (alive || f.Faults.DeletedAccepted) {
+		return true
+	}
+	if _, err := strconv.Atoi(strings.TrimPrefix(id, "sess-")); !known && err == nil && f.Faults.WellFormedAccepted {
 		return true
 	}
 	if f.Faults.UnknownSession400 {
