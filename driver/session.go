@@ -344,6 +344,9 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		s.arm()
 		res.End = time.Time{}
 		err := s.exchange(ctx, body, &c, res, hdr)
+		if op.Cancel != nil {
+			s.noteAnswer(op, &c, attempt, err)
+		}
 		switch {
 		case c.cx && s.cancelling():
 			res.Cancelled = true // what came after the cancel is judged; nothing more is sent
