@@ -180,6 +180,12 @@ type Result struct {
 	Notifications Notifications
 
 	Ledger Ledger // replay correctness of the op's response stream
+
+	// Pending, when set, is the part of Ledger still to be judged: the
+	// request's expected progress had not all come when its response did,
+	// and may still come on another stream. Settle it (late.go) before
+	// reading Ledger; Do left the lane free.
+	Pending *Pending
 }
 
 // Reset clears r for reuse, keeping allocated buffers.
