@@ -19,25 +19,41 @@ import (
 // and the server "SHOULD stop processing the cancelled request … [and]
 // not send a response for the cancelled request". The op keeps reading
 // the request's stream for CancelGrace after the server acknowledged the
-// notification (its 202), or until the stream ends, and judges what came.
-// The server received the cancel at some time between its send (S) and
-// its acknowledgement (A); a message it wrote just before that reaches the
-// driver's reader later by its delivery delay (network and scheduling). So:
+// notification (its 202), or until the stream ends, and judges what came
+// after the cancel was sent, once the op ends. The verdict rests on what
+// the messages say, not on when a busy generator got round to reading
+// them (a reader's delay, or the acknowledgement's, is the generator's):
 //
-//   - a message of the request (its response, its progress, any other
-//     message on its own stream) read later than A + (A − S) — the
-//     acknowledgement plus the cancel's own round trip — is a violation:
-//     VerdictAfterCancel in the op's ledger. A message the server wrote
-//     before it had the cancel could only be judged so if its delivery took
-//     longer than the cancel's whole round trip;
-//   - one read between S and A + (A − S) is the race the spec allows
-//     ("cancellation notifications may arrive after request processing has
-//     completed, and potentially after a response has already been sent"):
-//     counted in Result.CancelRaced, not a fault. A server that answers
-//     every cancelled call at once (the go-sdk's error result) shows here.
+//   - an error answer (a JSON-RPC error, or a result with isError — the
+//     go-sdk's "context canceled") says the server stopped: counted in
+//     Result.CancelRaced, never a fault;
+//   - a success result says the tool ran to its end. It proves the server
+//     went on when (1) the server knew the request before it had the
+//     cancel: the driver read the first byte of the request's answer (its
+//     headers) before it sent the cancel — a cancel that overtakes its
+//     request on another connection names a request the server does not
+//     know yet, which it "MAY ignore"; and (2) the tool could not have
+//     finished before the server had the cancel: the server acknowledged
+//     the cancel, plus the cancel's own round trip, sooner after the
+//     request was sent than the op's fastest success answer took
+//     (Op.fastest: any call's, in any session, this one's included). Then
+//     that result and every other message of the call after the cancel
+//     was sent (its progress, anything on its stream) are
+//     VerdictAfterCancel in the op's ledger. A busy generator only makes
+//     that proof harder (it reads the headers and the acknowledgement
+//     late, sends the cancel later than noted), and the fastest answer is
+//     the least delayed of all the op's calls;
+//   - otherwise (no success result, an unacknowledged cancel, or a result
+//     that may have been written before the server had the cancel) the
+//     messages are the race the spec allows ("cancellation notifications
+//     may arrive after request processing has completed, and potentially
+//     after a response has already been sent"): counted in
+//     Result.CancelRaced.
 //
-// The times are when the driver read the messages; on loopback the round
-// trip is well under a millisecond.
+// So a server that ignores a cancel is caught when it answers over SSE
+// with headers first; one that answers application/json (nothing before
+// the answer shows it knew the request), or keeps sending progress
+// without finishing within the grace, is not.
 //
 // A cancelled op is neither a success nor an error: Result.Cancelled is
 // set, its class is ok, and reports keep it out of latency. It is never
@@ -89,20 +105,26 @@ type canceller struct {
 	deadline time.Time       // when the timer is due (a stale fire is ignored)
 	sentAt   time.Time       // when notifications/cancelled was sent
 	ackAt    time.Time       // when the server acknowledged it
-	after    time.Time       // ackAt + (ackAt − sentAt): later messages are violations
 	fired    chan struct{}   // closed when the firing goroutine returns
 	over     chan struct{}   // closed by the op when its reading ended
+
+	// The op goroutine's own: what came after the cancel was sent, judged
+	// when the op ends (judgeCancelled).
+	reqAt  time.Time // when the request in flight was sent (at the latest)
+	doneAt time.Time // when its success result came (zero: none)
+	whats  []string  // the messages that came, other than an error answer
 }
 
 // armCancel arms the cancel of the op's call c at its first attempt (when
 // the call is drawn), or points an armed cancel at a later attempt's
 // request (a re-send, the next page).
-func (s *Session) armCancel(ctx context.Context, op *Op, c *call, first bool) {
+func (s *Session) armCancel(ctx context.Context, op *Op, c *call, first bool, sent time.Time) {
 	cx := &s.cx
 	if first {
 		if s.rng.Float64() >= op.Cancel.P {
 			return
 		}
+		cx.reqAt = sent
 		cx.mu.Lock()
 		cx.state, cx.id, cx.ctx, cx.wait = cxArmed, c.id, ctx, op.Cancel.After
 		cx.deadline = time.Now().Add(op.Cancel.After)
@@ -119,6 +141,7 @@ func (s *Session) armCancel(ctx context.Context, op *Op, c *call, first bool) {
 	if cx.state == cxArmed {
 		cx.id = c.id
 		c.cx = true
+		cx.reqAt = sent
 	}
 	cx.mu.Unlock()
 }
@@ -138,7 +161,7 @@ func (s *Session) fireCancel() {
 	defer close(fired)
 	if s.modern {
 		cx.mu.Lock()
-		cx.state, cx.ackAt, cx.after = cxSent, cx.sentAt, cx.sentAt
+		cx.state, cx.ackAt = cxSent, cx.sentAt
 		cx.mu.Unlock()
 		s.cancelOp()
 		return
@@ -146,7 +169,7 @@ func (s *Session) fireCancel() {
 	if s.sendCancel(ctx, id, after) {
 		now := time.Now()
 		cx.mu.Lock()
-		cx.state, cx.ackAt, cx.after = cxSent, now, now.Add(now.Sub(cx.sentAt))
+		cx.state, cx.ackAt = cxSent, now
 		cx.mu.Unlock()
 	}
 	t := time.NewTimer(CancelGrace)
@@ -159,8 +182,8 @@ func (s *Session) fireCancel() {
 }
 
 // sendCancel POSTs notifications/cancelled for request id and reports
-// whether the server acknowledged it (2xx). One that was not acknowledged
-// leaves what follows in the race window (raced, never a violation).
+// whether the server acknowledged it (2xx). What follows one that was not
+// acknowledged is raced, never a violation.
 func (s *Session) sendCancel(ctx context.Context, id int64, after time.Duration) bool {
 	b := append([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`), strconv.FormatInt(id, 10)...)
 	b = append(b, `,"reason":"mcpbench: still in flight after `...)
@@ -197,37 +220,100 @@ func (s *Session) cancelling() bool {
 }
 
 // endCancel disarms the lane's cancel when its op ends, waiting for a
-// cancel being sent (so no goroutine outlives the op).
-func (s *Session) endCancel() {
+// cancel being sent (so no goroutine outlives the op), and judges what
+// came after the cancel in res (judgeCancelled).
+func (s *Session) endCancel(op *Op, res *Result) {
 	cx := &s.cx
 	cx.mu.Lock()
 	if cx.state == cxArmed {
 		cx.timer.Stop()
+		cx.state = cxIdle // a fire already waiting for the lock sends nothing
 	}
 	fired, over := cx.fired, cx.over
-	cx.state, cx.fired, cx.over, cx.ctx = cxIdle, nil, nil, nil
 	cx.mu.Unlock()
 	if fired != nil {
 		close(over)
 		<-fired
 	}
+	cx.mu.Lock()
+	acked := cx.state == cxSent && !s.modern
+	// the server answered the request's headers before the cancel was sent
+	acked = acked && !res.FirstByte.Before(cx.reqAt) && res.FirstByte.Before(cx.sentAt)
+	rtt := cx.ackAt.Sub(cx.sentAt)
+	ackAfter := cx.ackAt.Sub(cx.reqAt) + rtt
+	cx.state, cx.fired, cx.over, cx.ctx = cxIdle, nil, nil, nil
+	cx.mu.Unlock()
+	if len(cx.whats) > 0 {
+		s.judgeCancelled(op, res, acked, ackAfter, rtt)
+		cx.whats, cx.doneAt = cx.whats[:0], time.Time{}
+	}
 }
 
-// judgeAfterCancel judges a message of call c's own stream against its
-// cancel: a response to c, c's progress, or any other message that is not
-// another request's. It reports whether the message came after the
-// cancel was sent — then it is counted (raced until the acknowledgement
-// plus the cancel's round trip, VerdictAfterCancel after) and taken no
-// further.
+// judgeCancelled judges the messages of a cancelled call that came after
+// its cancel was sent, other than an error answer (cx.whats): all
+// VerdictAfterCancel when the call's success result proves that the tool
+// ran on — the server had answered the request's headers before the
+// cancel was sent and acknowledged it (acked), plus the cancel's round
+// trip rtt, ackAfter after the request was sent, sooner than the op's
+// fastest success answer took — else all raced.
+func (s *Session) judgeCancelled(op *Op, res *Result, acked bool, ackAfter, rtt time.Duration) {
+	cx := &s.cx
+	proven := false
+	var fastest time.Duration
+	if !cx.doneAt.IsZero() {
+		own := cx.doneAt.Sub(cx.reqAt)
+		fastest = time.Duration(op.fastest.Load())
+		if fastest == 0 || own < fastest {
+			fastest = own
+		}
+		noteFastest(op, own)
+		proven = acked && ackAfter < fastest
+	}
+	if !proven {
+		res.CancelRaced += len(cx.whats)
+		return
+	}
+	why := " of cancelled request " + strconv.FormatInt(cx.id, 10) + " came after the cancel: the server acknowledged the cancel " +
+		(ackAfter - rtt).Round(time.Microsecond).String() + " after the request (its round trip " + rtt.Round(time.Microsecond).String() +
+		"), after it had answered the request's headers, and no call of the op was answered sooner than " + fastest.Round(time.Microsecond).String() + ", yet this one's tool ran to a success result"
+	for _, w := range cx.whats {
+		res.Ledger.fault(VerdictAfterCancel, w+why)
+	}
+}
+
+// noteAnswer notes the success answer of an op with Cancel that was not
+// cancelled: d after its request was sent.
+func (s *Session) noteAnswer(op *Op, c *call, sent time.Time, err error) {
+	if err == nil && c.gotResp && c.err == nil && !(c.cx && s.cancelling()) {
+		noteFastest(op, c.respAt.Sub(sent))
+	}
+}
+
+// noteFastest lowers op.fastest to d.
+func noteFastest(op *Op, d time.Duration) {
+	for {
+		f := op.fastest.Load()
+		if d <= 0 || (f != 0 && f <= int64(d)) || op.fastest.CompareAndSwap(f, int64(d)) {
+			return
+		}
+	}
+}
+
+// judgeAfterCancel takes a message of call c's own stream that came after
+// the call's cancel was sent — a response to c, c's progress, or any other
+// message that is not another request's — and reports whether it did:
+// then it is taken no further. An error answer is counted raced at once
+// (the server stopped); the rest wait for the op's end (judgeCancelled).
 // A response that comes before the cancel disarms it.
 func (s *Session) judgeAfterCancel(m Message, c *call, res *Result, led *Ledger) bool {
-	what := "a message"
+	what, stopped := "a message", false
 	switch m.Kind {
 	case KindResponse:
 		if !IDEqual(m.ID, c.id) {
 			return false
 		}
 		what = "the response"
+		stopped = m.Error != nil || (c.tool && bytes.Equal(Field(m.Result, "isError"), litTrue))
 	case KindNotification:
 		if string(m.Method) == "notifications/progress" {
 			if c.tok == nil || !bytes.Equal(Field(m.Params, "progressToken"), c.tok) {
@@ -241,19 +327,22 @@ func (s *Session) judgeAfterCancel(m Message, c *call, res *Result, led *Ledger)
 	now := time.Now()
 	cx := &s.cx
 	cx.mu.Lock()
-	st, ack, late := cx.state, cx.ackAt, cx.after
+	st := cx.state
 	if st == cxArmed && m.Kind == KindResponse {
 		cx.state = cxAnswered
 		cx.timer.Stop()
 	}
 	cx.mu.Unlock()
 	switch {
-	case st == cxSent && now.After(late):
-		led.fault(VerdictAfterCancel, what+" of cancelled request "+strconv.FormatInt(c.id, 10)+" arrived "+now.Sub(ack).Round(time.Microsecond).String()+" after the server acknowledged the cancel (whose round trip took "+late.Sub(ack).Round(time.Microsecond).String()+")")
-	case st == cxSending || st == cxSent:
+	case st != cxSending && st != cxSent:
+		return false
+	case stopped:
 		res.CancelRaced++
 	default:
-		return false
+		cx.whats = append(cx.whats, what)
+		if m.Kind == KindResponse && cx.doneAt.IsZero() {
+			cx.doneAt = now
+		}
 	}
 	if m.Kind == KindResponse && !c.gotResp {
 		c.gotResp, c.respAt = true, now // ends the reading of events: the tail is judged too

@@ -14,6 +14,7 @@ import (
 // answer 404 to its id (item 3); the verdict is in Hygiene.
 func (s *Session) Close(ctx context.Context) error {
 	s.settleUpdates() // the notifications of pending changes come on the GET stream
+	s.late.settled()  // so may the progress of requests answered before it (late.go)
 	defer s.releaseConns()
 	s.stopGET()
 	h := s.hdr.Load()

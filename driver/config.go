@@ -159,6 +159,12 @@ type Config struct {
 	// elicitation/create, roots/list) to the raw JSON result to answer with;
 	// methods not listed use DefaultCanned, unknown methods get -32601.
 	Canned map[string]json.RawMessage
+	// SettleBeside frees a lane when its response arrives: the progress
+	// a request still expects (Op.ExpectProgress) that may come on another
+	// stream is awaited beside the lane, and Do leaves its judgement to
+	// Result.Settle (Result.Pending; late.go). Without it Do waits for it,
+	// up to 250 ms after the response, holding the lane.
+	SettleBeside bool
 	// Seed seeds per-session randomness (backoff jitter, the calls
 	// Op.Cancel draws); sessions mix in their own number so runs are
 	// reproducible.

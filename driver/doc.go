@@ -146,6 +146,8 @@
 //   - stream.go: a POST's SSE answer: events, the tail after the response,
 //     resume with Last-Event-ID, the reconnect delay, the idle watchdog,
 //     the mailbox shared with the GET stream.
+//   - late.go: progress still expected after the response, awaited beside
+//     the lane (Config.SettleBeside, Result.Pending, Settle, Clone).
 //   - getstream.go: the standalone GET stream (OpenStream, StreamStats).
 //   - hygiene.go: the deleted-session check made by Close (Hygiene).
 //   - hooks.go: Do's first and last steps for the files below.

@@ -21,7 +21,7 @@ type laneMore struct {
 // and what it did to the session's subscriptions.
 func (s *Session) endDo(op *Op, res *Result, cancel context.CancelCauseFunc, changed *time.Time) {
 	if op.Cancel != nil {
-		s.endCancel()
+		s.endCancel(op, res)
 	}
 	s.cur.Store(nil)
 	s.endOp(cancel)
@@ -39,7 +39,7 @@ func (s *Session) endDo(op *Op, res *Result, cancel context.CancelCauseFunc, cha
 // change's time.
 func (s *Session) beforeSend(ctx context.Context, op *Op, c *call, first bool, attempt, changed time.Time) time.Time {
 	if op.Cancel != nil {
-		s.armCancel(ctx, op, c, first)
+		s.armCancel(ctx, op, c, first, attempt)
 	}
 	if op.Changes != "" && changed.IsZero() {
 		changed = s.noteChange(op, attempt)

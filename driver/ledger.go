@@ -51,9 +51,9 @@ const (
 	// status other than 404 (e.g. 400).
 	VerdictWrongMissingStatus
 	// VerdictAfterCancel: a message of a cancelled request (its response,
-	// its progress, any message on its stream) arrived later than the
-	// server's acknowledgement of the client's notifications/cancelled plus
-	// the cancel's round trip (2025-11-25
+	// its progress, any message on its stream) after the cancel, in a call
+	// whose tool provably ran on to a success result after the server had
+	// the client's notifications/cancelled (cancel.go; 2025-11-25
 	// cancellation §Behavior Requirements: the receiver SHOULD stop
 	// processing and not send a response; see Op.Cancel).
 	VerdictAfterCancel

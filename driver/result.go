@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -57,6 +58,10 @@ type Op struct {
 	isToolCall bool
 	mcpName    string   // Mcp-Name value (name or uri)
 	parts      [][]byte // Params split at RequestPlaceholder (nil: none)
+	// fastest is, for an op with Cancel, the shortest time in ns from a
+	// request's send to its success answer over all sessions (0: none
+	// yet): how long the tool takes at least (cancel.go).
+	fastest atomic.Int64
 }
 
 // RequestPlaceholder in an op's params is replaced, per logical request,
@@ -166,14 +171,21 @@ type Result struct {
 	// (VerdictAfterCancel).
 	Cancelled bool
 	// CancelRaced counts messages of a cancelled request that arrived
-	// after the cancel was sent but before the server's acknowledgement
-	// plus the cancel's round trip (the race the spec allows; cancel.go).
+	// after the cancel was sent and do not prove the server went on: an
+	// error answer (it stopped), or what it may have written before it
+	// had the cancel (the race the spec allows; cancel.go).
 	CancelRaced int
 	// Notifications counts the log messages, list changes and resource
 	// updates the op's streams carried.
 	Notifications Notifications
 
 	Ledger Ledger // replay correctness of the op's response stream
+
+	// Pending, when set, is the part of Ledger still to be judged: the
+	// request's expected progress had not all come when its response did,
+	// and may still come on another stream. Settle it (late.go) before
+	// reading Ledger; Do left the lane free.
+	Pending *Pending
 }
 
 // Reset clears r for reuse, keeping allocated buffers.

@@ -62,7 +62,7 @@ type Session struct {
 	idleDur   time.Duration
 	sr        streamReader
 
-	mbox  inflight
+	mbox  *inflight                // the lane's mailbox (nil: a fresh one at the next begin)
 	cur   atomic.Pointer[inflight] // the request in flight, while others may carry its messages
 	opHdr map[*Op]http.Header      // per-op request headers (modern)
 	lane  int                      // 0 for the session's first lane
@@ -89,6 +89,7 @@ type core struct {
 	tokPrefix []byte // `"<run>-<session>-`
 
 	lanes []*Session // every lane, the first included (fixed by Lanes)
+	late  lateBoxes  // mailboxes of requests answered before their progress (late.go)
 
 	wantGET bool
 	get     atomic.Pointer[getStream]
@@ -344,6 +345,9 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 		s.arm()
 		res.End = time.Time{}
 		err := s.exchange(ctx, body, &c, res, hdr)
+		if op.Cancel != nil {
+			s.noteAnswer(op, &c, attempt, err)
+		}
 		switch {
 		case c.cx && s.cancelling():
 			res.Cancelled = true // what came after the cancel is judged; nothing more is sent

@@ -164,15 +164,36 @@ func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 		s.dropMailbox() // cancelled: no response or progress is due
 		return
 	}
+	mb := s.cur.Load()
+	if mb != nil && c.expect > 0 && !mb.complete(c.expect, len(led.progress)) {
+		due := time.Now().Add(mailboxGrace)
+		if s.cfg.SettleBeside {
+			// The rest may come on another stream: the mailbox stays open
+			// beside the lane, which is free now (late.go).
+			s.cur.Store(nil)
+			s.mbox = nil
+			s.late.add(mb, due)
+			res.Pending = &Pending{late: &s.late, mb: mb, expect: c.expect, gotResp: gotResp, due: due}
+			led.Checked = true
+			return
+		}
+		// Still in flight while it waits, so what comes meanwhile on
+		// another stream is delivered here.
+		mb.awaitUntil(c.expect, len(led.progress), due)
+	}
+	s.cur.Store(nil)
+	closeMailbox(mb, led, gotResp, c.expect)
+}
+
+// closeMailbox closes the ledger of a request whose mailbox (nil: none)
+// takes nothing more: the values that came on other streams count
+// misrouted, and what never came anywhere lost.
+func closeMailbox(mb *inflight, led *Ledger, gotResp bool, expect int) {
 	var elsewhere []float64
 	var elsewhereTotal float64
-	if mb := s.cur.Load(); mb != nil {
-		// Still in flight while it waits, so what comes meanwhile on
-		// another stream is delivered here; closed before it is read.
-		mb.await(c.expect, len(led.progress), mailboxGrace)
+	if mb != nil {
 		mb.mu.Lock()
 		mb.closed = true
-		s.cur.Store(nil)
 		elsewhere = append(append([]float64(nil), mb.progress...), mb.sibling...)
 		elsewhereTotal = mb.total
 		for _, v := range mb.progress {
@@ -184,7 +205,7 @@ func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 		gotResp = gotResp || mb.resp || mb.siblingResp
 		mb.mu.Unlock()
 	}
-	led.finishOp(gotResp, c.expect, elsewhere, elsewhereTotal)
+	led.finishOp(gotResp, expect, elsewhere, elsewhereTotal)
 }
 
 // mailboxGrace bounds the wait, after a request's response, for its
@@ -214,7 +235,10 @@ func (s *Session) begin(c *call) {
 	if s.get.Load() == nil && len(s.lanes) == 1 {
 		return
 	}
-	mb := &s.mbox
+	if s.mbox == nil {
+		s.mbox = &inflight{}
+	}
+	mb := s.mbox
 	mb.mu.Lock()
 	mb.id = c.id
 	mb.tok = append(mb.tok[:0], c.tok...)
@@ -227,18 +251,21 @@ func (s *Session) begin(c *call) {
 	s.cur.Store(mb)
 }
 
-// await waits until the mailbox plus the values seen on the request's own
-// stream make want, or d passes. Without an expectation it does not wait.
-func (mb *inflight) await(want, have int, d time.Duration) {
-	if want <= 0 {
-		return
-	}
+// complete reports whether the mailbox plus the values seen on the
+// request's own stream make want.
+func (mb *inflight) complete(want, have int) bool {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	return have+len(mb.progress)+len(mb.sibling) >= want
+}
+
+// awaitUntil waits until the mailbox plus the values seen on the request's
+// own stream make want, or due passes.
+func (mb *inflight) awaitUntil(want, have int, due time.Time) {
 	var t *time.Timer
-	for {
-		mb.mu.Lock()
-		n := have + len(mb.progress) + len(mb.sibling)
-		mb.mu.Unlock()
-		if n >= want {
+	for !mb.complete(want, have) {
+		d := time.Until(due)
+		if d <= 0 {
 			return
 		}
 		if t == nil {
@@ -306,7 +333,8 @@ func (s *Session) deliver(m Message) bool {
 			}
 		}
 	}
-	return false
+	_, ok := s.late.take(m, false)
+	return ok
 }
 
 // toSibling takes a message that arrived on this lane's stream and belongs
@@ -324,7 +352,7 @@ func (s *Session) toSibling(m Message) (id int64, ok bool) {
 			}
 		}
 	}
-	return 0, false
+	return s.late.take(m, true)
 }
 
 // resume waits per the reconnect policy and GETs the stream with

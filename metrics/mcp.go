@@ -15,7 +15,7 @@ import (
 type MCPTally struct {
 	Pages       int64 // list pages fetched (1 + cursors followed)
 	Cancelled   int64 // calls cancelled (Op.Cancel): not in latency, not errors
-	CancelRaced int64 // messages after a cancel was sent, before its acknowledgement plus its round trip
+	CancelRaced int64 // messages after a cancel was sent that do not prove the server went on
 	Notes       NotificationSummary
 }
 
@@ -107,9 +107,10 @@ type MCPSummary struct {
 	// CancelledRate is cancelled / (completed + cancelled), 0..1.
 	CancelledRate float64 `json:"cancelled_rate,omitempty"`
 	// CancelRaced counts messages of cancelled calls that arrived after
-	// the cancel was sent and before its acknowledgement plus its round
-	// trip (the race the spec allows; those later are the after-cancel
-	// verdict).
+	// the cancel was sent and do not prove the server went on: an error
+	// answer (it stopped), or what it may have written before it had the
+	// cancel (the race the spec allows; the rest are the after-cancel
+	// verdict, driver/cancel.go).
 	CancelRaced int64 `json:"cancel_raced,omitempty"`
 	// Notifications counts the notifications the op's response streams
 	// carried.

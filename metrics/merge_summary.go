@@ -27,6 +27,7 @@ func (m *Merged) summarize() {
 	var arrivals float64
 	for _, r := range m.segs {
 		x := r.Summary
+		s.InFlight += x.InFlight * float64(x.VUs) // weighted by VUs; divided below
 		s.VUs += x.VUs
 		s.MaxVUs += x.MaxVUs
 		s.Dropped += x.Dropped
@@ -43,6 +44,9 @@ func (m *Merged) summarize() {
 			drops = append(drops, segLabel(r)+": "+x.DropWarning)
 		}
 		s.Segments = append(s.Segments, segmentResult(r))
+	}
+	if s.VUs > 0 {
+		s.InFlight = round3(s.InFlight / float64(s.VUs))
 	}
 	if secs > 0 {
 		s.TargetRate = round3(arrivals / secs)

@@ -177,6 +177,7 @@ type Shard struct {
 	early    []opCounts
 	boundary time.Time
 	lag      *hdr.Histogram // start lag: actual start − intended start, µs
+	busy     time.Duration  // Σ End − Start of the results: the time their requests were in flight
 	// offender collects the first faulty streams (see Recorder.Offenders).
 	rec *Recorder
 }
@@ -216,6 +217,19 @@ type Recorder struct {
 	iters     iterTally
 	endpoints endpointTally
 	subs      subTally // resource subscriptions (mcp.go)
+}
+
+// Busy returns the time the recorded results' requests were in flight
+// (Start to End: sent until answered, or until they failed or were
+// cancelled), summed.
+func (r *Recorder) Busy() time.Duration {
+	var d time.Duration
+	for _, s := range r.shards {
+		s.mu.Lock()
+		d += s.busy
+		s.mu.Unlock()
+	}
+	return d
 }
 
 // Begin sets the start of the first interval (the run's start) and its
@@ -279,6 +293,7 @@ func us(d time.Duration) int64 {
 // run) count as interrupted and stay out of the latency histograms.
 func (s *Shard) Record(res *driver.Result) {
 	s.mu.Lock()
+	s.busy += res.End.Sub(res.Start)
 	o := s.ops[res.Op]
 	if o == nil {
 		o = newOpStats()

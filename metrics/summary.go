@@ -39,6 +39,12 @@ type Summary struct {
 	// DroppedRate is dropped / arrivals (completed + dropped + interrupted),
 	// 0..1.
 	DroppedRate float64 `json:"dropped_rate"`
+	// InFlight is the mean requests in flight per session measured: the
+	// time the measured ops were in flight (sent until answered) over the
+	// window × the VUs (each VU owns a session). Compare with Concurrency:
+	// a lane that waits for something after its answer, or a generator
+	// too slow to send the next request, shows as less.
+	InFlight float64 `json:"in_flight_mean,omitempty"`
 	// DropWarning says, when more than 1 % of arrivals were dropped, how
 	// many and why (the cause the numbers show); "" otherwise.
 	DropWarning string `json:"drop_warning,omitempty"`

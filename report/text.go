@@ -69,7 +69,7 @@ func (p *printer) header(s *metrics.Summary, dir string) {
 		model = fmt.Sprintf("closed model, VUs ramping %s (%d started)", s.Stages, s.VUs)
 	}
 	if s.Concurrency > 1 {
-		model += fmt.Sprintf(", %d requests in flight per session", s.Concurrency)
+		model += fmt.Sprintf(", %d requests in flight per session (measured mean %.2f)", s.Concurrency, s.InFlight)
 	}
 	p.F("profile %s  ·  %s  ·  %.1fs measured after %.1fs warm-up\n", s.Profile, model, s.DurationS, s.WarmupS)
 	p.F("%s\n", verdictLine(s))

@@ -12,7 +12,7 @@ func init() {
 		o := v.opOf()
 		return 100 * o.CancelledRate, o.Count+o.Cancelled > 0
 	})
-	def("cancel_raced", "", "messages of cancelled calls between the cancel and its acknowledgement plus its round trip (the race the spec allows)", opScopes, func(v view) (float64, bool) { return cnt(v.opOf().CancelRaced) })
+	def("cancel_raced", "", "messages of cancelled calls after the cancel that do not prove the server went on: error answers, or the race the spec allows", opScopes, func(v view) (float64, bool) { return cnt(v.opOf().CancelRaced) })
 	def("pages", "", "list pages fetched (list ops follow nextCursor)", opScopes, func(v view) (float64, bool) { return cnt(v.opOf().Pages) })
 	def("log_messages", "", "notifications/message received", streamScopes, func(v view) (float64, bool) {
 		return v.notes(func(n *metrics.NotificationSummary) int64 { return n.Messages })

@@ -159,6 +159,7 @@ func driverConfig(p *Profile, ep *Endpoint, hc *http.Client) driver.Config {
 	d := &c
 	d.URL = ep.URL
 	d.Protocol = p.Protocol
+	d.SettleBeside = true // a lane is free at its response (vuState.record settles)
 	d.ConnectTimeout = p.Timeouts.Connect.D()
 	d.RequestTimeout = p.Timeouts.Request.D()
 	d.StreamIdleTimeout = p.Timeouts.StreamIdle.D()

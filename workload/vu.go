@@ -262,6 +262,24 @@ func (v *vuState) stamp(res *driver.Result) {
 // Retry-After the server asked for; false when the run ended meanwhile.
 func (v *vuState) record(res *driver.Result, counted bool) bool {
 	e := v.e
+	if res.Pending != nil {
+		// Progress still expected on another stream: judged beside the
+		// lane, which goes on (driver/late.go). Counted with the VUs, so
+		// the graceful stop waits for it (250 ms at most).
+		r := res.Clone()
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			r.Settle()
+			if counted {
+				v.shard.Record(r)
+				if n := len(e.cfgs); n > 0 {
+					e.rec.RecordEndpoint(v.id%n, r)
+				}
+			}
+		}()
+		return true
+	}
 	if counted {
 		v.shard.Record(res)
 		if n := len(e.cfgs); n > 0 {
