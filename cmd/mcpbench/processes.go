@@ -194,7 +194,9 @@ func lastLine(s string) string {
 // runChildren starts the children, shows their merged progress until
 // every one has exited, and merges their results (with the embedded
 // server's counters). Errors are exit errors: a child could not start,
-// the children refused their flags, or none wrote results.
+// the children refused their flags, or none wrote results (exit 130 when
+// interrupted: a launch interrupted at any point returns what its
+// children wrote, merged, and merged.interruptedErr).
 func runChildren(env *env, plan *workload.Plan, l launch) (*merged, error) {
 	// A second Ctrl-C stops the children at once (a second SIGINT each;
 	// killed if still running 5 s later); the parent still merges what
@@ -229,7 +231,9 @@ func runChildren(env *env, plan *workload.Plan, l launch) (*merged, error) {
 	if len(dirs) == 0 {
 		if interrupted {
 			// Nothing to merge: the merged result of an interrupt before
-			// any process started its clock is none (no files in --out).
+			// any process wrote anything (before they caught signals) is
+			// none; no file is written in --out. A process interrupted
+			// in its set-up writes an empty interrupted run, merged.
 			return nil, &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted before any process wrote results: nothing to merge into %s", l.dir)}
 		}
 		return nil, &exitError{code: exitFailed, err: errors.New("no process wrote results")}
