@@ -229,6 +229,25 @@ func (w *ResultsDir) Checkpoint(sum *Summary) {
 	w.mu.Unlock()
 }
 
+// Measured implements MeasuredSink: summary.json as the run's ops ended, before its
+// sessions are closed (End rewrites it with the closes counted), and
+// flushes intervals.csv and histograms.hlog: a process stopped at once
+// during the closes keeps them whole.
+func (w *ResultsDir) Measured(sum *Summary) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.started {
+		return
+	}
+	if w.cw != nil {
+		w.cw.Flush()
+	}
+	if w.hb != nil {
+		w.fail(w.hb.Flush())
+	}
+	w.fail(WriteJSON(filepath.Join(w.dir, FileSummary), sum))
+}
+
 // End implements Sink: offenders.json and summary.json (atomically), and
 // the interval files closed. A run that never started writes its run.json
 // here.

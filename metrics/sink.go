@@ -31,6 +31,15 @@ type Checkpointer interface {
 	Checkpoint(sum *Summary)
 }
 
+// MeasuredSink is a Sink that also takes the run's summary as soon as its
+// ops have ended, before its sessions are closed (DELETE, which may hang
+// up to its timeout); End follows with the closes counted. The results
+// directory writes summary.json then, so a process stopped at once while
+// the sessions close (a second Ctrl-C) keeps the run's summary.
+type MeasuredSink interface {
+	Measured(sum *Summary)
+}
+
 // Phase is where a run stands in an interval.
 type Phase string
 

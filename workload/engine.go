@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,6 +119,9 @@ type engine struct {
 
 	cfgs []driver.Config // per endpoint, when the run has several (VU i on i mod n)
 
+	parkMu sync.Mutex
+	parked []*driver.Session // the sessions of the VUs that ended with the run, closed after the summary
+
 	sessionsOpen atomic.Int64
 	streamsOpen  atomic.Int64
 
@@ -177,7 +181,52 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	usage0 := e.warmUsage(warm, warmDone, usage1)
 	close(stopCollector)
 	<-collectorDone
-	return e.finish(ctx, e.summary(ctx, e.warmEnd, e.measuredEnd(), usage0, usage1), nil)
+	sum := e.summary(ctx, e.warmEnd, e.measuredEnd(), usage0, usage1)
+	if e.measured(sum) {
+		sum = e.summary(ctx, e.warmEnd, e.measuredEnd(), usage0, usage1)
+	}
+	return e.finish(ctx, sum, nil)
+}
+
+// parkClose keeps a session whose VU ended with the run for the closes
+// after the summary (measured); a VU that ends before the admission
+// window does (a stage ramping down) closes its session at once.
+func (e *engine) parkClose(s *driver.Session) {
+	if e.admit.Err() == nil {
+		e.closeSession(s)
+		return
+	}
+	e.parkMu.Lock()
+	e.parked = append(e.parked, s)
+	e.parkMu.Unlock()
+}
+
+// measured hands the sinks the run's summary now that its ops have ended
+// (MeasuredSink: the results directory writes summary.json), then closes
+// the sessions the VUs left (DELETE, 64 at a time, each bounded by its
+// own timeout). It reports whether it closed any: the summary then has
+// changed (the closes' tallies).
+func (e *engine) measured(sum *metrics.Summary) bool {
+	e.parkMu.Lock()
+	parked := e.parked
+	e.parked = nil
+	e.parkMu.Unlock()
+	pre := *sum
+	if len(parked) > 0 {
+		pre.Notes = append(slices.Clip(pre.Notes), fmt.Sprintf("written before the %d sessions were closed: their DELETEs are not counted", len(parked)))
+	}
+	for _, s := range e.opts.Sinks {
+		if m, ok := s.(metrics.MeasuredSink); ok {
+			m.Measured(&pre)
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(64)
+	for _, s := range parked {
+		g.Go(func() error { e.closeSession(s); return nil })
+	}
+	g.Wait()
+	return len(parked) > 0
 }
 
 func newEngine(pl *Plan, opts Options) *engine {

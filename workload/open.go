@@ -228,25 +228,20 @@ func (e *engine) spawned(local int) {
 	e.worker(v) // its wwg.Done is the one spawn added
 }
 
-// closeAtEnd closes the pooled VUs' sessions once the admission window is
-// over and every worker, spawn and the arrival watcher are done, 64 at a
-// time; each VU's life ends with its session.
+// closeAtEnd hands the pooled VUs' sessions to the closes after the
+// summary (parkClose) once the admission window is over and every
+// worker, spawn and the arrival watcher are done; each VU's life ends
+// with its session.
 func (e *engine) closeAtEnd() {
 	defer e.wg.Done()
 	<-e.admit.Done()
 	e.wwg.Wait()
-	var g errgroup.Group
-	g.SetLimit(64)
 	for {
 		v := e.takeIdle()
 		if v == nil {
 			break
 		}
-		g.Go(func() error {
-			e.closeSession(v.s)
-			e.live.Add(-1)
-			return nil
-		})
+		e.parkClose(v.s)
+		e.live.Add(-1)
 	}
-	g.Wait()
 }

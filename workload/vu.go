@@ -61,7 +61,7 @@ func (e *engine) vu(local int, s *driver.Session) {
 			return
 		}
 	}
-	defer func() { e.closeSession(v.s) }()
+	defer func() { e.parkClose(v.s) }()
 	e.prepare(v)
 	if c := e.pl.Profile.Concurrency; c > 1 {
 		v.runLanes(c)

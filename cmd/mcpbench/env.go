@@ -41,6 +41,9 @@ type env struct {
 	closers  []func()
 	live     *liveOutputs
 	out      *outDir // the results directory (nil: --no-results); out.go
+
+	hardMu sync.Mutex
+	hard   func() // a second Ctrl-C (setHardStop); nil: exit 130 at once
 }
 
 // claimOut claims the results directory (out.go) before anything runs:
@@ -92,9 +95,7 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 	}
 	raiseFileLimit()
 	e.ver, e.sdk = version()
-	e.ctx, e.stop = signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	e.closers = append(e.closers, e.stop)
-	e.secondInterrupt()
+	e.watchSignals(cmd.Context())
 	if err := e.openLive(); err != nil {
 		e.close()
 		return nil, err
@@ -125,21 +126,75 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 	return e, nil
 }
 
-// secondInterrupt makes the first Ctrl-C end the run gracefully (results
-// so far are written) and hands the signal back, so a second one stops the
-// process at once, keeping what was already written.
-func (e *env) secondInterrupt() {
+// watchSignals makes the first Ctrl-C (SIGINT or SIGTERM) end the run
+// gracefully: e.ctx is cancelled and the results so far are written. A
+// second one calls the hard stop (e.setHardStop; by default the process
+// exits 130 at once, keeping what was written). The signals are read from
+// a channel of our own until the command returns, never handed back to
+// the default action in between: a process started with SIGINT ignored
+// (nohup, or & in a non-interactive shell) had its second Ctrl-C ignored
+// when signal.Stop restored that disposition, and a parent of --processes
+// killed by the default action left its children running.
+func (e *env) watchSignals(parent context.Context) {
+	ctx, cancel := context.WithCancel(parent)
+	e.ctx, e.stop = ctx, cancel
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for n := 0; ; n++ {
+			select {
+			case <-quit:
+				return
+			case <-sigs:
+			}
+			if n == 0 && ctx.Err() == nil {
+				cancel()
+				continue
+			}
+			e.hardStop()
+		}
+	}()
 	noticed := make(chan struct{})
-	stopSecond := context.AfterFunc(e.ctx, func() {
+	stopNotice := context.AfterFunc(ctx, func() {
 		defer close(noticed)
-		e.stop()
 		fmt.Fprintln(e.stderr, "mcpbench: interrupted: finishing the results (Ctrl-C again to stop at once)")
 	})
 	e.closers = append(e.closers, func() {
-		if !stopSecond() {
+		signal.Stop(sigs)
+		close(quit)
+		<-done
+		if !stopNotice() {
 			<-noticed // the notice is being written: let it finish before the command returns
 		}
+		cancel()
 	})
+}
+
+// setHardStop sets what a second Ctrl-C does (nil: exit 130 at once);
+// it returns the previous one.
+func (e *env) setHardStop(f func()) (prev func()) {
+	e.hardMu.Lock()
+	defer e.hardMu.Unlock()
+	prev, e.hard = e.hard, f
+	return prev
+}
+
+// hardStop is a second Ctrl-C: the hard stop set, or an exit 130 at once
+// keeping what was written (a run's results directory has its run.json,
+// intervals and histograms so far; summary.json once the run's measured
+// part ended: it is written before the sessions are closed).
+func (e *env) hardStop() {
+	e.hardMu.Lock()
+	f := e.hard
+	e.hardMu.Unlock()
+	if f != nil {
+		f()
+		return
+	}
+	fmt.Fprintln(e.stderr, "mcpbench: interrupted again: stopped at once, keeping the results written so far")
+	os.Exit(exitInterrupted)
 }
 
 func (e *env) close() {

@@ -77,6 +77,9 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s\n", n-m.missing, env.f.out)
+	if err := m.interruptedErr(); err != nil {
+		return err
+	}
 	if err := missingErr(m.missing, n); err != nil {
 		return err
 	}
@@ -154,8 +157,23 @@ func (e *env) launch(args []string, dir string, plan *workload.Plan, startAt tim
 // merged is what a launch's children left, merged.
 type merged struct {
 	*metrics.Merged
-	kids    []*child
-	missing int // children that wrote no results
+	kids        []*child
+	missing     int  // children that wrote no results (or were not started: interrupted first)
+	interrupted bool // the launch was interrupted (Ctrl-C, SIGTERM)
+	dirs        []string
+}
+
+// interruptedErr is exit 130 for a launch that was interrupted (nil when
+// it was not), naming the processes that wrote nothing before it.
+func (m *merged) interruptedErr() error {
+	if !m.interrupted {
+		return nil
+	}
+	msg := "interrupted: the merged results are what the processes wrote until then"
+	if m.missing > 0 {
+		msg += fmt.Sprintf(" (%d of %d processes wrote nothing)", m.missing, m.missing+len(m.dirs))
+	}
+	return &exitError{code: exitInterrupted, err: errors.New(msg)}
 }
 
 // failed returns the children that exited with neither a result nor an
@@ -179,20 +197,48 @@ func lastLine(s string) string {
 // runChildren starts the children, shows their merged progress until
 // every one has exited, and merges their results (with the embedded
 // server's counters). Errors are exit errors: a child could not start,
-// the children refused their flags, or none wrote results.
+// the children refused their flags, or none wrote results (exit 130 when
+// interrupted: a launch interrupted at any point returns what its
+// children wrote, merged, and merged.interruptedErr).
 func runChildren(env *env, plan *workload.Plan, l launch) (*merged, error) {
-	kids, err := startChildren(l)
+	// A second Ctrl-C stops the children at once (a second SIGINT each;
+	// killed if still running 5 s later); the parent still merges what
+	// they wrote.
+	var kidsMu sync.Mutex
+	var started []*child
+	prev := env.setHardStop(func() {
+		fmt.Fprintln(env.stderr, "mcpbench: interrupted again: stopping the processes at once, then merging what they wrote")
+		kidsMu.Lock()
+		defer kidsMu.Unlock()
+		for _, k := range started {
+			k.stopNow()
+		}
+	})
+	defer env.setHardStop(prev)
+	kids, err := startChildren(l, &kidsMu, &started)
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}
-	fmt.Fprintf(env.stderr, "mcpbench: %d processes (segments 0/%d … %d/%d), the clock starts at %s (in %v); each writes %s\n",
-		l.n, l.n, l.n-1, l.n, l.startAt.Format("15:04:05.000"), time.Until(l.startAt).Round(100*time.Millisecond), filepath.Join(l.dir, "segment-I"))
+	if len(kids) == l.n {
+		fmt.Fprintf(env.stderr, "mcpbench: %d processes (segments 0/%d … %d/%d), the clock starts at %s (in %v); each writes %s\n",
+			l.n, l.n, l.n-1, l.n, l.startAt.Format("15:04:05.000"), time.Until(l.startAt).Round(100*time.Millisecond), filepath.Join(l.dir, "segment-I"))
+	} else {
+		fmt.Fprintf(env.stderr, "mcpbench: interrupted while starting the processes: %d of %d started\n", len(kids), l.n)
+	}
 	watchChildren(env, plan, kids, l.startAt)
-	dirs, usage := reap(env.stderr, kids)
+	interrupted := l.ctx.Err() != nil
+	dirs, usage := reap(env.stderr, kids, l.n, interrupted)
 	if usage {
 		return nil, &exitError{code: exitUsage, err: errors.New("the processes refused their flags")}
 	}
 	if len(dirs) == 0 {
+		if interrupted {
+			// Nothing to merge: the merged result of an interrupt before
+			// any process wrote anything (before they caught signals) is
+			// none; no file is written in --out. A process interrupted
+			// in its set-up writes an empty interrupted run, merged.
+			return nil, &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted before any process wrote results: nothing to merge into %s", l.dir)}
+		}
 		return nil, &exitError{code: exitFailed, err: errors.New("no process wrote results")}
 	}
 	m, err := metrics.MergeResults(dirs)
@@ -203,17 +249,43 @@ func runChildren(env *env, plan *workload.Plan, l launch) (*merged, error) {
 	if stats := env.serverStatsFunc(); stats != nil {
 		m.Summary.Server = stats()
 	}
-	return &merged{Merged: m, kids: kids, missing: len(kids) - len(dirs)}, nil
+	if interrupted && !m.Summary.Interrupted {
+		m.Summary.Interrupted, m.Summary.StopReason = true, "interrupted by signal"
+	}
+	return &merged{Merged: m, kids: kids, missing: l.n - len(dirs), interrupted: interrupted, dirs: dirs}, nil
 }
 
-// startChildren launches the children.
-func startChildren(l launch) ([]*child, error) {
+// stopNow sends the child a second interrupt, which stops it at once
+// keeping what it wrote, and kills it if it is still running 5 s later.
+func (k *child) stopNow() {
+	if k.exited() {
+		return
+	}
+	interruptChild(k.cmd.Process)
+	go func() {
+		t := time.NewTimer(5 * time.Second)
+		defer t.Stop()
+		select {
+		case <-k.done:
+		case <-t.C:
+			k.cmd.Process.Kill()
+		}
+	}()
+}
+
+// startChildren launches the children, adding each to *started (under
+// mu) as it starts. Interrupted (l.ctx done), it starts no more: those
+// started have their interrupt, and it returns them.
+func startChildren(l launch, mu *sync.Mutex, started *[]*child) ([]*child, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]
 	}
 	kids := make([]*child, l.n)
 	for i := range l.n {
+		if l.ctx.Err() != nil {
+			return kids[:i], nil
+		}
 		k := &child{index: i, dir: filepath.Join(l.dir, "segment-"+strconv.Itoa(i)), stderr: &lastBytes{max: 16 << 10}, done: make(chan struct{})}
 		args := append(l.args[:len(l.args):len(l.args)], "--segment="+strconv.Itoa(i)+"/"+strconv.Itoa(l.n),
 			"--start-at="+l.startAt.UTC().Format(time.RFC3339Nano), "--out="+k.dir, "--no-progress")
@@ -226,7 +298,16 @@ func startChildren(l launch) ([]*child, error) {
 		k.cmd.Cancel = func() error { return interruptChild(k.cmd.Process) }
 		k.cmd.WaitDelay = l.grace + 30*time.Second // then killed
 		k.tail = metrics.NewTail(k.dir)
-		if err := k.cmd.Start(); err != nil {
+		mu.Lock() // a second Ctrl-C stops the children started
+		err := k.cmd.Start()
+		if err == nil {
+			*started = append(*started, k)
+		}
+		mu.Unlock()
+		if err != nil && l.ctx.Err() != nil {
+			return kids[:i], nil // exec.CommandContext starts nothing once interrupted
+		}
+		if err != nil {
 			for _, s := range kids[:i] {
 				s.cmd.Process.Kill()
 				<-s.done
@@ -239,10 +320,12 @@ func startChildren(l launch) ([]*child, error) {
 	return kids, nil
 }
 
-// reap returns the results directories the exited children wrote (run.json
-// or summary.json there) and whether one refused its flags; it shows the
-// stderr of each that failed.
-func reap(w io.Writer, kids []*child) (dirs []string, usage bool) {
+// reap returns the results directories the exited children (of n) wrote
+// (run.json or summary.json there) and whether one refused its flags; it
+// shows the stderr of each that failed. After an interrupt, a child
+// stopped by a signal (interrupted before it caught signals, or killed
+// after a second Ctrl-C) is not a failure.
+func reap(w io.Writer, kids []*child, n int, interrupted bool) (dirs []string, usage bool) {
 	for _, k := range kids {
 		code := exitCodeOf(k.err)
 		if code == exitUsage {
@@ -253,8 +336,11 @@ func reap(w io.Writer, kids []*child) (dirs []string, usage bool) {
 		if runErr == nil || sumErr == nil {
 			dirs = append(dirs, k.dir)
 		}
-		if code != exitOK && code != exitThresholds && code != exitInterrupted {
-			fmt.Fprintf(w, "mcpbench: process %d (segment %d/%d) exited %d:\n%s", k.index, k.index, len(kids), code, k.stderr.String())
+		switch {
+		case code == -1 && interrupted:
+			fmt.Fprintf(w, "mcpbench: process %d (segment %d/%d) stopped by the interrupt: %v\n", k.index, k.index, n, k.err)
+		case code != exitOK && code != exitThresholds && code != exitInterrupted:
+			fmt.Fprintf(w, "mcpbench: process %d (segment %d/%d) exited %d:\n%s", k.index, k.index, n, code, k.stderr.String())
 		}
 	}
 	return dirs, usage

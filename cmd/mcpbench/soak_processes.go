@@ -55,6 +55,9 @@ func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 		return err
 	}
 	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s (soak.json: the merged run's verdicts)\n", n-m.missing, f.out)
+	if err := m.interruptedErr(); err != nil {
+		return err
+	}
 	if err := missingErr(m.missing, n); err != nil {
 		return err
 	}
