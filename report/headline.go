@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -87,6 +88,15 @@ func verdictLine(s *metrics.Summary) string {
 			problems = append(problems, fmt.Sprintf("%d thresholds passed", n))
 		}
 		return "Verdict: WARN — " + strings.Join(problems, " · ")
+	}
+	if a.Count == 0 && a.Errors == 0 && s.Dropped == 0 {
+		// Nothing measured (interrupted during set-up, or a window
+		// with no op): no verdict rests on nothing.
+		why := "no operation was measured"
+		if s.Interrupted {
+			why += " (interrupted: " + cmp.Or(s.StopReason, "stopped early") + ")"
+		}
+		return "Verdict: NONE — " + why
 	}
 	ok := []string{"no errors"}
 	if s.Model == "open" {

@@ -216,3 +216,18 @@ func TestCompareOpensWithAHeadline(t *testing.T) {
 		}
 	}
 }
+
+// A run that measured nothing (interrupted during set-up) gets no verdict
+// of OK: "NONE", with the reason.
+func TestSummaryWithNothingMeasuredHasNoVerdict(t *testing.T) {
+	s := &metrics.Summary{Interrupted: true, StopReason: "interrupted during set-up (interrupted by signal): nothing was measured"}
+	got := verdictLine(s)
+	want := "Verdict: NONE — no operation was measured (interrupted: interrupted during set-up (interrupted by signal): nothing was measured)"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	s.All.Count = 1
+	if got := verdictLine(s); !strings.HasPrefix(got, "Verdict: OK") {
+		t.Errorf("one op measured: %q, want OK", got)
+	}
+}

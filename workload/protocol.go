@@ -24,7 +24,11 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 			if err != nil {
 				// The class only: the sessions' errors show the cause,
 				// once (the same failure follows at initialize).
-				n = driver.Negotiation{Protocol: driver.DefaultProtocol, Why: "server/discover failed (" + driver.Classify(err).String() + " error): using the newest legacy version"}
+				why := "server/discover failed (" + driver.Classify(err).String() + " error)"
+				if ctx.Err() != nil {
+					why = "server/discover interrupted" // Ctrl-C during set-up: no failure of the server's
+				}
+				n = driver.Negotiation{Protocol: driver.DefaultProtocol, Why: why + ": using the newest legacy version"}
 			}
 			pl.Driver.Protocol = n.Protocol
 			e.protoWhy = "chosen by auto: " + n.Why
