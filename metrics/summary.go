@@ -424,7 +424,8 @@ func GeneratorCost(from, to Usage, ops int64, numCPU int, includesServer bool) G
 // Wave is the analysis of one storm: every open stream cut at once.
 type Wave struct {
 	AtS        float64 `json:"at_s"`        // since the start of the run
-	Attempts   int64   `json:"attempts"`    // reconnect attempts until the next wave or the end
+	Cuts       int64   `json:"cuts"`        // streams the wave cut
+	Attempts   int64   `json:"attempts"`    // reconnect attempts its cuts caused, until the next wave or the end
 	Early      int64   `json:"early"`       // of which before the retry hint had passed
 	PeakPerSec float64 `json:"peak_per_s"`  // most attempts in any 100 ms window, per second
 	FirstMS    float64 `json:"first_ms"`    // first attempt, after the wave
@@ -437,6 +438,11 @@ type Wave struct {
 	RecoveryS  float64 `json:"recovery_s"`  // from the cut to the end of the degraded intervals after the wave; 0: none degraded; -1: degraded to the end
 	BaseP99MS  float64 `json:"base_p99_ms"` // pre-storm envelope: the second highest interval p99 of the 10 s before
 	BaseErrors float64 `json:"base_error_rate"`
+	// Normal counts the other reconnect attempts in the same span (no
+	// storm's cut before them: streams the server ended, or other
+	// faults); NormalPerSec is their rate in the 10 s before the cut.
+	Normal       int64   `json:"normal_attempts"`
+	NormalPerSec float64 `json:"normal_per_s_before"`
 }
 
 // ThresholdsFailed counts the failed thresholds.

@@ -200,8 +200,13 @@ func (p *printer) chaos(s *metrics.Summary) {
 		}
 	}
 	for _, w := range s.Storms {
-		p.F("Storm at %.1fs: %d reconnect attempts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)\n",
-			w.AtS, w.Attempts, w.PeakPerSec, w.FirstMS, w.P50MS, w.P95MS, w.LastMS, w.SpreadMS, w.Early)
+		normal := fmt.Sprintf("; beside them %d normal reconnects (no storm cut before them: streams the server ended, other faults; %.1f/s in the 10 s before the storm)", w.Normal, w.NormalPerSec)
+		if w.Attempts == 0 {
+			p.F("Storm at %.1fs: 0 reconnect attempts caused by its %d cuts%s\n", w.AtS, w.Cuts, normal)
+		} else {
+			p.F("Storm at %.1fs: %d reconnect attempts caused by its %d cuts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)%s\n",
+				w.AtS, w.Attempts, w.Cuts, w.PeakPerSec, w.FirstMS, w.P50MS, w.P95MS, w.LastMS, w.SpreadMS, w.Early, normal)
+		}
 		rec := "still degraded at the end of the run"
 		switch {
 		case w.RecoveryS == 0:

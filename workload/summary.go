@@ -96,6 +96,11 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 		StreamResets: st.StreamResets, ConnCloses: st.ConnCloses}
 	if e.tl != nil && len(st.Waves) > 0 {
 		s.Storms = verdict.Storms(st.Waves, e.tl, e.rows)
+		for i := range s.Storms {
+			if i < len(st.WaveCuts) {
+				s.Storms[i].Cuts = st.WaveCuts[i]
+			}
+		}
 	}
 }
 
