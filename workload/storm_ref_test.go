@@ -38,3 +38,23 @@ func TestStormOnReferenceServerIsClean(t *testing.T) {
 		})
 	}
 }
+
+// The same on response streams: a storm that cuts the 4 long calls in
+// flight causes their 4 resumes (with Last-Event-ID), nothing else.
+func TestStormOnReferenceServerResponseStreamsIsClean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a reference server for a few seconds")
+	}
+	p := echoProfile()
+	p.Ops = []OpSpec{{Method: "tools/call", Tool: "long", Arguments: map[string]any{"ms": 2000, "interval_ms": 50}, Progress: true, Weight: weight(1)}}
+	p.VUs, p.Duration = 4, Duration(2500*time.Millisecond)
+	p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: Duration(time.Second), Target: chaos.TargetPOST}}
+	sum, _ := runRef(t, refserver.Options{}, p)
+	if len(sum.Storms) != 1 {
+		t.Fatalf("storms %+v", sum.Storms)
+	}
+	w := sum.Storms[0]
+	if w.Cuts != 4 || w.Attempts != w.Cuts || w.Normal != 0 || sum.All.Resumes == nil || sum.All.Resumes.Attempts != 4 {
+		t.Fatalf("storm %+v, resumes %+v: want the 4 calls cut and resumed once each, nothing else", w, sum.All.Resumes)
+	}
+}
