@@ -31,6 +31,7 @@ type body struct {
 
 	mu     sync.Mutex
 	cutErr error // set once the stream is cut: what Read returns from then on
+	storm  bool  // the cut was a storm wave's
 	closed bool
 	done   chan struct{} // closed by a cut or Close: ends a stall
 }
@@ -50,14 +51,16 @@ func (b *body) trigger() {
 // closed (RST: reset). On a multiplexed one (HTTP/2) layer decides:
 // LayerStream resets the stream alone (RST_STREAM: closing an unfinished
 // body), LayerConn closes the connection under it (every stream on it
-// breaks). It reports whether it cut, and whether only the stream was
-// reset.
-func (b *body) cut(c Close, layer Layer) (cut, streamOnly bool) {
+// breaks). storm marks a storm wave's cut (StormCut), set before the
+// reader can see the cut. It reports whether it cut, and whether only the
+// stream was reset.
+func (b *body) cut(c Close, layer Layer, storm bool) (cut, streamOnly bool) {
 	b.mu.Lock()
 	if b.cutErr != nil || b.closed {
 		b.mu.Unlock()
 		return false, false
 	}
+	b.storm = storm
 	if c == CloseFIN {
 		b.cutErr = io.EOF
 	} else {
@@ -103,6 +106,16 @@ func (b *body) doneCh() chan struct{} {
 		b.done = make(chan struct{})
 	}
 	return b.done
+}
+
+// StormCut reports whether a storm wave cut this stream, so that the
+// reader (the driver, matching the method by shape) can tell the
+// reconnects a storm caused from a server's normal stream ends. Safe for
+// concurrent use.
+func (b *body) StormCut() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.storm
 }
 
 func (b *body) cutError() error {
@@ -175,7 +188,7 @@ func (b *body) Read(p []byte) (int, error) {
 
 // faultCut cuts the stream for its fault and counts the cut.
 func (b *body) faultCut(c Close) {
-	if ok, streamOnly := b.cut(c, b.f.Layer); ok {
+	if ok, streamOnly := b.cut(c, b.f.Layer, false); ok {
 		if c == CloseFIN {
 			b.in.count(countFIN, b.phase)
 		} else {

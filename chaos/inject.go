@@ -37,6 +37,10 @@ type Injector struct {
 	waves   []time.Time
 	stopped bool
 
+	// waveCuts[k] counts the streams wave k cut (in the measured window
+	// or not; under mu).
+	waveCuts []int64
+
 	// counts[c] are the faults of kind c injected in the measured window;
 	// outside those injected in warm-up, set-up or after the window.
 	counts  [numCounts]atomic.Int64
@@ -261,6 +265,9 @@ type Stats struct {
 	ConnCloses   int64       `json:"conn_closes"`
 	Outside      int64       `json:"outside_window"`
 	Waves        []time.Time `json:"storm_waves,omitempty"`
+	// WaveCuts counts the streams each wave cut (index as Waves; in the
+	// measured window or not).
+	WaveCuts []int64 `json:"storm_wave_cuts,omitempty"`
 }
 
 // Seed returns the seed that drives the fault schedule (the plan's, or the
@@ -271,8 +278,9 @@ func (in *Injector) Seed() int64 { return in.seed }
 func (in *Injector) Stats() Stats {
 	in.mu.Lock()
 	waves := append([]time.Time(nil), in.waves...)
+	waveCuts := append([]int64(nil), in.waveCuts...)
 	in.mu.Unlock()
 	return Stats{CutsFIN: in.counts[countFIN].Load(), CutsRST: in.counts[countRST].Load(), Stalls: in.counts[countStall].Load(),
-		Delays: in.counts[countDelay].Load(), StormCuts: in.counts[countStorm].Load(), Outside: in.outside.Load(), Waves: waves,
+		Delays: in.counts[countDelay].Load(), StormCuts: in.counts[countStorm].Load(), Outside: in.outside.Load(), Waves: waves, WaveCuts: waveCuts,
 		StreamResets: in.counts[countStreamReset].Load(), ConnCloses: in.counts[countConnClose].Load()}
 }

@@ -34,6 +34,8 @@ func (in *Injector) Start(t0 time.Time) {
 			return
 		}
 		in.waves = append(in.waves, time.Now())
+		in.waveCuts = append(in.waveCuts, 0)
+		wave := len(in.waves) - 1
 		var victims []*body
 		for b := range in.open {
 			k := kindPOST
@@ -50,7 +52,10 @@ func (in *Injector) Start(t0 time.Time) {
 		}
 		in.mu.Unlock()
 		for _, b := range victims {
-			if ok, streamOnly := b.cut(s.Close, s.Layer); ok {
+			if ok, streamOnly := b.cut(s.Close, s.Layer, true); ok {
+				in.mu.Lock()
+				in.waveCuts[wave]++
+				in.mu.Unlock()
 				in.count(countStorm, b.phase)
 				in.countLayer(streamOnly, b.phase)
 			}

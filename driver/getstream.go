@@ -203,6 +203,7 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 	var lastResumeID string
 	for {
 		err := g.read(ctx, resp)
+		storm := stormCut(resp.Body)
 		resp.Body.Close()
 		g.mu.Lock()
 		g.stats.Open = false
@@ -249,7 +250,7 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 			from = ""
 		}
 		r, err := s.openStreamTimed(ctx, from)
-		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen}
+		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm}
 		if !g.accept(r, err, &rec) {
 			fails++
 			if (reopen && fails >= s.cfg.maxResumes()+1) || g.fatal(r) {
@@ -405,6 +406,13 @@ func notificationSeq(m Message) (int64, bool) {
 	data := Field(m.Params, "data")
 	v, ok := FieldNumber(data, "seq")
 	return int64(v), ok
+}
+
+// stormCut reports whether a storm wave cut body (the fault injector's
+// bodies say so by an optional StormCut method).
+func stormCut(body io.ReadCloser) bool {
+	sc, ok := body.(interface{ StormCut() bool })
+	return ok && sc.StormCut()
 }
 
 type countReader struct {

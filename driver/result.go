@@ -124,6 +124,11 @@ type Resume struct {
 	// carried no event id): a reconnect attempt that cannot replay what
 	// was sent meanwhile.
 	Reopen bool
+	// Storm marks an attempt after a break a storm wave caused: the body
+	// that broke says so (an optional StormCut() bool, which the chaos
+	// package's bodies offer), so the reconnects a storm caused are told
+	// from a server's normal stream ends.
+	Storm bool
 }
 
 // Result is what one operation did. The driver fills it; the caller sets

@@ -41,6 +41,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			s.finishCall(c, res, led, true)
 			return nil
 		}
+		storm := stormCut(resp.Body)
 		resp.Body.Close()
 		if c.cx && s.cancelling() {
 			// A cancelled request: its stream ended, or the grace after the
@@ -88,7 +89,11 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			fails = 0
 			lastResumeID = id
 		}
+		n := len(res.Resumes)
 		resp, err = s.resume(ctx, dec, res, clean, &fails, brokeAt)
+		for i := n; storm && i < len(res.Resumes); i++ {
+			res.Resumes[i].Storm = true // the attempts after a storm's cut
+		}
 		if err != nil {
 			s.finishCall(c, res, led, false)
 			return err

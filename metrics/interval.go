@@ -8,14 +8,18 @@ import (
 )
 
 // Timeline counts reconnect attempts in 10 ms bins from the start of a
-// run, for reconnect-storm analysis. Safe for concurrent use; Add is one
-// atomic increment.
+// run, for reconnect-storm analysis: all of them, and apart those a storm
+// wave's cut caused (driver.Resume.Storm). Safe for concurrent use; Add is
+// one or two atomic increments per bin kept.
 type Timeline struct {
 	start time.Time
 	bin   time.Duration
 	all   []atomic.Int64
 	early []atomic.Int64
 	count atomic.Int64
+
+	storm      []atomic.Int64 // attempts after a storm's cut
+	stormEarly []atomic.Int64
 }
 
 // TimelineBin is the resolution of a Timeline.
@@ -28,7 +32,26 @@ func NewTimeline(start time.Time, span time.Duration) *Timeline {
 	if span > 0 {
 		n = int(span/TimelineBin) + 1
 	}
-	return &Timeline{start: start, bin: TimelineBin, all: make([]atomic.Int64, n), early: make([]atomic.Int64, n)}
+	return &Timeline{start: start, bin: TimelineBin, all: make([]atomic.Int64, n), early: make([]atomic.Int64, n),
+		storm: make([]atomic.Int64, n), stormEarly: make([]atomic.Int64, n)}
+}
+
+// Record counts the reconnect attempt r: at r.At, early per Early, and
+// among the storm's when r.Storm.
+func (tl *Timeline) Record(r *driver.Resume) {
+	if tl == nil {
+		return
+	}
+	early := Early(r)
+	tl.Add(r.At, early)
+	i := int(r.At.Sub(tl.start) / tl.bin)
+	if !r.Storm || i < 0 || i >= len(tl.storm) {
+		return
+	}
+	tl.storm[i].Add(1)
+	if early {
+		tl.stormEarly[i].Add(1)
+	}
 }
 
 // Add counts one reconnect attempt made at t; early marks one made before
@@ -60,6 +83,12 @@ func (tl *Timeline) Len() int { return len(tl.all) }
 
 // At returns the attempts, and the early ones, in bin i.
 func (tl *Timeline) At(i int) (all, early int64) { return tl.all[i].Load(), tl.early[i].Load() }
+
+// StormAt returns the attempts a storm's cut caused, and the early ones
+// among them, in bin i (a subset of At's).
+func (tl *Timeline) StormAt(i int) (all, early int64) {
+	return tl.storm[i].Load(), tl.stormEarly[i].Load()
+}
 
 // Total returns the attempts counted so far.
 func (tl *Timeline) Total() int64 {

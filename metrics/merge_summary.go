@@ -233,15 +233,7 @@ func sumOps(name string, parts []OpSummary, secs float64, hist func(string) *hdr
 	}
 	o.ThrottleWaitS, o.WastedMS = round3(throttle), round3(wasted)
 	o.Response, o.Service, o.TTFB = LatencyOf(hist("response")), LatencyOf(hist("service")), LatencyOf(hist("ttfb"))
-	if d := hist("dropped"); d != nil && d.TotalCount() > 0 {
-		lb := LatencyOf(d)
-		o.DroppedLB = &lb
-		h := NewHistogram()
-		mergeInto(&h, hist("response"))
-		h.Merge(d)
-		wd := LatencyOf(h)
-		o.WithDropped = &wd
-	}
+	o.addDropped(hist("response"), hist("dropped"), secs)
 	o.Resumes = sumResumes(resumes, hist("resume"), hist("wait"))
 	o.Ledger = sumLedgers(ledgers)
 	if secs > 0 {

@@ -378,11 +378,10 @@ func (s *Shard) recordResumes(o *OpStats, resumes []driver.Resume) {
 		if rs.OK {
 			o.ResumesOK++
 		}
-		early := Early(rs)
-		if early {
+		if Early(rs) {
 			o.EarlyResume++
 		}
-		s.rec.tl.Add(rs.At, early)
+		s.rec.tl.Record(rs)
 		o.Resume.RecordValue(us(rs.TimeToResume))
 		o.Wait.RecordValue(us(rs.Delay))
 	}

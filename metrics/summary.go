@@ -165,7 +165,18 @@ type OpSummary struct {
 	Response      Latency `json:"response_time_ms"` // completed ops, from the intended start (coordinated omission corrected)
 	// WithDropped is response time over completed and dropped ops, each
 	// dropped op at its lower bound (see DroppedLB); nil without drops.
+	// A value of it at or above CensoredFromMS rests on a dropped op's
+	// bound, so it is itself only a lower bound of the truth (Max and Mean
+	// always are, with drops).
 	WithDropped *Latency `json:"response_time_with_dropped_ms,omitempty"`
+	// Offered counts the ops WithDropped covers, completed and dropped, and
+	// OfferedRate is their rate over the window (ops/s); 0 without drops.
+	Offered     int64   `json:"offered,omitempty"`
+	OfferedRate float64 `json:"offered_rate,omitempty"`
+	// CensoredFromMS is the smallest dropped op's lower bound (ms, HDR
+	// bucket floor): the true response time of a dropped op is only known
+	// to be at least its bound (it never ran).
+	CensoredFromMS float64 `json:"censored_from_ms,omitempty"`
 	// DroppedLB is the dropped ops' response time lower bound: how late
 	// each was when a VU found it too late to send.
 	DroppedLB *Latency `json:"dropped_lower_bound_ms,omitempty"`
@@ -312,6 +323,30 @@ func LatencyOf(h *hdr.Histogram) Latency {
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
+// addDropped sets the latency over completed and dropped ops from the
+// completed ops' response times and the dropped ops' lower bounds (µs),
+// with the count, rate (over secs) and the bound its values rest on from
+// CensoredFromMS up; nothing without drops.
+func (s *OpSummary) addDropped(response, dropped *hdr.Histogram, secs float64) {
+	if dropped == nil || dropped.TotalCount() == 0 {
+		return
+	}
+	lb := LatencyOf(dropped)
+	s.DroppedLB = &lb
+	h := NewHistogram()
+	if response != nil {
+		h.Merge(response)
+	}
+	h.Merge(dropped)
+	wd := LatencyOf(h)
+	s.WithDropped = &wd
+	s.Offered = h.TotalCount()
+	s.CensoredFromMS = round3(float64(dropped.Min()) / 1000)
+	if secs > 0 {
+		s.OfferedRate = round3(float64(s.Offered) / secs)
+	}
+}
+
 // OpSummaryOf summarizes stats over a window of secs seconds.
 func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 	s := OpSummary{
@@ -337,15 +372,7 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 	if o.Throttled > 0 {
 		s.ThrottleWaitS = round3(o.ThrottleWait.Seconds())
 	}
-	if o.DropLB != nil && o.DropLB.TotalCount() > 0 {
-		lb := LatencyOf(o.DropLB)
-		s.DroppedLB = &lb
-		h := NewHistogram()
-		h.Merge(o.Response)
-		h.Merge(o.DropLB)
-		wd := LatencyOf(h)
-		s.WithDropped = &wd
-	}
+	s.addDropped(o.Response, o.DropLB, secs)
 	if secs > 0 {
 		s.Rate = round3(float64(o.Count) / secs)
 	}
@@ -430,7 +457,8 @@ func GeneratorCost(from, to Usage, ops int64, numCPU int, includesServer bool) G
 // Wave is the analysis of one storm: every open stream cut at once.
 type Wave struct {
 	AtS        float64 `json:"at_s"`        // since the start of the run
-	Attempts   int64   `json:"attempts"`    // reconnect attempts until the next wave or the end
+	Cuts       int64   `json:"cuts"`        // streams the wave cut
+	Attempts   int64   `json:"attempts"`    // reconnect attempts its cuts caused, until the next wave or the end
 	Early      int64   `json:"early"`       // of which before the retry hint had passed
 	PeakPerSec float64 `json:"peak_per_s"`  // most attempts in any 100 ms window, per second
 	FirstMS    float64 `json:"first_ms"`    // first attempt, after the wave
@@ -443,6 +471,11 @@ type Wave struct {
 	RecoveryS  float64 `json:"recovery_s"`  // from the cut to the end of the degraded intervals after the wave; 0: none degraded; -1: degraded to the end
 	BaseP99MS  float64 `json:"base_p99_ms"` // pre-storm envelope: the second highest interval p99 of the 10 s before
 	BaseErrors float64 `json:"base_error_rate"`
+	// Normal counts the other reconnect attempts in the same span (no
+	// storm's cut before them: streams the server ended, or other
+	// faults); NormalPerSec is their rate in the 10 s before the cut.
+	Normal       int64   `json:"normal_attempts"`
+	NormalPerSec float64 `json:"normal_per_s_before"`
 }
 
 // ThresholdsFailed counts the failed thresholds.

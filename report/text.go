@@ -102,12 +102,7 @@ func (p *printer) latency(s *metrics.Summary) {
 	}
 	if s.All.WithDropped != nil {
 		p.F("\n")
-		p.latencyTable(fmt.Sprintf("Response time with the %d dropped ops (ms; each dropped op at its lower bound: how late it was when dropped)", s.All.Dropped), s, func(o *metrics.OpSummary) metrics.Latency {
-			if o.WithDropped != nil {
-				return *o.WithDropped
-			}
-			return o.Response
-		})
+		p.droppedTable(s)
 	}
 }
 
@@ -200,8 +195,13 @@ func (p *printer) chaos(s *metrics.Summary) {
 		}
 	}
 	for _, w := range s.Storms {
-		p.F("Storm at %.1fs: %d reconnect attempts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)\n",
-			w.AtS, w.Attempts, w.PeakPerSec, w.FirstMS, w.P50MS, w.P95MS, w.LastMS, w.SpreadMS, w.Early)
+		normal := fmt.Sprintf("; beside them %d normal reconnects (no storm cut before them: streams the server ended, other faults; %.1f/s in the 10 s before the storm)", w.Normal, w.NormalPerSec)
+		if w.Attempts == 0 {
+			p.F("Storm at %.1fs: 0 reconnect attempts caused by its %d cuts%s\n", w.AtS, w.Cuts, normal)
+		} else {
+			p.F("Storm at %.1fs: %d reconnect attempts caused by its %d cuts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)%s\n",
+				w.AtS, w.Attempts, w.Cuts, w.PeakPerSec, w.FirstMS, w.P50MS, w.P95MS, w.LastMS, w.SpreadMS, w.Early, normal)
+		}
 		rec := "still degraded at the end of the run"
 		switch {
 		case w.RecoveryS == 0:
@@ -305,6 +305,52 @@ func (p *printer) latencyTable(title string, s *metrics.Summary, pick func(*metr
 	row := func(o *metrics.OpSummary) {
 		l := pick(o)
 		p.F("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s %9s\n", width, o.Name, o.Count, o.Rate, o.Errors, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.P999), textfmt.MS(l.Max), textfmt.MS(l.Mean))
+	}
+	for i := range s.Ops {
+		row(&s.Ops[i])
+	}
+	if len(s.Ops) > 1 {
+		row(&s.All)
+	}
+}
+
+// droppedTable prints response time over completed and dropped ops: count
+// and rate are the offered ops (completed and dropped: what the
+// percentiles cover); a dropped op enters at its lower bound, so a value
+// that rests on one — at or above the op's smallest bound, and max and
+// mean always — is a lower bound of the truth and printed "≥".
+func (p *printer) droppedTable(s *metrics.Summary) {
+	interrupted := ""
+	if n := s.All.Interrupted; n > 0 {
+		interrupted = fmt.Sprintf("; the %d ops interrupted by the end of the run left out", n)
+	}
+	p.F("Response time with the %d dropped ops (ms; count and rate: offered ops, completed and dropped%s; a dropped op enters at its lower bound, how late it was when dropped, so a value marked ≥ rests on such bounds and the truth is at least that)\n", s.All.Dropped, interrupted)
+	width := len("op")
+	for _, o := range s.Ops {
+		width = max(width, len(o.Name))
+	}
+	p.F("%-*s %9s %9s %7s %9s %9s %9s %9s %9s %9s\n", width, "op", "offered", "rate/s", "errors", "p50", "p90", "p99", "p99.9", "max", "mean")
+	row := func(o *metrics.OpSummary) {
+		if o.WithDropped == nil { // this op dropped nothing: its completed ops
+			l := o.Response
+			p.F("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s %9s\n", width, o.Name, o.Count, o.Rate, o.Errors, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.P999), textfmt.MS(l.Max), textfmt.MS(l.Mean))
+			return
+		}
+		l := *o.WithDropped
+		n, rate := o.Offered, o.OfferedRate
+		if n == 0 { // a summary written before offered was recorded
+			n = o.Count + o.Dropped
+			if s.DurationS > 0 {
+				rate = float64(n) / s.DurationS
+			}
+		}
+		bound := func(v float64) string {
+			if v >= o.CensoredFromMS {
+				return "≥" + textfmt.MS(v)
+			}
+			return textfmt.MS(v)
+		}
+		p.F("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s %9s\n", width, o.Name, n, rate, o.Errors, bound(l.P50), bound(l.P90), bound(l.P99), bound(l.P999), "≥"+textfmt.MS(l.Max), "≥"+textfmt.MS(l.Mean))
 	}
 	for i := range s.Ops {
 		row(&s.Ops[i])

@@ -187,7 +187,7 @@ func defServerAndStorms() {
 		return cnt(v.s.Server.DoubleExecutions)
 	})
 
-	def("storm_reconnects", "", "reconnect attempts in storm waves", nil, func(v view) (float64, bool) {
+	def("storm_reconnects", "", "reconnect attempts the storm waves' cuts caused (normal re-opens beside them left out)", nil, func(v view) (float64, bool) {
 		var n int64
 		for _, w := range v.s.Storms {
 			n += w.Attempts

@@ -9,7 +9,12 @@ import (
 )
 
 // Storms analyses each storm wave from the reconnect timeline and the
-// interval rows. An interval is in the pre-storm range when its p99 is at
+// interval rows. A wave's attempts are the reconnects its cuts caused
+// (those the timeline holds as the storm's: after a break a storm cut),
+// from the wave to the next one or the end; the other reconnects in that
+// span are counted apart (Normal), with the normal rate of the 10 s
+// before the cut (NormalPerSec): a server whose streams end on their own
+// re-opens them all the time, storm or not. An interval is in the pre-storm range when its p99 is at
 // most max(1.1 × the pre-storm envelope, envelope + 1 ms) — the envelope is
 // the second highest interval p99 of the 10 s before the cut — and its
 // error rate at most the pre-storm rate + 1 %. Recovery is
@@ -28,11 +33,14 @@ func Storms(waves []time.Time, tl *metrics.Timeline, rows []metrics.Row) []metri
 		from = max(from, 0)
 		var counts []int64
 		for i := from; i < to; i++ {
-			c, e := tl.At(i)
+			c, e := tl.StormAt(i)
+			all, _ := tl.At(i)
 			counts = append(counts, c)
 			w.Attempts += c
 			w.Early += e
+			w.Normal += all - c
 		}
+		w.NormalPerSec = normalRate(tl, from)
 		if w.Attempts > 0 {
 			binMS := float64(tl.Bin() / time.Millisecond)
 			var cum int64
@@ -89,6 +97,23 @@ func Storms(waves []time.Time, tl *metrics.Timeline, rows []metrics.Row) []metri
 		out = append(out, w)
 	}
 	return out
+}
+
+// normalRate is the rate (per second) of the reconnects no storm caused
+// in the 10 s before bin upTo (from the timeline's start when shorter).
+func normalRate(tl *metrics.Timeline, upTo int) float64 {
+	lo := max(0, upTo-int(10*time.Second/tl.Bin()))
+	upTo = min(upTo, tl.Len())
+	if upTo <= lo {
+		return 0
+	}
+	var n int64
+	for i := lo; i < upTo; i++ {
+		all, _ := tl.At(i)
+		storm, _ := tl.StormAt(i)
+		n += all - storm
+	}
+	return round3(float64(n) / (time.Duration(upTo-lo) * tl.Bin()).Seconds())
 }
 
 // baseline is the pre-storm range from the 10 s before t (the run's first

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
@@ -14,7 +15,11 @@ func TestStorms(t *testing.T) {
 	tl := metrics.NewTimeline(t0, 30*time.Second)
 	at := t0.Add(10 * time.Second)
 	for i := range 1000 {
-		tl.Add(at.Add(2*time.Second+time.Duration(i%50)*time.Millisecond), i < 10)
+		r := driver.Resume{At: at.Add(2*time.Second + time.Duration(i%50)*time.Millisecond), Hint: -1, Storm: true}
+		if i < 10 {
+			r.Hint, r.Delay = 1000, time.Millisecond // early: before the retry hint
+		}
+		tl.Record(&r)
 	}
 	var rows []metrics.Row
 	for s := range 20 {

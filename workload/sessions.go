@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
 )
 
 // Session set-up and teardown; the recorder keeps their tallies.
@@ -40,7 +39,7 @@ func (e *engine) initSession(ctx context.Context, s *driver.Session, vu int) boo
 // Last-Event-ID or a re-open without — on the timeline, so storms show on
 // servers whose GET streams carry no event ids too.
 func (e *engine) onGETResume(r driver.Resume) {
-	e.tl.Add(r.At, metrics.Early(&r))
+	e.tl.Record(&r)
 }
 
 func (e *engine) openGET(s *driver.Session) {

@@ -99,6 +99,11 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 		StreamResets: st.StreamResets, ConnCloses: st.ConnCloses}
 	if e.tl != nil && len(st.Waves) > 0 {
 		s.Storms = verdict.Storms(st.Waves, e.tl, e.rows)
+		for i := range s.Storms {
+			if i < len(st.WaveCuts) {
+				s.Storms[i].Cuts = st.WaveCuts[i]
+			}
+		}
 	}
 }
 
@@ -152,7 +157,8 @@ func mib(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }
 
 // bottleneck says what limited the run, from the numbers: drops over 1 %
 // of arrivals get a first-lines warning naming the cause (generator CPU,
-// the VU cap, a saturated target, or VUs that could not be added fast
+// a saturated target — its service time climbed or rose with load, at the
+// VU cap or not —, the VU cap, or VUs that could not be added fast
 // enough); otherwise the generator's CPU or a late start is a warning of
 // its own.
 func (e *engine) bottleneck(s *metrics.Summary) {
@@ -164,11 +170,17 @@ func (e *engine) bottleneck(s *metrics.Summary) {
 		pct := fmt.Sprintf("dropped %d of %d arrivals (%.1f%%): they never started, and the latency table covers completed ops only", s.Dropped, s.All.Count+s.Dropped+s.All.Interrupted, 100*s.DroppedRate)
 		svc := s.All.Service.Mean
 		need := math.Ceil(s.TargetRate * svc / 1000)
+		sat := ""
+		if !genBusy {
+			sat = e.saturation(svc)
+		}
 		switch {
 		case genBusy:
 			s.DropWarning = fmt.Sprintf("%s; cause: the generator ran out of CPU (%.2f of its %d cores busy): run fewer VUs, more processes or a bigger machine", pct, g.Cores, procs)
-		case s.VUs >= e.maxVUs && e.serviceClimbed():
-			s.DropWarning = fmt.Sprintf("%s; cause: the target is saturated: its service time climbed during the run (mean %.1f ms at the end) and all %d VUs (max_vus) were waiting on it", pct, svc, e.maxVUs)
+		case sat != "" && s.VUs >= e.maxVUs:
+			s.DropWarning = fmt.Sprintf("%s; cause: the target is saturated: %s and all %d VUs (max_vus) were waiting on it", pct, sat, e.maxVUs)
+		case sat != "":
+			s.DropWarning = fmt.Sprintf("%s; cause: the target is saturated: %s; %d of max %d VUs were started, and more would only queue more work", pct, sat, s.VUs, e.maxVUs)
 		case s.VUs >= e.maxVUs:
 			s.DropWarning = fmt.Sprintf("%s; cause: the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %.0f VUs in flight: raise --max-vus", pct, e.maxVUs, svc, s.TargetRate, need)
 		default:
