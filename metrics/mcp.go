@@ -144,8 +144,15 @@ type SubscriptionSummary struct {
 	// Unmatched counts notifications when the session had no pending
 	// change of the resource (another session's change: fan-out; or the
 	// server's own).
-	Unmatched int64   `json:"unmatched"`
-	Latency   Latency `json:"latency_ms"`
+	Unmatched int64 `json:"unmatched"`
+	// Outside counts notifications/resources/updated that belong outside
+	// the measured window (a change sent in the warm-up or an unmatched
+	// notification that arrived then or after the window): the
+	// notification counts of the streams (NotificationSummary, GET streams
+	// over the sessions' whole life) include them, so Notified + Unmatched
+	// + Outside is every notification the sessions received.
+	Outside int64   `json:"outside_window,omitempty"`
+	Latency Latency `json:"latency_ms"`
 }
 
 // subTally is the recorder's subscription bookkeeping.
@@ -175,6 +182,20 @@ func (r *Recorder) RecordUpdate(u driver.ResourceUpdate) {
 	case driver.UpdateUnnotified:
 		t.sum.Unnotified++
 	}
+}
+
+// RecordUpdateOutside records one event of a session's subscriptions
+// that belongs outside the measured window: a notification (UpdateNotified
+// or UpdateUnmatched) counts in Outside; changes and unnotified changes
+// outside the window are not counted. Safe for concurrent use.
+func (r *Recorder) RecordUpdateOutside(u driver.ResourceUpdate) {
+	if u.Kind != driver.UpdateNotified && u.Kind != driver.UpdateUnmatched {
+		return
+	}
+	t := &r.subs
+	t.mu.Lock()
+	t.sum.Outside++
+	t.mu.Unlock()
 }
 
 // Subscriptions returns the subscription summary so far (nil when no
