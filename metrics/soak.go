@@ -14,6 +14,11 @@ type SoakPoint struct {
 	TgtFDs  int     `json:"target_fds"`
 	HasTgt  bool    `json:"has_target"`
 	Measure bool    `json:"measure"`
+	// Stopping: the interval of the graceful stop after the window; it
+	// holds measured ops that ended then (the summary counts them).
+	Stopping bool `json:"stopping,omitempty"`
+	// Sessions is the number of sessions open at the interval's end.
+	Sessions int64 `json:"sessions,omitempty"`
 }
 
 // SoakVerdict is one pass/fail line of a soak.

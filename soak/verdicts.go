@@ -25,17 +25,20 @@ import (
 //   - session hygiene: a deleted session must answer 404; fails on any
 //     probe that did not.
 func Verdicts(points []metrics.SoakPoint, s *metrics.Summary) *metrics.Soak {
-	var m []metrics.SoakPoint
+	var m, counted []metrics.SoakPoint
 	for _, p := range points {
 		if p.Measure {
 			m = append(m, p)
+		}
+		if p.Measure || p.Stopping {
+			counted = append(counted, p)
 		}
 	}
 	out := &metrics.Soak{Points: points, Pass: true}
 	if len(m) > 0 {
 		out.DurationS = textfmt.Round3(m[len(m)-1].T - m[0].T)
 	}
-	for _, v := range []metrics.SoakVerdict{latencyDrift(m, out.DurationS/3600), correctnessDrift(m, s), targetLeak(m), sessionHygiene(s)} {
+	for _, v := range []metrics.SoakVerdict{latencyDrift(m, out.DurationS/3600), correctnessDrift(counted, s), targetLeak(m), sessionHygiene(s)} {
 		if v.Checked && !v.Pass {
 			out.Pass = false
 		}
@@ -74,7 +77,9 @@ func latencyDrift(m []metrics.SoakPoint, hours float64) metrics.SoakVerdict {
 }
 
 // correctnessDrift counts faulty response streams per half of the window
-// and faulty GET streams; any fails.
+// and faulty GET streams; any fails. m are the points of every measured
+// op: the window's and the graceful stop's (ops of the window that ended
+// after it), the set the summary counts.
 func correctnessDrift(m []metrics.SoakPoint, s *metrics.Summary) metrics.SoakVerdict {
 	var faulty, firstHalf int64
 	for i, p := range m {
