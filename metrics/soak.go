@@ -38,7 +38,7 @@ type SoakVerdict struct {
 // span it was fitted on: y = Intercept + SlopePerS·t, t in seconds since
 // the start.
 type SoakTrend struct {
-	Series    string  `json:"series"` // "p99_ms", "target_rss_mb" or "target_fds"
+	Series    string  `json:"series"` // "p99_ms", "target_rss_mb", "target_fds" or their "_per_session"
 	SlopePerS float64 `json:"slope_per_s"`
 	Intercept float64 `json:"intercept"`
 	FromS     float64 `json:"from_s"`
@@ -50,6 +50,10 @@ const (
 	SoakSeriesP99 = "p99_ms"
 	SoakSeriesRSS = "target_rss_mb"
 	SoakSeriesFDs = "target_fds"
+	// The target's RSS and open files per session open (the leak verdict
+	// when the sessions held vary).
+	SoakSeriesRSSPerSession = "target_rss_mb_per_session"
+	SoakSeriesFDsPerSession = "target_fds_per_session"
 )
 
 // Soak is soak.json: the verdicts and the points they came from.
