@@ -17,6 +17,8 @@ type MCPTally struct {
 	Cancelled   int64 // calls cancelled (Op.Cancel): not in latency, not errors
 	CancelRaced int64 // messages after a cancel was sent, before its acknowledgement plus its round trip
 	Notes       NotificationSummary
+	TailWaits   int64 // ops whose response stream was judged unterminated after the caller waited on its tail
+	TailWaitUS  int64 // the time those callers waited (µs)
 }
 
 func (m *MCPTally) add(b *MCPTally) {
@@ -24,12 +26,18 @@ func (m *MCPTally) add(b *MCPTally) {
 	m.Cancelled += b.Cancelled
 	m.CancelRaced += b.CancelRaced
 	m.Notes.add(b.Notes)
+	m.TailWaits += b.TailWaits
+	m.TailWaitUS += b.TailWaitUS
 }
 
-// record adds one result's pages and notifications.
+// record adds one result's pages, notifications and tail wait.
 func (m *MCPTally) record(res *driver.Result) {
 	m.Pages += int64(res.Pages)
 	m.Notes.addDriver(res.Notifications)
+	if res.TailWait > 0 {
+		m.TailWaits++
+		m.TailWaitUS += res.TailWait.Microseconds()
+	}
 }
 
 // recordCancelled records an op cancelled by the client (Op.Cancel) into
@@ -114,10 +122,18 @@ type MCPSummary struct {
 	// Notifications counts the notifications the op's response streams
 	// carried.
 	Notifications *NotificationSummary `json:"notifications,omitempty"`
+	// TailWaits counts the ops whose response stream stayed open after
+	// the response until it was judged unterminated (2 s); TailWaitS is
+	// the time their callers (VUs) waited on those tails, in seconds: not
+	// latency, but time in which the VU started no op, so it lowers the
+	// throughput of a closed model.
+	TailWaits int64   `json:"tail_waits,omitempty"`
+	TailWaitS float64 `json:"tail_wait_s,omitempty"`
 }
 
 func mcpSummaryOf(o *OpStats) MCPSummary {
-	m := MCPSummary{Pages: o.MCP.Pages, Cancelled: o.MCP.Cancelled, CancelRaced: o.MCP.CancelRaced, Notifications: o.MCP.Notes.orNil()}
+	m := MCPSummary{Pages: o.MCP.Pages, Cancelled: o.MCP.Cancelled, CancelRaced: o.MCP.CancelRaced, Notifications: o.MCP.Notes.orNil(),
+		TailWaits: o.MCP.TailWaits, TailWaitS: round3(float64(o.MCP.TailWaitUS) / 1e6)}
 	if n := o.Count + o.MCP.Cancelled; n > 0 {
 		m.CancelledRate = float64(o.MCP.Cancelled) / float64(n)
 	}
