@@ -183,6 +183,12 @@ type Result struct {
 	// Notifications counts the log messages, list changes and resource
 	// updates the op's streams carried.
 	Notifications Notifications
+	// TailWait is how long the caller waited, after the response, on a
+	// response stream that did not end: the stream was judged
+	// unterminated after lingerTimeout (2 s). Not latency (End is taken
+	// at the response), but the caller (a VU) started nothing meanwhile;
+	// 0 when the stream ended.
+	TailWait time.Duration
 
 	Ledger Ledger // replay correctness of the op's response stream
 

@@ -151,10 +151,12 @@ func (s *Session) readTail(ctx context.Context, dec *SSEDecoder, body io.ReadClo
 	}
 	// The decoder reads s.sr already (and may hold buffered bytes of the
 	// tail): re-arm it with the linger bound instead of resetting it.
+	start := time.Now()
 	s.watch(body, res, lingerTimeout, true)
 	err := s.readEvents(ctx, dec, c, res, led, true)
 	s.unwatch()
 	if errors.Is(err, ErrStreamIdle) {
+		res.TailWait = time.Since(start)
 		led.fault(VerdictUnterminated, "the stream stayed open "+lingerTimeout.String()+" after its response")
 	}
 }

@@ -42,6 +42,16 @@ const (
 	tagEndpoint = "endpoint:"
 )
 
+// TotalsTag is summary.hlog's tag of op's histogram of kind (response,
+// service, ttfb, dropped, resume, wait).
+func TotalsTag(op, kind string) string { return tagOp + HlogTag(op) + "." + kind }
+
+// summary.hlog's tags of the GET streams' time to resume and to re-open.
+const (
+	TotalsGETResume = tagGET + "resume.time"
+	TotalsGETReopen = tagGET + "reopen.time"
+)
+
 // Histograms returns copies of the run's histograms so far (up to the
 // last Tick), tagged as summary.hlog tags them; empty ones are left out.
 // Safe for concurrent use; call it between Ticks.

@@ -17,6 +17,8 @@ type MCPTally struct {
 	Cancelled   int64 // calls cancelled (Op.Cancel): not in latency, not errors
 	CancelRaced int64 // messages after a cancel was sent that do not prove the server went on
 	Notes       NotificationSummary
+	TailWaits   int64 // ops whose response stream was judged unterminated after the caller waited on its tail
+	TailWaitUS  int64 // the time those callers waited (µs)
 }
 
 func (m *MCPTally) add(b *MCPTally) {
@@ -24,12 +26,18 @@ func (m *MCPTally) add(b *MCPTally) {
 	m.Cancelled += b.Cancelled
 	m.CancelRaced += b.CancelRaced
 	m.Notes.add(b.Notes)
+	m.TailWaits += b.TailWaits
+	m.TailWaitUS += b.TailWaitUS
 }
 
-// record adds one result's pages and notifications.
+// record adds one result's pages, notifications and tail wait.
 func (m *MCPTally) record(res *driver.Result) {
 	m.Pages += int64(res.Pages)
 	m.Notes.addDriver(res.Notifications)
+	if res.TailWait > 0 {
+		m.TailWaits++
+		m.TailWaitUS += res.TailWait.Microseconds()
+	}
 }
 
 // recordCancelled records an op cancelled by the client (Op.Cancel) into
@@ -115,10 +123,18 @@ type MCPSummary struct {
 	// Notifications counts the notifications the op's response streams
 	// carried.
 	Notifications *NotificationSummary `json:"notifications,omitempty"`
+	// TailWaits counts the ops whose response stream stayed open after
+	// the response until it was judged unterminated (2 s); TailWaitS is
+	// the time their callers (VUs) waited on those tails, in seconds: not
+	// latency, but time in which the VU started no op, so it lowers the
+	// throughput of a closed model.
+	TailWaits int64   `json:"tail_waits,omitempty"`
+	TailWaitS float64 `json:"tail_wait_s,omitempty"`
 }
 
 func mcpSummaryOf(o *OpStats) MCPSummary {
-	m := MCPSummary{Pages: o.MCP.Pages, Cancelled: o.MCP.Cancelled, CancelRaced: o.MCP.CancelRaced, Notifications: o.MCP.Notes.orNil()}
+	m := MCPSummary{Pages: o.MCP.Pages, Cancelled: o.MCP.Cancelled, CancelRaced: o.MCP.CancelRaced, Notifications: o.MCP.Notes.orNil(),
+		TailWaits: o.MCP.TailWaits, TailWaitS: round3(float64(o.MCP.TailWaitUS) / 1e6)}
 	if n := o.Count + o.MCP.Cancelled; n > 0 {
 		m.CancelledRate = float64(o.MCP.Cancelled) / float64(n)
 	}
@@ -145,8 +161,15 @@ type SubscriptionSummary struct {
 	// Unmatched counts notifications when the session had no pending
 	// change of the resource (another session's change: fan-out; or the
 	// server's own).
-	Unmatched int64   `json:"unmatched"`
-	Latency   Latency `json:"latency_ms"`
+	Unmatched int64 `json:"unmatched"`
+	// Outside counts notifications/resources/updated that belong outside
+	// the measured window (a change sent in the warm-up or an unmatched
+	// notification that arrived then or after the window): the
+	// notification counts of the streams (NotificationSummary, GET streams
+	// over the sessions' whole life) include them, so Notified + Unmatched
+	// + Outside is every notification the sessions received.
+	Outside int64   `json:"outside_window,omitempty"`
+	Latency Latency `json:"latency_ms"`
 }
 
 // subTally is the recorder's subscription bookkeeping.
@@ -176,6 +199,20 @@ func (r *Recorder) RecordUpdate(u driver.ResourceUpdate) {
 	case driver.UpdateUnnotified:
 		t.sum.Unnotified++
 	}
+}
+
+// RecordUpdateOutside records one event of a session's subscriptions
+// that belongs outside the measured window: a notification (UpdateNotified
+// or UpdateUnmatched) counts in Outside; changes and unnotified changes
+// outside the window are not counted. Safe for concurrent use.
+func (r *Recorder) RecordUpdateOutside(u driver.ResourceUpdate) {
+	if u.Kind != driver.UpdateNotified && u.Kind != driver.UpdateUnmatched {
+		return
+	}
+	t := &r.subs
+	t.mu.Lock()
+	t.sum.Outside++
+	t.mu.Unlock()
 }
 
 // Subscriptions returns the subscription summary so far (nil when no

@@ -14,6 +14,11 @@ type SoakPoint struct {
 	TgtFDs  int     `json:"target_fds"`
 	HasTgt  bool    `json:"has_target"`
 	Measure bool    `json:"measure"`
+	// Stopping: the interval of the graceful stop after the window; it
+	// holds measured ops that ended then (the summary counts them).
+	Stopping bool `json:"stopping,omitempty"`
+	// Sessions is the number of sessions open at the interval's end.
+	Sessions int64 `json:"sessions,omitempty"`
 }
 
 // SoakVerdict is one pass/fail line of a soak.
@@ -33,7 +38,7 @@ type SoakVerdict struct {
 // span it was fitted on: y = Intercept + SlopePerS·t, t in seconds since
 // the start.
 type SoakTrend struct {
-	Series    string  `json:"series"` // "p99_ms", "target_rss_mb" or "target_fds"
+	Series    string  `json:"series"` // "p99_ms", "target_rss_mb", "target_fds" or their "_per_session"
 	SlopePerS float64 `json:"slope_per_s"`
 	Intercept float64 `json:"intercept"`
 	FromS     float64 `json:"from_s"`
@@ -45,6 +50,10 @@ const (
 	SoakSeriesP99 = "p99_ms"
 	SoakSeriesRSS = "target_rss_mb"
 	SoakSeriesFDs = "target_fds"
+	// The target's RSS and open files per session open (the leak verdict
+	// when the sessions held vary).
+	SoakSeriesRSSPerSession = "target_rss_mb_per_session"
+	SoakSeriesFDsPerSession = "target_fds_per_session"
 )
 
 // Soak is soak.json: the verdicts and the points they came from.

@@ -144,11 +144,30 @@ type SweepVerdict struct {
 	// sessions across steps, KiB per session.
 	TargetKiBPerSession    float64 `json:"target_kib_per_session,omitempty"`
 	GeneratorKiBPerSession float64 `json:"generator_kib_per_session,omitempty"`
+	// TargetMeasured says the target's RSS was sampled (--target-pid):
+	// without it TargetKiBPerSession is not measured, not 0.
+	TargetMeasured bool `json:"target_measured,omitempty"`
 	// The fits' RSS at zero sessions (MB), so a chart can draw the lines.
 	TargetRSSAtZeroMB    float64 `json:"target_rss_at_zero_mb,omitempty"`
 	GeneratorRSSAtZeroMB float64 `json:"generator_rss_at_zero_mb,omitempty"`
 	StoppedEarly         string  `json:"stopped_early,omitempty"` // why the sweep stopped before its last step
 	Interrupted          bool    `json:"interrupted,omitempty"`
+}
+
+// TargetMemoryMeasured reports whether the target's memory per session
+// was measured (sweep.json files written before TargetMeasured existed
+// carry a slope only when it was).
+func (v *SweepVerdict) TargetMemoryMeasured() bool {
+	return v.TargetMeasured || v.TargetKiBPerSession != 0
+}
+
+// TargetKiBText is the target's memory per session for a line of text:
+// "12.3 KiB", or "not measured (no --target-pid)".
+func (v *SweepVerdict) TargetKiBText() string {
+	if !v.TargetMemoryMeasured() {
+		return "not measured (no --target-pid)"
+	}
+	return strconv.FormatFloat(v.TargetKiBPerSession, 'f', 1, 64) + " KiB"
 }
 
 // Sweep is sweep.json: the steps and the verdict.

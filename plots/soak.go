@@ -70,6 +70,14 @@ func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
 		all = append(all,
 			series{verdictTitle("Target RSS", verdict["target leak"]), "RSS (MB)", metrics.SoakSeriesRSS, "MB/h", func(p metrics.SoakPoint) (float64, bool) { return p.TgtMB, p.HasTgt }},
 			series{"Target open files", "file descriptors", metrics.SoakSeriesFDs, "/h", func(p metrics.SoakPoint) (float64, bool) { return float64(p.TgtFDs), p.HasTgt }})
+		if _, ok := trend[metrics.SoakSeriesRSSPerSession]; ok {
+			// The leak verdict judged memory per session held (the sessions
+			// open varied): draw what it judged.
+			all = append(all, series{verdictTitle("Target RSS per session open", verdict["target leak"]), "RSS per session (MB)", metrics.SoakSeriesRSSPerSession, "MB/h",
+				func(p metrics.SoakPoint) (float64, bool) {
+					return p.TgtMB / float64(p.Sessions), p.HasTgt && p.Sessions > 0
+				}})
+		}
 	}
 	all = append(all, series{verdictTitle("Faulty streams per interval", verdict["correctness drift"]), "streams", "faulty", "",
 		func(p metrics.SoakPoint) (float64, bool) { return float64(p.Faulty), true }})

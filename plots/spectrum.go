@@ -64,14 +64,13 @@ func TimeToResume(res *metrics.Results) (*Chart, error) {
 	}
 	var hs []opHist
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, name := range res.Ops {
-		h := res.Histograms[metrics.HlogTag(name)+".resume"]
-		if h == nil || h.TotalCount() == 0 {
+	for _, oh := range resumeHists(res) {
+		if oh.h == nil || oh.h.TotalCount() == 0 {
 			continue
 		}
-		hs = append(hs, opHist{i, name, h})
-		lo = min(lo, float64(h.Min())/1000)
-		hi = max(hi, float64(h.Max())/1000)
+		hs = append(hs, opHist{oh.i, oh.name, oh.h})
+		lo = min(lo, float64(oh.h.Min())/1000)
+		hi = max(hi, float64(oh.h.Max())/1000)
 	}
 	if len(hs) == 0 {
 		return nil, noData("no stream was resumed")
@@ -144,4 +143,34 @@ func spectrumXYs(h *hdr.Histogram) plotter.XYs {
 func ninesAxis(p *plot.Plot, n float64) {
 	p.X.Tick.Marker = NinesTicks{}
 	p.X.Min, p.X.Max = 0, max(1, math.Ceil(math.Log10(max(n, 1))-1e-9))
+}
+
+// resumeHist is one time-to-resume histogram of a run: an op's response
+// streams, or the GET streams (resumes, re-opens); i picks its colour.
+type resumeHist struct {
+	i    int
+	name string
+	h    *hdr.Histogram
+}
+
+// resumeHists returns the time-to-resume histograms the summary's resume
+// lines come from: summary.hlog's (op:<op>.resume over the measured
+// window, get.resume.time, get.reopen.time), so the chart and the summary
+// count the same resumes; a directory without summary.hlog falls back to
+// histograms.hlog's per-op ones.
+func resumeHists(res *metrics.Results) []resumeHist {
+	var out []resumeHist
+	if res.Totals == nil {
+		for i, name := range res.Ops {
+			out = append(out, resumeHist{i, name, res.Histograms[metrics.HlogTag(name)+".resume"]})
+		}
+		return out
+	}
+	for i, name := range res.Ops {
+		out = append(out, resumeHist{i, name, res.Totals[metrics.TotalsTag(name, "resume")]})
+	}
+	n := len(res.Ops)
+	out = append(out, resumeHist{n, "GET streams (resumes)", res.Totals[metrics.TotalsGETResume]},
+		resumeHist{n + 1, "GET streams (re-opens)", res.Totals[metrics.TotalsGETReopen]})
+	return out
 }

@@ -360,7 +360,11 @@ func CapacityMemory(sw *metrics.Sweep) (*Chart, error) {
 		return nil, noData("not a session sweep")
 	}
 	v := sw.Verdict
-	p := newPanel(fmt.Sprintf("RSS against open sessions: target %.1f KiB/session, mcpbench %.1f KiB/session", v.TargetKiBPerSession, v.GeneratorKiBPerSession), "open sessions", "RSS (MB)")
+	tgt := "not measured (no --target-pid)"
+	if v.TargetMemoryMeasured() {
+		tgt = fmt.Sprintf("%.1f KiB/session", v.TargetKiBPerSession)
+	}
+	p := newPanel(fmt.Sprintf("RSS against open sessions: target %s, mcpbench %.1f KiB/session", tgt, v.GeneratorKiBPerSession), "open sessions", "RSS (MB)")
 	var tm, gm plotter.XYs
 	xmax := 0.0
 	for _, s := range steps {
@@ -378,7 +382,7 @@ func CapacityMemory(sw *metrics.Sweep) (*Chart, error) {
 			return nil, err
 		}
 		addDots(p, tm, colorN(0))
-		if v.TargetKiBPerSession != 0 {
+		if v.TargetMemoryMeasured() {
 			if err := addSeries(p, "target fit", []plotter.XYs{fit(v.TargetRSSAtZeroMB, v.TargetKiBPerSession)}, lineStyle(colorN(0), 0.8, true)); err != nil {
 				return nil, err
 			}

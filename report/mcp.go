@@ -46,8 +46,15 @@ func (p *printer) mcp(s *metrics.Summary) {
 	}
 	if u := s.Subscriptions; u != nil {
 		l := u.Latency
-		p.F("Resource updates: %d changes while subscribed; %d notified, %d never notified, %d unmatched (no change of the session's own pending); latency from the change's send p50 %s p90 %s p99 %s max %s ms\n",
-			u.Changes, u.Notified, u.Unnotified, u.Unmatched, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.Max))
+		lat := fmt.Sprintf("p50 %s p90 %s p99 %s max %s ms", textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.Max))
+		if u.Notified == 0 {
+			lat = "no samples (no notification matched a change)"
+		}
+		p.F("Resource updates: %d changes while subscribed; %d notified, %d never notified, %d unmatched (no change of the session's own pending); latency from the change's send %s\n",
+			u.Changes, u.Notified, u.Unnotified, u.Unmatched, lat)
+		if u.Outside > 0 {
+			p.F("  and %d notifications/resources/updated outside the measured window (of changes in the warm-up, or unmatched ones that arrived before or after the window): the Notifications line counts them too, so notified + unmatched + these = its resources/updated\n", u.Outside)
+		}
 		if u.Unmatched > 0 {
 			p.F("  note: %d notifications came with no change of the session's own pending: sessions that share a resource (or a server that notifies on its own) make attribution uncertain; give each session its own resource to time updates exactly\n", u.Unmatched)
 		}

@@ -125,6 +125,7 @@ func (p *printer) throughput(s *metrics.Summary) {
 	} else {
 		p.F("Throughput: %.1f ops/s\n", s.Rate)
 	}
+	p.tailWaits(s)
 	if t := s.All.TTFB; s.All.Count > 0 {
 		p.F("Time to first byte (all ops, ms): p50 %s p90 %s p99 %s p99.9 %s max %s mean %s\n", textfmt.MS(t.P50), textfmt.MS(t.P90), textfmt.MS(t.P99), textfmt.MS(t.P999), textfmt.MS(t.Max), textfmt.MS(t.Mean))
 	}

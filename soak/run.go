@@ -36,7 +36,8 @@ func (c *Collector) End(*metrics.RunEnd)    {}
 func (c *Collector) Interval(p *metrics.IntervalRecord) {
 	r := p.Row
 	pt := metrics.SoakPoint{T: p.Elapsed.Seconds(), Count: r.All.Count, P99: r.All.P99, Errors: r.All.Errors,
-		Faulty: r.All.Faulty, SelfMB: r.Self.RSSMB, Measure: p.Phase == metrics.PhaseMeasure}
+		Faulty: r.All.Faulty, SelfMB: r.Self.RSSMB, Measure: p.Phase == metrics.PhaseMeasure, Stopping: p.Phase == metrics.PhaseStopping,
+		Sessions: p.Sessions}
 	if r.Target != nil {
 		pt.HasTgt, pt.TgtMB, pt.TgtFDs = true, r.Target.RSSMB, r.Target.FDs
 	}

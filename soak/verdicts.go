@@ -3,6 +3,7 @@ package soak
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/stats"
@@ -21,21 +22,25 @@ import (
 //     open files over the last two thirds of the window (the first third
 //     is warm-up of caches and stores); fails when RSS grows by more than
 //     max(5 % of its median, 8 MB) per hour, or open files by more than
-//     max(10, 10 %) per hour;
+//     max(10, 10 %) per hour; per session open when the sessions held
+//     vary (see targetLeak);
 //   - session hygiene: a deleted session must answer 404; fails on any
 //     probe that did not.
 func Verdicts(points []metrics.SoakPoint, s *metrics.Summary) *metrics.Soak {
-	var m []metrics.SoakPoint
+	var m, counted []metrics.SoakPoint
 	for _, p := range points {
 		if p.Measure {
 			m = append(m, p)
+		}
+		if p.Measure || p.Stopping {
+			counted = append(counted, p)
 		}
 	}
 	out := &metrics.Soak{Points: points, Pass: true}
 	if len(m) > 0 {
 		out.DurationS = textfmt.Round3(m[len(m)-1].T - m[0].T)
 	}
-	for _, v := range []metrics.SoakVerdict{latencyDrift(m, out.DurationS/3600), correctnessDrift(m, s), targetLeak(m), sessionHygiene(s)} {
+	for _, v := range []metrics.SoakVerdict{latencyDrift(m, out.DurationS/3600), correctnessDrift(counted, s), targetLeak(m), sessionHygiene(s)} {
 		if v.Checked && !v.Pass {
 			out.Pass = false
 		}
@@ -74,7 +79,9 @@ func latencyDrift(m []metrics.SoakPoint, hours float64) metrics.SoakVerdict {
 }
 
 // correctnessDrift counts faulty response streams per half of the window
-// and faulty GET streams; any fails.
+// and faulty GET streams; any fails. m are the points of every measured
+// op: the window's and the graceful stop's (ops of the window that ended
+// after it), the set the summary counts.
 func correctnessDrift(m []metrics.SoakPoint, s *metrics.Summary) metrics.SoakVerdict {
 	var faulty, firstHalf int64
 	for i, p := range m {
@@ -100,12 +107,16 @@ func correctnessDrift(m []metrics.SoakPoint, s *metrics.Summary) metrics.SoakVer
 // targetLeak fits Theil–Sen slopes of the target's RSS and open files over
 // the last two thirds of the sampled points; it fails when RSS grows by
 // more than max(5 % of its median, 8 MB) per hour, or open files by more
-// than max(10, 10 %) per hour.
+// than max(10, 10 %) per hour. A leak is growth per session held: when
+// the sessions open vary over those points (an open model whose sessions
+// grow; by more than 10 %), it judges RSS and open files per session open
+// instead, with the limits divided by the median sessions, so that more
+// sessions is not a leak.
 func targetLeak(m []metrics.SoakPoint) metrics.SoakVerdict {
-	var xs, rss, fds []float64
+	var xs, rss, fds, ses []float64
 	for _, p := range m {
 		if p.HasTgt {
-			xs, rss, fds = append(xs, p.T), append(rss, p.TgtMB), append(fds, float64(p.TgtFDs))
+			xs, rss, fds, ses = append(xs, p.T), append(rss, p.TgtMB), append(fds, float64(p.TgtFDs)), append(ses, float64(p.Sessions))
 		}
 	}
 	v := metrics.SoakVerdict{Name: "target leak", Unit: "MB/h"}
@@ -118,17 +129,46 @@ func targetLeak(m []metrics.SoakPoint) metrics.SoakVerdict {
 		return v
 	}
 	from := len(xs) / 3
-	rsS, rs0 := stats.TheilSenLine(xs[from:], rss[from:])
-	fsS, fs0 := stats.TheilSenLine(xs[from:], fds[from:])
+	xs, rss, fds, ses = xs[from:], rss[from:], fds[from:], ses[from:]
+	if lo, hi := slices.Min(ses), slices.Max(ses); lo > 0 && hi > 1.1*lo {
+		return targetLeakPerSession(v, xs, rss, fds, ses)
+	}
+	rsS, rs0 := stats.TheilSenLine(xs, rss)
+	fsS, fs0 := stats.TheilSenLine(xs, fds)
 	rs, fs := rsS*3600, fsS*3600
-	medR, medF := stats.Median(rss[from:]), stats.Median(fds[from:])
+	medR, medF := stats.Median(rss), stats.Median(fds)
 	limR, limF := math.Max(0.05*medR, 8), math.Max(10, 0.1*medF)
 	v.Checked, v.Value = true, textfmt.Round3(rs)
 	v.Pass = rs <= limR && fs <= limF
 	v.Detail = fmt.Sprintf("RSS %+.1f MB/h (median %.0f MB, limit %.1f MB/h), open files %+.1f/h (median %.0f, limit %.0f/h), over the last two thirds", rs, medR, limR, fs, medF, limF)
 	last := xs[len(xs)-1]
-	v.Trends = []metrics.SoakTrend{{Series: metrics.SoakSeriesRSS, SlopePerS: rsS, Intercept: rs0, FromS: xs[from], ToS: last},
-		{Series: metrics.SoakSeriesFDs, SlopePerS: fsS, Intercept: fs0, FromS: xs[from], ToS: last}}
+	v.Trends = []metrics.SoakTrend{{Series: metrics.SoakSeriesRSS, SlopePerS: rsS, Intercept: rs0, FromS: xs[0], ToS: last},
+		{Series: metrics.SoakSeriesFDs, SlopePerS: fsS, Intercept: fs0, FromS: xs[0], ToS: last}}
+	return v
+}
+
+// targetLeakPerSession judges the target's RSS and open files per session
+// open (ses, each > 0) over the points at xs: the limits of targetLeak
+// divided by the median sessions open (a target that holds the same
+// memory per session passes however many sessions it holds).
+func targetLeakPerSession(v metrics.SoakVerdict, xs, rss, fds, ses []float64) metrics.SoakVerdict {
+	rp, fp := make([]float64, len(xs)), make([]float64, len(xs))
+	for i := range xs {
+		rp[i], fp[i] = rss[i]/ses[i], fds[i]/ses[i]
+	}
+	rsS, rs0 := stats.TheilSenLine(xs, rp)
+	fsS, fs0 := stats.TheilSenLine(xs, fp)
+	rs, fs := rsS*3600, fsS*3600
+	medS, medR, medF := stats.Median(ses), stats.Median(rp), stats.Median(fp)
+	limR, limF := math.Max(0.05*medR, 8/medS), math.Max(10/medS, 0.1*medF)
+	v.Unit = "MB/h per session"
+	v.Checked, v.Value = true, textfmt.Round3(rs)
+	v.Pass = rs <= limR && fs <= limF
+	v.Detail = fmt.Sprintf("per session open (%.0f to %.0f sessions, median %.0f): RSS %+.3f MB/h (median %.3f MB, limit %.3f MB/h), open files %+.3f/h (median %.2f, limit %.3f/h), over the last two thirds",
+		slices.Min(ses), slices.Max(ses), medS, rs, medR, limR, fs, medF, limF)
+	last := xs[len(xs)-1]
+	v.Trends = []metrics.SoakTrend{{Series: metrics.SoakSeriesRSSPerSession, SlopePerS: rsS, Intercept: rs0, FromS: xs[0], ToS: last},
+		{Series: metrics.SoakSeriesFDsPerSession, SlopePerS: fsS, Intercept: fs0, FromS: xs[0], ToS: last}}
 	return v
 }
 

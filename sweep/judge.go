@@ -227,6 +227,7 @@ func memoryPerSession(v *metrics.SweepVerdict, steps []metrics.SweepStep) {
 	if slices.ContainsFunc(tg, func(v float64) bool { return v > 0 }) {
 		slope, at0 := stats.LeastSquaresLine(xs, tg)
 		v.TargetKiBPerSession, v.TargetRSSAtZeroMB = textfmt.Round3(slope*1024), textfmt.Round3(at0)
+		v.TargetMeasured = true
 	}
 	slope, at0 := stats.LeastSquaresLine(xs, gn)
 	v.GeneratorKiBPerSession, v.GeneratorRSSAtZeroMB = textfmt.Round3(slope*1024), textfmt.Round3(at0)

@@ -112,7 +112,7 @@ func writeVerdict(p *textfmt.Printer, sw *metrics.Sweep) {
 		p.F("Confidence: %s\n", v.Confidence)
 	}
 	if v.TargetKiBPerSession != 0 || v.GeneratorKiBPerSession != 0 {
-		p.F("Memory per session: target %.1f KiB, mcpbench %.1f KiB (RSS slope across steps)\n", v.TargetKiBPerSession, v.GeneratorKiBPerSession)
+		p.F("Memory per session: target %s, mcpbench %.1f KiB (RSS slope across steps)\n", v.TargetKiBText(), v.GeneratorKiBPerSession)
 	}
 	if v.StoppedEarly != "" {
 		p.F("Stopped early: %s\n", v.StoppedEarly)

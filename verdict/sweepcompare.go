@@ -64,8 +64,9 @@ func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 	add(&c.Verdict, "slo_crossing", unit, va.Estimate, vb.Estimate, va.EstimateCI, vb.EstimateCI, va.Estimate > 0, vb.Estimate > 0)
 	add(&c.Verdict, "knee", unit, va.Knee, vb.Knee, va.KneeCI, vb.KneeCI, va.KneeStep > 0, vb.KneeStep > 0)
 	add(&c.Verdict, "knee_rate", "ops/s", va.KneeRate, vb.KneeRate, nil, nil, va.KneeStep > 0, vb.KneeStep > 0)
-	if va.TargetKiBPerSession != 0 || vb.TargetKiBPerSession != 0 {
-		add(&c.Verdict, "target_kib_per_session", "KiB", va.TargetKiBPerSession, vb.TargetKiBPerSession, nil, nil, true, true)
+	if va.TargetMemoryMeasured() || vb.TargetMemoryMeasured() {
+		// A sweep without --target-pid did not measure it: not 0.
+		add(&c.Verdict, "target_kib_per_session", "KiB", va.TargetKiBPerSession, vb.TargetKiBPerSession, nil, nil, va.TargetMemoryMeasured(), vb.TargetMemoryMeasured())
 	}
 	if va.GeneratorKiBPerSession != 0 || vb.GeneratorKiBPerSession != 0 {
 		add(&c.Verdict, "generator_kib_per_session", "KiB", va.GeneratorKiBPerSession, vb.GeneratorKiBPerSession, nil, nil, true, true)

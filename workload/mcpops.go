@@ -174,6 +174,8 @@ func (e *engine) onResourceUpdate(u driver.ResourceUpdate) {
 	}
 	if e.counted(t) {
 		e.rec.RecordUpdate(u)
+	} else {
+		e.rec.RecordUpdateOutside(u)
 	}
 }
 
