@@ -82,6 +82,9 @@ func (p *printer) header(s *metrics.Summary, dir string) {
 	for _, n := range s.Notes {
 		p.F("note: %s\n", n)
 	}
+	for _, n := range s.NotApplicable {
+		p.F("%s\n", n)
+	}
 	if s.DropWarning != "" {
 		p.F("WARNING: %s\n", s.DropWarning)
 	}
@@ -170,8 +173,8 @@ func (p *printer) streams(s *metrics.Summary) {
 		p.F("Replay ledger (response streams): %d judged, %d faulty%s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 	}
 	if g := s.GETStreams; g != nil {
-		p.F("GET streams: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks%s\n",
-			g.Opened, g.None, g.Failed, g.Events, g.Requests, g.Breaks, causeList(g.BreakCauses))
+		p.F("%s: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks%s\n",
+			streamName(s), g.Opened, g.None, g.Failed, g.Events, g.Requests, g.Breaks, causeList(g.BreakCauses))
 		if r := g.Resumes; r != nil {
 			p.F("  resumes (with Last-Event-ID: the server can replay what was sent meanwhile): %d attempts, %d accepted, %d early; time to resume p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99))
 		}
@@ -200,6 +203,10 @@ func (p *printer) chaos(s *metrics.Summary) {
 		}
 	}
 	for _, w := range s.Storms {
+		if w.Attempts == 0 {
+			p.F("Storm at %.1fs: no reconnect attempt followed the cut (no wave to time)\n", w.AtS)
+			continue
+		}
 		p.F("Storm at %.1fs: %d reconnect attempts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)\n",
 			w.AtS, w.Attempts, w.PeakPerSec, w.FirstMS, w.P50MS, w.P95MS, w.LastMS, w.SpreadMS, w.Early)
 		rec := "still degraded at the end of the run"
@@ -217,8 +224,8 @@ func (p *printer) chaos(s *metrics.Summary) {
 // session-id and redirect counters.
 func (p *printer) sessions(s *metrics.Summary) {
 	ss := s.Sessions
-	p.F("Sessions: %d opened, %d failed%s; initialize p50 %s p99 %s ms; %d closed, %d close failures\n",
-		ss.Opened, ss.Failed, failList(ss.FailClasses), textfmt.MS(ss.Initialize.P50), textfmt.MS(ss.Initialize.P99), ss.Closed, ss.CloseFails)
+	p.F("Sessions: %d opened, %d failed%s; %s p50 %s p99 %s ms; %d closed, %d close failures\n",
+		ss.Opened, ss.Failed, failList(ss.FailClasses), setupName(s), textfmt.MS(ss.Initialize.P50), textfmt.MS(ss.Initialize.P99), ss.Closed, ss.CloseFails)
 	if ss.Failed > 0 {
 		p.examples(ss.FailExamples)
 	}
