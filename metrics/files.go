@@ -30,6 +30,9 @@ type RunInfo struct {
 	ServerMode         string `json:"server_mode,omitempty"`
 	ProtocolRequested  string `json:"protocol_requested"`
 	ProtocolNegotiated string `json:"protocol_negotiated"`
+	// NotApplicable are the requested features the run found it could not
+	// apply before the load started (see Summary.NotApplicable).
+	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
 	// HTTPProtocol is what the connections speak ("h2", "h2c",
 	// "http/1.1"; the others after the most used one); Proxy the proxy
 	// the load went through and where it came from ("" direct).

@@ -33,6 +33,7 @@ func (m *Merged) summarize() {
 		s.Dropped += x.Dropped
 		arrivals += math.Round(x.TargetRate * x.DurationS) // the schedule's arrivals in its window
 		s.Notes = appendNew(s.Notes, m.segmentNotes(r)...)
+		s.NotApplicable = mergeNotApplicable(s.NotApplicable, x.NotApplicable)
 		if x.Protocol != s.Protocol {
 			s.Notes = appendNew(s.Notes, fmt.Sprintf("segments negotiated different protocols: %s (%s) and %s (%s)", s.Protocol, m.segs[0].Dir, x.Protocol, r.Dir))
 		}

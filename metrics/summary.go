@@ -60,6 +60,10 @@ type Summary struct {
 	// sessions over several (nil with one).
 	Endpoints []EndpointSummary `json:"endpoints,omitempty"`
 
+	// NotApplicable are the requested features the run could not apply
+	// (nil when every one applied).
+	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
+
 	Sessions   SessionSummary    `json:"sessions"`
 	GETStreams *GETStreamSummary `json:"get_streams,omitempty"`
 	Generator  Generator         `json:"generator"`

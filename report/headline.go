@@ -34,8 +34,8 @@ func WriteTextIn(w io.Writer, s *metrics.Summary, dir string) error {
 // FAIL: a threshold failed (the run exits 99). WARN: none failed, but
 // something is wrong: errors, drops, faulty streams (replay ledger of
 // response and GET streams), sessions that failed to open, deleted
-// sessions the server mishandled, tool calls the reference server ran
-// twice, the generator's warning (busy cores, ops started late: its
+// sessions the server mishandled, requested features that could not
+// apply, tool calls the reference server ran twice, the generator's warning (busy cores, ops started late: its
 // first clause). OK: none of that.
 func verdictLine(s *metrics.Summary) string {
 	var problems []string
@@ -68,6 +68,13 @@ func verdictLine(s *metrics.Summary) string {
 	}
 	if h := s.Sessions.Hygiene; h != nil && h.Faulty > 0 {
 		problems = append(problems, fmt.Sprintf("%d of %d deleted sessions mishandled", h.Faulty, h.Probed))
+	}
+	if n := len(s.NotApplicable); n > 0 {
+		what := "features"
+		if n == 1 {
+			what = "feature"
+		}
+		problems = append(problems, fmt.Sprintf("%d requested %s not applicable (below)", n, what))
 	}
 	if sv := s.Server; sv != nil && sv.DoubleExecutions > 0 {
 		problems = append(problems, fmt.Sprintf("%d tool calls ran twice on the server", sv.DoubleExecutions))

@@ -41,8 +41,8 @@ func (p *printer) mcp(s *metrics.Summary) {
 		get = *g.Notifications
 	}
 	if post != (metrics.NotificationSummary{}) || get != (metrics.NotificationSummary{}) {
-		p.F("Notifications (response streams · GET streams): log messages %d · %d; tools/list_changed %d · %d; resources/updated %d · %d\n",
-			post.Messages, get.Messages, post.ToolsListChanged, get.ToolsListChanged, post.ResourcesUpdated, get.ResourcesUpdated)
+		p.F("Notifications (response streams · %s): log messages %d · %d; tools/list_changed %d · %d; resources/updated %d · %d\n",
+			streamName(s), post.Messages, get.Messages, post.ToolsListChanged, get.ToolsListChanged, post.ResourcesUpdated, get.ResourcesUpdated)
 	}
 	if u := s.Subscriptions; u != nil {
 		l := u.Latency

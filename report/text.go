@@ -82,6 +82,9 @@ func (p *printer) header(s *metrics.Summary, dir string) {
 	for _, n := range s.Notes {
 		p.F("note: %s\n", n)
 	}
+	for _, n := range s.NotApplicable {
+		p.F("%s\n", n)
+	}
 	if s.DropWarning != "" {
 		p.F("WARNING: %s\n", s.DropWarning)
 	}
@@ -166,8 +169,8 @@ func (p *printer) streams(s *metrics.Summary) {
 		p.F("Replay ledger (response streams): %d judged, %d faulty%s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 	}
 	if g := s.GETStreams; g != nil {
-		p.F("GET streams: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks%s\n",
-			g.Opened, g.None, g.Failed, g.Events, g.Requests, g.Breaks, causeList(g.BreakCauses))
+		p.F("%s: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks%s\n",
+			streamName(s), g.Opened, g.None, g.Failed, g.Events, g.Requests, g.Breaks, causeList(g.BreakCauses))
 		if r := g.Resumes; r != nil {
 			p.F("  resumes (with Last-Event-ID: the server can replay what was sent meanwhile): %d attempts, %d accepted, %d early; time to resume p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99))
 		}
@@ -198,11 +201,11 @@ func (p *printer) chaos(s *metrics.Summary) {
 	for _, w := range s.Storms {
 		normal := fmt.Sprintf("; beside them %d normal reconnects (no storm cut before them: streams the server ended, other faults; %.1f/s in the 10 s before the storm)", w.Normal, w.NormalPerSec)
 		if w.Attempts == 0 {
-			p.F("Storm at %.1fs: 0 reconnect attempts caused by its %d cuts%s\n", w.AtS, w.Cuts, normal)
-		} else {
-			p.F("Storm at %.1fs: %d reconnect attempts caused by its %d cuts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)%s\n",
-				w.AtS, w.Attempts, w.Cuts, w.PeakPerSec, w.FirstMS, w.P50MS, w.P95MS, w.LastMS, w.SpreadMS, w.Early, normal)
+			p.F("Storm at %.1fs: no reconnect attempt followed the cut: 0 reconnect attempts caused by its %d cuts (no wave to time)%s\n", w.AtS, w.Cuts, normal)
+			continue
 		}
+		p.F("Storm at %.1fs: %d reconnect attempts caused by its %d cuts, peak %.0f/s (100 ms window); after the cut: first +%.0f ms, p50 +%.0f ms, p95 +%.0f ms, last +%.0f ms (wave %.0f ms wide); %d early (before the retry hint)%s\n",
+			w.AtS, w.Attempts, w.Cuts, w.PeakPerSec, w.FirstMS, w.P50MS, w.P95MS, w.LastMS, w.SpreadMS, w.Early, normal)
 		rec := "still degraded at the end of the run"
 		switch {
 		case w.RecoveryS == 0:
@@ -218,8 +221,8 @@ func (p *printer) chaos(s *metrics.Summary) {
 // session-id and redirect counters.
 func (p *printer) sessions(s *metrics.Summary) {
 	ss := s.Sessions
-	p.F("Sessions: %d opened, %d failed%s; initialize p50 %s p99 %s ms; %d closed, %d close failures\n",
-		ss.Opened, ss.Failed, failList(ss.FailClasses), textfmt.MS(ss.Initialize.P50), textfmt.MS(ss.Initialize.P99), ss.Closed, ss.CloseFails)
+	p.F("Sessions: %d opened, %d failed%s; %s p50 %s p99 %s ms; %d closed, %d close failures\n",
+		ss.Opened, ss.Failed, failList(ss.FailClasses), setupName(s), textfmt.MS(ss.Initialize.P50), textfmt.MS(ss.Initialize.P99), ss.Closed, ss.CloseFails)
 	if ss.Failed > 0 {
 		p.examples(ss.FailExamples)
 	}

@@ -132,6 +132,8 @@ type engine struct {
 	notes      []string      // said in the summary
 	setupStop  bool          // interrupted before the clock started
 
+	notApp []metrics.NotApplicable // under mu: requested features that cannot apply (applies.go)
+
 	// Process sampling (collector goroutine, then summary).
 	selfPrev, tgtPrev metrics.ProcSample
 	tgtFirst, tgtLast metrics.ProcSample
@@ -162,6 +164,7 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	if sum, err := e.checkSetup(ctx, sessions); sum != nil {
 		return e.finish(ctx, sum, err)
 	}
+	e.preflight(ctx, sessions)
 	cancelHard := e.startClock(ctx)
 	defer cancelHard(nil)
 	if e.inj != nil {
@@ -343,6 +346,7 @@ func (e *engine) runInfo() *metrics.RunInfo {
 	e.mu.Lock()
 	info.ProtocolNegotiated = e.negotiated
 	e.mu.Unlock()
+	info.NotApplicable = e.notApplicable()
 	if n := driver.TransportStats(e.pl.Driver.HTTPClient); n != nil {
 		info.HTTPProtocol, info.Proxy = n.Protocol(), metrics.ProxyText(n.Proxies)
 	}

@@ -14,11 +14,15 @@ import (
 // switched off and named in the summary.
 func (e *engine) decideProtocol(ctx context.Context) error {
 	pl, p := e.pl, &e.pl.Profile
-	needs := sessionFeatures(p)
+	needs := append(sessionFeatures(p), resumeFeatures(p)...)
 	if pl.Driver.Protocol == driver.ProtocolAuto || pl.Driver.Protocol == "" {
 		if len(needs) > 0 {
 			pl.Driver.Protocol = driver.DefaultProtocol
-			e.protoWhy = fmt.Sprintf("chosen by auto as the newest version with sessions, which %s need (2026-07-28 has none)", strings.Join(needs, " and "))
+			verb := "needs"
+			if len(needs) > 1 {
+				verb = "need"
+			}
+			e.protoWhy = fmt.Sprintf("chosen by auto as the newest session-based version, which %s %s (2026-07-28 has no sessions and no resumption)", strings.Join(needs, " and "), verb)
 		} else {
 			n, err := driver.Negotiate(ctx, &pl.Driver)
 			if err != nil {
@@ -35,8 +39,14 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		}
 	}
 	if driver.IsModern(pl.Driver.Protocol) {
-		for _, f := range needs {
-			e.notes = append(e.notes, fmt.Sprintf("%s does not apply to %s (stateless: no sessions): not run", f, pl.Driver.Protocol))
+		if p.Churn.Rate > 0 {
+			e.notApply(featChurn, pl.Driver.Protocol+" has no sessions (stateless): there is none to replace")
+		}
+		if p.CheckDeleted {
+			e.notApply(featCheckDeleted, pl.Driver.Protocol+" has no sessions (stateless): there is none to DELETE and probe")
+		}
+		if len(resumeFeatures(p)) > 0 {
+			e.notApply(featResume, pl.Driver.Protocol+" has no stream resumption: every cut request fails as stream-broken or is re-issued")
 		}
 		p.Churn.Rate, p.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
 		for i, op := range pl.Ops {

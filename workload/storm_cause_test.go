@@ -70,7 +70,7 @@ func TestStormThatCutsNothingCausesNoReconnects(t *testing.T) {
 		}
 		var out bytes.Buffer
 		report.WriteText(&out, sum)
-		if line := stormLine(out.String()); !strings.Contains(line, "Storm at 2.0s: 0 reconnect attempts caused by its 0 cuts; beside them") {
+		if line := stormLine(out.String()); !strings.Contains(line, "Storm at 2.0s: no reconnect attempt followed the cut: 0 reconnect attempts caused by its 0 cuts (no wave to time); beside them") {
 			t.Fatalf("storm line %q", line)
 		}
 	})

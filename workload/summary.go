@@ -76,6 +76,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	s.Net = metrics.NetSummaryOf(driver.TransportStats(e.pl.Driver.HTTPClient))
 	s.Subscriptions = e.subscriptionSummary()
 	e.chaosSummary(s)
+	e.endApplies(s)
 	e.generatorSummary(s, u0, u1)
 	e.bottleneck(s)
 	s.TargetProc = e.targetSummary(all.Count)

@@ -373,8 +373,11 @@ func TestProtocolAutoHonoursSessionFeatures(t *testing.T) {
 		p.VUs, p.Duration, p.Protocol = 2, Duration(2*time.Second), "2026-07-28"
 		p.Churn.Rate, p.CheckDeleted = 5, true
 		sum := runFake(t, p, fake)
-		notes := strings.Join(sum.Notes, "\n")
-		if sum.Sessions.Churned != 0 || sum.Sessions.Hygiene != nil || !strings.Contains(notes, "session churn does not apply to 2026-07-28") || !strings.Contains(notes, "the deleted-session check does not apply") {
+		var notes string
+		for _, n := range sum.NotApplicable {
+			notes += n.String() + "\n"
+		}
+		if sum.Sessions.Churned != 0 || sum.Sessions.Hygiene != nil || !strings.Contains(notes, "session churn (--churn-rate), because 2026-07-28 has no sessions") || !strings.Contains(notes, "--check-deleted, because 2026-07-28 has no sessions") {
 			t.Fatalf("churned %d, hygiene %v, notes %q", sum.Sessions.Churned, sum.Sessions.Hygiene, notes)
 		}
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/vbauerster/mpb/v8"
@@ -32,6 +34,7 @@ type progress struct {
 	status     string
 	errors     int64
 	reconnects int64
+	streams    string // the standalone streams' name ("": GET streams)
 
 	p     *mpb.Progress
 	bar   *mpb.Bar
@@ -92,7 +95,7 @@ func (pr *progress) line(p *metrics.IntervalRecord) string {
 		fmt.Fprintf(&b, "  p99 %s ms  errors %d  reconnects %d  VUs %d  sessions %d", fmtMS(row.All.P99), pr.errors, pr.reconnects, p.VUs, p.Sessions)
 	}
 	if p.Streams > 0 {
-		fmt.Fprintf(&b, "  GET streams %d", p.Streams)
+		fmt.Fprintf(&b, "  %s %d", cmp.Or(pr.streams, "GET streams"), p.Streams)
 	}
 	if p.Dropped > 0 {
 		fmt.Fprintf(&b, "  dropped %d", p.Dropped)
@@ -103,8 +106,23 @@ func (pr *progress) line(p *metrics.IntervalRecord) string {
 	return b.String()
 }
 
-// Start implements metrics.Sink.
-func (pr *progress) Start(*metrics.RunInfo) {}
+// Start implements metrics.Sink: the requested features the run found it
+// cannot apply are named before the load starts (above the bar, or as
+// plain lines; also with --no-progress).
+func (pr *progress) Start(info *metrics.RunInfo) {
+	var w io.Writer = pr.w
+	if pr.p != nil {
+		w = pr.p // above the bar
+	}
+	for _, n := range info.NotApplicable {
+		fmt.Fprintf(w, "mcpbench: %s\n", n)
+	}
+	if driver.IsModern(info.ProtocolNegotiated) {
+		pr.mu.Lock()
+		pr.streams = "subscriptions/listen streams"
+		pr.mu.Unlock()
+	}
+}
 
 // End implements metrics.Sink: the live bar ends so the summary prints
 // below it.
