@@ -146,7 +146,8 @@ type Config struct {
 	MaxEventBytes int
 	// Budget bounds the memory large messages hold across the sessions
 	// that share it (see Budget). nil: a process-wide budget of
-	// DefaultMaxMessageBytes, or one per session when the limits need more.
+	// 2×DefaultMaxMessageBytes, or one per session when the limits need
+	// more.
 	Budget *Budget
 	// FollowRedirects follows 307 and 308 answers to the same origin (same
 	// method and body; counted in Session.Redirects). Other redirects are
@@ -244,11 +245,12 @@ func (c *Config) maxEvent() int {
 }
 
 // BudgetNeed is the smallest Budget that holds one message of either kind
-// under c's limits (an SSE event may take twice its size: line and data
-// buffers), in bytes.
-func (c *Config) BudgetNeed() int64 { return max(c.maxMessage(), 2*int64(c.maxEvent())) }
+// under c's limits, in bytes: a JSON answer of unknown size reserves twice
+// the limit (chunks and the joined message), an SSE event twice its limit
+// (line and data buffers).
+func (c *Config) BudgetNeed() int64 { return 2 * max(c.maxMessage(), int64(c.maxEvent())) }
 
-var defaultBudget = NewBudget(DefaultMaxMessageBytes)
+var defaultBudget = NewBudget(2 * DefaultMaxMessageBytes)
 
 // budget returns the budget sessions of c share.
 func (c *Config) budget() *Budget {

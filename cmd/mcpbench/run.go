@@ -156,7 +156,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'p(95)<150', 'error_rate<1%', 'get:lost==0'; metrics in the help above; a crossed one exits 99")
 	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read (default 64MiB); a larger one fails naming the limit")
 	fl.Var(&f.maxEvent, "max-event-bytes", "largest SSE event read (default 16MiB)")
-	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: one message at the limits); a large message waits for room")
+	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: twice the larger of the two limits); a large message waits for room")
 	fl.BoolVar(&f.followRedirects, "follow-redirects", false, "follow 307/308 answers to the same origin (counted); other redirects are errors showing their Location")
 	fl.Float64Var(&f.churnRate, "churn-rate", 0, "replace sessions at this rate (sessions/s) while the run goes")
 	fl.BoolVar(&f.checkDeleted, "check-deleted", false, "after each DELETE check that the server answers 404 to the deleted session")
