@@ -83,9 +83,11 @@ type Config struct {
 	// bounded by StreamIdleTimeout and the run's end only. 0 means 30 s;
 	// negative disables.
 	RequestTimeout time.Duration
-	// StreamIdleTimeout breaks a response stream that delivered no byte
-	// for this long (the break is then handled as a cut: resumed if
-	// possible). The standalone GET stream has none: a silent GET stream is
+	// StreamIdleTimeout breaks a response stream that completed no event
+	// and no keep-alive (a comment or blank line between events) for this
+	// long (the break is then handled as a cut: resumed if possible).
+	// Bytes of an unfinished event do not count: an event dripped a byte
+	// at a time is cut, and a large event must arrive whole within it. The standalone GET stream has none: a silent GET stream is
 	// normal. 0 means 30 s; negative disables.
 	StreamIdleTimeout time.Duration
 	// SourceAddrs are the local addresses NewHTTPClient's connections are

@@ -154,6 +154,12 @@ type SSEDecoder struct {
 	smallSize int    // 0 means SmallBuffer (tests lower it)
 	work      int64  // bytes searched or copied: the decoder's cost, for tests
 
+	// progress counts the units of a stream read whole: dispatched events,
+	// and comments or blank lines between events (keep-alives). Bytes of
+	// an event not yet complete do not count. The idle watch (see
+	// Config.StreamIdleTimeout) re-arms when it moves.
+	progress uint64
+
 	// RetryMS is the reconnection time in ms from the latest retry field,
 	// or -1 when the server never sent one.
 	RetryMS int
@@ -280,6 +286,7 @@ func (d *SSEDecoder) Next() (Event, error) {
 			return Event{}, err
 		}
 		if len(line) == 0 {
+			d.progress++
 			if d.fields == 0 {
 				d.evBytes = 0
 				continue // blank line with nothing pending: nothing to dispatch
@@ -288,6 +295,7 @@ func (d *SSEDecoder) Next() (Event, error) {
 		}
 		if line[0] == ':' {
 			if d.fields == 0 {
+				d.progress++  // a keep-alive: the server is there
 				d.evBytes = 0 // a keep-alive between events holds nothing
 			}
 			continue // comment (keep-alives): not a field, dispatches nothing

@@ -139,7 +139,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment; values of auth headers are redacted in output)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "request timeout per op, resumes included (default 30s)")
 	fl.DurationVar(&f.connectTimeout, "connect-timeout", 0, "TCP/TLS connect timeout (default 5s)")
-	fl.DurationVar(&f.idleTimeout, "stream-idle-timeout", 0, "a stream silent this long counts as broken (default 30s)")
+	fl.DurationVar(&f.idleTimeout, "stream-idle-timeout", 0, "a response stream that completes no SSE event (or keep-alive) for this long counts as broken; bytes of an unfinished event do not count (default 30s)")
 	fl.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	fl.StringVar(&f.reconnect, "reconnect", "", "resume policy: honour-retry (default), immediate, backoff")
 	fl.DurationVar(&f.retryDefault, "retry-default", 0, "wait before resuming when the server sent no retry hint (default 1s)")
