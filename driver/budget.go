@@ -132,7 +132,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		m, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if int64(len(buf)) > limit {
-			return buf, 0, fmt.Errorf("%w %s", ErrResponseTooLarge, FormatBytes(limit))
+			return buf, 0, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, FormatBytes(limit))
 		}
 		if err == io.EOF {
 			return buf, 0, nil
@@ -155,7 +155,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		n, err := io.ReadFull(r, c)
 		total += int64(n)
 		if total > limit {
-			return buf, held, fmt.Errorf("%w %s", ErrResponseTooLarge, FormatBytes(limit))
+			return buf, held, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, FormatBytes(limit))
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			out := make([]byte, 0, total)

@@ -50,15 +50,16 @@ var ErrSSEMalformed = errors.New("malformed SSE stream")
 
 // ErrEventTooLarge reports an SSE event larger than the decoder's MaxEvent
 // (the max_event_bytes setting). Errors wrapping it also wrap
-// ErrSSEMalformed; their text names the limit ("SSE event larger than
-// max_event_bytes 16 MiB").
+// ErrSSEMalformed; their text names the limit and the flag that raises
+// it ("SSE event larger than max_event_bytes 16 MiB; raise it with
+// --max-event-bytes").
 var ErrEventTooLarge = errors.New("SSE event too large")
 
 // eventTooLargeError is the error of an event over MaxEvent.
 type eventTooLargeError struct{ limit int }
 
 func (e *eventTooLargeError) Error() string {
-	return "SSE event larger than max_event_bytes " + FormatBytes(int64(e.limit))
+	return "SSE event larger than max_event_bytes " + FormatBytes(int64(e.limit)) + "; raise it with --max-event-bytes"
 }
 
 func (e *eventTooLargeError) Unwrap() []error { return []error{ErrEventTooLarge, ErrSSEMalformed} }
