@@ -21,8 +21,8 @@ import (
 // buffers in use never exceed the budget, however many VUs meet huge
 // answers at once; the others wait (counted: Waits, Waited). The
 // process's resident memory is higher: the small per-session buffers, and
-// dropped buffers the Go collector has not yet reclaimed (with GOGC=100 up
-// to about as much again as the live heap).
+// dropped buffers the Go collector has not yet reclaimed (with GOGC=100 it
+// lets the heap grow by as much again as it holds live).
 //
 // A Budget is safe for concurrent use. The zero value is not usable; use
 // NewBudget.
