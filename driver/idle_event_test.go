@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,10 @@ import (
 // timeout, is cut by it (with resumption off: the error says so); servers whose events or keep-alives keep coming
 // for longer than the timeout are not.
 func TestStreamIdleCountsWholeEvents(t *testing.T) {
-	const idle = 300 * time.Millisecond
+	// Servers below write every 50 ms (a drip every 10 ms): a second of
+	// silence between two writes would take a stall far beyond a loaded
+	// machine's scheduling delays.
+	const idle = time.Second
 	resp := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"done"}]}}`
 	tests := []struct {
 		name  string
@@ -24,8 +28,8 @@ func TestStreamIdleCountsWholeEvents(t *testing.T) {
 	}{
 		{"drip inside one event", func(w *mcptest.Writer, r *mcptest.Request) {
 			w.Events(mcptest.Event{ID: "p0", EmptyData: true})
-			// At most 3 s of drip, one byte each 10 ms: the event never ends.
-			drip := "data: " + resp[:len(resp)-2] + strings.Repeat(" ", 300)
+			// At most 6 s of drip, one byte each 10 ms: the event never ends.
+			drip := "data: " + resp[:len(resp)-2] + strings.Repeat(" ", 600)
 			tick := time.NewTicker(10 * time.Millisecond)
 			defer tick.Stop()
 			for i := 0; i < len(drip) && r.Ctx.Err() == nil; i++ {
@@ -35,19 +39,19 @@ func TestStreamIdleCountsWholeEvents(t *testing.T) {
 		}, true},
 		{"events for longer than the timeout", func(w *mcptest.Writer, r *mcptest.Request) {
 			w.Events(mcptest.Event{ID: "p0", EmptyData: true})
-			tick := time.NewTicker(idle / 6)
+			tick := time.NewTicker(idle / 20)
 			defer tick.Stop()
-			for i := range 12 { // 2× the timeout
-				w.Events(mcptest.Event{ID: "e" + string(rune('a'+i)), Data: mcptest.Progress("1", float64(i), 12)})
+			for i := range 30 { // 1.5× the timeout
+				w.Events(mcptest.Event{ID: "e" + strconv.Itoa(i), Data: mcptest.Progress("1", float64(i), 30)})
 				<-tick.C
 			}
 			w.Events(mcptest.Event{ID: "r", Data: resp})
 		}, false},
 		{"keep-alives for longer than the timeout", func(w *mcptest.Writer, r *mcptest.Request) {
 			w.Events(mcptest.Event{ID: "p0", EmptyData: true})
-			tick := time.NewTicker(idle / 6)
+			tick := time.NewTicker(idle / 20)
 			defer tick.Stop()
-			for range 12 {
+			for range 30 {
 				w.Raw(": keep-alive\n")
 				<-tick.C
 			}
