@@ -141,7 +141,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 			return buf, 0, err
 		}
 	}
-	if size > int64(len(buf)) {
+	if size > 0 {
 		return s.readSized(ctx, r, buf, size)
 	}
 	if held, err = s.budget.acquire(ctx, 2*limit); err != nil {
@@ -183,7 +183,7 @@ func (s *Session) readSized(ctx context.Context, r io.Reader, buf []byte, size i
 	if held, err = s.budget.acquire(ctx, size); err != nil {
 		return buf, 0, err
 	}
-	out := make([]byte, size)
+	out := make([]byte, max(size, int64(len(buf))))
 	n := copy(out, buf)
 	m, err := io.ReadFull(r, out[n:])
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
