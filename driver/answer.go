@@ -71,7 +71,7 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 	defer resp.Body.Close()
 	limit := s.cfg.maxMessage()
 	if resp.ContentLength > limit {
-		return fmt.Errorf("%w %s (Content-Length %s; not read)", ErrResponseTooLarge, FormatBytes(limit), FormatBytes(resp.ContentLength))
+		return fmt.Errorf("%w %s (Content-Length %s; not read); raise it with --max-message-bytes", ErrResponseTooLarge, FormatBytes(limit), FormatBytes(resp.ContentLength))
 	}
 	var r io.Reader = &countingReader{r: resp.Body, n: &res.BytesIn}
 	size := resp.ContentLength

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,11 +13,16 @@ import (
 // Budget bounds the memory that large messages hold across every session
 // that shares it: a session reads small messages into its own small
 // buffers (SmallBuffer), and a message larger than that — a JSON answer or
-// an SSE event — first reserves its worst case (the size limit, or the
-// Content-Length when known) from the budget, and gives it back once the
-// message is handled and its buffer dropped. So a run's peak memory is
-// about VUs × (a small per-session figure) + the budget, however many VUs
-// meet huge answers at once; the others wait (counted: Waits, Waited).
+// an SSE event — first reserves the buffers it will hold from the budget
+// (a JSON answer with a Content-Length: that size; one without: twice the
+// size limit, chunks and the joined message; an SSE event: twice
+// max_event_bytes, line and data buffers), and gives it back once the
+// message is handled and its buffers dropped. So the large-message
+// buffers in use never exceed the budget, however many VUs meet huge
+// answers at once; the others wait (counted: Waits, Waited). The
+// process's resident memory is higher: the small per-session buffers, and
+// dropped buffers the Go collector has not yet reclaimed (with GOGC=100 it
+// lets the heap grow by as much again as it holds live).
 //
 // A Budget is safe for concurrent use. The zero value is not usable; use
 // NewBudget.
@@ -71,7 +75,7 @@ func (b *Budget) release(n int64) {
 // BudgetStats says how the budget was used.
 type BudgetStats struct {
 	Size   int64         // bytes
-	Peak   int64         // most bytes reserved at once
+	Peak   int64         // most bytes reserved at once (large-message buffers in use)
 	Waits  int64         // reservations that had to wait
 	Waited time.Duration // total time spent waiting
 }
@@ -94,19 +98,25 @@ func (s *Session) keepJSONBuf(b []byte) {
 	}
 }
 
-// chunkSize is the unit large JSON bodies are read in (pooled).
+// chunkSize is the unit large JSON bodies of unknown size are read in.
+// The chunks are not pooled: a pool would hold them past the reservation
+// that covers them.
 const chunkSize = 256 << 10
 
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
-
 // readMessage reads a JSON answer: up to jsonSmall into the session's own
-// buffer; beyond, the answer's worst case (size when known, else limit)
-// is reserved from the memory budget first, and the rest is read into
-// pooled chunks and joined only when the whole message fits the limit. So
-// an answer over the limit costs no allocation (the chunks go back to the
-// pool) and one that fits is copied once. Over limit it fails with
-// ErrResponseTooLarge naming the limit. held is the budget to release
-// once the message is handled.
+// buffer; beyond, the bytes the answer's buffers will hold are reserved
+// from the memory budget first, so that what the budget counts is what
+// is held:
+//
+//   - size known (Content-Length): size bytes, read straight into one
+//     buffer of exactly that size;
+//   - size unknown (chunked, gzip): 2×limit, as the rest is read into
+//     chunks and joined (chunks and message both held) only when the
+//     whole message fits the limit, so an answer over the limit costs no
+//     copy.
+//
+// Over limit it fails with ErrResponseTooLarge naming the limit. held is
+// the budget to release once the message is handled.
 func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int64) (msg []byte, held int64, err error) {
 	buf := s.jbuf[:0]
 	if cap(buf) < 4096 {
@@ -122,7 +132,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		m, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if int64(len(buf)) > limit {
-			return buf, 0, fmt.Errorf("%w %s", ErrResponseTooLarge, FormatBytes(limit))
+			return buf, 0, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, FormatBytes(limit))
 		}
 		if err == io.EOF {
 			return buf, 0, nil
@@ -131,33 +141,27 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 			return buf, 0, err
 		}
 	}
-	want := limit
 	if size > 0 {
-		want = size
+		return s.readSized(ctx, r, buf, size)
 	}
-	if held, err = s.budget.acquire(ctx, want); err != nil {
+	if held, err = s.budget.acquire(ctx, 2*limit); err != nil {
 		return buf, 0, err
 	}
-	var chunks []*[]byte
-	defer func() {
-		for _, c := range chunks {
-			chunkPool.Put(c)
-		}
-	}()
+	var chunks [][]byte
 	total := int64(len(buf))
 	for {
-		c := chunkPool.Get().(*[]byte)
+		c := make([]byte, chunkSize)
 		chunks = append(chunks, c)
-		n, err := io.ReadFull(r, *c)
+		n, err := io.ReadFull(r, c)
 		total += int64(n)
 		if total > limit {
-			return buf, held, fmt.Errorf("%w %s", ErrResponseTooLarge, FormatBytes(limit))
+			return buf, held, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, FormatBytes(limit))
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			out := make([]byte, 0, total)
 			out = append(out, buf...)
 			for i, c := range chunks {
-				part := *c
+				part := c
 				if i == len(chunks)-1 {
 					part = part[:n]
 				}
@@ -169,4 +173,21 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 			return buf, held, err
 		}
 	}
+}
+
+// readSized reads the rest of an answer of a known size (its
+// Content-Length, at most the limit: readJSON checked) into one buffer of
+// that size, after reserving it; buf holds what was read so far. The body
+// reader ends at size, so nothing beyond is read.
+func (s *Session) readSized(ctx context.Context, r io.Reader, buf []byte, size int64) (msg []byte, held int64, err error) {
+	if held, err = s.budget.acquire(ctx, size); err != nil {
+		return buf, 0, err
+	}
+	out := make([]byte, max(size, int64(len(buf))))
+	n := copy(out, buf)
+	m, err := io.ReadFull(r, out[n:])
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil // a short body: parsing says what is missing
+	}
+	return out[:n+m], held, err
 }

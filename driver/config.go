@@ -83,9 +83,11 @@ type Config struct {
 	// bounded by StreamIdleTimeout and the run's end only. 0 means 30 s;
 	// negative disables.
 	RequestTimeout time.Duration
-	// StreamIdleTimeout breaks a response stream that delivered no byte
-	// for this long (the break is then handled as a cut: resumed if
-	// possible). The standalone GET stream has none: a silent GET stream is
+	// StreamIdleTimeout breaks a response stream that completed no event
+	// and no keep-alive (a comment or blank line between events) for this
+	// long (the break is then handled as a cut: resumed if possible).
+	// Bytes of an unfinished event do not count: an event dripped a byte
+	// at a time is cut, and a large event must arrive whole within it. The standalone GET stream has none: a silent GET stream is
 	// normal. 0 means 30 s; negative disables.
 	StreamIdleTimeout time.Duration
 	// SourceAddrs are the local addresses NewHTTPClient's connections are
@@ -146,7 +148,8 @@ type Config struct {
 	MaxEventBytes int
 	// Budget bounds the memory large messages hold across the sessions
 	// that share it (see Budget). nil: a process-wide budget of
-	// DefaultMaxMessageBytes, or one per session when the limits need more.
+	// 2×DefaultMaxMessageBytes, or one per session when the limits need
+	// more.
 	Budget *Budget
 	// FollowRedirects follows 307 and 308 answers to the same origin (same
 	// method and body; counted in Session.Redirects). Other redirects are
@@ -250,11 +253,12 @@ func (c *Config) maxEvent() int {
 }
 
 // BudgetNeed is the smallest Budget that holds one message of either kind
-// under c's limits (an SSE event may take twice its size: line and data
-// buffers), in bytes.
-func (c *Config) BudgetNeed() int64 { return max(c.maxMessage(), 2*int64(c.maxEvent())) }
+// under c's limits, in bytes: a JSON answer of unknown size reserves twice
+// the limit (chunks and the joined message), an SSE event twice its limit
+// (line and data buffers).
+func (c *Config) BudgetNeed() int64 { return 2 * max(c.maxMessage(), int64(c.maxEvent())) }
 
-var defaultBudget = NewBudget(DefaultMaxMessageBytes)
+var defaultBudget = NewBudget(2 * DefaultMaxMessageBytes)
 
 // budget returns the budget sessions of c share.
 func (c *Config) budget() *Budget {

@@ -34,7 +34,8 @@ var (
 	// ErrUnresumable: a stream broke before any event id was seen, so it
 	// cannot be resumed with Last-Event-ID (the window SEP-1335 describes).
 	ErrUnresumable = errors.New("stream broken before any event id (unresumable)")
-	// ErrStreamIdle: no byte arrived on a stream for StreamIdleTimeout.
+	// ErrStreamIdle: a response stream completed no event and no
+	// keep-alive for StreamIdleTimeout.
 	ErrStreamIdle = errors.New("stream idle timeout")
 	// ErrToolError: tools/call returned a result with isError true.
 	ErrToolError = errors.New("tool returned isError")

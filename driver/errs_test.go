@@ -114,7 +114,7 @@ func TestStreamIdleNamesLimit(t *testing.T) {
 	}
 	var r driver.Result
 	s.Do(t.Context(), op(t, "tools/call", `{"name":"progress","arguments":{"count":2,"interval_ms":1000}}`, true), &r)
-	onceIn(t, r.Err, "stream idle timeout: nothing received for 100ms (--stream-idle-timeout)")
+	onceIn(t, r.Err, "stream idle timeout: no complete event or keep-alive for 100ms (--stream-idle-timeout)")
 }
 
 // A 401 whose Bearer challenge names resource_metadata (MCP

@@ -50,15 +50,16 @@ var ErrSSEMalformed = errors.New("malformed SSE stream")
 
 // ErrEventTooLarge reports an SSE event larger than the decoder's MaxEvent
 // (the max_event_bytes setting). Errors wrapping it also wrap
-// ErrSSEMalformed; their text names the limit ("SSE event larger than
-// max_event_bytes 16 MiB").
+// ErrSSEMalformed; their text names the limit and the flag that raises
+// it ("SSE event larger than max_event_bytes 16 MiB; raise it with
+// --max-event-bytes").
 var ErrEventTooLarge = errors.New("SSE event too large")
 
 // eventTooLargeError is the error of an event over MaxEvent.
 type eventTooLargeError struct{ limit int }
 
 func (e *eventTooLargeError) Error() string {
-	return "SSE event larger than max_event_bytes " + FormatBytes(int64(e.limit))
+	return "SSE event larger than max_event_bytes " + FormatBytes(int64(e.limit)) + "; raise it with --max-event-bytes"
 }
 
 func (e *eventTooLargeError) Unwrap() []error { return []error{ErrEventTooLarge, ErrSSEMalformed} }
@@ -153,6 +154,12 @@ type SSEDecoder struct {
 	smallData []byte // the small data buffer, kept aside during a large episode
 	smallSize int    // 0 means SmallBuffer (tests lower it)
 	work      int64  // bytes searched or copied: the decoder's cost, for tests
+
+	// progress counts the units of a stream read whole: dispatched events,
+	// and comments or blank lines between events (keep-alives). Bytes of
+	// an event not yet complete do not count. The idle watch (see
+	// Config.StreamIdleTimeout) re-arms when it moves.
+	progress uint64
 
 	// RetryMS is the reconnection time in ms from the latest retry field,
 	// or -1 when the server never sent one.
@@ -280,6 +287,7 @@ func (d *SSEDecoder) Next() (Event, error) {
 			return Event{}, err
 		}
 		if len(line) == 0 {
+			d.progress++
 			if d.fields == 0 {
 				d.evBytes = 0
 				continue // blank line with nothing pending: nothing to dispatch
@@ -288,6 +296,7 @@ func (d *SSEDecoder) Next() (Event, error) {
 		}
 		if line[0] == ':' {
 			if d.fields == 0 {
+				d.progress++  // a keep-alive: the server is there
 				d.evBytes = 0 // a keep-alive between events holds nothing
 			}
 			continue // comment (keep-alives): not a field, dispatches nothing

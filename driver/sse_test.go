@@ -355,7 +355,7 @@ func TestSSEDecoderTooLarge(t *testing.T) {
 	if !errors.Is(err, ErrEventTooLarge) || !errors.Is(err, ErrSSEMalformed) {
 		t.Fatalf("oversized event: err = %v, want ErrEventTooLarge and ErrSSEMalformed", err)
 	}
-	if got, want := err.Error(), "SSE event larger than max_event_bytes 1 KiB"; got != want {
+	if got, want := err.Error(), "SSE event larger than max_event_bytes 1 KiB; raise it with --max-event-bytes"; got != want {
 		t.Fatalf("error text %q, want %q", got, want)
 	}
 	if _, err2 := d.Next(); err2 != err {
@@ -367,7 +367,7 @@ func TestSSEDecoderTooLarge(t *testing.T) {
 	}
 
 	// The default limit is named too.
-	if got, want := (&eventTooLargeError{MaxEventBytes}).Error(), "SSE event larger than max_event_bytes 16 MiB"; got != want {
+	if got, want := (&eventTooLargeError{MaxEventBytes}).Error(), "SSE event larger than max_event_bytes 16 MiB; raise it with --max-event-bytes"; got != want {
 		t.Fatalf("default limit text %q, want %q", got, want)
 	}
 }

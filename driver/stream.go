@@ -31,6 +31,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 	for {
 		events, ids := res.Events, len(led.ids)
 		dec.Reset(s.watch(resp.Body, res, s.idleDur, false))
+		s.sr.dec, s.sr.seen = dec, dec.progress // the idle timer re-arms on whole events only
 		err := s.readEvents(ctx, dec, c, res, led, false)
 		brokeAt := time.Now()
 		s.unwatch()
@@ -436,11 +437,15 @@ func (s *Session) reconnectDelay(hintMS, fails int) time.Duration {
 	return base
 }
 
-// watch arms the session's idle timer for a stream body: a body silent for
-// d is closed (unblocking the read) and the read reports ErrStreamIdle. It
-// returns a reader that counts bytes and re-arms the timer on each read —
+// watch arms the session's idle timer for a stream body: a body that
+// completes no event (and no keep-alive) for d is closed (unblocking the
+// read) and the read reports ErrStreamIdle. It returns a reader that
+// counts bytes and re-arms the timer when its decoder (sr.dec, set by the
+// caller) has read a whole event or keep-alive since the last read —
 // unless fixed, when d bounds the whole read (the tail after a response).
-// One stream is watched at a time (the session's op goroutine).
+// So a server that drips an event a byte at a time is cut after d, and a
+// large event must arrive whole within d. One stream is watched at a time
+// (the session's op goroutine).
 func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration, fixed bool) io.Reader {
 	s.sr = streamReader{s: s, rc: body, n: &res.BytesIn, d: d}
 	if fixed {
@@ -480,19 +485,24 @@ func (s *Session) onIdle() {
 	}
 }
 
-// streamReader counts body bytes and re-arms the idle timer on each read.
+// streamReader counts body bytes and re-arms the idle timer when its
+// decoder completed an event or keep-alive since the last read: one
+// comparison per read, nothing per byte.
 type streamReader struct {
-	s  *Session
-	rc io.ReadCloser
-	n  *int64
-	d  time.Duration // idle timeout re-armed on each read (0: none)
+	s    *Session
+	rc   io.ReadCloser
+	n    *int64
+	d    time.Duration // idle timeout re-armed on progress (0: none)
+	dec  *SSEDecoder   // whose progress re-arms the timer (nil: none does)
+	seen uint64        // dec.progress when the timer was last armed
 }
 
 func (r *streamReader) Read(p []byte) (int, error) {
-	n, err := r.rc.Read(p)
-	*r.n += int64(n)
-	if n > 0 && r.d > 0 {
+	if r.d > 0 && r.dec != nil && r.dec.progress != r.seen {
+		r.seen = r.dec.progress
 		r.s.idle.Reset(r.d)
 	}
+	n, err := r.rc.Read(p)
+	*r.n += int64(n)
 	return n, err
 }

@@ -43,9 +43,9 @@ func requestTimeout(d time.Duration) error {
 	return &timeoutError{ErrRequestTimeout, "request timeout: no answer within " + d.String() + " (--timeout)"}
 }
 
-// streamIdle is ErrStreamIdle after d of silence.
+// streamIdle is ErrStreamIdle after d without a complete event.
 func streamIdle(d time.Duration) error {
-	return &timeoutError{ErrStreamIdle, "stream idle timeout: nothing received for " + d.String() + " (--stream-idle-timeout)"}
+	return &timeoutError{ErrStreamIdle, "stream idle timeout: no complete event or keep-alive for " + d.String() + " (--stream-idle-timeout)"}
 }
 
 // connectTimeout is ErrConnectTimeout after d: what did not finish in

@@ -26,6 +26,8 @@ import (
 //	get.resume.time, get.resume.wait, get.reopen.time, get.reopen.wait
 //	scenario:<scenario>.iteration
 //	endpoint:<i>.response (the i-th endpoint, 0-based)
+//	net.tls.handshake, net.oauth.fetch (over the whole run, as the
+//	  summary's net block; NetHistograms)
 //
 // <op> and <scenario> are written as HlogTag makes them. Values are µs.
 

@@ -64,6 +64,9 @@ func (m *Merged) summarize() {
 	s.Sessions = m.sessions()
 	s.GETStreams = m.getStreams()
 	s.Generator = m.generator(s.All.Count)
+	var netNotes []string
+	s.Net, netNotes = m.net()
+	s.Notes = appendNew(s.Notes, netNotes...)
 	m.extras(s)
 	s.Notes = appendNew(s.Notes, m.coverage()...)
 	m.Summary = s

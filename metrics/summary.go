@@ -299,8 +299,11 @@ type Generator struct {
 	// timer granularity, goroutine scheduling, waiting for a free VU. It is
 	// part of response time and not of service time.
 	StartLag Latency `json:"start_lag_ms"`
-	// Budget is the large-message memory budget's use: bytes, peak, and
-	// the reads that waited for it (their wait is in their latency).
+	// Budget is the large-message memory budget's use: its size (MB), its
+	// peak (MB reserved at once: the buffers of the large messages being
+	// read, which max RSS exceeds by the small buffers and by dropped
+	// buffers the Go collector has not yet reclaimed) and the reads that
+	// waited for it (their wait is in their latency).
 	BudgetMB       float64 `json:"large_message_budget_mb,omitempty"`
 	BudgetPeakMB   float64 `json:"large_message_budget_peak_mb,omitempty"`
 	BudgetWaits    int64   `json:"large_message_budget_waits,omitempty"`

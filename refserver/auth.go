@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,12 @@ import (
 //   - <base>/token: the client-credentials grant (RFC 6749 §4.4), client
 //     authentication by HTTP Basic or form fields, the resource parameter
 //     checked (RFC 8707), opaque tokens valid TokenTTL.
+//
+// <base> is the listen address (scheme://host:port); on a wildcard
+// address (0.0.0.0, [::]), which no client can be sent to, it is the
+// scheme and Host of each request instead. Every one of these endpoints
+// refuses a foreign Origin with 403, as /mcp does (Options.AllowedOrigins;
+// origin.go), before any authorization.
 //
 // It is a test fixture: one client, tokens in memory.
 type AuthOptions struct {
@@ -74,7 +81,8 @@ type AuthStats struct {
 type authServer struct {
 	o        AuthOptions
 	base     string // scheme://host:port
-	resource string // base + "/mcp"
+	wildcard bool   // base is a wildcard address: use the request's Host
+	origins  originPolicy
 	ttl      time.Duration
 
 	mu     sync.Mutex
@@ -83,33 +91,82 @@ type authServer struct {
 	issued, refused, challenges, expired, authorized atomic.Int64
 }
 
-func newAuthServer(o AuthOptions, base string) *authServer {
+// newAuthServer serves base (scheme://host:port); wildcard: base is a
+// wildcard address, and each request's Host is used instead. origins is
+// the policy /mcp applies to Origin headers.
+func newAuthServer(o AuthOptions, base string, wildcard bool, origins originPolicy) *authServer {
 	ttl := o.TokenTTL
 	if ttl == 0 {
 		ttl = time.Hour
 	}
-	return &authServer{o: o, base: base, resource: base + "/mcp", ttl: ttl, tokens: map[string]time.Time{}}
+	return &authServer{o: o, base: base, wildcard: wildcard, origins: origins, ttl: ttl, tokens: map[string]time.Time{}}
+}
+
+// baseOf is the base r reached: the listen address, or on a wildcard one
+// the request's scheme and Host (the address the client used).
+func (a *authServer) baseOf(r *http.Request) string {
+	if !a.wildcard || r.Host == "" {
+		return a.base
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 // mount serves the authorization server's endpoints on mux and returns
-// mcp behind the bearer-token check.
+// mcp behind the bearer-token check, each behind the Origin check.
 func (a *authServer) mount(mux *http.ServeMux, mcp http.Handler) http.Handler {
-	prmURL := a.base + "/.well-known/oauth-protected-resource/mcp"
-	prm := auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource: a.resource, AuthorizationServers: []string{a.base}, ScopesSupported: a.o.Scopes,
-		BearerMethodsSupported: []string{"header"}, ResourceName: "mcpbench reference server",
-	})
-	mux.Handle("/.well-known/oauth-protected-resource/mcp", prm)
-	mux.Handle("/.well-known/oauth-protected-resource", prm)
-	mux.HandleFunc("/.well-known/oauth-authorization-server", a.serveMetadata)
-	mux.HandleFunc("/token", a.serveToken)
-	check := auth.RequireBearerToken(a.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(mcp)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	prm := func(base string) http.Handler {
+		return auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+			Resource: base + "/mcp", AuthorizationServers: []string{base}, ScopesSupported: a.o.Scopes,
+			BearerMethodsSupported: []string{"header"}, ResourceName: "mcpbench reference server",
+		})
+	}
+	check := func(base string) http.Handler {
+		return auth.RequireBearerToken(a.verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: base + "/.well-known/oauth-protected-resource/mcp"})(mcp)
+	}
+	// On a wildcard address the handlers are built per request, for its
+	// Host (a test fixture: the allocation does not matter).
+	fixedPRM, fixedCheck := prm(a.base), check(a.base)
+	perBase := func(fixed http.Handler, build func(string) http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if a.wildcard {
+				build(a.baseOf(r)).ServeHTTP(w, r)
+				return
+			}
+			fixed.ServeHTTP(w, r)
+		})
+	}
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", a.guard(perBase(fixedPRM, prm), false))
+	mux.Handle("/.well-known/oauth-protected-resource", a.guard(perBase(fixedPRM, prm), false))
+	mux.Handle("/.well-known/oauth-authorization-server", a.guard(http.HandlerFunc(a.serveMetadata), false))
+	mux.Handle("/token", a.guard(http.HandlerFunc(a.serveToken), false))
+	checked := perBase(fixedCheck, check)
+	return a.guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cw := &codeWriter{ResponseWriter: w}
-		check.ServeHTTP(cw, r)
+		checked.ServeHTTP(cw, r)
 		if cw.code == http.StatusUnauthorized {
 			a.challenges.Add(1)
 		}
+	}), true)
+}
+
+// guard refuses a request with a foreign Origin (403) before h sees it:
+// as a JSON-RPC error for /mcp (jsonrpc), an OAuth error for the others.
+func (a *authServer) guard(h http.Handler, jsonrpc bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, o := a.origins.allows(r); !ok {
+			msg := "Forbidden: Origin " + strconv.Quote(o) + " is not allowed"
+			if jsonrpc {
+				writeJSONRPCError(w, http.StatusForbidden, codeInvalidRequest, msg)
+			} else {
+				tokenError(w, http.StatusForbidden, "access_denied", msg)
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 
@@ -131,9 +188,10 @@ func (a *authServer) verify(_ context.Context, token string, _ *http.Request) (*
 
 // serveMetadata serves RFC 8414 authorization server metadata.
 func (a *authServer) serveMetadata(w http.ResponseWriter, r *http.Request) {
+	base := a.baseOf(r)
 	m := map[string]any{
-		"issuer":                                a.base,
-		"token_endpoint":                        a.base + "/token",
+		"issuer":                                base,
+		"token_endpoint":                        base + "/token",
 		"grant_types_supported":                 []string{"client_credentials"},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
 		"response_types_supported":              []string{},
@@ -173,7 +231,7 @@ func (a *authServer) serveToken(w http.ResponseWriter, r *http.Request) {
 		a.refuse(w, http.StatusBadRequest, "unsupported_grant_type", fmt.Sprintf("grant_type %q: only client_credentials", g))
 		return
 	}
-	if res := r.PostForm.Get("resource"); res != "" && strings.TrimSuffix(res, "/") != a.resource {
+	if res := r.PostForm.Get("resource"); res != "" && strings.TrimSuffix(res, "/") != a.baseOf(r)+"/mcp" {
 		a.refuse(w, http.StatusBadRequest, "invalid_target", "unknown resource "+res)
 		return
 	}

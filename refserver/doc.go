@@ -107,7 +107,9 @@
 //     every interval_ms (default 100) at fixed offsets from its start, for live
 //     resumes. Result {"sent": n}.
 //   - payload{bytes}: a text of exactly bytes bytes of ASCII letters and
-//     digits (no JSON escaping); more than 16 MiB is a tool error.
+//     digits (no JSON escaping); more than MaxPayloadBytes (16 MiB less
+//     4 KiB, so that the answer fits one event of mcpbench's default
+//     max_event_bytes) is a tool error.
 //   - notify{count, interval_ms}: returns at once with {"will_send": count},
 //     then sends count numbered notifications (below) on the session's
 //     standalone GET stream, interval_ms apart. Stateful modes only.

@@ -65,7 +65,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Server, error) {
 	mux := http.NewServeMux()
 	var mcp http.Handler = h
 	if opts.Auth != nil {
-		s.auth = newAuthServer(*opts.Auth, strings.TrimSuffix(s.URL(), "/mcp"))
+		s.auth = newAuthServer(*opts.Auth, strings.TrimSuffix(s.URL(), "/mcp"), unspecifiedAddr(ln.Addr()), h.origins)
 		mcp = s.auth.mount(mux, h)
 	}
 	if opts.TLS != nil && len(opts.TLS.Hosts) > 0 {
@@ -110,6 +110,13 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // (127.0.0.0/8 or ::1). A server on 0.0.0.0, :: or an interface address
 // accepts connections from the network, and it has no authentication.
 func (s *Server) Loopback() bool { return loopbackAddr(s.ln.Addr()) }
+
+// unspecifiedAddr reports whether a is a wildcard address (0.0.0.0, ::):
+// not one a client can be sent to.
+func unspecifiedAddr(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsUnspecified()
+}
 
 func loopbackAddr(a net.Addr) bool {
 	ta, ok := a.(*net.TCPAddr)

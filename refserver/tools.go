@@ -14,8 +14,11 @@ import (
 
 // Limits of tool arguments.
 const (
-	// MaxPayloadBytes is the largest payload the payload tool returns.
-	MaxPayloadBytes = 16 << 20 // 16 MiB
+	// MaxPayloadBytes is the largest payload the payload tool returns:
+	// 16 MiB less 4 KiB, so that its answer with the JSON-RPC envelope
+	// and the SSE fields fits one event of mcpbench's default
+	// max_event_bytes (16 MiB).
+	MaxPayloadBytes = 16<<20 - 4<<10
 	// MaxCount bounds the count arguments of progress and notify.
 	MaxCount = 1_000_000
 )
@@ -112,7 +115,7 @@ func (h *handler) addFeatures() {
 	addTool(h, "progress", "Sends count notifications/progress (progress 1..count, total count) interval_ms apart if the request has a progressToken; "+
 		"in stateful mode closes the SSE stream with a retry hint after every close_after notifications (SSE polling). Result: {\"sent\": n}.", h.progress)
 	addTool(h, "long", "Runs ms milliseconds, sending notifications/progress every interval_ms (total ms/interval_ms) if the request has a progressToken. Result: {\"sent\": n}.", h.long)
-	addTool(h, "payload", "Returns a text of exactly bytes bytes (at most 16 MiB).", h.payload)
+	addTool(h, "payload", "Returns a text of exactly bytes bytes (at most 16 MiB less 4 KiB: 16773120).", h.payload)
 	addTool(h, "notify", "Sends count numbered notifications/message ({\"seq\": k, \"stream\": \"get\"}) on the session's standalone GET stream, interval_ms apart, and returns at once: {\"will_send\": count}.", h.notify)
 	addTool(h, "sample", "Asks the client for a sampling/createMessage and returns its text.", h.sample)
 	addTool(h, "elicit", "Asks the client for an elicitation/create and returns its action.", h.elicit)
@@ -306,7 +309,7 @@ func (h *handler) payload(_ context.Context, _ *mcp.CallToolRequest, in payloadI
 		return nil, nil, err
 	}
 	if in.Bytes > MaxPayloadBytes {
-		return nil, nil, fmt.Errorf("bytes: %d exceeds %d (16 MiB)", in.Bytes, MaxPayloadBytes)
+		return nil, nil, fmt.Errorf("bytes: %d exceeds %d (16 MiB less 4 KiB, so that the answer fits one SSE event of mcpbench's default --max-event-bytes)", in.Bytes, MaxPayloadBytes)
 	}
 	return text(payloadText()[:in.Bytes]), nil, nil
 }

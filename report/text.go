@@ -272,7 +272,11 @@ func (p *printer) generator(s *metrics.Summary) {
 	}
 	p.F("Generator: %.2f CPU-s, %.1f µs CPU per op, %.2f of %d cores%s, max RSS %.0f MB%s\n", g.CPUSeconds, g.CPUPerOpUS, g.Cores, g.NumCPU, procs, g.MaxRSSMB, note)
 	if g.BudgetWaits > 0 {
-		p.F("Large messages: %d reads waited for the %.0f MB large-message memory budget (peak %.0f MB held); the wait is in their latency\n", g.BudgetWaits, g.BudgetMB, g.BudgetPeakMB)
+		// The peak is what the budget had reserved at most: the buffers of
+		// the large messages being read at once (driver.Budget). Dropped
+		// buffers stay in the process until the Go collector reclaims
+		// them, which max RSS counts too.
+		p.F("Large messages: %d reads waited for the %.0f MB large-message memory budget (their buffers peaked at %.0f MB in use at once; max RSS also counts dropped ones the Go collector had not yet reclaimed); the wait is in their latency\n", g.BudgetWaits, g.BudgetMB, g.BudgetPeakMB)
 	}
 	if g.Bottleneck != "" {
 		p.F("WARNING: %s\n", g.Bottleneck)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -449,7 +450,9 @@ func (e *engine) finish(ctx context.Context, sum *metrics.Summary, err error) (*
 	if testEngineDone != nil {
 		testEngineDone(e)
 	}
-	end := &metrics.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile(), Histograms: e.rec.Histograms()}
+	hs := e.rec.Histograms()
+	maps.Copy(hs, metrics.NetHistograms(driver.TransportStats(e.pl.Driver.HTTPClient))) // the net block's times, for merges
+	end := &metrics.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile(), Histograms: hs}
 	for _, s := range e.opts.Sinks {
 		s.End(end)
 	}

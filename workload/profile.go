@@ -113,8 +113,9 @@ type Profile struct {
 	// MaxEventBytes bounds one SSE event (default 16MiB).
 	MaxEventBytes units.Size `yaml:"max_event_bytes"`
 	// MaxBufferedBytes is the memory all sessions together may hold for
-	// messages larger than their small buffers (default: enough for one
-	// message at the limits above); a large message waits for room.
+	// messages larger than their small buffers (default: twice the larger
+	// of the limits above, one message of unknown size); a large message
+	// waits for room.
 	MaxBufferedBytes units.Size `yaml:"max_buffered_bytes"`
 	// FollowRedirects follows 307/308 answers to the same origin (counted).
 	FollowRedirects bool     `yaml:"follow_redirects"`

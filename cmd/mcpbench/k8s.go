@@ -180,6 +180,9 @@ func k8sProfile(cmd *cobra.Command, f *runFlags) (*workload.Profile, error) {
 	if err := literalSecrets(p); err != nil {
 		return nil, usageError("%v", err)
 	}
+	if err := literalProxySecret(p); err != nil {
+		return nil, usageError("%v", err)
+	}
 	pp := *p
 	if pp.URL == "" {
 		pp.URL = "http://127.0.0.1:1/mcp"

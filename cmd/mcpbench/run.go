@@ -144,7 +144,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment; values of auth headers are redacted in output)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "request timeout per op, resumes included (default 30s)")
 	fl.DurationVar(&f.connectTimeout, "connect-timeout", 0, "TCP/TLS connect timeout (default 5s)")
-	fl.DurationVar(&f.idleTimeout, "stream-idle-timeout", 0, "a stream silent this long counts as broken (default 30s)")
+	fl.DurationVar(&f.idleTimeout, "stream-idle-timeout", 0, "a response stream that completes no SSE event (or keep-alive) for this long counts as broken; bytes of an unfinished event do not count (default 30s)")
 	fl.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	fl.StringVar(&f.reconnect, "reconnect", "", "resume policy: honour-retry (default), immediate, backoff")
 	fl.DurationVar(&f.retryDefault, "retry-default", 0, "wait before resuming when the server sent no retry hint (default 1s)")
@@ -163,7 +163,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.Lookup("max-message-bytes").DefValue = units.Size(driver.DefaultMaxMessageBytes).String() // the flag's zero means: not given
 	fl.Var(&f.maxEvent, "max-event-bytes", "largest SSE event read")
 	fl.Lookup("max-event-bytes").DefValue = units.Size(driver.MaxEventBytes).String()
-	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: one message at the limits); a large message waits for room")
+	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: twice the larger of the two limits); a large message waits for room")
 	fl.Lookup("max-buffered-bytes").DefValue = "" // no fixed default: pflag prints none
 	fl.BoolVar(&f.followRedirects, "follow-redirects", false, "follow 307/308 answers to the same origin (counted); other redirects are errors showing their Location")
 	fl.Float64Var(&f.churnRate, "churn-rate", 0, "replace sessions at this rate (sessions/s) while the run goes")

@@ -20,7 +20,9 @@ alone) or with another tool.
 Browser requests (with an Origin header) are served only from the server's own
 origin and the --allow-origin ones; others get 403 (DNS rebinding protection).
 It listens on 127.0.0.1 by default: another address is reachable from the
-network, with no authentication, and serve warns about it.
+network, and serve warns about it (with --auth too: its authorization server
+is a test fixture). With --auth on a wildcard address (0.0.0.0, [::]) the
+401's resource_metadata and the metadata name the address each client used.
 
 Tools: echo{text}, slow{ms}, progress{count, interval_ms, close_after,
 retry_ms}, long{ms, interval_ms}, payload{bytes}, notify{count, interval_ms},
@@ -68,9 +70,7 @@ func newServeCmd() *cobra.Command {
 				return &exitError{code: exitFailed, err: err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "pid %d; Ctrl-C to stop\n", os.Getpid())
-			if !srv.Loopback() && opts.Auth == nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: WARNING: listening on %s, not a loopback address: the server accepts connections from the network and has no authentication (use --addr 127.0.0.1:PORT to keep it local)\n", srv.Addr())
-			}
+			fmt.Fprint(cmd.ErrOrStderr(), exposureWarning(srv.Addr(), srv.Loopback(), opts.Auth != nil, opts.TLS != nil))
 			if pidFile != "" {
 				// Written once listening, so a script that waits for the file
 				// can connect at once; removed on exit.

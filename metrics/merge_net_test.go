@@ -1,0 +1,116 @@
+package metrics
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// writeNetSeg writes a one-second segment run whose summary has net (and
+// whose summary.hlog has the histograms behind it, hs), as a run writes
+// it.
+func writeNetSeg(t *testing.T, dir string, start time.Time, sg *SegmentInfo, net *NetSummary, hs map[string]*hdr.Histogram) {
+	t.Helper()
+	rec := NewRecorder(segOps, 1)
+	rec.Begin(start, start.Add(time.Second))
+	w, err := NewResultsDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &RunInfo{Tool: "mcpbench", Target: "https://x/mcp", Profile: "p", Started: start, Ops: segOps, Segment: sg}
+	w.Start(info)
+	for i := range 10 {
+		at := start.Add(time.Duration(i) * 100 * time.Millisecond)
+		rec.Shard(0).Record(&driver.Result{Op: i % 2, Intended: at, Start: at, FirstByte: at.Add(time.Millisecond), End: at.Add(2 * time.Millisecond), Class: driver.ClassOK, Status: 200})
+	}
+	iv := rec.Tick(start.Add(time.Second), time.Time{})
+	w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
+	ops, all := rec.Summarize(1)
+	sum := &Summary{Tool: "mcpbench test", Target: "https://x/mcp", Profile: "p", Model: "closed", Started: start, DurationS: 1,
+		Ops: ops, All: all, Segment: sg, VUs: 1, Sessions: rec.Sessions(), Net: net}
+	h := rec.Histograms()
+	for tag, x := range hs {
+		h[tag] = x
+	}
+	w.End(&RunEnd{Info: info, Summary: sum, Histograms: h})
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A merged result (merge, --processes, k8s-job) keeps the net block:
+// HTTP version, connections by protocol, proxy, TLS and OAuth counts
+// summed, and the handshake and token-fetch times from one histogram of
+// every segment's samples (never averaged). Segments without one merge
+// into none.
+func TestMergeKeepsNet(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC)
+	hist := func(us ...int64) *hdr.Histogram {
+		h := NewHistogram()
+		for _, v := range us {
+			h.RecordValue(v)
+		}
+		return h
+	}
+	truthHS, truthFetch := hist(), hist()
+	var dirs []string
+	for i, p := range []struct {
+		hs, fetch []int64
+		protos    map[string]int64
+	}{
+		{[]int64{1000, 2000}, []int64{30_000}, map[string]int64{"h2": 2}},
+		{[]int64{9000, 50_000, 70_000}, []int64{10_000, 90_000}, map[string]int64{"h2": 2, "http/1.1": 1}},
+	} {
+		hs, fetch := hist(p.hs...), hist(p.fetch...)
+		truthHS.Merge(hs)
+		truthFetch.Merge(fetch)
+		net := &NetSummary{HTTP: "auto", Protocol: "h2", Transport: "net/http", Connections: int64(len(p.hs)), ByProtocol: p.protos,
+			Proxy: "http://127.0.0.1:3128 (--proxy)", Proxied: int64(len(p.hs)), ProxyFailures: int64(i),
+			TLS: &TLSSummary{Handshakes: int64(len(p.hs)), Resumed: 1, Versions: map[string]int64{"TLS 1.3": int64(len(p.hs))}, Handshake: LatencyOf(hs)},
+			OAuth: &OAuthSummary{Issuer: "https://as", TokenEndpoint: "https://as/token", Resource: "https://x/mcp", Scopes: []string{"mcp"},
+				Fetches: int64(len(p.fetch)), Refreshes: int64(len(p.fetch) - 1), Challenges: 1, Rejected: int64(i), Fetch: LatencyOf(fetch)}}
+		d := filepath.Join(dir, string(rune('a'+i)))
+		writeNetSeg(t, d, t0, seg(i, 2, "0,1/2,1"), net, NetHistograms(&driver.NetStats{Handshake: hs, OAuth: &driver.OAuthStats{Fetch: fetch}}))
+		dirs = append(dirs, d)
+	}
+	m, err := MergeResults(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &NetSummary{HTTP: "auto", Protocol: "h2 (+ http/1.1)", Transport: "net/http", Connections: 5, ByProtocol: map[string]int64{"h2": 4, "http/1.1": 1},
+		Proxy: "http://127.0.0.1:3128 (--proxy)", Proxied: 5, ProxyFailures: 1,
+		TLS: &TLSSummary{Handshakes: 5, Resumed: 2, Versions: map[string]int64{"TLS 1.3": 5}, Handshake: LatencyOf(truthHS)},
+		OAuth: &OAuthSummary{Issuer: "https://as", TokenEndpoint: "https://as/token", Resource: "https://x/mcp", Scopes: []string{"mcp"},
+			Fetches: 3, Refreshes: 1, Challenges: 2, Rejected: 1, Fetch: LatencyOf(truthFetch)}}
+	if d := cmp.Diff(want, m.Summary.Net); d != "" {
+		t.Fatalf("merged net block (-want +got):\n%s", d)
+	}
+	// Written and read back, as report and compare read it.
+	out := filepath.Join(dir, "merged")
+	if err := m.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ReadResults(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, res.Summary.Net); d != "" {
+		t.Errorf("merged summary.json's net block (-want +got):\n%s", d)
+	}
+
+	// Segments without a net block (an embedded run's transport) merge into none.
+	var plain []string
+	for i := range 2 {
+		d := filepath.Join(dir, "plain", string(rune('a'+i)))
+		writeNetSeg(t, d, t0, seg(i, 2, "0,1/2,1"), nil, nil)
+		plain = append(plain, d)
+	}
+	if m, err := MergeResults(plain); err != nil || m.Summary.Net != nil {
+		t.Fatalf("merged %+v (err %v): want no net block", m.Summary.Net, err)
+	}
+}
