@@ -217,6 +217,29 @@ type Recorder struct {
 	iters     iterTally
 	endpoints endpointTally
 	subs      subTally // resource subscriptions (mcp.go)
+	// winFrom, winTo bound the measured window for Busy (SetWindow); zero:
+	// unbounded. Set before any result is recorded, read-only after.
+	winFrom, winTo time.Time
+}
+
+// SetWindow bounds the time Busy counts to the measured window [from, to]:
+// a request in flight across an edge counts only its part inside, so the
+// mean requests in flight it yields (Summary.InFlight) is never above what
+// the lanes held. Call it before any result is recorded.
+func (r *Recorder) SetWindow(from, to time.Time) { r.winFrom, r.winTo = from, to }
+
+// inWindow is the part of [start, end] inside the window (SetWindow).
+func (r *Recorder) inWindow(start, end time.Time) time.Duration {
+	if r == nil {
+		return end.Sub(start)
+	}
+	if !r.winFrom.IsZero() && start.Before(r.winFrom) {
+		start = r.winFrom
+	}
+	if !r.winTo.IsZero() && end.After(r.winTo) {
+		end = r.winTo
+	}
+	return max(0, end.Sub(start))
 }
 
 // Busy returns the time the recorded results' requests were in flight
@@ -293,7 +316,7 @@ func us(d time.Duration) int64 {
 // run) count as interrupted and stay out of the latency histograms.
 func (s *Shard) Record(res *driver.Result) {
 	s.mu.Lock()
-	s.busy += res.End.Sub(res.Start)
+	s.busy += s.rec.inWindow(res.Start, res.End)
 	o := s.ops[res.Op]
 	if o == nil {
 		o = newOpStats()

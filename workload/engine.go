@@ -298,6 +298,7 @@ func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
 	e.start = e.clockStart()
 	e.warmEnd = e.start.Add(p.Warmup.D())
 	e.end = e.warmEnd.Add(p.Window())
+	e.rec.SetWindow(e.warmEnd, e.end) // requests in flight, counted inside the window only
 	e.sched = e.segmentSchedule(p.schedule())
 	var span time.Duration // bins only for storm analysis: 16 B per 10 ms
 	if p.Chaos != nil && p.Chaos.Storm != nil {
