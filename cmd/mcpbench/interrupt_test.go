@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,11 +20,23 @@ import (
 )
 
 // TestMain lets a test run this binary as mcpbench itself (MCPBENCH_MAIN=1),
-// for the tests that need a real process: signals.
+// for the tests that need a real process: signals, --processes (whose
+// children are this binary: MCPBENCH_MAIN is set for the whole test
+// process, so those tests need no t.Setenv and can run in parallel).
+//
+// Unless -test.parallel is given, up to 4 parallel tests per core run at
+// once (not 1): most end-to-end tests wait on real time, not the CPU.
 func TestMain(m *testing.M) {
 	if os.Getenv("MCPBENCH_MAIN") == "1" {
 		main()
 		return
+	}
+	os.Setenv("MCPBENCH_MAIN", "1")
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	}
 	os.Exit(m.Run())
 }

@@ -40,6 +40,15 @@ func cli(ctx context.Context, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// runPar is cli with the test's context, in the working directory as it
+// is: for tests that name their results directory (--out) or write none
+// (--no-results, or a command that writes nothing), which can then run in
+// parallel (run's t.Chdir cannot).
+func runPar(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	return cli(t.Context(), args...)
+}
+
 // run is cli in a fresh temporary directory (where the default results
 // directory lands), with a background context.
 func run(t *testing.T, args ...string) (string, string, int) {
@@ -228,8 +237,9 @@ func TestPlotCommand(t *testing.T) {
 }
 
 func TestSweepCommand(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sw")
-	out, errs, code := run(t, "sweep", "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "50", "--to", "100", "--steps", "2", "--step", "1s", "--step-warmup", "0s", "--slo-p99", "5s", "-q", "--out", dir) // a lenient SLO: the test is about the mechanics, not this machine's latency
+	out, errs, code := runPar(t, "sweep", "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "50", "--to", "100", "--steps", "2", "--step", "1s", "--step-warmup", "0s", "--slo-p99", "5s", "-q", "--out", dir) // a lenient SLO: the test is about the mechanics, not this machine's latency
 	if code != exitOK || !strings.Contains(out, "Maximum sustainable rate under the SLO: ") || !strings.Contains(errs, "mcpbench plot "+dir) {
 		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -247,14 +257,15 @@ func TestSweepCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "step-02", "summary.json")); err != nil {
 		t.Fatal(err)
 	}
-	if _, errs, code := run(t, "sweep", "--duration", "10s"); code != exitUsage || !strings.Contains(errs, "use --step") {
+	if _, errs, code := runPar(t, "sweep", "--duration", "10s"); code != exitUsage || !strings.Contains(errs, "use --step") {
 		t.Fatalf("sweep --duration: exit %d %s", code, errs)
 	}
 }
 
 func TestSoakCommand(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "soak")
-	out, errs, code := run(t, "soak", "--profile", "soak-churn", "--duration", "3s", "--warmup", "0s", "--churn-rate", "5", "-q", "--out", dir)
+	out, errs, code := runPar(t, "soak", "--profile", "soak-churn", "--duration", "3s", "--warmup", "0s", "--churn-rate", "5", "-q", "--out", dir)
 	if code != exitOK && code != exitThresholds {
 		t.Fatalf("soak: exit %d\n%s\n%s", code, out, errs)
 	}

@@ -60,22 +60,23 @@ func allSamples(t *testing.T, dirs ...string) *hdr.Histogram {
 // two added up, op by op, and the merged percentiles are those of one
 // histogram of every sample of both.
 func TestMergeTwoRealSegments(t *testing.T) {
+	t.Parallel()
 	url := startRefServer(t)
 	dir := t.TempDir()
 	a, b, all := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "all")
 	common := []string{"run", "--url", url, "--rate", "200", "--duration", "2s", "--warmup", "0s", "-q", "--threshold", "error_rate<1%"}
 	for i, d := range []string{a, b} {
-		_, errs, code := run(t, append(common, "--segment", []string{"0/2", "1/2"}[i], "--out", d)...)
+		_, errs, code := runPar(t, append(common, "--segment", []string{"0/2", "1/2"}[i], "--out", d)...)
 		if code != exitOK {
 			t.Fatalf("segment %d: exit %d: %s", i, code, errs)
 		}
 	}
-	out, errs, code := run(t, "merge", a, b, "--out", all)
+	out, errs, code := runPar(t, "merge", a, b, "--out", all)
 	if code != exitOK {
 		t.Fatalf("merge: exit %d: %s", code, errs)
 	}
 	sa, sb := readSum(t, a), readSum(t, b)
-	repJSON, errs, code := run(t, "report", all, "--format", "json")
+	repJSON, errs, code := runPar(t, "report", all, "--format", "json")
 	if code != exitOK {
 		t.Fatalf("report: exit %d: %s", code, errs)
 	}
@@ -111,12 +112,12 @@ func TestMergeTwoRealSegments(t *testing.T) {
 	if len(rep.Thresholds) != 1 || !rep.Thresholds[0].Pass {
 		t.Errorf("the profile's threshold is checked on the merged run: %+v", rep.Thresholds)
 	}
-	text, _, _ := run(t, "report", all)
+	text, _, _ := runPar(t, "report", all)
 	if !strings.Contains(text, "Segments merged (2)") || !strings.Contains(out, "Segments merged (2)") {
 		t.Errorf("the text report lists the segments:\n%s", text)
 	}
 	// The same segment twice would be counted twice: refused.
-	if _, errs, code := run(t, "merge", a, a, "--out", filepath.Join(dir, "twice")); code != exitUsage || !strings.Contains(errs, "count it twice") {
+	if _, errs, code := runPar(t, "merge", a, a, "--out", filepath.Join(dir, "twice")); code != exitUsage || !strings.Contains(errs, "count it twice") {
 		t.Errorf("merging a segment twice: exit %d: %s", code, errs)
 	}
 }
@@ -237,6 +238,7 @@ func TestProcessesRunAndMerge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "res")
 	jsonl := filepath.Join(t.TempDir(), "live.jsonl")
 	_, errb, done := mcpbenchProcess(t, "run", "--processes", "2", "--rate", "100", "--duration", "2s", "--warmup", "0s", "--start-delay", "2s", "--out", out, "-q",
@@ -292,6 +294,7 @@ func TestProcessesForwardCtrlC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
+	t.Parallel()
 	url := startRefServer(t)
 	out := filepath.Join(t.TempDir(), "res")
 	cmd, errb, done := mcpbenchProcess(t, "run", "--processes", "2", "--url", url, "--vus", "2", "--duration", "1m", "--warmup", "0s", "--start-delay", "1s", "--out", out, "-q")
