@@ -54,6 +54,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // operation, server polling with resumes, a GET stream with numbered
 // notifications, a server→client request, DELETE, and the session gone.
 func TestRefServerSessionLifecycle(t *testing.T) {
+	t.Parallel()
 	srv := startRef(t, refserver.ModeStateful)
 	cfg := &driver.Config{URL: srv.URL(), RequestTimeout: 10 * time.Second}
 	s, err := driver.NewSession(cfg, 1)
@@ -289,6 +290,7 @@ func TestRefServer2026(t *testing.T) {
 }
 
 func TestProbeRefServer(t *testing.T) {
+	t.Parallel()
 	cases := func(r *driver.ProbeReport) map[string]driver.ProbeCase {
 		m := map[string]driver.ProbeCase{}
 		for _, c := range r.Cases {
@@ -339,6 +341,7 @@ func TestServiceTimeMatchesIndependentClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times real calls")
 	}
+	t.Parallel()
 	srv := startRef(t, refserver.ModeStateful)
 	s, _ := driver.NewSession(&driver.Config{URL: srv.URL(), Protocol: driver.Protocol20251125}, 1)
 	var res driver.Result
