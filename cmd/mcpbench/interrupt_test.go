@@ -44,6 +44,7 @@ func TestMain(m *testing.M) {
 // Ctrl-C during set-up exits 130, "interrupted during set-up", not 1 with
 // transport failures (issue item 13).
 func TestInterruptDuringSetUpExits130(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,6 @@ func TestInterruptDuringSetUpExits130(t *testing.T) {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
-	t.Chdir(t.TempDir())
 	out, errs, code := cli(ctx, "run", "--url", "http://"+l.Addr().String()+"/mcp", "--vus", "3", "--no-results", "-q")
 	if code != exitInterrupted || !strings.Contains(out+errs, "interrupted during set-up") || strings.Contains(out+errs, "transport") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
@@ -136,7 +136,8 @@ func TestSecondInterruptStopsAtOnce(t *testing.T) {
 // --protocol 2026-07-28 without --url starts the embedded server in that
 // mode (issue item 11: it failed with an empty report).
 func TestRunProtocol2026Embedded(t *testing.T) {
-	out, errs, code := run(t, "run", "--protocol", "2026-07-28", "--duration", "1s", "--warmup", "0s", "--no-results", "-q")
+	t.Parallel()
+	out, errs, code := runPar(t, "run", "--protocol", "2026-07-28", "--duration", "1s", "--warmup", "0s", "--no-results", "-q")
 	if code != exitOK || !strings.Contains(out, "protocol 2026-07-28") || !strings.Contains(errs, "2026-07-28 mode") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

@@ -200,6 +200,7 @@ func TestServeAuthClientCredentials(t *testing.T) {
 // every connection of the run, and the header line says the load went
 // through it.
 func TestRunThroughProxy(t *testing.T) {
+	t.Parallel()
 	tlsDir := t.TempDir()
 	srv := startServe(t, "--tls", "--tls-dir", tlsDir)
 	px, err := mcptest.StartProxy()
@@ -208,7 +209,7 @@ func TestRunThroughProxy(t *testing.T) {
 	}
 	defer px.Close()
 	dir := filepath.Join(t.TempDir(), "r")
-	out, errs, code := run(t, "run", "--url", srv.url, "--ca", filepath.Join(tlsDir, "ca.pem"), "--proxy", px.URL, "--vus", "3", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
+	out, errs, code := runPar(t, "run", "--url", srv.url, "--ca", filepath.Join(tlsDir, "ca.pem"), "--proxy", px.URL, "--vus", "3", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -225,18 +226,19 @@ func TestRunThroughProxy(t *testing.T) {
 // Against a server that requires client certificates: with --cert/--key
 // the run works; without, it fails saying a client certificate is needed.
 func TestRunMutualTLS(t *testing.T) {
+	t.Parallel()
 	tlsDir := t.TempDir()
 	srv := startServe(t, "--tls", "--mtls", "--tls-dir", tlsDir)
 	base := []string{"run", "--url", srv.url, "--ca", filepath.Join(tlsDir, "ca.pem"), "--vus", "2", "--duration", "1s", "--warmup", "0s", "-q", "--no-results"}
-	out, errs, code := run(t, append(base, "--cert", filepath.Join(tlsDir, "client.pem"), "--key", filepath.Join(tlsDir, "client-key.pem"))...)
+	out, errs, code := runPar(t, append(base, "--cert", filepath.Join(tlsDir, "client.pem"), "--key", filepath.Join(tlsDir, "client-key.pem"))...)
 	if code != exitOK || !strings.Contains(out, "Errors: 0") {
 		t.Fatalf("with the certificate: exit %d\n%s\n%s", code, out, errs)
 	}
-	out, errs, code = run(t, base...)
+	out, errs, code = runPar(t, base...)
 	if code != exitFailed || !strings.Contains(out+errs, "client certificate") || !strings.Contains(out+errs, "give --cert and --key") {
 		t.Fatalf("without the certificate: exit %d\n%s\n%s", code, out, errs)
 	}
-	_, errs, code = run(t, append(base, "--cert", filepath.Join(tlsDir, "client.pem"))...)
+	_, errs, code = runPar(t, append(base, "--cert", filepath.Join(tlsDir, "client.pem"))...)
 	if code != exitUsage || !strings.Contains(errs, "tls.cert: needs key") {
 		t.Fatalf("--cert without --key: exit %d\n%s", code, errs)
 	}

@@ -272,7 +272,7 @@ func readmeCommands(readme string) []readmeCmd {
 				words = words[:len(words)-1]
 			}
 			switch {
-			case len(words) == 2 && words[0] == "export" && strings.Contains(words[1], "="):
+			case len(words) == 2 && words[0] == "export" && strings.Contains(words[1], "=") && !strings.Contains(words[1], "$"): // not PATH="$PATH:…"
 				out = append(out, readmeCmd{export: words[1]})
 			case len(words) >= 2 && words[0] == "mcpbench":
 				out = append(out, readmeCmd{args: words[1:]})

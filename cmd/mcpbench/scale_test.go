@@ -144,10 +144,11 @@ func opCount(s *metrics.Summary, name string) int64 {
 // crossed threshold does not fail it (the test's thresholds are judged on
 // the merged run).
 func TestSegmentRecordedAndNotJudgedAlone(t *testing.T) {
+	t.Parallel()
 	url := startRefServer(t)
 	d := filepath.Join(t.TempDir(), "seg")
 	at := time.Now().Add(500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-	_, errs, code := run(t, "run", "--url", url, "--rate", "90", "--duration", "1s", "--warmup", "0s", "-q", "--segment", "1/3",
+	_, errs, code := runPar(t, "run", "--url", url, "--rate", "90", "--duration", "1s", "--warmup", "0s", "-q", "--segment", "1/3",
 		"--start-at", at, "--out", d, "--threshold", "p99<0.001ms")
 	if code != exitOK || !strings.Contains(errs, "judged on the merged run") {
 		t.Fatalf("exit %d: %s", code, errs)
