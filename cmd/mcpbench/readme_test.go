@@ -402,7 +402,7 @@ func waitListening(t *testing.T, addr string) {
 			c.Close()
 			return
 		}
-		time.Sleep(20 * time.Millisecond) // polling with a deadline: the server starts in another goroutine
+		time.Sleep(20 * time.Millisecond) // polling with a deadline: the server starts in another process
 	}
 	t.Fatalf("serve did not listen on %s", addr)
 }
@@ -415,7 +415,7 @@ func waitFile(t *testing.T, path string) {
 		if _, err := os.Stat(path); err == nil {
 			return
 		}
-		time.Sleep(5 * time.Millisecond) // polling with a deadline: serve writes it in another goroutine
+		time.Sleep(5 * time.Millisecond) // polling with a deadline: serve writes it in another process
 	}
 	t.Fatalf("serve wrote no %s", path)
 }
