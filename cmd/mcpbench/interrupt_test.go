@@ -24,8 +24,9 @@ import (
 // children are this binary: MCPBENCH_MAIN is set for the whole test
 // process, so those tests need no t.Setenv and can run in parallel).
 //
-// Unless -test.parallel is given, up to 4 parallel tests per core run at
-// once (not 1): most end-to-end tests wait on real time, not the CPU.
+// Unless -test.parallel is given (or -race slows everything down), up to
+// 4 parallel tests per core run at once (not 1): most end-to-end tests
+// wait on real time, not the CPU.
 func TestMain(m *testing.M) {
 	if os.Getenv("MCPBENCH_MAIN") == "1" {
 		main()
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
+	if !given && !raceEnabled { // under -race the CPU, not real time, is what the tests wait on
 		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	}
 	os.Exit(m.Run())
