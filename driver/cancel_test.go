@@ -228,6 +228,7 @@ func (c *countingRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // the driver sent. Under 2026-07-28 the cancel closes the stream and no
 // notifications/cancelled is sent.
 func TestCancelRefServer(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []refserver.Mode{refserver.ModeStateful, refserver.ModeJSON, refserver.Mode2026} {
 		t.Run(string(mode), func(t *testing.T) {
 			srv, err := refserver.Start(t.Context(), "", refserver.Options{Mode: mode})

@@ -18,6 +18,7 @@ import (
 // replay ledger stays clean either way, and the chaos counts say which
 // layer each cut broke.
 func TestH2ChaosCutLayers(t *testing.T) {
+	t.Parallel()
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{}})
 	ca := caFile(t, srv)
 	const calls = 4

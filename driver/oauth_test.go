@@ -64,6 +64,7 @@ func TestOAuthClientCredentialsOneFetch(t *testing.T) {
 // every token it fetched was issued by the server (and no other), and the
 // server never saw an expired token nor had to challenge again.
 func TestOAuthRefreshBeforeExpiry(t *testing.T) {
+	t.Parallel()
 	srv := startAuthRef(t, time.Second)
 	cfg := oauthConfig(srv, clientSecret)
 	s, err := driver.NewSession(cfg, 1)

@@ -62,6 +62,7 @@ func caseNamed(t *testing.T, r *driver.ProbeReport, name string) driver.ProbeCas
 }
 
 func TestProbeCompliantFake(t *testing.T) {
+	t.Parallel()
 	// The fake puts event ids on streaming answers only (initialize and
 	// tools/list answer JSON): the probe must trigger one to see them.
 	r, err := probeURL(t, serveFake(t, &mcptest.ProbeFake{}), nil)
@@ -167,6 +168,7 @@ func TestProbePlantedFaults(t *testing.T) {
 // A server that closes its streams on its own (SSE polling) with a retry
 // hint: the probe must see the hint, resume, and check the whole stream.
 func TestProbeServerPolls(t *testing.T) {
+	t.Parallel()
 	f := &mcptest.ProbeFake{Tool: "ticker", ReadOnly: true, CloseAfter: 1, RetryMS: 100}
 	r, err := probeURL(t, serveFake(t, f), nil)
 	if err != nil {
@@ -213,6 +215,7 @@ func TestProbeStatelessIDsCannotResume(t *testing.T) {
 
 // The probe never calls a tool that may change state.
 func TestProbeCallsNoUnsafeTool(t *testing.T) {
+	t.Parallel()
 	f := &mcptest.ProbeFake{Tool: "delete_everything"}
 	r, err := probeURL(t, serveFake(t, f), nil)
 	if err != nil {
@@ -359,6 +362,7 @@ func TestProbeRefServerModes(t *testing.T) {
 // A server that speaks 2026-07-28 only: the legacy cases do not apply, the
 // era-independent ones run in 2026-07-28.
 func TestProbeModernOnly(t *testing.T) {
+	t.Parallel()
 	h, err := refserver.NewHandler(refserver.Options{Mode: refserver.Mode2026})
 	if err != nil {
 		t.Fatal(err)

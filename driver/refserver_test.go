@@ -54,6 +54,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // operation, server polling with resumes, a GET stream with numbered
 // notifications, a server→client request, DELETE, and the session gone.
 func TestRefServerSessionLifecycle(t *testing.T) {
+	t.Parallel()
 	srv := startRef(t, refserver.ModeStateful)
 	cfg := &driver.Config{URL: srv.URL(), RequestTimeout: 10 * time.Second}
 	s, err := driver.NewSession(cfg, 1)
@@ -289,6 +290,7 @@ func TestRefServer2026(t *testing.T) {
 }
 
 func TestProbeRefServer(t *testing.T) {
+	t.Parallel()
 	cases := func(r *driver.ProbeReport) map[string]driver.ProbeCase {
 		m := map[string]driver.ProbeCase{}
 		for _, c := range r.Cases {
@@ -408,9 +410,13 @@ func TestServiceTimeMatchesIndependentClient(t *testing.T) {
 		a50, b50, a90, b90 := pct(mine, 0.5), pct(theirs, 0.5), pct(mine, 0.9), pct(theirs, 0.9)
 		rounds = append(rounds, fmt.Sprintf("round %d: p50 driver %.3f ms, plain client %.3f ms; p90 %.3f, %.3f ms", round+1, a50, b50, a90, b90))
 		t.Log(rounds[len(rounds)-1])
-		if a50 >= 3 && math.Abs(a50-b50) <= 1.5 && math.Abs(a90-b90) <= 1.5 {
+		// Within 1.5 ms, or a quarter of the plain client's time when a
+		// loaded machine stretches both (the scheduler's delays are in both
+		// measures, but not the same ones).
+		near := func(a, b float64) bool { return math.Abs(a-b) <= max(1.5, b/4) }
+		if a50 >= 3 && near(a50, b50) && near(a90, b90) {
 			return
 		}
 	}
-	t.Errorf("service time never agreed with the independent client within 1.5 ms at p50 and p90 (and ≥ the 3 ms the tool sleeps):\n%s", strings.Join(rounds, "\n"))
+	t.Errorf("service time never agreed with the independent client within 1.5 ms (or 25%%) at p50 and p90 (and ≥ the 3 ms the tool sleeps):\n%s", strings.Join(rounds, "\n"))
 }

@@ -470,6 +470,7 @@ func decodeWork(t *testing.T, r io.Reader) (int64, int) {
 // byte. The decoder before this test searched the whole pending line after
 // every read (quadratic).
 func TestSSEDecoderLinear(t *testing.T) {
+	t.Parallel()
 	line := func(n int) string { return "data: " + strings.Repeat("x", n) + "\n\n" }
 	small, big := line(1<<20), line(4<<20)
 	ws, n1 := decodeWork(t, &chunkReader{s: small})
@@ -558,6 +559,7 @@ func (h *hookCounter) check(d *SSEDecoder, reserved, released int) {
 // buffers right at dispatch (its event keeps the big ones), with exactly one
 // Reserve and one Release; the event's data is intact.
 func TestSSEDecoderShrinks(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("y", 5<<20)
 	for _, r := range []struct {
 		name string

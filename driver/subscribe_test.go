@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -231,14 +232,26 @@ func TestSubscriptionLatencyRefServer(t *testing.T) {
 	if len(lat) != n || len(obs.sent) != n || len(obs.arrived) != n {
 		t.Fatalf("%d latencies, %d touches sent, %d notifications seen at the transport; want %d each", len(lat), len(obs.sent), len(obs.arrived), n)
 	}
+	// The driver stamps its send before the transport's and its arrival
+	// after the transport's read, so its latency is never shorter than
+	// the transport's (2 ms of slack for the clocks' granularity), and
+	// typically (the median) within 2 ms of it: a loaded machine may
+	// deschedule the reader between the two stamps now and then, so one
+	// sample far apart is the machine, the median is the driver.
 	var worst time.Duration
+	var diffs []time.Duration
 	for i, l := range lat {
 		ind := obs.arrived[i].Sub(obs.sent[i])
-		d := (l - ind).Abs()
-		worst = max(worst, d)
-		if d > 2*time.Millisecond {
-			t.Errorf("touch %d: driver %v, transport %v (%v apart, want ≤ 2ms)", i, l, ind, d)
+		d := l - ind
+		worst = max(worst, d.Abs())
+		diffs = append(diffs, d.Abs())
+		if d < -2*time.Millisecond {
+			t.Errorf("touch %d: driver %v, transport %v: the driver's latency is shorter than the wire's by more than 2ms", i, l, ind)
 		}
+	}
+	slices.Sort(diffs)
+	if med := diffs[len(diffs)/2]; med > 2*time.Millisecond {
+		t.Errorf("the driver's latencies and the transport's are %v apart at the median, want ≤ 2ms (at most %v)", med, worst)
 	}
 	t.Logf("%d updates: the driver's latencies and the transport's differ by %v at most", n, worst)
 }

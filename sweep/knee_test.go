@@ -154,6 +154,7 @@ func passAll(steps []metrics.SweepStep) []metrics.SweepStep {
 // so the cap does not help; the SLO's 10 ms sets the 1 ms floor of the
 // threshold).
 func TestKneeNoisyCurves(t *testing.T) {
+	t.Parallel()
 	slo := metrics.SLO{P99MS: 10, ErrorRate: 0.01}
 	within := 0
 	var misses []string
@@ -180,6 +181,7 @@ func TestKneeNoisyCurves(t *testing.T) {
 // load that met the SLO, nor its rate above the maximum sustainable rate;
 // its interval is capped too.
 func TestKneeNeverAboveMaxSustainable(t *testing.T) {
+	t.Parallel()
 	capped := 0
 	for seed := range 100 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 16))
@@ -202,6 +204,7 @@ func TestKneeNeverAboveMaxSustainable(t *testing.T) {
 // A flat curve with noise has no knee (the old step-to-step doubling rule
 // found one at the lowest step when a sub-millisecond p99 wobbled).
 func TestKneeFlatCurveHasNone(t *testing.T) {
+	t.Parallel()
 	slo := metrics.SLO{P99MS: 50, ErrorRate: 0.01}
 	for seed := range 50 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 17))

@@ -61,6 +61,7 @@ func sweepProfile() *workload.Profile {
 // 1 ms, then 249 ms), so the curve's knee lies past the highest load
 // under the SLO and is capped there.
 func TestSweepFindsTheKnee(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		hc, stop := mcptest.ServePipe(capacityFake())
 		defer stop()
@@ -176,6 +177,7 @@ func TestSessionSweepHoldsSessions(t *testing.T) {
 // intervals come from both runs' one-second intervals (6 each: the 5 s
 // window after a 0.5 s warm-up spans 6 of them).
 func TestSweepRepeatPoolsRuns(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		hc, stop := mcptest.ServePipe(capacityFake())
 		defer stop()
@@ -224,6 +226,7 @@ func TestSweepRepeatPoolsRuns(t *testing.T) {
 // one-second histograms (the graceful stop's joined to the last) add up
 // to the summary's count and p99.
 func TestStepCollectorMatchesSummary(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		hc, stop := mcptest.ServePipe(capacityFake())
 		defer stop()
@@ -257,6 +260,7 @@ func TestStepCollectorMatchesSummary(t *testing.T) {
 // as sweep --processes does): the steps' numbers are the files', and the
 // confidence intervals come from the replayed intervals.
 func TestRunStepHook(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		hc, stop := mcptest.ServePipe(okFake())
 		defer stop()

@@ -133,6 +133,7 @@ func TestRefServerSeesUUIDs(t *testing.T) {
 // iterations, so the count tool sees v1 … v3, each with iterations 0 … k-1
 // once, and nothing else.
 func TestRunSendsVUAndIteration(t *testing.T) {
+	t.Parallel()
 	p := countProfile(map[string]any{"key": "v{{vu}}-i{{iteration}}"})
 	p.VUs, p.Duration, p.Protocol = 3, Duration(300*time.Millisecond), ""
 	sum, st := runRef(t, refserver.Options{}, p)
@@ -169,6 +170,7 @@ func TestRunSendsVUAndIteration(t *testing.T) {
 // (vu, iteration) key — with --concurrency 3, and with a scenario step
 // fired 3 at once.
 func TestLanesAndParallelStepsGetTheirOwnIteration(t *testing.T) {
+	t.Parallel()
 	for _, scenario := range []bool{false, true} {
 		p := countProfile(map[string]any{"key": "v{{vu}}-i{{iteration}}"})
 		p.VUs, p.Duration, p.Protocol = 2, Duration(300*time.Millisecond), ""

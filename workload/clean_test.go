@@ -69,6 +69,7 @@ func TestReferenceServerStaysClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
+	t.Parallel()
 	// Closed model: a goroutine per VU. Open model: the sessions share the
 	// worker pool (open.go), churn and the GET streams included.
 	for _, rate := range []float64{0, 150} {
@@ -120,6 +121,7 @@ func TestReferenceServerResumeChaosClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
+	t.Parallel()
 	p := &Profile{Name: "resume", VUs: 8, Duration: Duration(3 * time.Second), Protocol: driver.Protocol20251125,
 		GracefulStop: Duration(10 * time.Second),
 		Resume:       Resume{DefaultRetry: Duration(20 * time.Millisecond)},
@@ -145,6 +147,7 @@ func TestReferenceServerResumeChaosClean(t *testing.T) {
 // step; before the fix each step left its sessions' kept-alive
 // connections open until the process ended: 500 sockets a step).
 func TestRunClosesItsConnections(t *testing.T) {
+	t.Parallel()
 	var open atomic.Int64
 	srv := httptest.NewUnstartedServer(okFake())
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {

@@ -22,6 +22,7 @@ func progressOp(n int) OpSpec {
 // the summary's misrouted equals what the server planted, nothing else is
 // judged, and offenders.json names both requests.
 func TestConcurrencyMisroutedAsPlanted(t *testing.T) {
+	t.Parallel()
 	fake := mcptest.New()
 	mr := &mcptest.Misrouter{Steps: 4, Every: 2, Gap: time.Millisecond}
 	mr.Install(fake)
@@ -63,6 +64,7 @@ func TestConcurrencyCleanOnRefServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
+	t.Parallel()
 	for _, open := range []bool{false, true} {
 		p := &Profile{Name: "lanes", VUs: 3, Concurrency: 4, Duration: Duration(2 * time.Second), GETStream: true,
 			CheckDeleted: true, Churn: Churn{Rate: 3}, Protocol: driver.Protocol20251125, GracefulStop: Duration(10 * time.Second),
@@ -95,6 +97,7 @@ func TestConcurrencyCleanModern(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server")
 	}
+	t.Parallel()
 	p := &Profile{Name: "lanes", VUs: 2, Concurrency: 4, Duration: Duration(time.Second), Protocol: driver.Protocol20260728,
 		GracefulStop: Duration(10 * time.Second), Ops: []OpSpec{progressOp(3)}}
 	sum, st := runRef(t, refserver.Options{Mode: refserver.Mode2026}, p)

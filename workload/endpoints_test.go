@@ -17,6 +17,7 @@ func TestEndpointsSpreadSessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two reference servers")
 	}
+	t.Parallel()
 	var srvs []*refserver.Server
 	for range 2 {
 		srv, err := refserver.Start(t.Context(), "127.0.0.1:0", refserver.Options{})

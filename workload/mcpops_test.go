@@ -178,6 +178,7 @@ func TestMCPFeaturesCleanOnRefServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
+	t.Parallel()
 	p, err := LoadProfile("mcp-features")
 	if err != nil {
 		t.Fatal(err)
@@ -224,6 +225,7 @@ func TestSubscriptionsCleanOnRefServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
+	t.Parallel()
 	p, err := LoadProfile("subscriptions")
 	if err != nil {
 		t.Fatal(err)

@@ -111,6 +111,7 @@ func TestScenariosOnRefServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
+	t.Parallel()
 	for _, open := range []bool{false, true} {
 		three, one := 3, 1
 		p := &Profile{Name: "agents", VUs: 4, Duration: Duration(2 * time.Second), Protocol: driver.Protocol20251125,

@@ -222,6 +222,7 @@ func runSegments(t *testing.T, mk func() *Profile, fake *segmentFake, n int, sta
 // segments' result files, the same response-time histograms, equal to
 // the truth the server recorded.
 func TestSegmentsMergeToTheWholeTest(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 2, 3, 7} {
 		t.Run(fmt.Sprintf("%d segments", n), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -348,6 +349,7 @@ func sameDistribution(a, b *hdr.Histogram) bool {
 // VU number, so the segments together run exactly the whole test's ops,
 // churn and injected faults.
 func TestClosedSegmentsAddUp(t *testing.T) {
+	t.Parallel()
 	mk := func() *Profile {
 		return &Profile{
 			Name: "closed", URL: "http://fake/mcp", VUs: 10, Duration: Duration(2 * time.Second), ThinkTime: Duration(3 * time.Millisecond),

@@ -99,6 +99,7 @@ func TestDropWarningNamesASaturatedTarget(t *testing.T) {
 // start to when it could complete), while completed ops alone are capped
 // near the max delay (issue: p99 862–914 ms where the truth is ~1,800).
 func TestDroppedOpsLatencyLowerBound(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		stallFrom, stallTo := start.Add(5*time.Second), start.Add(7*time.Second)
@@ -425,6 +426,7 @@ func (c *phaseCounter) Interval(r *metrics.IntervalRecord) {
 // rate follows the stages, and achieved follows it within 1 % per interval
 // after the first second (issue: stages never reached the engine).
 func TestRampStagesOpenModel(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		// 1 µs per call: an op due just before a second's boundary completes
 		// after it, and still counts in its interval (rows count by intended

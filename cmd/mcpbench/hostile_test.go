@@ -19,6 +19,7 @@ func TestHostileServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a dozen hostile servers")
 	}
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string
@@ -47,6 +48,7 @@ func TestHostileServers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+strings.Join(tt.args, ""), func(t *testing.T) {
+			t.Parallel()
 			mcp := refserverHandler(t, tt.name)
 			url, stop, err := mcptest.ServeHostile(tt.name, "127.0.0.1:0", mcp)
 			if err != nil {
@@ -59,7 +61,7 @@ func TestHostileServers(t *testing.T) {
 				args = append(args, "--protocol", "2025-11-25")
 			}
 			t0 := time.Now()
-			out, errs, code := run(t, args...)
+			out, errs, code := runPar(t, args...)
 			took := time.Since(t0)
 			if code != tt.code || took > tt.bound {
 				t.Fatalf("exit %d after %v (want %d within %v)\n%s\n%s", code, took, tt.code, tt.bound, out, errs)

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+	"flag"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,26 +20,32 @@ import (
 )
 
 // TestMain lets a test run this binary as mcpbench itself (MCPBENCH_MAIN=1),
-// for the tests that need a real process: signals.
+// for the tests that need a real process: signals, --processes (whose
+// children are this binary: MCPBENCH_MAIN is set for the whole test
+// process, so those tests need no t.Setenv and can run in parallel).
+//
+// Unless -test.parallel is given (or -race slows everything down), up to
+// 4 parallel tests per core run at once (not 1): most end-to-end tests
+// wait on real time, not the CPU.
 func TestMain(m *testing.M) {
 	if os.Getenv("MCPBENCH_MAIN") == "1" {
 		main()
 		return
 	}
-	// A child started by a test without MCPBENCH_MAIN=1 would run the
-	// tests again, and start children of its own: refuse, so that a test
-	// that forgets the variable fails at once instead of forking without end.
-	if os.Getenv("MCPBENCH_TEST_CHILD") == "1" {
-		fmt.Fprintln(os.Stderr, "mcpbench test binary started as a child without MCPBENCH_MAIN=1: set it in the test (t.Setenv)")
-		os.Exit(3)
+	os.Setenv("MCPBENCH_MAIN", "1")
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given && !raceEnabled { // under -race the CPU, not real time, is what the tests wait on
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
 	}
-	os.Setenv("MCPBENCH_TEST_CHILD", "1")
 	os.Exit(m.Run())
 }
 
 // Ctrl-C during set-up exits 130, "interrupted during set-up", not 1 with
 // transport failures (issue item 13).
 func TestInterruptDuringSetUpExits130(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +62,6 @@ func TestInterruptDuringSetUpExits130(t *testing.T) {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(time.Second, cancel)
-	t.Chdir(t.TempDir())
 	out, errs, code := cli(ctx, "run", "--url", "http://"+l.Addr().String()+"/mcp", "--vus", "3", "--no-results", "-q")
 	if code != exitInterrupted || !strings.Contains(out+errs, "interrupted during set-up") || strings.Contains(out+errs, "transport") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
@@ -130,7 +137,8 @@ func TestSecondInterruptStopsAtOnce(t *testing.T) {
 // --protocol 2026-07-28 without --url starts the embedded server in that
 // mode (issue item 11: it failed with an empty report).
 func TestRunProtocol2026Embedded(t *testing.T) {
-	out, errs, code := run(t, "run", "--protocol", "2026-07-28", "--duration", "1s", "--warmup", "0s", "--no-results", "-q")
+	t.Parallel()
+	out, errs, code := runPar(t, "run", "--protocol", "2026-07-28", "--duration", "1s", "--warmup", "0s", "--no-results", "-q")
 	if code != exitOK || !strings.Contains(out, "protocol 2026-07-28") || !strings.Contains(errs, "2026-07-28 mode") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

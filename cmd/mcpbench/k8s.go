@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -15,14 +14,11 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/kube"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/profiles"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // k8sFlags are k8s-job's own flags (the run flags come with them).
@@ -146,23 +142,16 @@ func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]b
 		return nil, err
 	}
 	docs = append(docs, job)
-	var out bytes.Buffer
-	for i, d := range docs {
-		b, err := yaml.Marshal(d)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			out.WriteString("---\n")
-		}
-		out.Write(b)
+	out, err := kube.Marshal(docs...)
+	if err != nil {
+		return nil, err
 	}
 	w := cmd.ErrOrStderr()
 	fmt.Fprintf(w, "mcpbench: %d segments; their clock starts at %s (in %v): apply the manifest before then\n", k.parallelism, startAt.UTC().Format(time.RFC3339), time.Until(startAt).Round(time.Second))
 	if p.URL == "" {
 		fmt.Fprintln(w, "mcpbench: no --url: each pod benchmarks its own embedded reference server")
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // k8sProfile loads the profile with the flags applied and checks it as run
@@ -229,7 +218,7 @@ func literalSecrets(p *workload.Profile) error {
 const profileMount = "/etc/mcpbench"
 
 // profileConfigMap carries a profile file (nil for a built-in profile).
-func (k *k8sFlags) profileConfigMap(profile string) *corev1.ConfigMap {
+func (k *k8sFlags) profileConfigMap(profile string) *kube.ConfigMap {
 	if _, err := profiles.Read(profile); err == nil {
 		return nil
 	}
@@ -237,25 +226,25 @@ func (k *k8sFlags) profileConfigMap(profile string) *corev1.ConfigMap {
 	if err != nil {
 		return nil // LoadProfile read it a moment ago
 	}
-	return &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+	return &kube.ConfigMap{
+		TypeMeta:   kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: k.meta(k.name + "-profile"),
 		Data:       map[string]string{filepath.Base(profile): string(data)},
 	}
 }
 
 // claimDoc is the results claim (--claim-size).
-func (k *k8sFlags) claimDoc() (*corev1.PersistentVolumeClaim, error) {
-	size, err := resource.ParseQuantity(k.claimSize)
+func (k *k8sFlags) claimDoc() (*kube.PersistentVolumeClaim, error) {
+	size, err := quantity(k.claimSize)
 	if err != nil {
 		return nil, usageError("--claim-size %q: %v", k.claimSize, err)
 	}
-	pvc := &corev1.PersistentVolumeClaim{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
+	pvc := &kube.PersistentVolumeClaim{
+		TypeMeta:   kube.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
 		ObjectMeta: k.meta(k.claim),
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		Spec: kube.PersistentVolumeClaimSpec{
+			AccessModes: []kube.PersistentVolumeAccessMode{kube.ReadWriteMany},
+			Resources:   kube.VolumeResourceRequirements{Requests: kube.ResourceList{kube.ResourceStorage: size}},
 		},
 	}
 	if k.storageClass != "" {
@@ -264,7 +253,7 @@ func (k *k8sFlags) claimDoc() (*corev1.PersistentVolumeClaim, error) {
 	return pvc, nil
 }
 
-func (k *k8sFlags) meta(name string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: k.namespace,
+func (k *k8sFlags) meta(name string) kube.ObjectMeta {
+	return kube.ObjectMeta{Name: name, Namespace: k.namespace,
 		Labels: map[string]string{"app.kubernetes.io/name": "mcpbench", "app.kubernetes.io/instance": k.name}}
 }

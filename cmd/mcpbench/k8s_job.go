@@ -6,12 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/kube"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // k8sDrop are the flags k8s-job reads itself, or sets for each pod.
@@ -28,7 +26,7 @@ var k8sDrop = func() map[string]bool {
 const resultsMount = "/results"
 
 // job is the Indexed Job: pod i runs segment i/N of the test.
-func (k *k8sFlags) job(cmd *cobra.Command, p *workload.Profile, profileArg string, startAt time.Time) (*batchv1.Job, error) {
+func (k *k8sFlags) job(cmd *cobra.Command, p *workload.Profile, profileArg string, startAt time.Time) (*kube.Job, error) {
 	n := strconv.Itoa(k.parallelism)
 	drop := k8sDrop
 	if profileArg != "" {
@@ -44,18 +42,18 @@ func (k *k8sFlags) job(cmd *cobra.Command, p *workload.Profile, profileArg strin
 	}
 	args = append(args, "--segment=$(JOB_COMPLETION_INDEX)/"+n, "--start-at="+startAt.UTC().Format(time.RFC3339Nano),
 		"--out="+resultsMount+"/"+k.name+"/segment-$(JOB_COMPLETION_INDEX)", "--quiet")
-	c := corev1.Container{
+	c := kube.Container{
 		Name:    "mcpbench",
 		Image:   k.image,
 		Command: []string{"mcpbench"},
 		Args:    args,
-		Env: []corev1.EnvVar{{Name: "JOB_COMPLETION_INDEX", ValueFrom: &corev1.EnvVarSource{
-			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}},
-		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: resultsMount}},
+		Env: []kube.EnvVar{{Name: "JOB_COMPLETION_INDEX", ValueFrom: &kube.EnvVarSource{
+			FieldRef: &kube.ObjectFieldSelector{FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}},
+		VolumeMounts: []kube.VolumeMount{{Name: "results", MountPath: resultsMount}},
 	}
 	if k.pullPolicy != "" {
-		switch pp := corev1.PullPolicy(k.pullPolicy); pp {
-		case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+		switch pp := kube.PullPolicy(k.pullPolicy); pp {
+		case kube.PullAlways, kube.PullIfNotPresent, kube.PullNever:
 			c.ImagePullPolicy = pp
 		default:
 			return nil, usageError("--image-pull-policy %q: want Always, IfNotPresent or Never", k.pullPolicy)
@@ -65,19 +63,19 @@ func (k *k8sFlags) job(cmd *cobra.Command, p *workload.Profile, profileArg strin
 		if !dnsLabel.MatchString(s) {
 			return nil, usageError("--env-from-secret %q: want a Secret's name", s)
 		}
-		c.EnvFrom = append(c.EnvFrom, corev1.EnvFromSource{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: s}}})
+		c.EnvFrom = append(c.EnvFrom, kube.EnvFromSource{SecretRef: &kube.SecretEnvSource{LocalObjectReference: kube.LocalObjectReference{Name: s}}})
 	}
 	if err := k.resources(&c); err != nil {
 		return nil, err
 	}
-	volumes := []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: k.claim}}}}
+	volumes := []kube.Volume{{Name: "results", VolumeSource: kube.VolumeSource{PersistentVolumeClaim: &kube.PersistentVolumeClaimVolumeSource{ClaimName: k.claim}}}}
 	if profileArg != "" {
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "profile", MountPath: profileMount, ReadOnly: true})
-		volumes = append(volumes, corev1.Volume{Name: "profile", VolumeSource: corev1.VolumeSource{
-			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: k.name + "-profile"}}}})
+		c.VolumeMounts = append(c.VolumeMounts, kube.VolumeMount{Name: "profile", MountPath: profileMount, ReadOnly: true})
+		volumes = append(volumes, kube.Volume{Name: "profile", VolumeSource: kube.VolumeSource{
+			ConfigMap: &kube.ConfigMapVolumeSource{LocalObjectReference: kube.LocalObjectReference{Name: k.name + "-profile"}}}})
 	}
 	parallel, zero := int32(k.parallelism), int32(0)
-	mode := batchv1.IndexedCompletion
+	mode := kube.IndexedCompletion
 	// SIGTERM is handled as Ctrl-C: the pod gets the graceful stop and
 	// its sessions' DELETEs to write its results.
 	grace := int64(p.GracefulStop.D().Seconds()) + 30
@@ -85,20 +83,20 @@ func (k *k8sFlags) job(cmd *cobra.Command, p *workload.Profile, profileArg strin
 		grace = 35
 	}
 	meta := k.meta(k.name)
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+	return &kube.Job{
+		TypeMeta:   kube.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: meta,
-		Spec: batchv1.JobSpec{
+		Spec: kube.JobSpec{
 			CompletionMode: &mode,
 			Completions:    &parallel,
 			Parallelism:    &parallel,
 			BackoffLimit:   &zero, // a retried segment would start late and overwrite its results
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: meta.Labels},
-				Spec: corev1.PodSpec{
-					RestartPolicy:                 corev1.RestartPolicyNever,
+			Template: kube.PodTemplateSpec{
+				ObjectMeta: kube.ObjectMeta{Labels: meta.Labels},
+				Spec: kube.PodSpec{
+					RestartPolicy:                 kube.RestartPolicyNever,
 					TerminationGracePeriodSeconds: &grace,
-					Containers:                    []corev1.Container{c},
+					Containers:                    []kube.Container{c},
 					Volumes:                       volumes,
 				},
 			},
@@ -107,25 +105,35 @@ func (k *k8sFlags) job(cmd *cobra.Command, p *workload.Profile, profileArg strin
 }
 
 // resources sets the container's requests (and memory limit).
-func (k *k8sFlags) resources(c *corev1.Container) error {
+func (k *k8sFlags) resources(c *kube.Container) error {
 	if k.cpu == "" && k.memory == "" {
 		return nil
 	}
-	c.Resources.Requests = corev1.ResourceList{}
+	c.Resources.Requests = kube.ResourceList{}
 	if k.cpu != "" {
-		q, err := resource.ParseQuantity(k.cpu)
+		q, err := quantity(k.cpu)
 		if err != nil {
 			return usageError("--cpu %q: %v", k.cpu, err)
 		}
-		c.Resources.Requests[corev1.ResourceCPU] = q
+		c.Resources.Requests[kube.ResourceCPU] = q
 	}
 	if k.memory != "" {
-		q, err := resource.ParseQuantity(k.memory)
+		q, err := quantity(k.memory)
 		if err != nil {
 			return usageError("--memory %q: %v", k.memory, err)
 		}
-		c.Resources.Requests[corev1.ResourceMemory] = q
-		c.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: q}
+		c.Resources.Requests[kube.ResourceMemory] = q
+		c.Resources.Limits = kube.ResourceList{kube.ResourceMemory: q}
 	}
 	return nil
+}
+
+// quantity is s in the canonical form Kubernetes prints a quantity in
+// ("1024Mi" is "1Gi", "0.5" is "500m"), or why it is not one.
+func quantity(s string) (string, error) {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return "", err
+	}
+	return q.String(), nil
 }

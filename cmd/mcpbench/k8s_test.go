@@ -1,25 +1,46 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/internal/kube"
 	"github.com/mcpbench/mcpbench/metrics"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
+	yaml "go.yaml.in/yaml/v3"
 )
 
+// decodeStrict decodes a YAML document into v as sigs.k8s.io/yaml's
+// UnmarshalStrict does (YAML to JSON, then encoding/json), refusing a
+// field v lacks. (The check against the k8s.io/api types themselves is
+// in the module internal/kube/apicheck.)
+func decodeStrict(doc []byte, v any) error {
+	var obj any
+	if err := yaml.Unmarshal(doc, &obj); err != nil {
+		return err
+	}
+	j, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	d := json.NewDecoder(bytes.NewReader(j))
+	d.DisallowUnknownFields()
+	return d.Decode(v)
+}
+
 // k8sDocs splits a printed manifest and strict-decodes each document into
-// its typed Kubernetes struct: a field the API does not have is an error.
-func k8sDocs(t *testing.T, manifest string) (*batchv1.Job, *corev1.ConfigMap, *corev1.PersistentVolumeClaim) {
+// its typed struct (package kube's, whose fields the module
+// internal/kube/apicheck checks against k8s.io/api's): a field the type
+// does not have is an error.
+func k8sDocs(t *testing.T, manifest string) (*kube.Job, *kube.ConfigMap, *kube.PersistentVolumeClaim) {
 	t.Helper()
-	var job *batchv1.Job
-	var cm *corev1.ConfigMap
-	var pvc *corev1.PersistentVolumeClaim
+	var job *kube.Job
+	var cm *kube.ConfigMap
+	var pvc *kube.PersistentVolumeClaim
 	for _, doc := range strings.Split(manifest, "\n---\n") {
 		var kind struct{ Kind string }
 		if err := yaml.Unmarshal([]byte(doc), &kind); err != nil {
@@ -28,14 +49,14 @@ func k8sDocs(t *testing.T, manifest string) (*batchv1.Job, *corev1.ConfigMap, *c
 		var err error
 		switch kind.Kind {
 		case "Job":
-			job = &batchv1.Job{}
-			err = yaml.UnmarshalStrict([]byte(doc), job)
+			job = &kube.Job{}
+			err = decodeStrict([]byte(doc), job)
 		case "ConfigMap":
-			cm = &corev1.ConfigMap{}
-			err = yaml.UnmarshalStrict([]byte(doc), cm)
+			cm = &kube.ConfigMap{}
+			err = decodeStrict([]byte(doc), cm)
 		case "PersistentVolumeClaim":
-			pvc = &corev1.PersistentVolumeClaim{}
-			err = yaml.UnmarshalStrict([]byte(doc), pvc)
+			pvc = &kube.PersistentVolumeClaim{}
+			err = decodeStrict([]byte(doc), pvc)
 		default:
 			t.Fatalf("unexpected document of kind %q:\n%s", kind.Kind, doc)
 		}
@@ -72,7 +93,7 @@ func TestK8sJobManifest(t *testing.T) {
 	}
 	job, cm, pvc := k8sDocs(t, out)
 	s := job.Spec
-	if s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 4 || *s.Parallelism != 4 || *s.BackoffLimit != 0 {
+	if s.CompletionMode == nil || *s.CompletionMode != kube.IndexedCompletion || *s.Completions != 4 || *s.Parallelism != 4 || *s.BackoffLimit != 0 {
 		t.Fatalf("job spec %+v: want an Indexed Job of 4 completions, 4 at once, no retries", s)
 	}
 	pod := s.Template.Spec
@@ -80,7 +101,7 @@ func TestK8sJobManifest(t *testing.T) {
 	want := []string{"run", "--get-stream=true", "--header=Authorization: Bearer ${TOKEN}", "--threshold=p99<250ms",
 		"--url=http://mcp.default.svc:8080/mcp", "--profile=/etc/mcpbench/load.yaml", "--segment=$(JOB_COMPLETION_INDEX)/4",
 		"--start-at=2026-11-21T06:00:00Z", "--out=/results/load-test/segment-$(JOB_COMPLETION_INDEX)", "--quiet"}
-	if !slices.Equal(c.Args, want) || c.Image != "ghcr.io/example/mcpbench:v1" || pod.RestartPolicy != corev1.RestartPolicyNever {
+	if !slices.Equal(c.Args, want) || c.Image != "ghcr.io/example/mcpbench:v1" || pod.RestartPolicy != kube.RestartPolicyNever {
 		t.Fatalf("container %q %v\nwant args %v", c.Image, c.Args, want)
 	}
 	if len(c.Env) != 1 || c.Env[0].Name != "JOB_COMPLETION_INDEX" || c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
@@ -89,13 +110,13 @@ func TestK8sJobManifest(t *testing.T) {
 	if len(c.EnvFrom) != 1 || c.EnvFrom[0].SecretRef.Name != "mcp-token" {
 		t.Errorf("envFrom %+v", c.EnvFrom)
 	}
-	if cpu := c.Resources.Requests[corev1.ResourceCPU]; cpu.String() != "2" || c.Resources.Limits.Memory().String() != "1Gi" {
+	if c.Resources.Requests[kube.ResourceCPU] != "2" || c.Resources.Limits[kube.ResourceMemory] != "1Gi" {
 		t.Errorf("resources %+v", c.Resources)
 	}
 	if cm == nil || cm.Data["load.yaml"] != profText || cm.Name != "load-test-profile" {
 		t.Errorf("the profile's ConfigMap: %+v", cm)
 	}
-	if pvc == nil || pvc.Name != "mcpbench-results" || pvc.Spec.AccessModes[0] != corev1.ReadWriteMany || pvc.Spec.Resources.Requests.Storage().String() != "2Gi" {
+	if pvc == nil || pvc.Name != "mcpbench-results" || pvc.Spec.AccessModes[0] != kube.ReadWriteMany || pvc.Spec.Resources.Requests[kube.ResourceStorage] != "2Gi" {
 		t.Errorf("claim %+v", pvc)
 	}
 	var vols []string
@@ -107,8 +128,8 @@ func TestK8sJobManifest(t *testing.T) {
 	}
 	// The strict decoder does reject a field the API lacks.
 	bad := strings.Replace(out, "completionMode: Indexed", "completionMode: Indexed\n  completionMood: Indexed", 1)
-	var j batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(bad[strings.LastIndex(bad, "\n---\n")+5:]), &j); err == nil {
+	var j kube.Job
+	if err := decodeStrict([]byte(bad[strings.LastIndex(bad, "\n---\n")+5:]), &j); err == nil {
 		t.Error("an unknown field decoded without error: the test would not catch one")
 	}
 	// A pod's command line runs: segment 1 of 4 of the test, here.

@@ -89,6 +89,7 @@ var progressTool = []string{"--tool", "progress", "--args", `{"count":3,"interva
 // so in the header and run.json, and a run with resume chaos at either
 // layer is clean: 0 errors, every cut stream resumed, ledger clean.
 func TestServeTLSNegotiatesH2WithResumeChaos(t *testing.T) {
+	t.Parallel()
 	tlsDir := t.TempDir()
 	srv := startServe(t, "--tls", "--tls-dir", tlsDir)
 	if !strings.HasPrefix(srv.url, "https://") || !regexp.MustCompile(`fingerprint ([0-9A-F]{2}:){31}[0-9A-F]{2}\n`).MatchString(srv.out.String()) {
@@ -99,7 +100,7 @@ func TestServeTLSNegotiatesH2WithResumeChaos(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "r")
 			args := append([]string{"run", "--url", srv.url, "--ca", filepath.Join(tlsDir, "ca.pem"), "--vus", "4", "--duration", "1500ms", "--warmup", "0s", "-q",
 				"--chaos", "cut after_events=2 layer=" + layer, "--retry-default", "1ms", "--out", dir}, progressTool...)
-			out, errs, code := run(t, args...)
+			out, errs, code := runPar(t, args...)
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 			}
@@ -126,6 +127,7 @@ func TestServeTLSNegotiatesH2WithResumeChaos(t *testing.T) {
 // An HTTP/2-only server works under --http auto; h2c with prior
 // knowledge works against `serve --h2c`.
 func TestServeHTTP2OnlyAndH2C(t *testing.T) {
+	t.Parallel()
 	tlsDir := t.TempDir()
 	h2only := startServe(t, "--tls", "--http2-only", "--tls-dir", tlsDir)
 	h2c := startServe(t, "--h2c")
@@ -137,7 +139,7 @@ func TestServeHTTP2OnlyAndH2C(t *testing.T) {
 		{h2only.url, []string{"--ca", filepath.Join(tlsDir, "ca.pem")}, "·  HTTP/2 (h2)  ·"},
 		{h2c.url, []string{"--http", "2"}, "·  HTTP/2 (h2c)  ·"},
 	} {
-		out, errs, code := run(t, append([]string{"run", "--url", tt.url, "--vus", "2", "--duration", "1s", "--warmup", "0s", "-q", "--no-results"}, tt.args...)...)
+		out, errs, code := runPar(t, append([]string{"run", "--url", tt.url, "--vus", "2", "--duration", "1s", "--warmup", "0s", "-q", "--no-results"}, tt.args...)...)
 		if code != exitOK || !strings.Contains(headerLine(out), tt.header) || !strings.Contains(out, "Errors: 0") {
 			t.Errorf("%s %v: exit %d\n%s\n%s", tt.url, tt.args, code, out, errs)
 		}
@@ -198,6 +200,7 @@ func TestServeAuthClientCredentials(t *testing.T) {
 // every connection of the run, and the header line says the load went
 // through it.
 func TestRunThroughProxy(t *testing.T) {
+	t.Parallel()
 	tlsDir := t.TempDir()
 	srv := startServe(t, "--tls", "--tls-dir", tlsDir)
 	px, err := mcptest.StartProxy()
@@ -206,7 +209,7 @@ func TestRunThroughProxy(t *testing.T) {
 	}
 	defer px.Close()
 	dir := filepath.Join(t.TempDir(), "r")
-	out, errs, code := run(t, "run", "--url", srv.url, "--ca", filepath.Join(tlsDir, "ca.pem"), "--proxy", px.URL, "--vus", "3", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
+	out, errs, code := runPar(t, "run", "--url", srv.url, "--ca", filepath.Join(tlsDir, "ca.pem"), "--proxy", px.URL, "--vus", "3", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
@@ -223,18 +226,19 @@ func TestRunThroughProxy(t *testing.T) {
 // Against a server that requires client certificates: with --cert/--key
 // the run works; without, it fails saying a client certificate is needed.
 func TestRunMutualTLS(t *testing.T) {
+	t.Parallel()
 	tlsDir := t.TempDir()
 	srv := startServe(t, "--tls", "--mtls", "--tls-dir", tlsDir)
 	base := []string{"run", "--url", srv.url, "--ca", filepath.Join(tlsDir, "ca.pem"), "--vus", "2", "--duration", "1s", "--warmup", "0s", "-q", "--no-results"}
-	out, errs, code := run(t, append(base, "--cert", filepath.Join(tlsDir, "client.pem"), "--key", filepath.Join(tlsDir, "client-key.pem"))...)
+	out, errs, code := runPar(t, append(base, "--cert", filepath.Join(tlsDir, "client.pem"), "--key", filepath.Join(tlsDir, "client-key.pem"))...)
 	if code != exitOK || !strings.Contains(out, "Errors: 0") {
 		t.Fatalf("with the certificate: exit %d\n%s\n%s", code, out, errs)
 	}
-	out, errs, code = run(t, base...)
+	out, errs, code = runPar(t, base...)
 	if code != exitFailed || !strings.Contains(out+errs, "client certificate") || !strings.Contains(out+errs, "give --cert and --key") {
 		t.Fatalf("without the certificate: exit %d\n%s\n%s", code, out, errs)
 	}
-	_, errs, code = run(t, append(base, "--cert", filepath.Join(tlsDir, "client.pem"))...)
+	_, errs, code = runPar(t, append(base, "--cert", filepath.Join(tlsDir, "client.pem"))...)
 	if code != exitUsage || !strings.Contains(errs, "tls.cert: needs key") {
 		t.Fatalf("--cert without --key: exit %d\n%s", code, errs)
 	}

@@ -71,6 +71,7 @@ func TestProbeExitCountsDifferences(t *testing.T) {
 
 // Every mode of the embedded server meets every check that applies to it.
 func TestProbeEmbeddedModes(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"stateful", "stateless", "json", "2026-07-28"} {
 		out, errs, code := cli(t.Context(), "probe", "--server-mode", mode, "--format", "json")
 		var r driver.ProbeReport

@@ -1,16 +1,17 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,14 +21,22 @@ import (
 
 // Every command of the README's shell blocks runs (briefly: durations,
 // steps and sizes shrunk) against the embedded server or a local `serve`,
-// in the README's order, so an example that breaks fails CI (issue: the
-// README's --target-pid $(pgrep …) failed whenever pgrep matched two
-// processes). The chaos examples must open every session and leave the
-// ledger clean.
+// so an example that breaks fails CI (issue: the README's --target-pid
+// $(pgrep …) failed whenever pgrep matched two processes). The chaos
+// examples must open every session and leave the ledger clean.
+//
+// Each command is this test binary run as mcpbench (TestMain), in a
+// process of its own: the servers first, then the other commands a few at
+// a time, each after the commands whose results it reads (report, plot,
+// compare and merge after the --out they name) and after those that
+// listen on the same --prometheus address; a command that writes no
+// named results runs in a directory of its own, so default results
+// directories never meet.
 func TestReadmeCommands(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("runs every README example (skipped under -race: the plain run covers it)")
 	}
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -41,23 +50,26 @@ func TestReadmeCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	t.Chdir(dir)
-	t.Setenv("TOKEN", "readme-token")
-	t.Setenv("MCPBENCH_MAIN", "1")  // run --processes starts this binary as mcpbench (TestMain)
-	px, err := mcptest.StartProxy() // the README's proxy on 127.0.0.1:3128
+	environ := append(os.Environ(), "TOKEN=readme-token", "MCPBENCH_MAIN=1") // MCPBENCH_MAIN: the binary runs as mcpbench (TestMain)
+	px, err := mcptest.StartProxy()                                          // the README's proxy on 127.0.0.1:3128
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer px.Close()
 	env := &readmeEnv{dir: dir, addrs: map[string]string{"127.0.0.1:3128": strings.TrimPrefix(px.URL, "http://")}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	type job struct {
+		name, cwd string
+		args, env []string
+		after     []chan struct{}
+	}
+	var jobs []*job
 	serving := map[string]bool{}
-	procs := runtime.GOMAXPROCS(0)
+	writer := map[string]chan struct{}{}   // results dir → done when the command writing it ends
+	listener := map[string]chan struct{}{} // --prometheus address → the last command listening there
+	var done []chan struct{}
 	for _, c := range cmds {
 		if c.export != "" {
-			name, value, _ := strings.Cut(c.export, "=")
-			t.Setenv(name, value)
+			environ = append(environ, c.export)
 			continue
 		}
 		args := env.rewrite(t, c.args)
@@ -78,42 +90,113 @@ func TestReadmeCommands(t *testing.T) {
 				continue // one server per address serves every block
 			}
 			serving[addr] = true
-			go cli(ctx, args...)
+			startServer(t, dir, args, environ)
 			waitListening(t, addr)
 			if i := slices.Index(args, "--tls-dir"); i >= 0 {
 				waitFile(t, filepath.Join(args[i+1], "ca.pem"))
 			}
+			if i := slices.Index(args, "--pid-file"); i >= 0 {
+				waitFile(t, args[i+1])
+			}
 			continue
 		}
-		for _, p := range args {
-			// compare A B: runs the README does not make are copies of one it does.
-			if strings.HasPrefix(p, "results/") && args[0] == "compare" {
-				if _, err := os.Stat(p); err != nil {
-					copyDir(t, "results/vus64", p)
+		j := &job{name: name, args: args, env: slices.Clone(environ), cwd: dir}
+		ch := make(chan struct{})
+		shared := false
+		for i, a := range args {
+			switch {
+			case strings.HasPrefix(a, "results/") && slices.Contains([]string{"report", "plot", "compare", "merge"}, args[0]) && args[i-1] != "--out":
+				shared = true
+				from := a
+				if _, ok := writer[a]; !ok && args[0] == "compare" {
+					from = "results/vus64" // compare A B: runs the README does not make are copies of one it does
 				}
+				if w, ok := writer[from]; ok {
+					j.after = append(j.after, w)
+				}
+			case a == "--out" && i+1 < len(args):
+				shared = true
+				writer[args[i+1]] = ch
+			case a == "--prometheus" && i+1 < len(args):
+				if l, ok := listener[args[i+1]]; ok {
+					j.after = append(j.after, l)
+				}
+				listener[args[i+1]] = ch
 			}
 		}
-		chaos := slices.ContainsFunc(args, func(a string) bool { return a == "--chaos" || a == "resume-chaos" || a == "reconnect-storm" }) &&
-			!slices.Contains(args, "--dry-run") // a plan, not a run
-		if chaos {
-			args = append(args, "--format", "json")
+		if !shared { // default results directories of its own
+			j.cwd = filepath.Join(dir, fmt.Sprintf("cmd%02d", len(jobs)))
+			if err := os.Mkdir(j.cwd, 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
-		t0 := time.Now()
-		out, errs, code := cli(ctx, args...)
-		runtime.GOMAXPROCS(procs) // an open-model run against --url lowers it
-		okCodes := []int{exitOK}
-		if slices.Contains(args, "--threshold") || slices.Contains(args, "--fail-if") {
-			okCodes = append(okCodes, exitThresholds) // the limit is the user's: crossing it is a result, not a break
+		jobs = append(jobs, j)
+		done = append(done, ch)
+	}
+	// The programs' own secret files (the pid file) exist now: read them.
+	for _, j := range jobs {
+		for i, a := range j.args {
+			if f, ok := strings.CutPrefix(a, "$(cat "); ok {
+				pid, err := os.ReadFile(strings.TrimSuffix(f, ")"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				j.args[i] = strings.TrimSpace(string(pid))
+			}
 		}
-		if !slices.Contains(okCodes, code) {
-			t.Errorf("README: mcpbench %s\n  ran as: %s\n  exit %d after %v\n%s\n%s", name, strings.Join(args, " "), code, time.Since(t0).Round(time.Millisecond), tail(out), tail(errs))
-			continue
-		}
-		if chaos {
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots := make(chan struct{}, 4) // commands at once: most wait on their duration, not the CPU
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() {
+			defer close(done[i])
+			for _, a := range j.after {
+				<-a
+			}
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			for _, p := range j.args {
+				// compare A B: runs the README does not make are copies of one it does.
+				if strings.HasPrefix(p, "results/") && j.args[0] == "compare" {
+					if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+						if err := os.CopyFS(filepath.Join(dir, p), os.DirFS(filepath.Join(dir, "results/vus64"))); err != nil {
+							t.Errorf("README: mcpbench %s: copy results/vus64 to %s: %v", j.name, p, err)
+							return
+						}
+					}
+				}
+			}
+			chaos := slices.ContainsFunc(j.args, func(a string) bool { return a == "--chaos" || a == "resume-chaos" || a == "reconnect-storm" }) &&
+				!slices.Contains(j.args, "--dry-run") // a plan, not a run
+			if chaos {
+				j.args = append(j.args, "--format", "json")
+			}
+			t0 := time.Now()
+			cmd := exec.Command(exe, j.args...)
+			cmd.Dir, cmd.Env = j.cwd, j.env
+			var out, errs bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errs
+			err := cmd.Run()
+			code := cmd.ProcessState.ExitCode()
+			okCodes := []int{exitOK}
+			if slices.Contains(j.args, "--threshold") || slices.Contains(j.args, "--fail-if") {
+				okCodes = append(okCodes, exitThresholds) // the limit is the user's: crossing it is a result, not a break
+			}
+			if !slices.Contains(okCodes, code) {
+				t.Errorf("README: mcpbench %s\n  ran as: %s\n  exit %d (%v) after %v\n%s\n%s", j.name, strings.Join(j.args, " "), code, err, time.Since(t0).Round(time.Millisecond), tail(out.String()), tail(errs.String()))
+				return
+			}
+			if !chaos {
+				return
+			}
 			var s metrics.Summary
-			if err := json.Unmarshal([]byte(out), &s); err != nil {
-				t.Errorf("README: mcpbench %s: --format json: %v", name, err)
-				continue
+			if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+				t.Errorf("README: mcpbench %s: --format json: %v", j.name, err)
+				return
 			}
 			verdicts := map[string]int64{}
 			for _, l := range []*metrics.LedgerSummary{s.All.Ledger, getLedger(&s)} {
@@ -129,10 +212,39 @@ func TestReadmeCommands(t *testing.T) {
 				bad = bad || n != 0
 			}
 			if s.Sessions.Failed != 0 || s.Sessions.Opened == 0 || bad {
-				t.Errorf("README: mcpbench %s: sessions %d opened, %d failed; verdicts %v (want every session opened, a clean ledger)", name, s.Sessions.Opened, s.Sessions.Failed, verdicts)
+				t.Errorf("README: mcpbench %s: sessions %d opened, %d failed; verdicts %v (want every session opened, a clean ledger)", j.name, s.Sessions.Opened, s.Sessions.Failed, verdicts)
 			}
-		}
+		})
 	}
+	wg.Wait()
+}
+
+// startServer runs a README serve command as a process of its own (this
+// binary as mcpbench), stopped when the test ends.
+func startServer(t *testing.T, dir string, args, environ []string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir, cmd.Env = dir, environ
+	var errs bytes.Buffer
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
 }
 
 func getLedger(s *metrics.Summary) *metrics.LedgerSummary {
@@ -164,7 +276,7 @@ func readmeCommands(readme string) []readmeCmd {
 				words = words[:len(words)-1]
 			}
 			switch {
-			case len(words) == 2 && words[0] == "export" && strings.Contains(words[1], "="):
+			case len(words) == 2 && words[0] == "export" && strings.Contains(words[1], "=") && !strings.Contains(words[1], "$"): // not PATH="$PATH:…"
 				out = append(out, readmeCmd{export: words[1]})
 			case len(words) >= 2 && words[0] == "mcpbench":
 				out = append(out, readmeCmd{args: words[1:]})
@@ -242,14 +354,10 @@ func (e *readmeEnv) addr(t *testing.T, a string) string {
 // files temporary ones, durations, steps and loads small.
 func (e *readmeEnv) rewrite(t *testing.T, args []string) []string {
 	out := make([]string, 0, len(args)+8)
-	pidFile := filepath.Join(e.dir, "mcpbench-serve.pid")
 	for _, a := range args {
 		a = strings.ReplaceAll(a, "https://mcp.example.com/mcp", "http://127.0.0.1:8080/mcp")
 		a = reAddr.ReplaceAllStringFunc(a, func(m string) string { return e.addr(t, m) })
 		a = strings.ReplaceAll(a, "/tmp/mcpbench-", filepath.Join(e.dir, "mcpbench-"))
-		if a == "$(cat "+pidFile+")" {
-			a = fmt.Sprint(os.Getpid()) // serve runs in this process
-		}
 		out = append(out, a)
 	}
 	has := func(f string) bool { return slices.Contains(out, f) }
@@ -295,7 +403,7 @@ func waitListening(t *testing.T, addr string) {
 			c.Close()
 			return
 		}
-		time.Sleep(20 * time.Millisecond) // polling with a deadline: the server starts in another goroutine
+		time.Sleep(20 * time.Millisecond) // polling with a deadline: the server starts in another process
 	}
 	t.Fatalf("serve did not listen on %s", addr)
 }
@@ -308,16 +416,9 @@ func waitFile(t *testing.T, path string) {
 		if _, err := os.Stat(path); err == nil {
 			return
 		}
-		time.Sleep(5 * time.Millisecond) // polling with a deadline: serve writes it in another goroutine
+		time.Sleep(5 * time.Millisecond) // polling with a deadline: serve writes it in another process
 	}
 	t.Fatalf("serve wrote no %s", path)
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
-		t.Fatalf("copy %s to %s: %v", from, to, err)
-	}
 }
 
 func tail(s string) string {

@@ -298,16 +298,17 @@ func TestRedactArgs(t *testing.T) {
 // A sweep's files (sweep.json, every step's results, the capacity charts)
 // show the target without credentials.
 func TestSweepCredentials(t *testing.T) {
+	t.Parallel()
 	g := startGuarded(t, "SECRET2", http.Header{"Authorization": {basicAuth("u:SECRET1")}}, false)
 	target := strings.Replace(g.url, "http://", "http://u:SECRET1@", 1) + "?api_key=SECRET2"
 	dir := filepath.Join(t.TempDir(), "sw")
-	out, errs, code := run(t, "sweep", "--url", target, "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "20", "--to", "40", "--steps", "2",
+	out, errs, code := runPar(t, "sweep", "--url", target, "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "20", "--to", "40", "--steps", "2",
 		"--step", "1s", "--step-warmup", "0s", "-q", "--out", dir)
 	if code != exitOK {
 		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errs)
 	}
 	g.check(t)
-	pout, perrs, code := run(t, "plot", dir)
+	pout, perrs, code := runPar(t, "plot", dir)
 	if code != exitOK {
 		t.Fatalf("plot: exit %d\n%s\n%s", code, pout, perrs)
 	}

@@ -66,12 +66,12 @@ func TestSoakProcessesCountsPlantedFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
+	t.Parallel()
 	var planted atomic.Int64
 	srv := httptest.NewServer(dupFake(&planted))
 	defer srv.Close()
-	t.Setenv("MCPBENCH_MAIN", "1")
 	dir := filepath.Join(t.TempDir(), "soak")
-	out, errs, code := run(t, "soak", "--processes", "2", "--url", srv.URL, "--profile", "smoke", "--tool", "work", "--progress-token", "--rate", "40",
+	out, errs, code := runPar(t, "soak", "--processes", "2", "--url", srv.URL, "--profile", "smoke", "--tool", "work", "--progress-token", "--rate", "40",
 		"--duration", "2s", "--warmup", "0s", "--start-delay", "1s", "-q", "--out", dir)
 	if code != exitThresholds || !strings.Contains(out, "Soak: FAIL") {
 		t.Fatalf("exit %d, want 99\n%s\n%s", code, out, errs)
@@ -101,9 +101,9 @@ func TestSoakProcessesCleanPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
-	t.Setenv("MCPBENCH_MAIN", "1")
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "soak")
-	out, errs, code := run(t, "soak", "--processes", "2", "--duration", "3s", "--warmup", "0s", "--churn-rate", "5", "--rate", "60",
+	out, errs, code := runPar(t, "soak", "--processes", "2", "--duration", "3s", "--warmup", "0s", "--churn-rate", "5", "--rate", "60",
 		"--start-delay", "1s", "-q", "--out", dir)
 	if code != exitOK || !strings.Contains(out, "Soak: PASS") || !strings.Contains(out, "Segments merged (2)") {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errs)

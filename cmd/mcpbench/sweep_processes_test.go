@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,14 +50,15 @@ func TestSweepProcessesMergesEachStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
+	// Not parallel: with the CPU shared, the children's interval rows
+	// may not line up (step 2's merged last row then held one child's RSS).
 	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", refserver.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	t.Setenv("MCPBENCH_MAIN", "1") // the children are this test binary as mcpbench (TestMain)
 	dir := filepath.Join(t.TempDir(), "sw")
-	out, errs, code := run(t, "sweep", "--processes", "2", "--url", srv.URL(), "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "50", "--to", "100",
+	out, errs, code := runPar(t, "sweep", "--processes", "2", "--url", srv.URL(), "--tool", "echo", "--args", `{"text":"hi"}`, "--from", "50", "--to", "100",
 		"--steps", "2", "--step", "1s", "--step-warmup", "1ms", "--slo-p99", "5s", "--start-delay", "1s", "-q", "--out", dir)
 	if code != exitOK || !strings.Contains(errs, "2 processes") || !strings.Contains(out, "Maximum sustainable rate") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
@@ -115,21 +117,36 @@ func lastMeasuredRSS(t *testing.T, dir string) float64 {
 }
 
 // queueFake serves one tools/call at a time, 10 ms each: 100 calls/s at
-// most, whichever processes send them.
+// most, whichever processes send them. The queue runs on computed times,
+// not on how late each sleep wakes: a call starts when it arrives or when
+// the one before it is computed to end, whichever is later, and is
+// answered at its computed end (or as soon after as the machine wakes it).
+// So a loaded machine adds its wake-up delays to each answer but never
+// lowers the capacity: below 100 calls/s no queue builds, above it one
+// grows by the excess every second.
 func queueFake() *mcptest.Server {
 	fake := mcptest.New()
-	sem := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var free time.Time // when the server finishes the calls it has
 	fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
-		sem <- struct{}{}
-		time.Sleep(10 * time.Millisecond) // the planted service time
-		<-sem
+		mu.Lock()
+		now := time.Now()
+		if free.Before(now) {
+			free = now
+		}
+		free = free.Add(10 * time.Millisecond) // the planted service time
+		end := free
+		mu.Unlock()
+		time.Sleep(time.Until(end)) // the service time, not a wait for another goroutine
 		w.Result(r, map[string]any{"content": []any{}})
 	})
 	return fake
 }
 
-// A server planted to hold 100 calls/s: a sweep from 40 to 160 calls/s
-// passes its first step and fails the second on p99 — in one process and
+// A server planted to hold 100 calls/s: a sweep from 40 to 240 calls/s
+// passes its first step and fails the second on p99 (its queue grows by
+// 140 calls, 1.4 s, a second; the SLO, 500 ms, leaves the first step room
+// for a loaded machine's wake-up delays) — in one process and
 // as two processes alike (the children share the server's capacity) —
 // and each child's step runs exactly the in-process step's profile (its
 // run.json's effective profile is the in-process step's).
@@ -137,6 +154,7 @@ func TestSweepProcessesFailsTheSLOAsInProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
+	t.Parallel()
 	srv := httptest.NewServer(queueFake())
 	defer srv.Close()
 	prof := filepath.Join(t.TempDir(), "queue.yaml")
@@ -144,11 +162,10 @@ func TestSweepProcessesFailsTheSLOAsInProcess(t *testing.T) {
 	if err := os.WriteFile(prof, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("MCPBENCH_MAIN", "1")
-	common := []string{"sweep", "--profile", prof, "--url", srv.URL, "--from", "40", "--to", "160", "--steps", "2", "--step", "1s", "--step-warmup", "1ms", "--slo-p99", "100ms", "-q"}
+	common := []string{"sweep", "--profile", prof, "--url", srv.URL, "--from", "40", "--to", "240", "--steps", "2", "--step", "1s", "--step-warmup", "1ms", "--slo-p99", "500ms", "-q"}
 	inproc, procs := filepath.Join(t.TempDir(), "one"), filepath.Join(t.TempDir(), "two")
 	for _, args := range [][]string{append(common, "--out", inproc), append(common, "--out", procs, "--processes", "2", "--start-delay", "1s")} {
-		out, errs, code := run(t, args...)
+		out, errs, code := runPar(t, args...)
 		if code != exitOK {
 			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errs)
 		}
@@ -192,10 +209,9 @@ func TestSweepProcessesInterruptKeepsFinishedSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
+	t.Parallel()
 	url := startRefServer(t)
-	t.Setenv("MCPBENCH_MAIN", "1")
 	dir := filepath.Join(t.TempDir(), "sw")
-	t.Chdir(t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
