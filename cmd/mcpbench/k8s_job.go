@@ -9,7 +9,6 @@ import (
 	"github.com/mcpbench/mcpbench/internal/kube"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // k8sDrop are the flags k8s-job reads itself, or sets for each pod.
@@ -128,12 +127,6 @@ func (k *k8sFlags) resources(c *kube.Container) error {
 	return nil
 }
 
-// quantity is s in the canonical form Kubernetes prints a quantity in
-// ("1024Mi" is "1Gi", "0.5" is "500m"), or why it is not one.
-func quantity(s string) (string, error) {
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return "", err
-	}
-	return q.String(), nil
-}
+// quantity is s if it is a Kubernetes resource quantity, or why not
+// (kube.Quantity: the manifest keeps it as written).
+func quantity(s string) (string, error) { return kube.Quantity(s) }

@@ -15,8 +15,9 @@
 // strict-decode into the k8s.io/api types and print back to the same
 // bytes.
 //
-// Quantities (ResourceList values) are strings: the caller gives them in
-// canonical form (resource.Quantity's String), as k8s.io/api prints them.
+// Quantities (ResourceList values) are strings, checked by Quantity and
+// kept as the user wrote them (Kubernetes reads "1024Mi" and "1Gi" as the
+// same amount).
 //
 // The types are plain data; Marshal is safe for concurrent use.
 package kube
