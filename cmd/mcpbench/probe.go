@@ -25,6 +25,7 @@ type probeFlags struct {
 	headers           []string
 	serverMode        string
 	net               netFlags
+	tools             driver.ProbeOptions
 }
 
 func newProbeCmd() *cobra.Command {
@@ -65,6 +66,9 @@ mode).`,
 	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment)")
 	f.net.registerTransport(cmd.Flags())
 	cmd.Flags().StringVar(&f.serverMode, "server-mode", "", "embedded server mode when no URL is given: stateful, stateless, json, 2026-07-28")
+	cmd.Flags().StringVar(&f.tools.StreamTool, "stream-tool", "", "tool to call with a progressToken for the streaming and concurrent-calls checks (a tool that sends progress; default: the reference server's progress tool, or a read-only tool without required arguments)")
+	cmd.Flags().StringVar(&f.tools.StreamArgs, "stream-args", "", `arguments of --stream-tool, a JSON object (default {} ; {"count":3} for the reference progress tool)`)
+	cmd.Flags().StringVar(&f.tools.CloseArgs, "close-args", "", `arguments of --stream-tool that make the server close its stream early with a retry hint, for the SSE polling checks (default for a progress tool with close_after: {"count":2,"close_after":2[,"retry_ms":250]})`)
 	return cmd
 }
 
@@ -73,6 +77,9 @@ mode).`,
 func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := f.tools.Validate(); err != nil {
+		return usageError("%v", err)
+	}
 	cfg := &driver.Config{Insecure: f.insecure, RequestTimeout: 10 * time.Second}
 	f.net.config(cfg)
 	if errs := cfg.ValidateNet(); len(errs) > 0 {
@@ -93,7 +100,7 @@ func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	rep, err := driver.Probe(ctx, cfg)
+	rep, err := driver.ProbeWith(ctx, cfg, f.tools)
 	if rep != nil {
 		rep.URL = shown
 		var werr error
@@ -240,6 +247,9 @@ func writeCase(b *strings.Builder, c driver.ProbeCase) {
 
 // streamingLine sums up the streaming answer the probe triggered.
 func streamingLine(s *driver.ProbeStream) string {
+	if strings.HasPrefix(s.Why, "not run: ") {
+		return s.Why
+	}
 	if s.Tool == "" || s.AnsweredAs == "" {
 		return "not triggered: " + s.Why
 	}
