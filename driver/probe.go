@@ -146,8 +146,8 @@ const (
 )
 
 // Probe sends a few requests (about 20 to 50, one at a time but for two GET
-// streams; it never loads the server) to learn what a server speaks, and
-// checks it against the Streamable HTTP transport (2025-11-25 transports;
+// streams and the concurrent calls; it never loads the server) to learn
+// what a server speaks, and checks it against the Streamable HTTP transport (2025-11-25 transports;
 // 2026-07-28 Streamable HTTP for that era):
 //
 //   - the eras and versions: server/discover, and initialize with each
@@ -169,7 +169,11 @@ const (
 //     MCP-Protocol-Version, malformed JSON, a wrong Accept or Content-Type,
 //     a foreign Origin (403), PUT (405), a second concurrent GET, a GET with
 //     an unknown Last-Event-ID, the 401 challenge; and the 2026-07-28 header
-//     validation.
+//     validation;
+//   - DNS rebinding apart from Origin: a foreign Host without Origin (on a
+//     local server), and the server's own origin (must be served); ping
+//     ({}); and probeConcurrent calls of the streaming tool at once, none
+//     of whose streams may carry a sibling's progress or response.
 //
 // On a server that speaks both eras, the session checks (session ids,
 // the GET stream, DELETE, resumption) run in the legacy session and the

@@ -33,7 +33,7 @@ func newProbeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probe [URL]",
 		Short: "Show what an MCP server speaks: protocol versions, sessions, streams, error statuses",
-		Long: `probe sends 20 to 40 requests (never load) and reports what a server speaks:
+		Long: `probe sends 20 to 50 requests (never load) and reports what a server speaks:
 the protocol eras and versions (server/discover for 2026-07-28, initialize with
 each legacy version), sessions or stateless, JSON or SSE answers; it calls a
 tool with a progressToken to get a streaming answer (the reference server's
@@ -42,12 +42,16 @@ and records its event ids, priming event and retry hints; it resumes a
 finished stream with Last-Event-ID (the replay must be exact, then end) and a
 stream the server closed; and it checks the transport's error cases: unknown
 (malformed, and shaped like the server's own), missing and deleted session
-ids, DELETE twice, a wrong Content-Type or Accept, a foreign Origin (403), PUT
-(405), a second GET (409), an unknown Last-Event-ID, the session id's
+ids, DELETE twice, a wrong Content-Type or Accept, a foreign Origin (403) and,
+apart, a foreign Host without Origin (DNS rebinding), the server's own origin
+(served), ping ({}), three progress calls at once (no notification on a
+sibling's stream), PUT (405), a second GET (409), an unknown Last-Event-ID, the session id's
 characters, the 401 challenge, and the 2026-07-28 header validation and
 subscriptions/listen stream. On a server that speaks both eras the session
 checks run in its legacy session and the stateless ones in 2026-07-28; the
-protocol column says which. Every check cites the sentence of the spec it
+protocol column says which. --stream-tool (with --stream-args, and
+--close-args for SSE polling) names the tool to call when the server's tools
+differ from the reference server's. Every check cites the sentence of the spec it
 checks; checks that do not apply say why. --format json prints the report as data.
 
 Exit codes: 0 an MCP endpoint (even when checks differ: the last line counts
