@@ -29,7 +29,7 @@ const (
 // The cross-talk case.
 const (
 	crossTalkName = "concurrent calls: no cross-talk between streams"
-	crossTalkWant = "no sibling's progress or response on a call's stream"
+	crossTalkWant = "each call's stream: its own messages"
 )
 
 // probeHost is the foreign Host sent (with the URL's port).
