@@ -325,7 +325,8 @@ func (f *ProbeFake) call(w http.ResponseWriter, r *http.Request, id, token json.
 	resp := mustJSON(Response(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": "sent " + strconv.Itoa(count)}}}))
 	f.mu.Unlock()
 	if f.Faults.CrossTalk && token != nil && closeAfter == 0 {
-		evs = append(evs[:1], f.crossTalk(r, evs[1:])...)
+		// The partner reads own: this call's slice is not written again.
+		evs = append([]json.RawMessage{nil}, f.crossTalk(r, slices.Clone(evs[1:]))...)
 	}
 	evs = append(evs, resp)
 	f.mu.Lock()
