@@ -189,7 +189,9 @@
 //     JSON, Accept, Content-Type, Origin, PUT) and the 401 challenge;
 //     probe_stream.go: the streaming tool call; probe_resume.go: SSE
 //     polling and Last-Event-ID replay checks; probe_spec.go: the spec
-//     sentences the checks cite.
+//     sentences the checks cite; probe_conform.go: ProbeOptions (the tools
+//     the probe calls), the Host and same-origin checks, ping, and the
+//     concurrent calls' cross-talk check.
 //   - util.go: small append helpers.
 //
 // # Cost

@@ -32,7 +32,7 @@ type ProbeReport struct {
 	// or an initialize result with a protocolVersion.
 	MCPEndpoint bool `json:"mcp_endpoint"`
 	// Requests is the number of HTTP requests the probe sent (about 20 to
-	// 40: it never loads the server).
+	// 50: it never loads the server).
 	Requests int `json:"requests"`
 
 	// Modern (2026-07-28) era.
@@ -145,9 +145,9 @@ const (
 	probePollToken  = "mcpbench-probe-2"     // progressToken of the polling call
 )
 
-// Probe sends a few requests (about 20 to 40, one at a time but for two GET
-// streams; it never loads the server) to learn what a server speaks, and
-// checks it against the Streamable HTTP transport (2025-11-25 transports;
+// Probe sends a few requests (about 20 to 50, one at a time but for two GET
+// streams and the concurrent calls; it never loads the server) to learn
+// what a server speaks, and checks it against the Streamable HTTP transport (2025-11-25 transports;
 // 2026-07-28 Streamable HTTP for that era):
 //
 //   - the eras and versions: server/discover, and initialize with each
@@ -169,7 +169,11 @@ const (
 //     MCP-Protocol-Version, malformed JSON, a wrong Accept or Content-Type,
 //     a foreign Origin (403), PUT (405), a second concurrent GET, a GET with
 //     an unknown Last-Event-ID, the 401 challenge; and the 2026-07-28 header
-//     validation.
+//     validation;
+//   - DNS rebinding apart from Origin: a foreign Host without Origin (on a
+//     local server), and the server's own origin (must be served); ping
+//     ({}); and probeConcurrent calls of the streaming tool at once, none
+//     of whose streams may carry a sibling's progress or response.
 //
 // On a server that speaks both eras, the session checks (session ids,
 // the GET stream, DELETE, resumption) run in the legacy session and the
@@ -186,6 +190,12 @@ const (
 // returns context.Cause(ctx) and no report. It is safe to call
 // concurrently; it does not change cfg.
 func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
+	return ProbeWith(ctx, cfg, ProbeOptions{})
+}
+
+// ProbeWith is Probe with the tools it calls named by opts (see
+// ProbeOptions); opts must be valid (ProbeOptions.Validate).
+func ProbeWith(ctx context.Context, cfg *Config, opts ProbeOptions) (*ProbeReport, error) {
 	r := &ProbeReport{URL: cfg.URL, Sessions: "none", GETStream: "-", Answers: "-", RetryHints: []int{}}
 	r.Streaming.RetryHints = []int{}
 	c := *cfg
@@ -197,7 +207,7 @@ func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	p := &prober{cfg: &c, rt: rt, u: c.URL, r: r, nextID: 900}
+	p := &prober{cfg: &c, rt: rt, u: c.URL, r: r, nextID: 900, opts: opts}
 
 	first := p.discover(ctx)
 	if first.err != nil {
@@ -232,6 +242,7 @@ func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
 		p.modernCases(ctx)
 	}
 	p.streaming(ctx)
+	p.crossTalk(ctx)
 	p.requestCases(ctx)
 	if p.legacy {
 		p.getCases(ctx)
@@ -255,10 +266,11 @@ func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
 // prober holds one probe's state. It is used by one goroutine, but for the
 // concurrent GET streams, which call do only.
 type prober struct {
-	cfg *Config
-	rt  http.RoundTripper
-	u   string
-	r   *ProbeReport
+	cfg  *Config
+	opts ProbeOptions
+	rt   http.RoundTripper
+	u    string
+	r    *ProbeReport
 
 	legacy    bool   // a legacy initialize succeeded
 	proto     string // the version it negotiated

@@ -84,6 +84,10 @@ func (p *prober) do(ctx context.Context, q req) answer {
 		hr.Header[k] = v
 	}
 	for k, v := range q.h {
+		if k == "Host" {
+			hr.Host = v // the Host header is the request's Host field
+			continue
+		}
 		if v == "" {
 			hr.Header.Del(k)
 		} else {

@@ -51,15 +51,14 @@ func (p *prober) resumeCases(ctx context.Context) {
 		}
 	}
 
-	// SSE polling: make the reference progress tool close its stream.
-	if p.closed == nil && p.stream != nil && p.tool.ref && p.tool.canClose && p.stream.sse && len(p.stream.ids()) > 0 {
-		// Closing after the last progress leaves only the response to resume.
-		const args = `{"count":2,"close_after":2,"retry_ms":250}`
+	// SSE polling: make the tool close its stream (--close-args, or the
+	// reference progress tool's close_after).
+	if args := p.closeArgs(); p.closed == nil && p.stream != nil && args != "" && p.stream.sse && len(p.stream.ids()) > 0 {
 		q := p.toolCall(args, probePollToken)
 		a := p.send(ctx, q)
 		p.note(&a, true)
 		if a.sse && a.ended && a.response == nil {
-			p.closed, p.closedBy, p.closedID, p.closedTk = &a, "progress"+args, q.id, probePollToken
+			p.closed, p.closedBy, p.closedID, p.closedTk = &a, p.tool.name+args, q.id, probePollToken
 		}
 	}
 	switch {
@@ -77,7 +76,10 @@ func (p *prober) resumeCases(ctx context.Context) {
 		p.na(retryName, retryWant, specRetry, why)
 		p.na(pollName, pollWant, specPoll, why)
 	default:
-		why := "the server did not close a stream early; the probe can make only the reference progress tool do so (close_after)"
+		why := "the server did not close a stream early; the probe can make only a progress tool with close_after do so, or the tool named by --stream-tool with --close-args"
+		if args := p.closeArgs(); args != "" {
+			why = "the server did not close the stream of " + p.tool.name + args + " before its response"
+		}
 		p.na(retryName, retryWant, specRetry, why)
 		p.na(pollName, pollWant, specPoll, why)
 	}
@@ -350,4 +352,20 @@ func replayDiff(want, got []sseEvent, open bool) string {
 		problems = append(problems, fmt.Sprintf("%s more than the stream had (first: id %q)", plural(len(got)-len(want), "event"), got[len(want)].ID))
 	}
 	return strings.Join(problems, "; ")
+}
+
+// closeArgs returns the arguments of the call that makes the stream tool
+// close its stream early: --close-args, or for a progress tool that takes
+// close_after, close_after (and retry_ms when it takes it); "" when none.
+// Closing after the last progress leaves only the response to resume.
+func (p *prober) closeArgs() string {
+	switch {
+	case p.opts.CloseArgs != "":
+		return p.opts.CloseArgs
+	case !p.tool.ref || !p.tool.canClose:
+		return ""
+	case p.tool.retryMS:
+		return `{"count":2,"close_after":2,"retry_ms":250}`
+	}
+	return `{"count":2,"close_after":2}`
 }

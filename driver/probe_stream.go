@@ -7,21 +7,25 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // probeTool is the tool the streaming call uses.
 type probeTool struct {
 	name      string
 	ref       bool // the reference server's progress tool
-	canClose  bool // it takes close_after and retry_ms
+	canClose  bool // it takes close_after
+	retryMS   bool // and retry_ms
+	interval  bool // and interval_ms
 	schema    json.RawMessage
 	available int // tools listed
 }
 
-// pickTool chooses the tool to call from a tools/list result: the
-// reference server's progress tool, else a read-only tool without required
-// arguments. Nothing else is ever called: a probe must not change state.
-func pickTool(result []byte) *probeTool {
+// pickTool chooses the tool to call from a tools/list result: the one
+// named (--stream-tool), else the reference server's progress tool, else a
+// read-only tool without required arguments. Nothing else is ever called: a
+// probe must not change state. A named tool not listed gets nil.
+func pickTool(result []byte, named string) *probeTool {
 	var res struct {
 		Tools []struct {
 			Name        string          `json:"name"`
@@ -34,6 +38,7 @@ func pickTool(result []byte) *probeTool {
 	if json.Unmarshal(result, &res) != nil {
 		return nil
 	}
+
 	type schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Required   []string                   `json:"required"`
@@ -42,14 +47,24 @@ func pickTool(result []byte) *probeTool {
 	for _, t := range res.Tools {
 		var s schema
 		json.Unmarshal(t.InputSchema, &s)
+		if named != "" {
+			if t.Name == named {
+				return &probeTool{name: t.Name, schema: t.InputSchema, available: len(res.Tools)}
+			}
+			continue
+		}
 		if t.Name == "progress" && s.Properties["count"] != nil {
 			_, ca := s.Properties["close_after"]
 			_, rm := s.Properties["retry_ms"]
-			return &probeTool{name: t.Name, ref: true, canClose: ca && rm, schema: t.InputSchema, available: len(res.Tools)}
+			_, iv := s.Properties["interval_ms"]
+			return &probeTool{name: t.Name, ref: true, canClose: ca, retryMS: rm, interval: iv, schema: t.InputSchema, available: len(res.Tools)}
 		}
 		if readOnly == nil && t.Annotations.ReadOnly && len(s.Required) == 0 {
 			readOnly = &probeTool{name: t.Name, schema: t.InputSchema}
 		}
+	}
+	if named != "" {
+		return nil
 	}
 	if readOnly != nil {
 		readOnly.available = len(res.Tools)
@@ -93,7 +108,11 @@ func (p *prober) streaming(ctx context.Context) {
 		st.Why = "tools/list: " + a.describe() + " without a result"
 		return
 	}
-	p.tool = pickTool(m.Result)
+	p.tool = pickTool(m.Result, p.opts.StreamTool)
+	if p.tool == nil && p.opts.StreamTool != "" {
+		st.Why = "not run: no tool named " + strconv.Quote(p.opts.StreamTool) + " (--stream-tool); the server lists " + toolNames(m.Result)
+		return
+	}
 	if p.tool == nil || p.tool.name == "" {
 		n := 0
 		if p.tool != nil {
@@ -105,7 +124,10 @@ func (p *prober) streaming(ctx context.Context) {
 	}
 	st.Tool = p.tool.name
 	st.Args = "{}"
-	if p.tool.ref {
+	switch {
+	case p.opts.StreamArgs != "":
+		st.Args = p.opts.StreamArgs
+	case p.tool.ref:
 		st.Args = `{"count":3}`
 	}
 	p.streamCall(ctx, st)
@@ -173,4 +195,45 @@ func (p *prober) terminateCase(a *answer) {
 	default:
 		p.check(name, want, specTerminate, *a, true, "")
 	}
+}
+
+// toolNames lists the names of a tools/list result, for a message:
+// "echo, progress" or "no tools".
+func toolNames(result []byte) string {
+	var res struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(result, &res)
+	if len(res.Tools) == 0 {
+		return "no tools"
+	}
+	names := make([]string, 0, len(res.Tools))
+	for _, t := range res.Tools {
+		names = append(names, strconv.Quote(t.Name))
+	}
+	return clip(strings.Join(names, ", "), 300)
+}
+
+// crossTalk runs the concurrent-calls check, in the legacy session when
+// there is one (its streams share a session), else in 2026-07-28.
+func (p *prober) crossTalk(ctx context.Context) {
+	defer p.inEra(!p.legacy)()
+	switch {
+	case p.tool == nil:
+		p.na(crossTalkName, crossTalkWant, specCrossTalk, "no streaming answer: "+p.streamRec.Why)
+		return
+	case !p.tool.ref && p.opts.StreamTool == "":
+		p.na(crossTalkName, crossTalkWant, specCrossTalk, "needs a tool that sends progress: the reference progress tool, or the one --stream-tool names ("+p.tool.name+" is only read-only)")
+		return
+	case p.stream == nil || !p.stream.sse:
+		p.na(crossTalkName, crossTalkWant, specCrossTalk, "the streaming call was not answered as SSE: no stream to share")
+		return
+	}
+	args := p.r.Streaming.Args
+	if p.opts.StreamArgs == "" && p.tool.ref && p.tool.interval {
+		args = `{"count":3,"interval_ms":20}` // spread over time, so the calls overlap
+	}
+	p.concurrentCase(ctx, args)
 }

@@ -37,6 +37,10 @@ func (p *prober) requestCases(ctx context.Context) {
 		detail = a.describe() + " to Origin " + probeOrigin
 	}
 	p.check("foreign Origin (DNS rebinding)", "403", specOrigin, a, a.status == http.StatusForbidden, detail)
+	p.hostCases(ctx)
+	if p.legacy {
+		p.pingCase(ctx)
+	}
 	put := p.harmless()
 	put.method = http.MethodPut
 	a = p.send(ctx, put)

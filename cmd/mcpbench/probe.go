@@ -25,6 +25,7 @@ type probeFlags struct {
 	headers           []string
 	serverMode        string
 	net               netFlags
+	tools             driver.ProbeOptions
 }
 
 func newProbeCmd() *cobra.Command {
@@ -32,7 +33,7 @@ func newProbeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probe [URL]",
 		Short: "Show what an MCP server speaks: protocol versions, sessions, streams, error statuses",
-		Long: `probe sends 20 to 40 requests (never load) and reports what a server speaks:
+		Long: `probe sends 20 to 50 requests (never load) and reports what a server speaks:
 the protocol eras and versions (server/discover for 2026-07-28, initialize with
 each legacy version), sessions or stateless, JSON or SSE answers; it calls a
 tool with a progressToken to get a streaming answer (the reference server's
@@ -41,12 +42,16 @@ and records its event ids, priming event and retry hints; it resumes a
 finished stream with Last-Event-ID (the replay must be exact, then end) and a
 stream the server closed; and it checks the transport's error cases: unknown
 (malformed, and shaped like the server's own), missing and deleted session
-ids, DELETE twice, a wrong Content-Type or Accept, a foreign Origin (403), PUT
-(405), a second GET (409), an unknown Last-Event-ID, the session id's
+ids, DELETE twice, a wrong Content-Type or Accept, a foreign Origin (403) and,
+apart, a foreign Host without Origin (DNS rebinding), the server's own origin
+(served), ping ({}), three progress calls at once (no notification on a
+sibling's stream), PUT (405), a second GET (409), an unknown Last-Event-ID, the session id's
 characters, the 401 challenge, and the 2026-07-28 header validation and
 subscriptions/listen stream. On a server that speaks both eras the session
 checks run in its legacy session and the stateless ones in 2026-07-28; the
-protocol column says which. Every check cites the sentence of the spec it
+protocol column says which. --stream-tool (with --stream-args, and
+--close-args for SSE polling) names the tool to call when the server's tools
+differ from the reference server's. Every check cites the sentence of the spec it
 checks; checks that do not apply say why. --format json prints the report as data.
 
 Exit codes: 0 an MCP endpoint (even when checks differ: the last line counts
@@ -65,6 +70,9 @@ mode).`,
 	cmd.Flags().StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable; ${NAME} in the value is read from the environment)")
 	f.net.registerTransport(cmd.Flags())
 	cmd.Flags().StringVar(&f.serverMode, "server-mode", "", "embedded server mode when no URL is given: stateful, stateless, json, 2026-07-28")
+	cmd.Flags().StringVar(&f.tools.StreamTool, "stream-tool", "", "tool to call with a progressToken for the streaming and concurrent-calls checks (a tool that sends progress; default: the reference server's progress tool, or a read-only tool without required arguments)")
+	cmd.Flags().StringVar(&f.tools.StreamArgs, "stream-args", "", `arguments of --stream-tool, a JSON object (default {} ; {"count":3} for the reference progress tool)`)
+	cmd.Flags().StringVar(&f.tools.CloseArgs, "close-args", "", `arguments of --stream-tool that make the server close its stream early with a retry hint, for the SSE polling checks (default for a progress tool with close_after: {"count":2,"close_after":2[,"retry_ms":250]})`)
 	return cmd
 }
 
@@ -73,6 +81,9 @@ mode).`,
 func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := f.tools.Validate(); err != nil {
+		return usageError("%v", err)
+	}
 	cfg := &driver.Config{Insecure: f.insecure, RequestTimeout: 10 * time.Second}
 	f.net.config(cfg)
 	if errs := cfg.ValidateNet(); len(errs) > 0 {
@@ -93,7 +104,7 @@ func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	rep, err := driver.Probe(ctx, cfg)
+	rep, err := driver.ProbeWith(ctx, cfg, f.tools)
 	if rep != nil {
 		rep.URL = shown
 		var werr error
@@ -240,6 +251,9 @@ func writeCase(b *strings.Builder, c driver.ProbeCase) {
 
 // streamingLine sums up the streaming answer the probe triggered.
 func streamingLine(s *driver.ProbeStream) string {
+	if strings.HasPrefix(s.Why, "not run: ") {
+		return s.Why
+	}
 	if s.Tool == "" || s.AnsweredAs == "" {
 		return "not triggered: " + s.Why
 	}

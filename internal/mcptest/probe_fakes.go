@@ -3,11 +3,13 @@ package mcptest
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ProbeFaults are the transport faults a ProbeFake can plant, each one a
@@ -39,6 +41,20 @@ type ProbeFaults struct {
 	// the types asked for ("notifications":{}), then answers and ends the
 	// stream, as mcp-go does when it has nothing to deliver.
 	ListenAcksNothing bool
+	// IgnoreHost serves a request whose Host is not a loopback name
+	// (instead of 403): no DNS rebinding protection by Host.
+	IgnoreHost bool
+	// RefuseSameOrigin answers 403 to every request with an Origin, the
+	// server's own included: it refuses every browser client.
+	RefuseSameOrigin bool
+	// CrossTalk sends the progress of a call with a progressToken on the
+	// stream of another call in flight at the same time, as mcp-go does:
+	// calls are paired as they come (a call with no partner within a
+	// second runs alone, on its own stream) and each one's progress goes
+	// on its partner's stream; the responses stay on their own.
+	CrossTalk bool
+	// PingResult answers ping with {"ok":true} instead of {}.
+	PingResult bool
 }
 
 // ProbeFake is a small 2025-11-25 Streamable HTTP server that follows the
@@ -73,6 +89,9 @@ type ProbeFake struct {
 	// that speak both eras do (see serveModern): a request whose
 	// MCP-Protocol-Version is none of the legacy versions goes there.
 	Modern bool
+	// NoRetryArg lists the progress tool without retry_ms, as the
+	// TypeScript SDK's server does: a close sends retry RetryMS.
+	NoRetryArg bool
 
 	mu       sync.Mutex
 	n        int
@@ -80,6 +99,14 @@ type ProbeFake struct {
 	getOpen  map[string]bool              // session → a standalone GET is open
 	streams  map[string][]json.RawMessage // stream id → its events' data (index 0: priming, empty)
 	calls    map[string]int               // tools/call by tool name
+	pending  *xpair                       // a CrossTalk call waiting for a partner
+}
+
+// xpair is two CrossTalk calls: box[k] receives the progress member k
+// must send on its stream (its partner's).
+type xpair struct {
+	ready chan struct{} // closed when the second member joins
+	box   [2]chan []json.RawMessage
 }
 
 var probeVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
@@ -115,6 +142,14 @@ func (f *ProbeFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.init()
 	f.mu.Unlock()
+	if h := r.Host; !f.Faults.IgnoreHost && !loopbackHost(h) {
+		probeError(w, http.StatusForbidden, "Forbidden: Host "+strconv.Quote(h)+" is not a loopback name")
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && f.Faults.RefuseSameOrigin {
+		probeError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
+		return
+	}
 	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host && !f.Faults.IgnoreOrigin {
 		probeError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
 		return
@@ -227,6 +262,8 @@ func (f *ProbeFake) post(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case m.ID == nil:
 		w.WriteHeader(http.StatusAccepted)
+	case m.Method == "ping" && f.Faults.PingResult:
+		f.result(w, m.ID, map[string]any{"ok": true})
 	case m.Method == "ping":
 		f.result(w, m.ID, map[string]any{})
 	case m.Method == "tools/list":
@@ -257,6 +294,9 @@ func (f *ProbeFake) toolSpec() map[string]any {
 	if f.toolName() == "progress" {
 		t["inputSchema"] = map[string]any{"type": "object", "required": []string{"count"}, "properties": map[string]any{
 			"count": map[string]any{"type": "integer"}, "close_after": map[string]any{"type": "integer"}, "retry_ms": map[string]any{"type": "integer"}}}
+		if f.NoRetryArg {
+			delete(t["inputSchema"].(map[string]any)["properties"].(map[string]any), "retry_ms")
+		}
 	}
 	if f.ReadOnly {
 		t["annotations"] = map[string]any{"readOnlyHint": true}
@@ -282,7 +322,14 @@ func (f *ProbeFake) call(w http.ResponseWriter, r *http.Request, id, token json.
 			evs = append(evs, mustJSON(Progress(string(token), float64(k), float64(count))))
 		}
 	}
-	evs = append(evs, mustJSON(Response(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": "sent " + strconv.Itoa(count)}}})))
+	resp := mustJSON(Response(id, map[string]any{"content": []any{map[string]any{"type": "text", "text": "sent " + strconv.Itoa(count)}}}))
+	f.mu.Unlock()
+	if f.Faults.CrossTalk && token != nil && closeAfter == 0 {
+		// The partner reads own: this call's slice is not written again.
+		evs = append([]json.RawMessage{nil}, f.crossTalk(r, slices.Clone(evs[1:]))...)
+	}
+	evs = append(evs, resp)
+	f.mu.Lock()
 	f.streams[stream] = evs
 	f.mu.Unlock()
 
@@ -300,6 +347,60 @@ func (f *ProbeFake) call(w http.ResponseWriter, r *http.Request, id, token json.
 	if f.Faults.StreamStaysOpen {
 		<-r.Context().Done()
 	}
+}
+
+// crossTalk pairs the call with another one in flight and swaps their
+// progress: it returns the partner's, or own when no partner came within
+// a second (or the request ended).
+func (f *ProbeFake) crossTalk(r *http.Request, own []json.RawMessage) []json.RawMessage {
+	f.mu.Lock()
+	pr, me := f.pending, 1
+	if pr != nil {
+		f.pending = nil
+		close(pr.ready)
+	} else {
+		pr, me = &xpair{ready: make(chan struct{}), box: [2]chan []json.RawMessage{make(chan []json.RawMessage, 1), make(chan []json.RawMessage, 1)}}, 0
+		f.pending = pr
+	}
+	f.mu.Unlock()
+	if me == 0 {
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-pr.ready:
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+		f.mu.Lock()
+		alone := f.pending == pr
+		if alone {
+			f.pending = nil
+		}
+		f.mu.Unlock()
+		if alone {
+			return own
+		}
+	}
+	pr.box[1-me] <- own
+	select {
+	case theirs := <-pr.box[me]:
+		return theirs
+	case <-r.Context().Done():
+		return nil
+	}
+}
+
+// loopbackHost reports whether a Host header names a loopback address.
+func loopbackHost(h string) bool {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	h = strings.Trim(h, "[]")
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 func mustJSON(v any) json.RawMessage {
