@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +17,9 @@ type Timeline struct {
 	all   []atomic.Int64
 	early []atomic.Int64
 	count atomic.Int64
+
+	linkOnce sync.Once
+	link     []atomic.Int64 // attempts sent to a rel="stream" URL (timeline_links.go)
 }
 
 // TimelineBin is the resolution of a Timeline.
