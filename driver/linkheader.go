@@ -84,6 +84,9 @@ func (p *linkParser) link() (linkValue, error) {
 		return lv, errLinkSyntax
 	}
 	lv.Target = strings.TrimSpace(p.s[p.i+1 : p.i+1+end])
+	if strings.IndexByte(lv.Target, '<') >= 0 { // not in a URI-Reference (RFC 3986)
+		return lv, errLinkSyntax
+	}
 	p.i += end + 2
 	relSeen := false
 	for {
