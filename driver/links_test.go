@@ -180,3 +180,53 @@ func TestStreamLinkCrossOriginRefused(t *testing.T) {
 		t.Fatalf("server saw %d link resumes, want 0", n)
 	}
 }
+
+// The probe's stream-link row: a server with links passes with an exact
+// replay at the link; one without passes, saying none is sent; a link to
+// another origin (rewritten by the transport) differs.
+func TestProbeStreamLink(t *testing.T) {
+	const name = `rel="stream" resume URL (SEP-1335 draft)`
+	for _, tc := range []struct {
+		links  bool
+		rt     http.RoundTripper
+		ok     bool
+		detail string
+	}{
+		{true, nil, true, "replayed exactly, then the end"},
+		{false, nil, true, "not sent"},
+		{true, linkRewriter{}, false, "another origin"},
+	} {
+		srv := startLinkRef(t, tc.links)
+		cfg := &driver.Config{URL: srv.URL()}
+		if tc.rt != nil {
+			cfg.HTTPClient = &http.Client{Transport: tc.rt}
+		}
+		r, err := driver.Probe(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row *driver.ProbeCase
+		for i := range r.Cases {
+			if r.Cases[i].Case == name {
+				row = &r.Cases[i]
+			}
+		}
+		if row == nil || row.OK != tc.ok || !strings.Contains(row.Detail, tc.detail) {
+			t.Errorf("links %v, rewritten %v: row %+v; want ok %v, detail with %q", tc.links, tc.rt != nil, row, tc.ok, tc.detail)
+		}
+		if tc.links && tc.ok && srv.Stats().LinkResumes != 1 {
+			t.Errorf("server saw %d link resumes, want 1", srv.Stats().LinkResumes)
+		}
+	}
+}
+
+// linkRewriter points every Link header at another origin.
+type linkRewriter struct{}
+
+func (linkRewriter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil && resp.Header.Get("Link") != "" {
+		resp.Header.Set("Link", `<http://other.invalid:9/mcp>; rel="stream"`)
+	}
+	return resp, err
+}

@@ -237,6 +237,7 @@ func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
 		p.getCases(ctx)
 	}
 	p.resumeCases(ctx)
+	p.streamLinkCase(ctx) // probe_links.go
 	if p.legacy {
 		p.deleteCases(ctx)
 	} else {

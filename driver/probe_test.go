@@ -76,8 +76,8 @@ func TestProbeCompliantFake(t *testing.T) {
 			t.Errorf("case %+v: needs a spec, an expectation, and ok only when it applied and held", c)
 		}
 	}
-	if r.Checked != 25 || len(r.Cases) != 25 {
-		t.Errorf("%d of %d cases checked, want 25 of 25", r.Checked, len(r.Cases))
+	if r.Checked != 26 || len(r.Cases) != 26 { // 26: the stream-link row (probe_links.go)
+		t.Errorf("%d of %d cases checked, want 26 of 26", r.Checked, len(r.Cases))
 	}
 	if !r.MCPEndpoint || r.Sessions != "stateful" || r.Answers != "mixed" || !r.EventIDs || !r.Priming || r.Recommended != "2025-11-25" {
 		t.Errorf("report %+v", r)
