@@ -57,8 +57,8 @@ type Stats struct {
 	// stateless modes, which have no sessions.
 	SessionsOpened, SessionsClosed int64
 
-	// LinkResumes counts GETs at a stream's rel="stream" link
-	// (Options.StreamLinks).
+	// LinkResumes counts the resumes served at a stream's rel="stream"
+	// link (Options.StreamLinks); GETs refused with 400 are not counted.
 	LinkResumes int64
 }
 

@@ -82,7 +82,6 @@ func (h *handler) linkResume(w http.ResponseWriter, r *http.Request) *http.Reque
 		writeJSONRPCError(w, http.StatusBadRequest, codeInvalidRequest, "Bad Request: a stream link resume needs the session's Mcp-Session-Id header")
 		return nil
 	}
-	h.linkResumes.Add(1)
 	r = r.Clone(r.Context())
 	r.URL.RawQuery = ""
 	if lid := r.Header.Get("Last-Event-ID"); lid != "" {
@@ -90,9 +89,11 @@ func (h *handler) linkResume(w http.ResponseWriter, r *http.Request) *http.Reque
 			writeJSONRPCError(w, http.StatusBadRequest, codeInvalidRequest, "Bad Request: Last-Event-ID "+lid+" is not an event of stream "+stream+" (the link's stream parameter)")
 			return nil
 		}
+		h.linkResumes.Add(1)
 		return r
 	}
 	if stream == "" {
+		h.linkResumes.Add(1)
 		return r // the standalone stream: replayed from its oldest retained event (freshGET)
 	}
 	if !h.store.primed(sid, stream) {
@@ -100,6 +101,7 @@ func (h *handler) linkResume(w http.ResponseWriter, r *http.Request) *http.Reque
 		return nil
 	}
 	r.Header.Set("Last-Event-ID", stream+"_0") // after the priming event
+	h.linkResumes.Add(1)
 	return r
 }
 
