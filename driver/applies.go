@@ -22,7 +22,7 @@ func (s *Session) ProbeGET(ctx context.Context) (int, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	resp, err := s.openStreamTimed(ctx, "")
+	resp, err := s.openStreamTimed(ctx, "", nil)
 	if err != nil {
 		return 0, err
 	}

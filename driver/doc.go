@@ -47,6 +47,14 @@
 //     broken before any event id cannot be resumed (SEP-1335's window):
 //     ErrUnresumable, or a re-send with a new id when ReissueUnresumable.
 //   - 404 on a resume: the session is gone. 405: the server does not resume.
+//   - A stream whose response carries a Link header with a same-origin
+//     rel="stream" URL (SEP-1335, a draft servers built on it still speak)
+//     is resumed there instead of the MCP endpoint, with Last-Event-ID when
+//     it carried an event id and without one otherwise — so a stream cut
+//     before any event is resumable through its link (Resume.Link). A link
+//     to another origin is refused, never followed (Result.LinksRefused,
+//     StreamStats.LinksRefused). The header is parsed once per stream
+//     response, only when present (linkheader.go, RFC 8288).
 //
 // # Error taxonomy
 //
@@ -149,6 +157,8 @@
 //   - late.go: progress still expected after the response, awaited beside
 //     the lane (Config.SettleBeside, Result.Pending, Settle, Clone).
 //   - getstream.go: the standalone GET stream (OpenStream, StreamStats).
+//   - linkheader.go: Link headers (RFC 8288) and a stream's same-origin
+//     rel="stream" resume URL (SEP-1335).
 //   - hygiene.go: the deleted-session check made by Close (Hygiene).
 //   - hooks.go: Do's first and last steps for the files below.
 //   - paginate.go: list ops follow nextCursor (Result.Pages, MaxPages).
@@ -188,7 +198,8 @@
 //     checks; probe_transport.go: era-independent POST checks (malformed
 //     JSON, Accept, Content-Type, Origin, PUT) and the 401 challenge;
 //     probe_stream.go: the streaming tool call; probe_resume.go: SSE
-//     polling and Last-Event-ID replay checks; probe_spec.go: the spec
+//     polling and Last-Event-ID replay checks; probe_links.go: the
+//     rel="stream" link row (SEP-1335); probe_spec.go: the spec
 //     sentences the checks cite; probe_conform.go: ProbeOptions (the tools
 //     the probe calls), the Host and same-origin checks, ping, and the
 //     concurrent calls' cross-talk check.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
@@ -26,6 +27,9 @@ type StreamStats struct {
 	// reset, "bad-response", ...).
 	BreakCauses map[string]int64
 	Reopens     int64 // fresh GETs accepted after a break with no event id
+	// LinksRefused counts rel="stream" links (SEP-1335) that named another
+	// origin: refused, never followed.
+	LinksRefused int64
 	// Resumes are the reconnect attempts after breaks: resumes with
 	// Last-Event-ID and re-opens without it (Resume.Reopen).
 	Resumes   []Resume
@@ -69,9 +73,9 @@ func (s *Session) OpenStream(ctx context.Context) error {
 // openStream opens (or, with lastID, resumes) the session's stream: a GET
 // (legacy), or a subscriptions/listen request (2026-07-28, which has no
 // GET stream and no resumption: lastID is ignored).
-func (s *Session) openStream(ctx context.Context, lastID string) (*http.Response, error) {
+func (s *Session) openStream(ctx context.Context, lastID string, link *url.URL) (*http.Response, error) {
 	if !s.modern {
-		return s.send(ctx, http.MethodGet, nil, s.hdr.Load().get, lastID)
+		return s.sendTo(ctx, link, http.MethodGet, nil, s.hdr.Load().get, lastID)
 	}
 	params := []byte(`{"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}`)
 	body := appendRequest(nil, s.nextListenID(), "subscriptions/listen", params, s.metaModern)
@@ -95,7 +99,7 @@ func (s *Session) startGET(ctx context.Context) error {
 	// the operation that opened it; Close cancels it. RequestTimeout bounds
 	// only the wait for its response headers.
 	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	resp, err := s.openStreamTimed(gctx, "")
+	resp, err := s.openStreamTimed(gctx, "", nil)
 	if err != nil {
 		cancel()
 		return err
@@ -131,10 +135,11 @@ func (s *Session) startGET(ctx context.Context) error {
 }
 
 // openStreamTimed opens (or resumes) the session's stream with its
-// response headers bounded by RequestTimeout; the body lives on ctx.
-func (s *Session) openStreamTimed(ctx context.Context, lastID string) (*http.Response, error) {
+// response headers bounded by RequestTimeout; the body lives on ctx. A
+// resume goes to link (the stream's rel="stream" URL) when not nil.
+func (s *Session) openStreamTimed(ctx context.Context, lastID string, link *url.URL) (*http.Response, error) {
 	hctx, inTime, cancel := headerTimeout(ctx, s.cfg.requestTimeout())
-	resp, err := s.openStream(hctx, lastID)
+	resp, err := s.openStream(hctx, lastID, link)
 	if !inTime() {
 		if err == nil {
 			resp.Body.Close()
@@ -200,8 +205,19 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 	defer close(g.done)
 	s := g.s
 	var fails int
-	var lastResumeID string
+	lastResumeID := "\x00" // no event id is NUL (an SSE id with NUL is ignored)
+	var link *url.URL      // the stream's rel="stream" URL (SEP-1335), nil when none
+	base := s.u.Load()
 	for {
+		if len(resp.Header["Link"]) > 0 && !s.modern {
+			if l, refused := streamLink(resp.Header, base); l != nil {
+				link, base = l, l
+			} else if refused {
+				g.mu.Lock()
+				g.stats.LinksRefused++
+				g.mu.Unlock()
+			}
+		}
 		err := g.read(ctx, resp)
 		storm := stormCut(resp.Body)
 		resp.Body.Close()
@@ -225,7 +241,7 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 		g.mu.Unlock()
 		clean := errors.Is(err, io.EOF)
 		last := string(g.dec.LastEventID())
-		reopen := last == "" || s.modern
+		reopen := (last == "" && link == nil) || s.modern
 		if !reopen {
 			if last == lastResumeID {
 				fails++
@@ -249,8 +265,8 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 		if reopen {
 			from = ""
 		}
-		r, err := s.openStreamTimed(ctx, from)
-		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm}
+		r, err := s.openStreamTimed(ctx, from, link)
+		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm, Link: link != nil}
 		if !g.accept(r, err, &rec) {
 			fails++
 			if (reopen && fails >= s.cfg.maxResumes()+1) || g.fatal(r) {

@@ -332,6 +332,8 @@ func canonicalKey(k []byte) string {
 		return "Vary"
 	case "X-Accel-Buffering", "x-accel-buffering":
 		return "X-Accel-Buffering"
+	case "Link", "link":
+		return "Link"
 	}
 	return http.CanonicalHeaderKey(string(k))
 }

@@ -248,6 +248,7 @@ func ProbeWith(ctx context.Context, cfg *Config, opts ProbeOptions) (*ProbeRepor
 		p.getCases(ctx)
 	}
 	p.resumeCases(ctx)
+	p.streamLinkCase(ctx) // probe_links.go
 	if p.legacy {
 		p.deleteCases(ctx)
 	} else {

@@ -77,8 +77,8 @@ func TestProbeCompliantFake(t *testing.T) {
 			t.Errorf("case %+v: needs a spec, an expectation, and ok only when it applied and held", c)
 		}
 	}
-	if r.Checked != 29 || len(r.Cases) != 29 {
-		t.Errorf("%d of %d cases checked, want 29 of 29", r.Checked, len(r.Cases))
+	if r.Checked != 30 || len(r.Cases) != 30 { // 30: with the stream-link row (probe_links.go)
+		t.Errorf("%d of %d cases checked, want 30 of 30", r.Checked, len(r.Cases))
 	}
 	if !r.MCPEndpoint || r.Sessions != "stateful" || r.Answers != "mixed" || !r.EventIDs || !r.Priming || r.Recommended != "2025-11-25" {
 		t.Errorf("report %+v", r)

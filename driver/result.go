@@ -120,6 +120,9 @@ type Resume struct {
 	OK bool
 	// Status is the HTTP status of the resume GET (0 on transport error).
 	Status int
+	// Link marks a resume sent to the stream's rel="stream" URL (SEP-1335)
+	// instead of the MCP endpoint.
+	Link bool
 	// Reopen marks a re-open without Last-Event-ID (a GET stream that
 	// carried no event id): a reconnect attempt that cannot replay what
 	// was sent meanwhile.
@@ -165,6 +168,9 @@ type Result struct {
 	// Wasted is the time spent on attempts that broke and were re-issued:
 	// work the server may have done for nothing.
 	Wasted time.Duration
+	// LinksRefused counts rel="stream" links (SEP-1335) of this op's
+	// streams that named another origin: refused, never followed.
+	LinksRefused int
 	// InputRounds counts retries answering input_required results
 	// (2026-07-28 multi round-trip requests).
 	InputRounds int

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -25,10 +26,19 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 	led.Checked = true
 	dec := s.dec
 	dec.Start(nil)
-	var lastResumeID string
+	lastResumeID := "\x00" // no event id is NUL (an SSE id with NUL is ignored)
 	fails := 0
 	resumedFrom := "" // the Last-Event-ID of the resume this body answers
+	var link *url.URL // the stream's rel="stream" URL (SEP-1335), nil when none
+	base := s.u.Load()
 	for {
+		if len(resp.Header["Link"]) > 0 && !s.modern {
+			if l, refused := streamLink(resp.Header, base); l != nil {
+				link, base = l, l
+			} else if refused {
+				res.LinksRefused++
+			}
+		}
 		events, ids := res.Events, len(led.ids)
 		dec.Reset(s.watch(resp.Body, res, s.idleDur, false))
 		s.sr.dec, s.sr.seen = dec, dec.progress // the idle timer re-arms on whole events only
@@ -72,7 +82,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			}
 			return fmt.Errorf("%w (%v)", ErrStreamCancelled, breakCause(err))
 		}
-		if len(dec.LastEventID()) == 0 {
+		if len(dec.LastEventID()) == 0 && link == nil {
 			led.fault(VerdictUnresumable, "stream broke before any event id ("+breakCause(err)+")")
 			if errors.Is(err, ErrStreamIdle) {
 				return fmt.Errorf("%w: %w", ErrStreamIdle, ErrUnresumable)
@@ -91,7 +101,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			lastResumeID = id
 		}
 		n := len(res.Resumes)
-		resp, err = s.resume(ctx, dec, res, clean, &fails, brokeAt)
+		resp, err = s.resume(ctx, dec, res, clean, &fails, brokeAt, link)
 		for i := n; storm && i < len(res.Resumes); i++ {
 			res.Resumes[i].Storm = true // the attempts after a storm's cut
 		}
@@ -367,8 +377,10 @@ func (s *Session) toSibling(m Message) (id int64, ok bool) {
 // Last-Event-ID until the server accepts (2025-11-25 transports
 // §Resumability; SEP-1699 retry). fails counts consecutive attempts that
 // brought no new event id; attempts stop at MaxResumes. Each attempt's
-// headers are bounded by RequestTimeout.
-func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clean bool, fails *int, brokeAt time.Time) (*http.Response, error) {
+// headers are bounded by RequestTimeout. With link (the stream's
+// rel="stream" URL, SEP-1335) the GETs go there, with Last-Event-ID when
+// the stream carried an event id, without it otherwise.
+func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clean bool, fails *int, brokeAt time.Time, link *url.URL) (*http.Response, error) {
 	last := string(dec.LastEventID())
 	for {
 		if *fails >= s.cfg.maxResumes() {
@@ -376,7 +388,7 @@ func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clea
 		}
 		hint := dec.RetryMS
 		wait := s.reconnectDelay(hint, *fails)
-		r := Resume{Hint: hint, Waited: wait, Clean: clean}
+		r := Resume{Hint: hint, Waited: wait, Clean: clean, Link: link != nil}
 		if err := sleepCtx(ctx, wait); err != nil {
 			return nil, s.ctxErr(ctx, err)
 		}
@@ -384,7 +396,7 @@ func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clea
 		r.At = time.Now()
 		r.Delay = r.At.Sub(brokeAt)
 		s.arm()
-		resp, err := s.send(ctx, http.MethodGet, nil, h.get, last)
+		resp, err := s.sendTo(ctx, link, http.MethodGet, nil, h.get, last)
 		r.TimeToResume = time.Since(brokeAt)
 		if err != nil {
 			res.Resumes = append(res.Resumes, r)

@@ -118,7 +118,17 @@ const maxRedirects = 5
 // same method and body; a 308 is remembered for later requests) and
 // counted (Session.Redirects); other 3xx are returned as they are.
 func (s *Session) send(ctx context.Context, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {
-	u := s.u.Load()
+	return s.sendTo(ctx, nil, method, body, h, lastEventID)
+}
+
+// sendTo is send to target (a stream's rel="stream" URL, SEP-1335), or to
+// the MCP endpoint when target is nil; a 308 is remembered only for the
+// endpoint.
+func (s *Session) sendTo(ctx context.Context, target *url.URL, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {
+	u := target
+	if u == nil {
+		u = s.u.Load()
+	}
 	for hop := 0; ; hop++ {
 		req := &http.Request{
 			Method:     method,
@@ -150,7 +160,7 @@ func (s *Session) send(ctx context.Context, method string, body []byte, h http.H
 		}
 		drain(resp)
 		s.redirects.Add(1)
-		if resp.StatusCode == http.StatusPermanentRedirect {
+		if resp.StatusCode == http.StatusPermanentRedirect && target == nil {
 			s.u.Store(next)
 		}
 		u = next

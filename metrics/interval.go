@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +21,9 @@ type Timeline struct {
 
 	storm      []atomic.Int64 // attempts after a storm's cut
 	stormEarly []atomic.Int64
+
+	linkOnce sync.Once
+	link     []atomic.Int64 // attempts sent to a rel="stream" URL (timeline_links.go)
 }
 
 // TimelineBin is the resolution of a Timeline.

@@ -263,6 +263,7 @@ func sumResumes(parts []*ResumeSummary, resume, wait *hdr.Histogram) *ResumeSumm
 		out.Attempts += p.Attempts
 		out.Accepted += p.Accepted
 		out.Early += p.Early
+		out.ViaLink += p.ViaLink
 	}
 	if out != nil {
 		out.TimeToResume, out.Wait = LatencyOf(resume), LatencyOf(wait)
@@ -282,6 +283,8 @@ func sumLedgers(parts []*LedgerSummary) *LedgerSummary {
 		}
 		out.Streams += p.Streams
 		out.Faulty += p.Faulty
+		out.ViaLink += p.ViaLink
+		out.LinksRefused += p.LinksRefused
 		out.Verdicts = addCounts(out.Verdicts, p.Verdicts)
 	}
 	return out

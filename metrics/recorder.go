@@ -85,6 +85,11 @@ type OpStats struct {
 	// free text.
 	Examples [driver.NumClasses]string
 	MCP      MCPTally // list pages, cancelled calls, notifications (mcp.go)
+
+	// Stream links (SEP-1335): resume attempts sent to a stream's
+	// rel="stream" URL, judged streams resumed there, and links refused
+	// (another origin).
+	ResumesLink, StreamsLink, LinksRefused int64
 }
 
 func newOpStats() *OpStats {
@@ -131,6 +136,9 @@ func (o *OpStats) add(b *OpStats) {
 	o.Resumes += b.Resumes
 	o.ResumesOK += b.ResumesOK
 	o.EarlyResume += b.EarlyResume
+	o.ResumesLink += b.ResumesLink
+	o.StreamsLink += b.StreamsLink
+	o.LinksRefused += b.LinksRefused
 	o.Reinits += b.Reinits
 	o.Reissues += b.Reissues
 	o.ReissuedOK += b.ReissuedOK
@@ -372,9 +380,13 @@ func (s *Shard) Record(res *driver.Result) {
 	o.InputRounds += int64(res.InputRounds)
 	o.MCP.record(res)
 	s.recordResumes(o, res.Resumes)
+	o.LinksRefused += int64(res.LinksRefused)
 	faulty := false
 	if res.Ledger.Checked {
 		o.Streams++
+		if viaLink(res.Resumes) {
+			o.StreamsLink++
+		}
 		for i, c := range res.Ledger.Counts {
 			o.Verdicts[i] += int64(c)
 		}
@@ -404,10 +416,25 @@ func (s *Shard) recordResumes(o *OpStats, resumes []driver.Resume) {
 		if Early(rs) {
 			o.EarlyResume++
 		}
+		if rs.Link {
+			o.ResumesLink++
+			s.rec.tl.AddLink(rs.At)
+		}
 		s.rec.tl.Record(rs)
 		o.Resume.RecordValue(us(rs.TimeToResume))
 		o.Wait.RecordValue(us(rs.Delay))
 	}
+}
+
+// viaLink reports whether a stream was resumed through its rel="stream"
+// URL (an accepted attempt there).
+func viaLink(rs []driver.Resume) bool {
+	for i := range rs {
+		if rs[i].Link && rs[i].OK {
+			return true
+		}
+	}
+	return false
 }
 
 // Early reports a reconnect attempt made before the server's retry hint

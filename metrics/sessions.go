@@ -38,6 +38,8 @@ type getTally struct {
 	verdicts                                                       [driver.NumVerdicts]int64
 	failEx                                                         string
 	notes                                                          NotificationSummary
+
+	viaLink, linksRefused int64 // stream links (SEP-1335): streams resumed there, links refused
 }
 
 func (t *sessionTally) lock() {
@@ -171,12 +173,19 @@ func (r *Recorder) recordGET(st *driver.StreamStats) {
 		if Early(&rs) {
 			a.EarlyResume++
 		}
+		if rs.Link {
+			a.ResumesLink++
+		}
 		a.resumeHists()
 		a.Resume.RecordValue(us(rs.TimeToResume))
 		a.Wait.RecordValue(us(rs.Delay))
 	}
+	g.linksRefused += st.LinksRefused
 	if st.Ledger.Checked {
 		g.count++
+		if viaLink(st.Resumes) {
+			g.viaLink++
+		}
 		for i, c := range st.Ledger.Counts {
 			g.verdicts[i] += int64(c)
 		}
@@ -234,6 +243,7 @@ func (r *Recorder) GETStreams() *GETStreamSummary {
 		Resumes: resumeSummary(&g.resumes), ReopenAttempts: resumeSummary(&g.reopenTries), Notifications: g.notes.orNil()}
 	if g.count > 0 {
 		gs.Ledger = LedgerOf(g.count, g.faulty, g.verdicts)
+		gs.Ledger.ViaLink, gs.Ledger.LinksRefused = g.viaLink, g.linksRefused
 	}
 	return gs
 }
@@ -243,7 +253,7 @@ func resumeSummary(a *OpStats) *ResumeSummary {
 		return nil
 	}
 	return &ResumeSummary{Attempts: a.Resumes, Accepted: a.ResumesOK, Early: a.EarlyResume,
-		TimeToResume: LatencyOf(a.Resume), Wait: LatencyOf(a.Wait)}
+		TimeToResume: LatencyOf(a.Resume), Wait: LatencyOf(a.Wait), ViaLink: a.ResumesLink}
 }
 
 // OffendersFile returns offenders.json's content: the first faulty

@@ -209,6 +209,9 @@ type ResumeSummary struct {
 	Early        int64   `json:"early"` // made before the retry hint had passed
 	TimeToResume Latency `json:"time_to_resume_ms"`
 	Wait         Latency `json:"reconnect_delay_ms"` // from the break to the reconnect attempt
+	// ViaLink counts the attempts sent to the stream's rel="stream" URL
+	// (SEP-1335) instead of the MCP endpoint.
+	ViaLink int64 `json:"via_stream_link,omitempty"`
 }
 
 // LedgerSummary is the replay ledger's verdict totals.
@@ -216,6 +219,11 @@ type LedgerSummary struct {
 	Streams  int64            `json:"streams"`
 	Faulty   int64            `json:"faulty_streams"`
 	Verdicts map[string]int64 `json:"verdicts"` // every verdict, zeros included
+	// ViaLink counts the streams resumed through their rel="stream" URL
+	// (SEP-1335); LinksRefused the links refused for naming another origin
+	// (never followed).
+	ViaLink      int64 `json:"resumed_via_stream_link,omitempty"`
+	LinksRefused int64 `json:"stream_links_refused,omitempty"`
 }
 
 // SessionSummary describes session set-up and teardown.
@@ -410,10 +418,11 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 	}
 	if o.Resumes > 0 {
 		s.Resumes = &ResumeSummary{Attempts: o.Resumes, Accepted: o.ResumesOK, Early: o.EarlyResume,
-			TimeToResume: LatencyOf(o.Resume), Wait: LatencyOf(o.Wait)}
+			TimeToResume: LatencyOf(o.Resume), Wait: LatencyOf(o.Wait), ViaLink: o.ResumesLink}
 	}
 	if o.Streams > 0 {
 		s.Ledger = LedgerOf(o.Streams, o.Faulty, o.Verdicts)
+		s.Ledger.ViaLink, s.Ledger.LinksRefused = o.StreamsLink, o.LinksRefused
 	}
 	s.MCPSummary = mcpSummaryOf(o)
 	return s
@@ -483,6 +492,9 @@ type Wave struct {
 	// faults); NormalPerSec is their rate in the 10 s before the cut.
 	Normal       int64   `json:"normal_attempts"`
 	NormalPerSec float64 `json:"normal_per_s_before"`
+	// ViaLink counts the wave's attempts sent to a stream's rel="stream"
+	// URL (SEP-1335) instead of the MCP endpoint.
+	ViaLink int64 `json:"via_stream_link,omitempty"`
 }
 
 // ThresholdsFailed counts the failed thresholds.

@@ -81,7 +81,8 @@ func newMemoryEventStore(maxBytes int) *memoryEventStore {
 }
 
 // Open implements [mcp.EventStore].
-func (s *memoryEventStore) Open(_ context.Context, sessionID, streamID string) error {
+func (s *memoryEventStore) Open(ctx context.Context, sessionID, streamID string) error {
+	noteStream(ctx, sessionID, streamID) // Options.StreamLinks
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	streams := s.sessions[sessionID]
@@ -252,6 +253,16 @@ func (s *memoryEventStore) standaloneFirst(sessionID string) (int, bool) {
 		return 0, false
 	}
 	return l.first, true
+}
+
+// primed reports whether a stream of the session opened with a priming
+// event (index 0, no data) still retained: a resume from its start replays
+// everything after index 0 (Options.StreamLinks).
+func (s *memoryEventStore) primed(sessionID, streamID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.sessions[sessionID][streamID]
+	return l != nil && !l.purged && l.first == 0 && len(l.data) > 0 && len(l.data[0]) == 0
 }
 
 // usage returns the charged bytes and the number of sessions, for tests.

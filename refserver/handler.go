@@ -56,6 +56,10 @@ type Stats struct {
 	// ended since (DELETE, SessionTimeout, Close). Both stay 0 in the
 	// stateless modes, which have no sessions.
 	SessionsOpened, SessionsClosed int64
+
+	// LinkResumes counts the resumes served at a stream's rel="stream"
+	// link (Options.StreamLinks); GETs refused with 400 are not counted.
+	LinkResumes int64
 }
 
 // handler is the http.Handler NewHandler returns.
@@ -90,6 +94,7 @@ type handler struct {
 	leaked [][]byte // Options.LeakPerSession
 
 	toolCalls, doubles, opened, closed atomic.Int64
+	linkResumes                        atomic.Int64 // Options.StreamLinks
 
 	touches, toggles, cancels, muted atomic.Int64
 	calls                            inflightCalls // tools/call in flight, for cancels
@@ -201,6 +206,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Ask reverse proxies not to buffer SSE (2026-07-28 Streamable HTTP).
 	w.Header().Set("X-Accel-Buffering", "no")
+	if h.opts.StreamLinks && h.store != nil {
+		if w, r = h.withLinks(w, r); r == nil {
+			return
+		}
+	}
 	if h.store != nil && r.Method == http.MethodGet && len(r.Header.Values("Last-Event-ID")) == 0 {
 		r = h.freshGET(r)
 	}
@@ -315,5 +325,6 @@ func (h *handler) stats() Stats {
 		Muted:            h.muted.Load(),
 		SessionsOpened:   h.opened.Load(),
 		SessionsClosed:   h.closed.Load(),
+		LinkResumes:      h.linkResumes.Load(),
 	}
 }

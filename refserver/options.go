@@ -123,6 +123,15 @@ type Options struct {
 	// resources/templates/list and prompts/list holds; a longer list is
 	// paginated (nextCursor). 0 means the SDK's default (1000).
 	PageSize int
+
+	// StreamLinks makes every SSE stream's response carry a Link header
+	// with a rel="stream" URL (SEP-1335, a draft that servers built on it
+	// still speak), and serves resumes there: a GET at the link, with the
+	// session's Mcp-Session-Id, replays the stream from its Last-Event-ID,
+	// or from its start without one (so a stream cut before its first event
+	// is resumable). Only ModeStateful and ModeJSON have the event store it
+	// needs; the other modes ignore it.
+	StreamLinks bool
 }
 
 // Validate reports every problem with o at once, each naming its field and

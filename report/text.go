@@ -165,15 +165,18 @@ func (p *printer) streams(s *metrics.Summary) {
 		p.F("Resumes (response streams): %d attempts, %d accepted, %d early (before the retry hint); time to resume p50 %s p99 %s max %s ms; reconnect delay p50 %s p99 %s ms\n",
 			r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99), textfmt.MS(r.TimeToResume.Max), textfmt.MS(r.Wait.P50), textfmt.MS(r.Wait.P99))
 	}
+	p.linkResumes("  ", s.All.Resumes)
 	if l := s.All.Ledger; l != nil {
 		p.F("Replay ledger (response streams): %d judged, %d faulty%s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 	}
+	p.linkLedger("  ", s.All.Ledger)
 	if g := s.GETStreams; g != nil {
 		p.F("%s: %d opened, %d not offered (405), %d failed; %d events, %d server requests answered; %d breaks%s\n",
 			streamName(s), g.Opened, g.None, g.Failed, g.Events, g.Requests, g.Breaks, causeList(g.BreakCauses))
 		if r := g.Resumes; r != nil {
 			p.F("  resumes (with Last-Event-ID: the server can replay what was sent meanwhile): %d attempts, %d accepted, %d early; time to resume p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99))
 		}
+		p.linkResumes("    ", g.Resumes)
 		if r := g.ReopenAttempts; r != nil {
 			p.F("  re-opens (without Last-Event-ID: the stream carried no event id, so what was sent meanwhile is lost): %d attempts, %d accepted, %d early; time to reopen p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99))
 		}
@@ -183,6 +186,7 @@ func (p *printer) streams(s *metrics.Summary) {
 		if l := g.Ledger; l != nil {
 			p.F("  replay ledger: %d judged, %d faulty%s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 		}
+		p.linkLedger("    ", g.Ledger)
 	}
 }
 
@@ -214,6 +218,9 @@ func (p *printer) chaos(s *metrics.Summary) {
 			rec = fmt.Sprintf("recovered %.1f s after the cut", w.RecoveryS)
 		}
 		p.F("  errors during the wave %d, worst interval p99 %s ms; %s (degraded: interval p99 > max(2×, +5 ms) of the pre-storm %s ms, or errors > %.2f%% + 1%%)\n", w.Errors, textfmt.MS(w.PeakP99MS), rec, textfmt.MS(w.BaseP99MS), 100*w.BaseErrors)
+		if w.ViaLink > 0 {
+			p.F("  %d of the wave's attempts went to a stream's rel=\"stream\" URL (SEP-1335)\n", w.ViaLink)
+		}
 	}
 }
 

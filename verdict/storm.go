@@ -74,6 +74,7 @@ func Storms(waves []time.Time, tl *metrics.Timeline, rows []metrics.Row) []metri
 			}
 			w.PeakPerSec = float64(peak) * float64(time.Second/(100*time.Millisecond))
 		}
+		w.ViaLink = tl.LinksIn(from, to) // resumes sent to a rel="stream" URL (SEP-1335)
 		w.BaseP99MS, w.BaseErrors = baseline(rows, at)
 		onset := at.Add(time.Duration(w.FirstMS) * time.Millisecond)
 		waveEnd := at.Add(time.Duration(w.LastMS)*time.Millisecond + tl.Bin())

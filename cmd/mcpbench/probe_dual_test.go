@@ -18,7 +18,7 @@ func TestProbePrintsEras(t *testing.T) {
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	out, errs, code := cli(t.Context(), "probe", srv.URL)
-	if code != exitOK || !strings.HasSuffix(out, "\n5 of 35 checks differ from the spec (1 did not apply).\n") {
+	if code != exitOK || !strings.HasSuffix(out, "\n5 of 36 checks differ from the spec (1 did not apply).\n") {
 		t.Fatalf("exit %d (%s):\n%s", code, errs, out)
 	}
 	row := func(name, proto, status, code, want, result string) string {

@@ -53,7 +53,7 @@ func TestProbeExitCountsDifferences(t *testing.T) {
 	srv := httptest.NewServer(&mcptest.ProbeFake{Faults: mcptest.ProbeFaults{IgnoreOrigin: true}})
 	defer srv.Close()
 	out, errs, code := cli(t.Context(), "probe", srv.URL)
-	if code != exitOK || !strings.HasSuffix(out, "\n1 of 29 checks differ from the spec.\n") {
+	if code != exitOK || !strings.HasSuffix(out, "\n1 of 30 checks differ from the spec.\n") {
 		t.Fatalf("exit %d (%s):\n%s", code, errs, out)
 	}
 	for _, want := range []string{

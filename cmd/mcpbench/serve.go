@@ -41,6 +41,7 @@ func newServeCmd() *cobra.Command {
 		leak, pageSize int
 		allowOrigins   []string
 		pidFile        string
+		streamLinks    bool
 		nf             serveNetFlags
 	)
 	cmd := &cobra.Command{
@@ -50,7 +51,7 @@ func newServeCmd() *cobra.Command {
 		Example: serveExamples,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak, AllowedOrigins: allowOrigins, PageSize: pageSize}
+			opts := refserver.Options{Mode: refserver.Mode(mode), TickInterval: tick, GETRetry: getRetry, LeakPerSession: leak, AllowedOrigins: allowOrigins, PageSize: pageSize, StreamLinks: streamLinks}
 			if err := nf.options(&opts, cmd.Flags().Changed); err != nil {
 				return usageError("%v", err)
 			}
@@ -94,6 +95,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&getRetry, "get-retry", 0, "retry hint sent at the start of every GET stream (0: none)")
 	cmd.Flags().IntVar(&pageSize, "page-size", 0, "at most this many items per page of tools/list, resources/list, resources/templates/list, prompts/list (0: 1000)")
 	cmd.Flags().StringArrayVar(&allowOrigins, "allow-origin", nil, "serve browser requests with this Origin (scheme://host[:port]; repeatable; \"*\" allows all); other foreign Origins get 403")
+	cmd.Flags().BoolVar(&streamLinks, "stream-links", false, "send a rel=\"stream\" Link header on every SSE stream and serve resumes there (SEP-1335 draft; stateful and json modes)")
 	cmd.Flags().StringVar(&pidFile, "pid-file", "", "write the server's pid to this file once listening; removed on exit")
 	nf.register(cmd.Flags())
 	cmd.Flags().IntVar(&leak, "leak-per-session", 0, "TEST FIXTURE: keep this many bytes per session forever (a deliberate leak, to check mcpbench soak's leak verdict)")

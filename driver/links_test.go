@@ -1,0 +1,232 @@
+package driver_test
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/refserver"
+)
+
+// linkCutTransport cuts every POST stream answering a tools/call: before
+// its first event (after == 0) or after `after` events; with crossOrigin
+// it rewrites the stream's Link header to another origin first. It records
+// every request's URL.
+type linkCutTransport struct {
+	rt          http.RoundTripper
+	after       int
+	crossOrigin string
+
+	mu   sync.Mutex
+	cuts int
+	urls []string
+}
+
+func (c *linkCutTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.urls = append(c.urls, req.URL.String())
+	c.mu.Unlock()
+	var body []byte
+	if req.Body != nil && req.GetBody != nil {
+		b, _ := req.GetBody()
+		body, _ = io.ReadAll(b)
+	}
+	resp, err := c.rt.RoundTrip(req)
+	if err != nil || req.Method != http.MethodPost || !strings.Contains(string(body), `"tools/call"`) ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp, err
+	}
+	if c.crossOrigin != "" && resp.Header.Get("Link") != "" {
+		resp.Header.Set("Link", "<"+c.crossOrigin+`/mcp?stream=x>; rel="stream"`)
+	}
+	c.mu.Lock()
+	c.cuts++
+	c.mu.Unlock()
+	if c.after == 0 {
+		resp.Body.Close()
+		resp.Body = io.NopCloser(errReader{})
+		return resp, nil
+	}
+	resp.Body = &cutBody{rc: resp.Body, left: c.after}
+	return resp, nil
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errCut }
+
+func startLinkRef(t *testing.T, links bool) *refserver.Server {
+	t.Helper()
+	srv, err := refserver.Start(t.Context(), "", refserver.Options{StreamLinks: links})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// linkSession runs n progress calls through a session whose every call
+// stream is cut as ct says, and returns their results.
+func linkSession(t *testing.T, srv *refserver.Server, ct *linkCutTransport, n int) []driver.Result {
+	t.Helper()
+	cfg := &driver.Config{URL: srv.URL(), HTTPClient: &http.Client{Transport: ct}, DefaultRetry: time.Millisecond}
+	s, err := driver.NewSession(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(t.Context())
+	var res driver.Result
+	if err := s.Initialize(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]driver.Result, n)
+	for i := range out {
+		s.Do(t.Context(), op(t, "tools/call", `{"name":"progress","arguments":{"count":4,"interval_ms":2}}`, true), &out[i])
+	}
+	return out
+}
+
+// A server that sends rel="stream" links (SEP-1335): every call stream,
+// cut before its first event or after two, is resumed at its link —
+// with Last-Event-ID when it carried one — and replayed exactly; the
+// server counts each resume at the link. The control, the same cuts on a
+// server without links, finds the streams cut before any event
+// unresumable and resumes the others at the endpoint.
+func TestStreamLinkResume(t *testing.T) {
+	const calls = 4
+	for _, tc := range []struct {
+		name  string
+		links bool
+		after int
+	}{
+		{"links, cut before the first event", true, 0},
+		{"links, cut after two events", true, 2},
+		{"no links, cut before the first event", false, 0},
+		{"no links, cut after two events", false, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startLinkRef(t, tc.links)
+			ct := &linkCutTransport{rt: http.DefaultTransport, after: tc.after}
+			rs := linkSession(t, srv, ct, calls)
+			if ct.cuts != calls {
+				t.Fatalf("%d streams cut, want %d", ct.cuts, calls)
+			}
+			viaLink, atLink := 0, 0
+			for i, r := range rs {
+				for _, a := range r.Resumes {
+					if a.Link {
+						viaLink++
+					}
+				}
+				unresumable := r.Ledger.Counts[driver.VerdictUnresumable]
+				switch {
+				case !tc.links && tc.after == 0:
+					if !errors.Is(r.Err, driver.ErrUnresumable) || unresumable != 1 || len(r.Resumes) != 0 {
+						t.Fatalf("call %d: err %v, unresumable %d, resumes %+v: want unresumable, no resume", i, r.Err, unresumable, r.Resumes)
+					}
+				default:
+					if r.Err != nil || r.Ledger.Faulty() || r.Progress != 4 || len(r.Resumes) != 1 || !r.Resumes[0].OK || r.Resumes[0].Link != tc.links {
+						t.Fatalf("call %d: err %v, ledger %v, progress %d, resumes %+v: want one accepted resume (at the link: %v), every progress once", i, r.Err, r.Ledger.Counts, r.Progress, r.Resumes, tc.links)
+					}
+				}
+			}
+			for _, u := range ct.urls {
+				if strings.Contains(u, "stream=") {
+					atLink++
+				}
+			}
+			want := 0
+			if tc.links {
+				want = calls
+			}
+			if viaLink != want || atLink != want || srv.Stats().LinkResumes != int64(want) {
+				t.Fatalf("resumes at the link: driver %d, requests %d, server %d; want %d", viaLink, atLink, srv.Stats().LinkResumes, want)
+			}
+		})
+	}
+}
+
+// A fake whose links name another origin: each is refused and counted
+// (exactly one per cut stream), never followed; the streams cut before
+// their first event stay unresumable.
+func TestStreamLinkCrossOriginRefused(t *testing.T) {
+	const calls = 3
+	srv := startLinkRef(t, true)
+	ct := &linkCutTransport{rt: http.DefaultTransport, crossOrigin: "http://other.invalid:9"}
+	rs := linkSession(t, srv, ct, calls)
+	refused := 0
+	for i, r := range rs {
+		refused += r.LinksRefused
+		if !errors.Is(r.Err, driver.ErrUnresumable) || len(r.Resumes) != 0 {
+			t.Fatalf("call %d: err %v, resumes %+v: want unresumable, no resume", i, r.Err, r.Resumes)
+		}
+	}
+	if refused != calls {
+		t.Fatalf("%d links refused, want %d", refused, calls)
+	}
+	base, _ := url.Parse(srv.URL())
+	for _, u := range ct.urls {
+		if p, _ := url.Parse(u); p.Host != base.Host {
+			t.Fatalf("a request went to %s", u)
+		}
+	}
+	if n := srv.Stats().LinkResumes; n != 0 {
+		t.Fatalf("server saw %d link resumes, want 0", n)
+	}
+}
+
+// The probe's stream-link row: a server with links passes with an exact
+// replay at the link; one without passes, saying none is sent; a link to
+// another origin (rewritten by the transport) differs.
+func TestProbeStreamLink(t *testing.T) {
+	const name = `rel="stream" resume URL (SEP-1335 draft)`
+	for _, tc := range []struct {
+		links  bool
+		rt     http.RoundTripper
+		ok     bool
+		detail string
+	}{
+		{true, nil, true, "replayed exactly, then the end"},
+		{false, nil, true, "not sent"},
+		{true, linkRewriter{}, false, "another origin"},
+	} {
+		srv := startLinkRef(t, tc.links)
+		cfg := &driver.Config{URL: srv.URL()}
+		if tc.rt != nil {
+			cfg.HTTPClient = &http.Client{Transport: tc.rt}
+		}
+		r, err := driver.Probe(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row *driver.ProbeCase
+		for i := range r.Cases {
+			if r.Cases[i].Case == name {
+				row = &r.Cases[i]
+			}
+		}
+		if row == nil || row.OK != tc.ok || !strings.Contains(row.Detail, tc.detail) {
+			t.Errorf("links %v, rewritten %v: row %+v; want ok %v, detail with %q", tc.links, tc.rt != nil, row, tc.ok, tc.detail)
+		}
+		if tc.links && tc.ok && srv.Stats().LinkResumes != 1 {
+			t.Errorf("server saw %d link resumes, want 1", srv.Stats().LinkResumes)
+		}
+	}
+}
+
+// linkRewriter points every Link header at another origin.
+type linkRewriter struct{}
+
+func (linkRewriter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err == nil && resp.Header.Get("Link") != "" {
+		resp.Header.Set("Link", `<http://other.invalid:9/mcp>; rel="stream"`)
+	}
+	return resp, err
+}
