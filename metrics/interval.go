@@ -41,7 +41,8 @@ func NewTimeline(start time.Time, span time.Duration) *Timeline {
 }
 
 // Record counts the reconnect attempt r: at r.At, early per Early, and
-// among the storm's when r.Storm.
+// among the storm's when r.Storm (and among those sent to a rel="stream"
+// URL when r.Link too: LinksIn).
 func (tl *Timeline) Record(r *driver.Resume) {
 	if tl == nil {
 		return
@@ -51,6 +52,9 @@ func (tl *Timeline) Record(r *driver.Resume) {
 	i := int(r.At.Sub(tl.start) / tl.bin)
 	if !r.Storm || i < 0 || i >= len(tl.storm) {
 		return
+	}
+	if r.Link {
+		tl.AddLink(r.At) // a storm's attempt sent to a rel="stream" URL
 	}
 	tl.storm[i].Add(1)
 	if early {

@@ -9,7 +9,8 @@ import (
 
 // Stream links (SEP-1335): the summary counts resume attempts sent to a
 // rel="stream" URL, streams resumed through one (an accepted attempt), and
-// refused cross-origin links; the timeline keeps the link attempts apart;
+// refused cross-origin links; the timeline keeps the storm-caused link
+// attempts apart (LinksIn, for the storm analysis);
 // a merge of two summaries adds them.
 func TestRecorderStreamLinks(t *testing.T) {
 	rec := NewRecorder([]string{"call"}, 1)
@@ -17,8 +18,8 @@ func TestRecorderStreamLinks(t *testing.T) {
 	tl := NewTimeline(t0, 10*time.Second)
 	rec.SetTimeline(tl)
 	for i, rs := range [][]driver.Resume{
-		{{At: t0.Add(time.Second), Link: true, OK: true, Hint: -1}},                                            // resumed at the link
-		{{At: t0.Add(time.Second), Link: true, Hint: -1}, {At: t0.Add(2 * time.Second), Link: true, Hint: -1}}, // never accepted
+		{{At: t0.Add(time.Second), Link: true, Storm: true, OK: true, Hint: -1}},                                            // resumed at the link
+		{{At: t0.Add(time.Second), Link: true, Storm: true, Hint: -1}, {At: t0.Add(2 * time.Second), Link: true, Storm: true, Hint: -1}}, // never accepted
 		{{At: t0.Add(2 * time.Second), OK: true, Hint: -1}},                                                    // at the endpoint
 		nil, // not cut
 	} {

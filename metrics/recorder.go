@@ -418,7 +418,6 @@ func (s *Shard) recordResumes(o *OpStats, resumes []driver.Resume) {
 		}
 		if rs.Link {
 			o.ResumesLink++
-			s.rec.tl.AddLink(rs.At)
 		}
 		s.rec.tl.Record(rs)
 		o.Resume.RecordValue(us(rs.TimeToResume))

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// AddLink counts one reconnect attempt made at t that went to the stream's
-// rel="stream" URL (SEP-1335); the attempt is counted by Add too. Safe for
-// concurrent use.
+// AddLink counts one storm-caused reconnect attempt made at t that went to
+// the stream's rel="stream" URL (SEP-1335); Record calls it, and counts the
+// attempt itself. Safe for concurrent use.
 func (tl *Timeline) AddLink(t time.Time) {
 	if tl == nil {
 		return
