@@ -18,9 +18,9 @@ func TestRecorderStreamLinks(t *testing.T) {
 	tl := NewTimeline(t0, 10*time.Second)
 	rec.SetTimeline(tl)
 	for i, rs := range [][]driver.Resume{
-		{{At: t0.Add(time.Second), Link: true, Storm: true, OK: true, Hint: -1}},                                            // resumed at the link
+		{{At: t0.Add(time.Second), Link: true, Storm: true, OK: true, Hint: -1}},                                                         // resumed at the link
 		{{At: t0.Add(time.Second), Link: true, Storm: true, Hint: -1}, {At: t0.Add(2 * time.Second), Link: true, Storm: true, Hint: -1}}, // never accepted
-		{{At: t0.Add(2 * time.Second), OK: true, Hint: -1}},                                                    // at the endpoint
+		{{At: t0.Add(2 * time.Second), OK: true, Hint: -1}},                                                                              // at the endpoint
 		nil, // not cut
 	} {
 		r := result(0, 0, 0, 10, driver.ClassOK, 200)
