@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -38,7 +37,10 @@ func Serve(addr string) (*Server, error) {
 	}
 	s := &Server{Sink: NewPrometheus(), ln: ln, done: make(chan struct{}), scraped: make(chan struct{})}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(s.Sink, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The Go and process collectors of package prometheus itself (the same
+	// collectors as package collectors', which also holds a database/sql
+	// collector and so compiles database/sql into every mcpbench binary).
+	reg.MustRegister(s.Sink, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true, ErrorHandling: promhttp.ContinueOnError})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
