@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -16,28 +17,33 @@ import (
 	"github.com/mcpbench/mcpbench/workload"
 )
 
-// run executes the CLI in-process and returns stdout, stderr and the exit
-// code main would use.
 // cli runs mcpbench in-process with ctx and returns stdout, stderr and the
 // exit code main would use (what main would print and return).
 func cli(ctx context.Context, args ...string) (string, string, int) {
-	root := newRootCmd()
 	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
+	code := cliTo(ctx, &out, &errb, args...)
+	return out.String(), errb.String(), code
+}
+
+// cliTo runs mcpbench in-process with ctx, writing its output to out and
+// errw (the error main would print goes to errw), and returns the exit
+// code main would use.
+func cliTo(ctx context.Context, out, errw io.Writer, args ...string) int {
+	root := newRootCmd()
+	root.SetOut(out)
+	root.SetErr(errw)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	code := exitOK
 	var ee *exitError
 	switch {
 	case errors.As(err, &ee):
-		code = ee.code
-		errb.WriteString(ee.Error())
+		io.WriteString(errw, ee.Error())
+		return ee.code
 	case err != nil:
-		code = exitUsage
-		errb.WriteString(err.Error())
+		io.WriteString(errw, err.Error())
+		return exitUsage
 	}
-	return out.String(), errb.String(), code
+	return exitOK
 }
 
 // runPar is cli with the test's context, in the working directory as it

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -146,21 +145,7 @@ var readmeAbs, _ = filepath.Abs("../../README.md")
 // cliCombined runs mcpbench in-process with stdout and stderr on one
 // writer, in the order written, as a terminal shows them.
 func cliCombined(ctx context.Context, args ...string) (string, int) {
-	root := newRootCmd()
 	var buf lockedBuffer
-	root.SetOut(&buf)
-	root.SetErr(&buf)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	code := exitOK
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.code
-		buf.Write([]byte(ee.Error()))
-	case err != nil:
-		code = exitUsage
-		buf.Write([]byte(err.Error()))
-	}
+	code := cliTo(ctx, &buf, &buf, args...)
 	return buf.String(), code
 }
