@@ -55,10 +55,20 @@ func TestOpenModelPoolRotatesIdleSessions(t *testing.T) {
 		if len(calls) != 50 {
 			t.Fatalf("%d sessions ran ops, want all 50: %v", len(calls), calls)
 		}
+		// Round robin: each session runs 4. The sessions join the queue
+		// as they get ready, concurrently, and the first op is due at once,
+		// so the session that ran it may rejoin the queue ahead of some
+		// still getting ready: then it runs 5 and the one that joined last
+		// runs 3. Any other spread is a broken rotation.
+		spread := map[int]int{}
 		for s, n := range calls {
-			if n != 4 {
+			spread[n]++
+			if n < 3 || n > 5 {
 				t.Errorf("session %s ran %d ops, want 4 (200 over 50, round robin)", s, n)
 			}
+		}
+		if spread[5] > 1 || spread[3] != spread[5] {
+			t.Errorf("ops per session %v (count: sessions), want 4 each, or one 5 and one 3 when the first op's session rejoined the queue early", spread)
 		}
 		e := engineOf()
 		if w := e.peakWorkers.Load(); w < 1 || w > 3 {
