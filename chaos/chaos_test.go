@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // sseServer answers every request with n events "id: e<i>" carrying data
@@ -55,7 +55,7 @@ func plan(t *testing.T, specs ...string) Plan {
 // readEvents reads a stream with the driver's decoder: the events
 // dispatched, the last event id, and how the stream ended.
 func readEvents(r io.Reader) (ids []string, last string, end error) {
-	d := driver.NewSSEDecoder(r)
+	d := sse.NewDecoder(r)
 	for {
 		ev, err := d.Next()
 		if err != nil {
@@ -142,7 +142,7 @@ func TestStallDeliversEverythingLate(t *testing.T) {
 		in := New(plan(t, "stall after_events=1 stall=2s"), 1)
 		start := time.Now()
 		resp, _ := do(t, in.Wrap(0, hc.Transport), "POST")
-		d := driver.NewSSEDecoder(resp.Body)
+		d := sse.NewDecoder(resp.Body)
 		var at []time.Duration
 		for {
 			if _, err := d.Next(); err != nil {

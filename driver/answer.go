@@ -12,6 +12,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/units"
+)
+
+// JSON literals the answer's classification compares raw values against.
+var (
+	litTrue          = []byte("true")
+	litInputRequired = []byte(`"input_required"`)
 )
 
 // exchange POSTs one request and reads its answer (JSON or SSE, resuming
@@ -71,7 +80,7 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 	defer resp.Body.Close()
 	limit := s.cfg.maxMessage()
 	if resp.ContentLength > limit {
-		return fmt.Errorf("%w %s (Content-Length %s; not read); raise it with --max-message-bytes", ErrResponseTooLarge, FormatBytes(limit), FormatBytes(resp.ContentLength))
+		return fmt.Errorf("%w %s (Content-Length %s; not read); raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit), units.Size(resp.ContentLength))
 	}
 	var r io.Reader = &countingReader{r: resp.Body, n: &res.BytesIn}
 	size := resp.ContentLength
@@ -98,12 +107,12 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 	if len(t) > 0 && t[0] == '[' {
 		// A JSON-RPC batch (2025-03-26 allowed them): valid JSON as a whole,
 		// then walk its elements.
-		if e, err := skipValue(t, 0); err != nil || e != len(t) {
+		if e, err := jsonrpc.SkipValue(t, 0); err != nil || e != len(t) {
 			return fmt.Errorf("%w: malformed JSON-RPC batch", ErrBadResponse)
 		}
 		i := 1
 		for {
-			i = skipWS(t, i)
+			i = jsonrpc.SkipWS(t, i)
 			if i >= len(t) || t[i] == ']' {
 				break
 			}
@@ -111,7 +120,7 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 				i++
 				continue
 			}
-			e, err := skipValue(t, i)
+			e, err := jsonrpc.SkipValue(t, i)
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrBadResponse, err)
 			}
@@ -151,7 +160,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // cross-stream. It returns an error only for a message that is not
 // JSON-RPC.
 func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result, led *Ledger) error {
-	m, err := ParseMessage(data)
+	m, err := jsonrpc.Parse(data)
 	if err != nil {
 		perr := fmt.Errorf("%w: %v", ErrBadResponse, err)
 		if c.err == nil && !c.gotResp {
@@ -163,8 +172,8 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 		return nil
 	}
 	switch m.Kind {
-	case KindResponse:
-		if !IDEqual(m.ID, c.id) {
+	case jsonrpc.KindResponse:
+		if !jsonrpc.IDEqual(m.ID, c.id) {
 			if id, ok := s.toSibling(m); ok {
 				led.fault(VerdictMisrouted, "the response to request "+strconv.FormatInt(id, 10)+" (in flight on another lane) arrived on the stream of request "+strconv.FormatInt(c.id, 10))
 				return nil
@@ -186,25 +195,25 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 			} else {
 				c.err = re
 			}
-		case s.modern && bytes.Equal(Field(m.Result, "resultType"), litInputRequired):
+		case s.modern && bytes.Equal(jsonrpc.Field(m.Result, "resultType"), litInputRequired):
 			c.inputReq = bytes.Clone(m.Result) // answered by a retry (Do)
-		case c.tool && bytes.Equal(Field(m.Result, "isError"), litTrue):
+		case c.tool && bytes.Equal(jsonrpc.Field(m.Result, "isError"), litTrue):
 			c.err = toolError(m.Result)
 		case c.init:
 			c.result = bytes.Clone(m.Result)
 		case c.list:
 			s.takeCursor(c, m.Result)
 		}
-	case KindNotification:
+	case jsonrpc.KindNotification:
 		if string(m.Method) != "notifications/progress" {
 			s.countNotification(m, &res.Notifications)
 			return nil
 		}
-		tok := Field(m.Params, "progressToken")
-		v, _ := FieldNumber(m.Params, "progress")
+		tok := jsonrpc.Field(m.Params, "progressToken")
+		v, _ := jsonrpc.FieldNumber(m.Params, "progress")
 		switch {
 		case c.tok != nil && bytes.Equal(tok, c.tok):
-			t, _ := FieldNumber(m.Params, "total")
+			t, _ := jsonrpc.FieldNumber(m.Params, "total")
 			if c.gotResp {
 				if !slices.Contains(led.progress, v) {
 					led.progress = append(led.progress, v) // it arrived: not lost
@@ -225,7 +234,7 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 		default:
 			led.fault(VerdictCrossStream, "progress "+fmtNum(v)+" for token "+quoteShort(tok)+", not this session's")
 		}
-	case KindRequest:
+	case jsonrpc.KindRequest:
 		s.ans = s.answer(ctx, m, s.ans)
 	}
 	return nil
@@ -260,12 +269,12 @@ func toolError(result []byte) error {
 // sampling/createMessage, elicitation/create, roots/list), or -32601,
 // within RequestTimeout. Failures are ignored: the server sees them as a
 // missing answer.
-func (s *Session) answer(ctx context.Context, m Message, buf []byte) []byte {
+func (s *Session) answer(ctx context.Context, m jsonrpc.Message, buf []byte) []byte {
 	buf = buf[:0]
 	if r, ok := s.cfg.canned(string(m.Method)); ok {
-		buf = appendResponse(buf, m.ID, r)
+		buf = jsonrpc.AppendResponse(buf, m.ID, r)
 	} else {
-		buf = appendErrorResponse(buf, m.ID, -32601, "method not found: "+string(m.Method))
+		buf = jsonrpc.AppendErrorResponse(buf, m.ID, -32601, "method not found: "+string(m.Method))
 	}
 	if d := s.cfg.requestTimeout(); d > 0 {
 		var cancel context.CancelFunc

@@ -7,12 +7,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/units"
 	"golang.org/x/sync/semaphore"
 )
 
 // Budget bounds the memory that large messages hold across every session
 // that shares it: a session reads small messages into its own small
-// buffers (SmallBuffer), and a message larger than that — a JSON answer or
+// buffers (sse.SmallBuffer), and a message larger than that — a JSON answer or
 // an SSE event — first reserves the buffers it will hold from the budget
 // (a JSON answer with a Content-Length: that size; one without: twice the
 // size limit, chunks and the joined message; an SSE event: twice
@@ -56,7 +57,7 @@ func (b *Budget) acquire(ctx context.Context, n int64) (int64, error) {
 		err := b.sem.Acquire(ctx, n)
 		b.waitedNS.Add(int64(time.Since(t0)))
 		if err != nil {
-			return 0, fmt.Errorf("waiting for the large-message memory budget (%s): %w", FormatBytes(b.size), context.Cause(ctx))
+			return 0, fmt.Errorf("waiting for the large-message memory budget (%s): %w", units.Size(b.size), context.Cause(ctx))
 		}
 	}
 	h := b.held.Add(n)
@@ -132,7 +133,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		m, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if int64(len(buf)) > limit {
-			return buf, 0, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, FormatBytes(limit))
+			return buf, 0, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit))
 		}
 		if err == io.EOF {
 			return buf, 0, nil
@@ -155,7 +156,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		n, err := io.ReadFull(r, c)
 		total += int64(n)
 		if total > limit {
-			return buf, held, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, FormatBytes(limit))
+			return buf, held, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit))
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			out := make([]byte, 0, total)

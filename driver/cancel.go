@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // Cancellation (2025-11-25 cancellation utility). An op with Op.Cancel
@@ -305,30 +307,30 @@ func noteFastest(op *Op, d time.Duration) {
 // then it is taken no further. An error answer is counted raced at once
 // (the server stopped); the rest wait for the op's end (judgeCancelled).
 // A response that comes before the cancel disarms it.
-func (s *Session) judgeAfterCancel(m Message, c *call, res *Result, led *Ledger) bool {
+func (s *Session) judgeAfterCancel(m jsonrpc.Message, c *call, res *Result, led *Ledger) bool {
 	what, stopped := "a message", false
 	switch m.Kind {
-	case KindResponse:
-		if !IDEqual(m.ID, c.id) {
+	case jsonrpc.KindResponse:
+		if !jsonrpc.IDEqual(m.ID, c.id) {
 			return false
 		}
 		what = "the response"
-		stopped = m.Error != nil || (c.tool && bytes.Equal(Field(m.Result, "isError"), litTrue))
-	case KindNotification:
+		stopped = m.Error != nil || (c.tool && bytes.Equal(jsonrpc.Field(m.Result, "isError"), litTrue))
+	case jsonrpc.KindNotification:
 		if string(m.Method) == "notifications/progress" {
-			if c.tok == nil || !bytes.Equal(Field(m.Params, "progressToken"), c.tok) {
+			if c.tok == nil || !bytes.Equal(jsonrpc.Field(m.Params, "progressToken"), c.tok) {
 				return false
 			}
 		}
 		what = string(m.Method)
-	case KindRequest:
+	case jsonrpc.KindRequest:
 		what = "a request " + string(m.Method)
 	}
 	now := time.Now()
 	cx := &s.cx
 	cx.mu.Lock()
 	st := cx.state
-	if st == cxArmed && m.Kind == KindResponse {
+	if st == cxArmed && m.Kind == jsonrpc.KindResponse {
 		cx.state = cxAnswered
 		cx.timer.Stop()
 	}
@@ -340,11 +342,11 @@ func (s *Session) judgeAfterCancel(m Message, c *call, res *Result, led *Ledger)
 		res.CancelRaced++
 	default:
 		cx.whats = append(cx.whats, what)
-		if m.Kind == KindResponse && cx.doneAt.IsZero() {
+		if m.Kind == jsonrpc.KindResponse && cx.doneAt.IsZero() {
 			cx.doneAt = now
 		}
 	}
-	if m.Kind == KindResponse && !c.gotResp {
+	if m.Kind == jsonrpc.KindResponse && !c.gotResp {
 		c.gotResp, c.respAt = true, now // ends the reading of events: the tail is judged too
 	}
 	return true

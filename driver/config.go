@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // Protocol versions the driver speaks. 2025-03-26 … 2025-11-25 are the
@@ -144,7 +146,7 @@ type Config struct {
 	// without reading the body.
 	MaxMessageBytes int64
 	// MaxEventBytes bounds one SSE event (profile max_event_bytes); 0
-	// means MaxEventBytes (16 MiB).
+	// means sse.MaxEventBytes (16 MiB).
 	MaxEventBytes int
 	// Budget bounds the memory large messages hold across the sessions
 	// that share it (see Budget). nil: a process-wide budget of
@@ -249,7 +251,7 @@ func (c *Config) maxEvent() int {
 	if c.MaxEventBytes > 0 {
 		return c.MaxEventBytes
 	}
-	return MaxEventBytes
+	return sse.MaxEventBytes
 }
 
 // BudgetNeed is the smallest Budget that holds one message of either kind

@@ -60,14 +60,14 @@
 //
 // Errors wrap a sentinel (ErrSessionMissing, ErrBadResponse, ErrNoResponse,
 // ErrStreamBroken, ErrUnresumable, ErrStreamIdle, ErrToolError,
-// ErrRequestTimeout, ErrResponseTooLarge and ErrEventTooLarge (each naming
+// ErrRequestTimeout, ErrResponseTooLarge and sse.ErrEventTooLarge (each naming
 // its limit), ErrConnClosedAfterWrite (a request that reached the socket is
 // never re-sent), ErrHTTP2Only, ErrNoHTTP2, ErrNoH2C, ErrGoAway (with its
 // code and whether the server took the request), ErrConnectTimeout,
 // ErrProxy, ErrAuthorization
 // (classed http-status), ...), a *StatusError (with the Location,
 // WWW-Authenticate, Retry-After and first body line the user needs) or a
-// *RPCError; Classify maps them to a Class (transport, timeout,
+// *jsonrpc.Error; Classify maps them to a Class (transport, timeout,
 // http-status, session-missing, bad-response, sse-malformed, jsonrpc-error,
 // tool-error, stream-broken, unresumable, canceled), which is what reports
 // aggregate by.
@@ -84,10 +84,10 @@
 //
 // # Memory
 //
-// A session keeps small buffers (SmallBuffer); a message larger than that
+// A session keeps small buffers (sse.SmallBuffer); a message larger than that
 // reserves its worst case from a Budget shared by many sessions and gives
 // it back after, so a run holds about VUs × small buffers + the budget.
-// JSON answers over MaxMessageBytes and SSE events over MaxEventBytes fail
+// JSON answers over MaxMessageBytes and SSE events over sse.MaxEventBytes fail
 // with errors naming the limit.
 //
 // # Replay ledger
@@ -168,10 +168,10 @@
 //   - ledger.go: the replay ledger and its verdicts.
 //   - budget.go: the memory budget and large-message reads.
 //   - errors.go: sentinels, StatusError, Class and Classify.
-//   - jsonrpc.go: Message, ParseMessage, Field, RPCError; jsonscan.go: the
+//   - jsonrpc.go: jsonrpc.Message, jsonrpc.Parse, jsonrpc.Field, jsonrpc.Error; jsonscan.go: the
 //     validating JSON scanner under them (strings, numbers, nesting);
 //     jsonrender.go: requests and responses rendered with append.
-//   - sse.go: SSEDecoder and Event (fields, dispatch); sse_scan.go: line
+//   - sse.go: sse.Decoder and sse.Event (fields, dispatch); sse_scan.go: line
 //     scanning, the read buffer and large events (Reserve/Release).
 //   - h1.go: H1Transport and RoundTrip, request writing, which failures
 //     are re-sent; h1_conn.go: dialing (TLS, ALPN, HTTP/2-only servers),
@@ -208,7 +208,7 @@
 // # Cost
 //
 // The hot path does not use reflection or maps: messages are validated and
-// classified in one pass (ParseMessage), requests are rendered with append,
+// classified in one pass (jsonrpc.Parse), requests are rendered with append,
 // buffers are reused across operations, and H1Transport does the HTTP I/O
 // in the calling goroutine. See BenchmarkToolsCallSSE.
 package driver

@@ -11,10 +11,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // Sentinel errors of the driver. Errors returned by a Session wrap one of
-// these (or a *StatusError, *RPCError, net error or context error) with %w;
+// these (or a *StatusError, *jsonrpc.Error, net error or context error) with %w;
 // Classify maps any of them to a Class.
 var (
 	// ErrSessionMissing: the server answered 404 to a request carrying an
@@ -171,7 +174,7 @@ func Classify(err error) Class {
 		return ClassOK
 	}
 	var se *StatusError
-	var re *RPCError
+	var re *jsonrpc.Error
 	var ne net.Error
 	switch {
 	case errors.Is(err, ErrStreamIdle), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
@@ -184,7 +187,7 @@ func Classify(err error) Class {
 		return ClassUnresumable
 	case errors.Is(err, ErrStreamBroken), errors.Is(err, ErrStreamCancelled):
 		return ClassStreamBroken
-	case errors.Is(err, ErrSSEMalformed):
+	case errors.Is(err, sse.ErrMalformed):
 		return ClassSSEMalformed
 	case errors.Is(err, ErrToolError):
 		return ClassToolError
@@ -215,7 +218,7 @@ func Classify(err error) Class {
 // rpcErrorOf decodes a JSON-RPC error object (JSON-RPC 2.0 §5.1: an object
 // with an integer code and a string message). ok is false for anything
 // else: a malformed error is a bad response, not a JSON-RPC error.
-func rpcErrorOf(raw []byte) (*RPCError, bool) {
+func rpcErrorOf(raw []byte) (*jsonrpc.Error, bool) {
 	var e struct {
 		Code    *json.Number `json:"code"`
 		Message *string      `json:"message"`
@@ -227,5 +230,5 @@ func rpcErrorOf(raw []byte) (*RPCError, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &RPCError{Code: code, Message: *e.Message}, true
+	return &jsonrpc.Error{Code: code, Message: *e.Message}, true
 }

@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // StreamStats describes a session's standalone GET stream so far.
@@ -55,7 +58,7 @@ type getStream struct {
 
 	mu    sync.Mutex
 	stats StreamStats
-	dec   *SSEDecoder
+	dec   *sse.Decoder
 	ans   []byte
 }
 
@@ -78,7 +81,7 @@ func (s *Session) openStream(ctx context.Context, lastID string, link *url.URL) 
 		return s.sendTo(ctx, link, http.MethodGet, nil, s.hdr.Load().get, lastID)
 	}
 	params := []byte(`{"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}`)
-	body := appendRequest(nil, s.nextListenID(), "subscriptions/listen", params, s.metaModern)
+	body := jsonrpc.AppendRequest(nil, s.nextListenID(), "subscriptions/listen", params, s.metaModern)
 	h := s.hdr.Load().post.Clone()
 	h[HeaderMethod] = []string{"subscriptions/listen"}
 	return s.sendBody(ctx, body, h)
@@ -123,7 +126,7 @@ func (s *Session) startGET(ctx context.Context) error {
 		var scratch Result
 		return fmt.Errorf("GET stream: %w", s.statusError(resp, &scratch))
 	}
-	g := &getStream{s: s, cancel: cancel, done: make(chan struct{}), dec: newSmallDecoder(), ctx: gctx}
+	g := &getStream{s: s, cancel: cancel, done: make(chan struct{}), dec: sse.NewStreamDecoder(), ctx: gctx}
 	g.dec.MaxEvent = s.cfg.maxEvent()
 	s.hookBudget(g.dec, func() context.Context { return g.ctx })
 	g.stats.Opened = 1
@@ -343,7 +346,7 @@ func (g *getStream) read(ctx context.Context, resp *http.Response) error {
 		if !fresh || len(ev.Data) == 0 {
 			continue
 		}
-		m, perr := ParseMessage(ev.Data)
+		m, perr := jsonrpc.Parse(ev.Data)
 		g.mu.Lock()
 		g.stats.Events++
 		g.mu.Unlock()
@@ -351,12 +354,12 @@ func (g *getStream) read(ctx context.Context, resp *http.Response) error {
 			continue
 		}
 		switch m.Kind {
-		case KindRequest:
+		case jsonrpc.KindRequest:
 			g.ans = s.answer(ctx, m, g.ans)
 			g.mu.Lock()
 			g.stats.Requests++
 			g.mu.Unlock()
-		case KindNotification:
+		case jsonrpc.KindNotification:
 			switch string(m.Method) {
 			case "notifications/subscriptions/acknowledged":
 				g.mu.Lock()
@@ -377,7 +380,7 @@ func (g *getStream) read(ctx context.Context, resp *http.Response) error {
 					g.mu.Unlock()
 				}
 			}
-		case KindResponse:
+		case jsonrpc.KindResponse:
 			if s.modern && isListenID(m.ID) {
 				// 2026-07-28: the listen request's own response ends the
 				// subscription gracefully (Subscriptions §Graceful Closure).
@@ -394,15 +397,15 @@ func (g *getStream) read(ctx context.Context, resp *http.Response) error {
 // request in flight goes to its mailbox (its ledger counts it misrouted);
 // one of a finished request of this session is misrouted here; anything
 // else is cross-stream.
-func (g *getStream) foreign(m Message, what string) {
+func (g *getStream) foreign(m jsonrpc.Message, what string) {
 	s := g.s
 	if s.deliver(m) {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if m.Kind == KindNotification {
-		tok := Field(m.Params, "progressToken")
+	if m.Kind == jsonrpc.KindNotification {
+		tok := jsonrpc.Field(m.Params, "progressToken")
 		if bytes.HasPrefix(tok, s.tokPrefix) {
 			g.stats.Ledger.fault(VerdictMisrouted, "progress of request token "+quoteShort(tok)+" of this session arrived on the GET stream (after its request ended)")
 			return
@@ -415,12 +418,12 @@ func (g *getStream) foreign(m Message, what string) {
 
 // notificationSeq extracts the sequence number of a numbered notification
 // (the reference server's notifications/message with data.seq).
-func notificationSeq(m Message) (int64, bool) {
+func notificationSeq(m jsonrpc.Message) (int64, bool) {
 	if string(m.Method) != "notifications/message" {
 		return 0, false
 	}
-	data := Field(m.Params, "data")
-	v, ok := FieldNumber(data, "seq")
+	data := jsonrpc.Field(m.Params, "data")
+	v, ok := jsonrpc.FieldNumber(data, "seq")
 	return int64(v), ok
 }
 

@@ -3,6 +3,8 @@ package driver
 import (
 	"context"
 	"net/http"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // Hygiene is the verdict of the deleted-session check (Config.CheckDeleted).
@@ -27,7 +29,7 @@ func (h Hygiene) Faulty() bool { return h.Checked && h.Verdict != NumVerdicts }
 // answer for a missing session; 2025-11-25 transports §Session Management,
 // items 3 and 4).
 func (s *Session) checkDeleted(ctx context.Context, h *sessHeaders) {
-	body := appendRequest(s.body.buf(), s.next(), "ping", nil, nil)
+	body := jsonrpc.AppendRequest(s.body.buf(), s.next(), "ping", nil, nil)
 	resp, err := s.send(ctx, http.MethodPost, body, h.post, "")
 	if err != nil {
 		return

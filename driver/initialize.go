@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 func (s *Session) initialize(ctx context.Context, res *Result) error {
@@ -22,13 +24,13 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 		params = append(params, `,"elicitation":{}`...)
 	}
 	params = append(params, `},"clientInfo":{"name":`...)
-	params = appendJSONString(params, cmp.Or(s.cfg.ClientName, "mcpbench"))
+	params = jsonrpc.AppendString(params, cmp.Or(s.cfg.ClientName, "mcpbench"))
 	params = append(params, `,"version":`...)
-	params = appendJSONString(params, cmp.Or(s.cfg.ClientVersion, "dev"))
+	params = jsonrpc.AppendString(params, cmp.Or(s.cfg.ClientVersion, "dev"))
 	params = append(params, "}}"...)
 
 	c := call{id: s.next(), init: true}
-	body := appendRequest(s.body.buf(), c.id, "initialize", params, nil)
+	body := jsonrpc.AppendRequest(s.body.buf(), c.id, "initialize", params, nil)
 	// No session id and no version header yet; the session's headers stay
 	// as they are for the other lanes until the new id is known.
 	if err := s.exchange(ctx, body, &c, res, s.buildHeaders("", "").post); err != nil {
@@ -37,7 +39,7 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 	if c.err != nil {
 		return c.err
 	}
-	v := Field(c.result, "protocolVersion")
+	v := jsonrpc.Field(c.result, "protocolVersion")
 	if len(v) < 2 || v[0] != '"' {
 		return fmt.Errorf("%w: initialize result has no protocolVersion", ErrBadResponse)
 	}
@@ -50,7 +52,7 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 
 	// notifications/initialized: 202 expected (2025-11-25 transports
 	// §Sending Messages, item 4); some servers answer 200/204.
-	body = appendNotification(s.body.buf(), "notifications/initialized", nil)
+	body = jsonrpc.AppendNotification(s.body.buf(), "notifications/initialized", nil)
 	s.arm()
 	resp, err := s.send(ctx, http.MethodPost, body, s.hdr.Load().post, "")
 	res.BytesOut += int64(len(body))
@@ -83,7 +85,7 @@ func (s *Session) checkSessionID(sid string) error {
 // §discover) must list the session's protocol version.
 func (s *Session) discover(ctx context.Context, res *Result) error {
 	c := call{id: s.next(), init: true}
-	body := appendRequest(s.body.buf(), c.id, "server/discover", nil, s.metaModern)
+	body := jsonrpc.AppendRequest(s.body.buf(), c.id, "server/discover", nil, s.metaModern)
 	h := s.hdr.Load().post.Clone()
 	h[HeaderMethod] = []string{"server/discover"}
 	if err := s.exchange(ctx, body, &c, res, h); err != nil {

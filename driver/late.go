@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // Progress that comes after its response on another stream. A request
@@ -71,7 +73,7 @@ func (l *lateBoxes) settled() {
 }
 
 // take offers m to the mailboxes (see inflight.take).
-func (l *lateBoxes) take(m Message, sibling bool) (id int64, ok bool) {
+func (l *lateBoxes) take(m jsonrpc.Message, sibling bool) (id int64, ok bool) {
 	if l.n.Load() == 0 {
 		return 0, false
 	}

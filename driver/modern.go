@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // MCP 2026-07-28 (SEP-2575) pieces: per-request _meta, the Mcp-Method,
@@ -39,24 +42,24 @@ const (
 // (without braces): protocol version, client info and capabilities.
 func modernMeta(cfg *Config, proto string) []byte {
 	var b []byte
-	b = appendJSONString(b, MetaProtocolVersion)
+	b = jsonrpc.AppendString(b, MetaProtocolVersion)
 	b = append(b, ':')
-	b = appendJSONString(b, proto)
+	b = jsonrpc.AppendString(b, proto)
 	b = append(b, ',')
-	b = appendJSONString(b, MetaClientInfo)
+	b = jsonrpc.AppendString(b, MetaClientInfo)
 	b = append(b, `:{"name":`...)
-	b = appendJSONString(b, cmp.Or(cfg.ClientName, "mcpbench"))
+	b = jsonrpc.AppendString(b, cmp.Or(cfg.ClientName, "mcpbench"))
 	b = append(b, `,"version":`...)
-	b = appendJSONString(b, cmp.Or(cfg.ClientVersion, "dev"))
+	b = jsonrpc.AppendString(b, cmp.Or(cfg.ClientVersion, "dev"))
 	b = append(b, "},"...)
-	b = appendJSONString(b, MetaClientCapabilities)
+	b = jsonrpc.AppendString(b, MetaClientCapabilities)
 	// The canned answers (DefaultCanned) cover these input requests.
 	b = append(b, `:{"elicitation":{},"sampling":{},"roots":{}}`...)
 	if cfg.LogLevel != "" {
 		b = append(b, ',')
-		b = appendJSONString(b, MetaLogLevel)
+		b = jsonrpc.AppendString(b, MetaLogLevel)
 		b = append(b, ':')
-		b = appendJSONString(b, cfg.LogLevel)
+		b = jsonrpc.AppendString(b, cfg.LogLevel)
 	}
 	return b
 }
@@ -92,7 +95,7 @@ func mcpName(method string, params []byte) string {
 		return ""
 	}
 	var v string
-	if raw := Field(params, key); len(raw) > 0 && json.Unmarshal(raw, &v) == nil {
+	if raw := jsonrpc.Field(params, key); len(raw) > 0 && json.Unmarshal(raw, &v) == nil {
 		return v
 	}
 	return ""
@@ -190,7 +193,7 @@ func headerString(v any) string {
 // inputResponses renders the retry fields of a multi round-trip request
 // (SEP-2322) from an input_required result: "inputResponses" with a
 // canned answer per input request, and "requestState" when given. It
-// returns the fields without braces, for appendParams.
+// returns the fields without braces, for jsonrpc.AppendParams.
 func (c *Config) inputResponses(result []byte) ([]byte, error) {
 	var r struct {
 		InputRequests map[string]struct {
@@ -217,14 +220,14 @@ func (c *Config) inputResponses(result []byte) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsonrpc.AppendString(b, k)
 		b = append(b, ':')
 		b = append(b, ans...)
 	}
 	b = append(b, '}')
 	if r.RequestState != nil {
 		b = append(b, `,"requestState":`...)
-		b = appendJSONString(b, *r.RequestState)
+		b = jsonrpc.AppendString(b, *r.RequestState)
 	}
 	return b, nil
 }
@@ -300,7 +303,7 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 		return Negotiation{}, err
 	}
 	n := Negotiation{Protocol: DefaultProtocol, Status: status}
-	var m Message
+	var m jsonrpc.Message
 	if mediaType(ct) == mtJSON || mediaType(ct) == mtSSE {
 		m, _ = firstMessage(body, mediaType(ct) == mtSSE)
 	}
@@ -312,9 +315,9 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 	case v != "":
 		n.Protocol, n.Modern = v, true
 		n.Why = fmt.Sprintf("the server's UnsupportedProtocolVersionError lists %s", strings.Join(vs, ", "))
-	case m.Kind == KindResponse && m.Result != nil:
+	case m.Kind == jsonrpc.KindResponse && m.Result != nil:
 		n.Why = fmt.Sprintf("the server lists only session-based versions (server/discover: %s), so the newest of those", strings.Join(vs, ", "))
-	case m.Kind == KindResponse && m.Error != nil:
+	case m.Kind == jsonrpc.KindResponse && m.Error != nil:
 		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and JSON-RPC error %d, so it speaks the session-based versions", status, code)
 	default:
 		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and no 2026-07-28 answer, so it speaks the session-based versions", status)
@@ -327,15 +330,15 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 // UnsupportedProtocolVersionError (code is the JSON-RPC error code; 0 for
 // a result). modern is the first of ModernProtocols among them ("" when
 // none is).
-func discoverVersions(m Message) (versions []string, code int, modern string) {
+func discoverVersions(m jsonrpc.Message) (versions []string, code int, modern string) {
 	switch {
-	case m.Kind == KindResponse && m.Result != nil:
+	case m.Kind == jsonrpc.KindResponse && m.Result != nil:
 		var d struct {
 			Supported []string `json:"supportedVersions"`
 		}
 		json.Unmarshal(m.Result, &d)
 		versions = d.Supported
-	case m.Kind == KindResponse && m.Error != nil:
+	case m.Kind == jsonrpc.KindResponse && m.Error != nil:
 		var e struct {
 			Code int `json:"code"`
 			Data struct {
@@ -359,7 +362,7 @@ func discoverVersions(m Message) (versions []string, code int, modern string) {
 // rawPOST sends one modern request and reads the whole answer (for probes).
 func (s *Session) rawPOST(ctx context.Context, method string, params []byte) (body []byte, status int, ct string, err error) {
 	id := s.next()
-	b := appendRequest(nil, id, method, params, s.metaModern)
+	b := jsonrpc.AppendRequest(nil, id, method, params, s.metaModern)
 	h := s.hdr.Load().post.Clone()
 	h.Set(HeaderMethod, method)
 	if n := mcpName(method, params); n != "" {
@@ -379,20 +382,20 @@ func (s *Session) rawPOST(ctx context.Context, method string, params []byte) (bo
 
 // firstMessage returns the first JSON-RPC message of a JSON body or an SSE
 // stream that carries a response.
-func firstMessage(body []byte, sse bool) (Message, error) {
-	if !sse {
-		return ParseMessage(bytes.TrimSpace(body))
+func firstMessage(body []byte, isSSE bool) (jsonrpc.Message, error) {
+	if !isSSE {
+		return jsonrpc.Parse(bytes.TrimSpace(body))
 	}
-	d := NewSSEDecoder(bytes.NewReader(body))
+	d := sse.NewDecoder(bytes.NewReader(body))
 	for {
 		ev, err := d.Next()
 		if err != nil {
-			return Message{}, err
+			return jsonrpc.Message{}, err
 		}
 		if len(ev.Data) == 0 {
 			continue
 		}
-		if m, err := ParseMessage(ev.Data); err == nil && m.Kind == KindResponse {
+		if m, err := jsonrpc.Parse(ev.Data); err == nil && m.Kind == jsonrpc.KindResponse {
 			return m, nil
 		}
 	}
@@ -448,7 +451,7 @@ func PrepareOps(ctx context.Context, cfg *Config, ops []*Op) error {
 	for page := 0; page < 100; page++ {
 		var params []byte
 		if cursor != "" {
-			params = appendJSONString([]byte(`{"cursor":`), cursor)
+			params = jsonrpc.AppendString([]byte(`{"cursor":`), cursor)
 			params = append(params, '}')
 		}
 		octx, cancel := s.opContext(ctx)
@@ -482,7 +485,7 @@ func PrepareOps(ctx context.Context, cfg *Config, ops []*Op) error {
 		if !op.isToolCall {
 			continue
 		}
-		h, err := ParamHeaders(schemas[op.mcpName], Field(op.Params, "arguments"))
+		h, err := ParamHeaders(schemas[op.mcpName], jsonrpc.Field(op.Params, "arguments"))
 		if err != nil {
 			return fmt.Errorf("tool %s has an invalid x-mcp-header annotation (a client must exclude it): %w", op.mcpName, err)
 		}

@@ -1,5 +1,7 @@
 package driver
 
+import "github.com/mcpbench/mcpbench/internal/jsonrpc"
+
 // Counting the notifications an MCP client listens for besides progress:
 // log messages, list changes and resource updates, on whichever stream
 // they arrive (a request's response stream or the GET stream).
@@ -42,7 +44,7 @@ const (
 // countNotification counts m in n when it is one of the notifications of
 // interest, and hands a resource update to the session's subscriptions.
 // It reports whether m was one of them.
-func (s *Session) countNotification(m Message, n *Notifications) bool {
+func (s *Session) countNotification(m jsonrpc.Message, n *Notifications) bool {
 	switch string(m.Method) {
 	case MethodMessage:
 		n.Messages++

@@ -3,6 +3,8 @@ package driver
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // Pagination (2025-11-25 utilities §Pagination): a list result with a
@@ -32,7 +34,7 @@ func isListMethod(method string) bool {
 // takeCursor keeps the nextCursor of a list result for the next page
 // (the read buffer is reused, so it is copied).
 func (s *Session) takeCursor(c *call, result []byte) {
-	cur := Field(result, "nextCursor")
+	cur := jsonrpc.Field(result, "nextCursor")
 	if len(cur) == 0 || string(cur) == "null" {
 		return
 	}

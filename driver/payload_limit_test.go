@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/sse"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -50,8 +51,8 @@ func TestLargestPayloadFitsDefaultLimits(t *testing.T) {
 		}
 		var res driver.Result
 		s.Do(t.Context(), payload(1<<20), &res)
-		if !errors.Is(res.Err, driver.ErrEventTooLarge) || !strings.Contains(res.Err.Error(), "max_event_bytes 1 MiB; raise it with --max-event-bytes") {
-			t.Fatalf("err %v: want one naming max_event_bytes 1 MiB and --max-event-bytes", res.Err)
+		if !errors.Is(res.Err, sse.ErrEventTooLarge) || !strings.Contains(res.Err.Error(), "max_event_bytes 1MiB; raise it with --max-event-bytes") {
+			t.Fatalf("err %v: want one naming max_event_bytes 1MiB and --max-event-bytes", res.Err)
 		}
 	})
 }

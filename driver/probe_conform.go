@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // Sentences the checks of this file cite.
@@ -121,10 +123,10 @@ func (p *prober) pingCase(ctx context.Context) {
 	a := p.send(ctx, p.call("ping", "", ""))
 	m, ok := a.message()
 	switch {
-	case !ok || m.Kind != KindResponse:
+	case !ok || m.Kind != jsonrpc.KindResponse:
 		p.check(name, want, specPing, a, false, a.describe()+" without a JSON-RPC response")
 	case m.Error != nil:
-		e := parseRPCError(m.Error)
+		e := jsonrpc.ParseError(m.Error)
 		p.check(name, want, specPing, a, false, fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message))
 	default:
 		var obj map[string]json.RawMessage
@@ -167,15 +169,15 @@ func (p *prober) concurrentCase(ctx context.Context, args string) {
 		}
 		own := 0
 		for _, e := range a.events {
-			m, err := ParseMessage([]byte(e.Data))
+			m, err := jsonrpc.Parse([]byte(e.Data))
 			if e.Data == "" || err != nil {
 				continue
 			}
 			var tk string
 			switch {
-			case m.Kind == KindResponse && !IDEqual(m.ID, qs[i].id):
+			case m.Kind == jsonrpc.KindResponse && !jsonrpc.IDEqual(m.ID, qs[i].id):
 				wrong = append(wrong, fmt.Sprintf("the stream of request %d carried the response to request %s", qs[i].id, m.ID))
-			case string(m.Method) != "notifications/progress" || json.Unmarshal(Field(m.Params, "progressToken"), &tk) != nil:
+			case string(m.Method) != "notifications/progress" || json.Unmarshal(jsonrpc.Field(m.Params, "progressToken"), &tk) != nil:
 			case tk == tokens[i]:
 				own++
 			default:

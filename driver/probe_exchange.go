@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // answer is one HTTP exchange as the probe saw it.
@@ -59,7 +62,7 @@ func (p *prober) seen(a *answer, q req) {
 	if a.status == http.StatusUnauthorized && p.unauthorized == nil {
 		p.unauthorized = a
 		p.unauthWhat = q.method
-		if m := Field([]byte(q.body), "method"); len(m) > 0 {
+		if m := jsonrpc.Field([]byte(q.body), "method"); len(m) > 0 {
 			p.unauthWhat += " " + strings.Trim(string(m), `"`)
 		}
 	}
@@ -108,7 +111,7 @@ func (p *prober) do(ctx context.Context, q req) answer {
 		a.body, _, err = readAll(resp.Body, nil, probeMaxBody)
 		a.ended = err == nil
 		if mediaType(a.ct) == mtJSON && q.id != 0 {
-			if m, err := ParseMessage(bytes.TrimSpace(a.body)); err == nil && m.Kind == KindResponse && IDEqual(m.ID, q.id) {
+			if m, err := jsonrpc.Parse(bytes.TrimSpace(a.body)); err == nil && m.Kind == jsonrpc.KindResponse && jsonrpc.IDEqual(m.ID, q.id) {
 				a.response = a.body
 			}
 		}
@@ -122,7 +125,7 @@ func (p *prober) do(ctx context.Context, q req) answer {
 		defer t.Stop()
 	}
 	var grace *time.Timer
-	d := NewSSEDecoder(resp.Body)
+	d := sse.NewDecoder(resp.Body)
 	for range probeMaxEvents {
 		ev, err := d.Next()
 		if err != nil {
@@ -132,7 +135,7 @@ func (p *prober) do(ctx context.Context, q req) answer {
 		e := sseEvent{ID: string(ev.ID), HasID: ev.HasID, Type: string(ev.Type), Data: string(ev.Data), Retry: ev.Retry}
 		a.events = append(a.events, e)
 		if q.id != 0 && a.response == nil && e.Data != "" {
-			if m, err := ParseMessage([]byte(e.Data)); err == nil && m.Kind == KindResponse && IDEqual(m.ID, q.id) {
+			if m, err := jsonrpc.Parse([]byte(e.Data)); err == nil && m.Kind == jsonrpc.KindResponse && jsonrpc.IDEqual(m.ID, q.id) {
 				a.response = []byte(e.Data)
 				grace = time.AfterFunc(probeGrace, stop)
 			}
@@ -145,16 +148,16 @@ func (p *prober) do(ctx context.Context, q req) answer {
 }
 
 // message returns the first JSON-RPC message of a JSON answer (or nil).
-func (a *answer) message() (Message, bool) {
+func (a *answer) message() (jsonrpc.Message, bool) {
 	if a.response != nil {
-		m, err := ParseMessage(a.response)
+		m, err := jsonrpc.Parse(a.response)
 		return m, err == nil
 	}
 	if mediaType(a.ct) != mtJSON {
-		return Message{}, false
+		return jsonrpc.Message{}, false
 	}
-	m, err := ParseMessage(bytes.TrimSpace(a.body))
-	return m, err == nil && m.Kind != KindInvalid
+	m, err := jsonrpc.Parse(bytes.TrimSpace(a.body))
+	return m, err == nil && m.Kind != jsonrpc.KindInvalid
 }
 
 // rpcCode is the JSON-RPC error code of the answer (0 if none).
@@ -163,7 +166,7 @@ func (a *answer) rpcCode() int {
 	if !ok || m.Error == nil {
 		return 0
 	}
-	return parseRPCError(m.Error).Code
+	return jsonrpc.ParseError(m.Error).Code
 }
 
 // describe says what came back, e.g. "HTTP 404 (text/plain)".
@@ -307,9 +310,9 @@ func (p *prober) call(method, params, meta string) req {
 		if n := mcpName(method, []byte(params)); n != "" {
 			h[HeaderName] = EncodeHeaderValue(n)
 		}
-		return req{method: http.MethodPost, h: h, body: string(appendRequest(nil, id, method, []byte(params), mm)), id: id}
+		return req{method: http.MethodPost, h: h, body: string(jsonrpc.AppendRequest(nil, id, method, []byte(params), mm)), id: id}
 	}
-	return req{method: http.MethodPost, h: p.legacyH(), body: string(appendRequest(nil, id, method, []byte(params), []byte(meta))), id: id}
+	return req{method: http.MethodPost, h: p.legacyH(), body: string(jsonrpc.AppendRequest(nil, id, method, []byte(params), []byte(meta))), id: id}
 }
 
 // harmless is a request every server answers without side effects: ping

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // initialize tries each legacy version; the first that succeeds (newest
@@ -28,10 +30,10 @@ func (p *prober) initialize(ctx context.Context) {
 		switch {
 		case a.err != nil:
 			pi.Error = a.describe()
-		case !ok || m.Kind != KindResponse:
+		case !ok || m.Kind != jsonrpc.KindResponse:
 			pi.Error = a.describe() + " without a JSON-RPC response"
 		case m.Error != nil:
-			e := parseRPCError(m.Error)
+			e := jsonrpc.ParseError(m.Error)
 			pi.Error = fmt.Sprintf("%s: JSON-RPC error %d: %s", a.describe(), e.Code, e.Message)
 		case json.Unmarshal(m.Result, &res) != nil || res.V == "":
 			pi.Error = a.describe() + ": the result has no protocolVersion"

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // discover sends server/discover (2026-07-28) and decides the era as
 // Negotiate does.
 func (p *prober) discover(ctx context.Context) answer {
 	id := p.id()
-	body := string(appendRequest(nil, id, "server/discover", nil, modernMeta(p.cfg, Protocol20260728)))
+	body := string(jsonrpc.AppendRequest(nil, id, "server/discover", nil, modernMeta(p.cfg, Protocol20260728)))
 	a := p.send(ctx, req{method: http.MethodPost, h: p.modernH("server/discover"), body: body, id: id})
 	if a.err != nil {
 		return a
@@ -24,13 +26,13 @@ func (p *prober) discover(ctx context.Context) answer {
 	vs, code, modern := discoverVersions(m)
 	d.Modern = ok && modern != ""
 	switch {
-	case ok && m.Kind == KindResponse && m.Result != nil:
+	case ok && m.Kind == jsonrpc.KindResponse && m.Result != nil:
 		d.Result = bytes.Clone(m.Result)
 		d.Versions = vs
 		if !d.Modern {
 			d.Error = fmt.Sprintf("server/discover lists no modern version we speak (%v): legacy", vs)
 		}
-	case ok && m.Kind == KindResponse && m.Error != nil:
+	case ok && m.Kind == jsonrpc.KindResponse && m.Error != nil:
 		if d.Modern {
 			d.Versions = vs
 		} else {
@@ -47,7 +49,7 @@ func (p *prober) discover(ctx context.Context) answer {
 func (p *prober) modernCases(ctx context.Context) {
 	meta := modernMeta(p.cfg, Protocol20260728)
 	body := func(id int64, method, params string) string {
-		return string(appendRequest(nil, id, method, []byte(params), meta))
+		return string(jsonrpc.AppendRequest(nil, id, method, []byte(params), meta))
 	}
 	post := func(h map[string]string, method, params string) answer {
 		id := p.id()
@@ -78,17 +80,17 @@ func (p *prober) listenCase(ctx context.Context) {
 	const name, want = "2026-07-28: subscriptions/listen stream", "SSE, acknowledged first, stays open"
 	id := p.id()
 	a := p.send(ctx, req{method: http.MethodPost, h: p.modernH("subscriptions/listen"),
-		body:   string(appendRequest(nil, id, "subscriptions/listen", []byte(`{"notifications":{"toolsListChanged":true}}`), modernMeta(p.cfg, Protocol20260728))),
+		body:   string(jsonrpc.AppendRequest(nil, id, "subscriptions/listen", []byte(`{"notifications":{"toolsListChanged":true}}`), modernMeta(p.cfg, Protocol20260728))),
 		window: probeWindow})
 	d := &p.r.Discover
-	var first Message
+	var first jsonrpc.Message
 	got := false // a message (an event with data) came
 	for _, e := range a.events {
 		if e.Data == "" {
 			continue
 		}
 		got = true
-		if m, err := ParseMessage([]byte(e.Data)); err == nil {
+		if m, err := jsonrpc.Parse([]byte(e.Data)); err == nil {
 			first = m
 		}
 		break
@@ -96,7 +98,7 @@ func (p *prober) listenCase(ctx context.Context) {
 	d.ListenAck = string(first.Method) == "notifications/subscriptions/acknowledged"
 	agreed := "-"
 	if d.ListenAck {
-		agreed = string(bytes.TrimSpace(Field(first.Params, "notifications")))
+		agreed = string(bytes.TrimSpace(jsonrpc.Field(first.Params, "notifications")))
 	}
 	nothing := agreed == "{}" || agreed == "null" || agreed == ""
 	open := a.status == http.StatusOK && a.sse && !a.ended && a.err == nil
@@ -128,11 +130,11 @@ func (p *prober) listenCase(ctx context.Context) {
 
 // describeMessage names a message for display: its method, "a response",
 // or "not a JSON-RPC message".
-func describeMessage(m Message) string {
+func describeMessage(m jsonrpc.Message) string {
 	switch {
 	case len(m.Method) > 0:
 		return string(m.Method)
-	case m.Kind == KindResponse:
+	case m.Kind == jsonrpc.KindResponse:
 		return "a response"
 	}
 	return "not a JSON-RPC message"

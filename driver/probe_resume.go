@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // resumeCases checks resumability: a stream the server closed before its
@@ -202,16 +204,16 @@ func foreign(data string, id int64, token string) string {
 	if data == "" {
 		return ""
 	}
-	m, err := ParseMessage([]byte(data))
+	m, err := jsonrpc.Parse([]byte(data))
 	if err != nil {
 		return ""
 	}
 	switch {
-	case m.Kind == KindResponse && !IDEqual(m.ID, id):
+	case m.Kind == jsonrpc.KindResponse && !jsonrpc.IDEqual(m.ID, id):
 		return "the response to request " + string(m.ID)
 	case string(m.Method) == "notifications/progress":
 		var tk string
-		if json.Unmarshal(Field(m.Params, "progressToken"), &tk) == nil && tk != token {
+		if json.Unmarshal(jsonrpc.Field(m.Params, "progressToken"), &tk) == nil && tk != token {
 			return "progress of another request (token " + strconv.Quote(tk) + ")"
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // probeTool is the tool the streaming call uses.
@@ -167,7 +169,7 @@ func (p *prober) streamCall(ctx context.Context, st *ProbeStream) {
 		if e.Retry >= 0 {
 			st.RetryHints = append(st.RetryHints, e.Retry)
 		}
-		if m, err := ParseMessage([]byte(e.Data)); err == nil && string(m.Method) == "notifications/progress" {
+		if m, err := jsonrpc.Parse([]byte(e.Data)); err == nil && string(m.Method) == "notifications/progress" {
 			st.Progress++
 		}
 	}

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // Header names of the Streamable HTTP transport (2025-11-25 transports).
@@ -42,7 +45,7 @@ type Session struct {
 
 	body  *reqBody
 	jbuf  []byte
-	dec   *SSEDecoder
+	dec   *sse.Decoder
 	ans   []byte
 	rng   *mrand.Rand
 	opCtx context.Context // the operation in progress (for the decoder's budget hook)
@@ -168,7 +171,7 @@ func (c *core) newLane(k int) *Session {
 		core:    c,
 		lane:    k,
 		body:    &reqBody{},
-		dec:     NewSSEDecoder(nil),
+		dec:     sse.NewDecoder(nil),
 		rng:     mrand.New(mrand.NewPCG(uint64(c.cfg.Seed), c.num|uint64(k)<<48)),
 		idleDur: c.cfg.streamIdleTimeout(),
 	}
@@ -196,14 +199,14 @@ func (s *Session) Lanes(n int) []*Session {
 
 // hookBudget makes dec reserve its large buffers from the session's
 // budget, waiting under the context ctx returns.
-func (s *Session) hookBudget(dec *SSEDecoder, ctx func() context.Context) {
+func (s *Session) hookBudget(dec *sse.Decoder, ctx func() context.Context) {
 	var held int64
 	dec.Reserve = func() error {
 		c := ctx()
 		if c == nil {
 			c = context.Background()
 		}
-		n, err := s.budget.acquire(c, 2*int64(dec.max()))
+		n, err := s.budget.acquire(c, 2*int64(dec.Limit()))
 		held = n
 		return err
 	}
@@ -433,7 +436,7 @@ func (s *Session) renderCall(c *call, op *Op, params, extra []byte) []byte {
 		meta = append(meta, s.metaModern...)
 	}
 	s.mbuf = meta
-	return appendRequestExtra(s.body.buf(), c.id, op.Method, params, extra, meta)
+	return jsonrpc.AppendRequestExtra(s.body.buf(), c.id, op.Method, params, extra, meta)
 }
 
 // reinitialize runs initialize again after a 404 on the session whose

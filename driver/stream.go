@@ -10,6 +10,9 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // Reading a request's SSE answer: events until the response, then the
@@ -41,7 +44,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 		}
 		events, ids := res.Events, len(led.ids)
 		dec.Reset(s.watch(resp.Body, res, s.idleDur, false))
-		s.sr.dec, s.sr.seen = dec, dec.progress // the idle timer re-arms on whole events only
+		s.sr.dec, s.sr.seen = dec, dec.Progress() // the idle timer re-arms on whole events only
 		err := s.readEvents(ctx, dec, c, res, led, false)
 		brokeAt := time.Now()
 		s.unwatch()
@@ -64,7 +67,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			led.fault(VerdictSilentResume, "resume with Last-Event-ID "+quoteShort([]byte(resumedFrom))+" accepted, nothing delivered before the idle timeout")
 			led.LastEventID = resumedFrom
 		}
-		if errors.Is(err, ErrSSEMalformed) {
+		if errors.Is(err, sse.ErrMalformed) {
 			// The stream cannot be read on (an event over the limit): the
 			// op fails with that error; nothing is judged lost.
 			s.cur.Store(nil)
@@ -115,12 +118,12 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 
 // readEvents reads events until the response arrives (nil) or the stream
 // ends or breaks (the error: io.EOF for an orderly end).
-func (s *Session) readEvents(ctx context.Context, dec *SSEDecoder, c *call, res *Result, led *Ledger, tail bool) error {
+func (s *Session) readEvents(ctx context.Context, dec *sse.Decoder, c *call, res *Result, led *Ledger, tail bool) error {
 	for {
 		ev, err := dec.Next()
 		if err != nil {
 			switch {
-			case errors.Is(err, ErrSSEMalformed):
+			case errors.Is(err, sse.ErrMalformed):
 			case s.idleFired.Load() && !tail:
 				return streamIdle(s.idleDur)
 			case s.idleFired.Load():
@@ -156,7 +159,7 @@ const lingerTimeout = 2 * time.Second
 // stream ends; a stream still open lingerTimeout after the response is
 // unterminated. The operation's End is already taken: the wait is not
 // latency.
-func (s *Session) readTail(ctx context.Context, dec *SSEDecoder, body io.ReadCloser, c *call, res *Result, led *Ledger) {
+func (s *Session) readTail(ctx context.Context, dec *sse.Decoder, body io.ReadCloser, c *call, res *Result, led *Ledger) {
 	if dec.AtEOF() {
 		return
 	}
@@ -302,15 +305,15 @@ func (mb *inflight) awaitUntil(want, have int, due time.Time) {
 // notification with its token, or its response) and returns the
 // request's id; sibling: it came on another lane's stream (judged there),
 // else on the GET stream.
-func (mb *inflight) take(m Message, sibling bool) (id int64, ok bool) {
+func (mb *inflight) take(m jsonrpc.Message, sibling bool) (id int64, ok bool) {
 	mb.mu.Lock()
 	defer mb.mu.Unlock()
 	if mb.closed {
 		return 0, false
 	}
 	switch m.Kind {
-	case KindResponse:
-		if !IDEqual(m.ID, mb.id) {
+	case jsonrpc.KindResponse:
+		if !jsonrpc.IDEqual(m.ID, mb.id) {
 			return 0, false
 		}
 		if sibling {
@@ -318,12 +321,12 @@ func (mb *inflight) take(m Message, sibling bool) (id int64, ok bool) {
 		} else {
 			mb.resp = true
 		}
-	case KindNotification:
-		if len(mb.tok) == 0 || !bytes.Equal(Field(m.Params, "progressToken"), mb.tok) {
+	case jsonrpc.KindNotification:
+		if len(mb.tok) == 0 || !bytes.Equal(jsonrpc.Field(m.Params, "progressToken"), mb.tok) {
 			return 0, false
 		}
-		v, _ := FieldNumber(m.Params, "progress")
-		t, _ := FieldNumber(m.Params, "total")
+		v, _ := jsonrpc.FieldNumber(m.Params, "progress")
+		t, _ := jsonrpc.FieldNumber(m.Params, "total")
 		if sibling {
 			mb.sibling = append(mb.sibling, v)
 		} else {
@@ -343,7 +346,7 @@ func (mb *inflight) take(m Message, sibling bool) (id int64, ok bool) {
 // deliver takes a message of the session's requests that arrived on the
 // GET stream: a progress notification or a response of a request in
 // flight goes to its mailbox (true); anything else is the caller's.
-func (s *Session) deliver(m Message) bool {
+func (s *Session) deliver(m jsonrpc.Message) bool {
 	for _, l := range s.lanes {
 		if mb := l.cur.Load(); mb != nil {
 			if _, ok := mb.take(m, false); ok {
@@ -359,7 +362,7 @@ func (s *Session) deliver(m Message) bool {
 // to another lane's request in flight (a progress notification or the
 // response): it goes to that request's mailbox, and toSibling returns that
 // request's id.
-func (s *Session) toSibling(m Message) (id int64, ok bool) {
+func (s *Session) toSibling(m jsonrpc.Message) (id int64, ok bool) {
 	for _, l := range s.lanes {
 		if l == s {
 			continue
@@ -380,7 +383,7 @@ func (s *Session) toSibling(m Message) (id int64, ok bool) {
 // headers are bounded by RequestTimeout. With link (the stream's
 // rel="stream" URL, SEP-1335) the GETs go there, with Last-Event-ID when
 // the stream carried an event id, without it otherwise.
-func (s *Session) resume(ctx context.Context, dec *SSEDecoder, res *Result, clean bool, fails *int, brokeAt time.Time, link *url.URL) (*http.Response, error) {
+func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, clean bool, fails *int, brokeAt time.Time, link *url.URL) (*http.Response, error) {
 	last := string(dec.LastEventID())
 	for {
 		if *fails >= s.cfg.maxResumes() {
@@ -505,13 +508,13 @@ type streamReader struct {
 	rc   io.ReadCloser
 	n    *int64
 	d    time.Duration // idle timeout re-armed on progress (0: none)
-	dec  *SSEDecoder   // whose progress re-arms the timer (nil: none does)
-	seen uint64        // dec.progress when the timer was last armed
+	dec  *sse.Decoder  // whose progress re-arms the timer (nil: none does)
+	seen uint64        // dec.Progress() when the timer was last armed
 }
 
 func (r *streamReader) Read(p []byte) (int, error) {
-	if r.d > 0 && r.dec != nil && r.dec.progress != r.seen {
-		r.seen = r.dec.progress
+	if r.d > 0 && r.dec != nil && r.dec.Progress() != r.seen {
+		r.seen = r.dec.Progress()
 		r.s.idle.Reset(r.d)
 	}
 	n, err := r.rc.Read(p)

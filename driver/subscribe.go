@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // Resource subscriptions (2025-11-25 server resources §Subscriptions):
@@ -89,7 +91,7 @@ func subscribeURI(method string, params []byte) string {
 		return ""
 	}
 	var uri string
-	if raw := Field(params, "uri"); len(raw) > 0 {
+	if raw := jsonrpc.Field(params, "uri"); len(raw) > 0 {
 		json.Unmarshal(raw, &uri)
 	}
 	return uri
@@ -202,7 +204,7 @@ func (s *Session) forgetSubscriptions() {
 func (s *Session) resourceUpdated(params []byte) {
 	at := time.Now()
 	var uri string
-	if raw := Field(params, "uri"); len(raw) > 0 {
+	if raw := jsonrpc.Field(params, "uri"); len(raw) > 0 {
 		json.Unmarshal(raw, &uri)
 	}
 	b := &s.subs

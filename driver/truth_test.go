@@ -349,8 +349,8 @@ func TestResponseSizeLimit(t *testing.T) {
 			s := start(t, fake, func(c *driver.Config) { c.MaxMessageBytes = 1 << 20 })
 			var res driver.Result
 			s.Do(t.Context(), callEcho(t), &res)
-			if !errors.Is(res.Err, driver.ErrResponseTooLarge) || !strings.Contains(res.Err.Error(), "max_message_bytes 1 MiB") {
-				t.Fatalf("err %v, want one naming max_message_bytes 1 MiB", res.Err)
+			if !errors.Is(res.Err, driver.ErrResponseTooLarge) || !strings.Contains(res.Err.Error(), "max_message_bytes 1MiB") {
+				t.Fatalf("err %v, want one naming max_message_bytes 1MiB", res.Err)
 			}
 			if !chunked && res.BytesIn > 64<<10 {
 				t.Fatalf("read %d bytes of an answer whose Content-Length is over the limit", res.BytesIn)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // The wire: sending requests, request timeouts, redirects, reading bodies
@@ -226,7 +228,7 @@ func breakCause(err error) string {
 const oauthHint = "the server wants an OAuth token (MCP authorization): give --oauth-client-id (and the secret in $MCPBENCH_OAUTH_CLIENT_SECRET) to get one with the client-credentials grant, or send a token with -H 'Authorization: Bearer ${TOKEN}'"
 
 // statusError builds the error of a non-2xx answer and closes its body: a
-// JSON-RPC error in the body is returned as an *RPCError (so a 2026-07-28
+// JSON-RPC error in the body is returned as an *jsonrpc.Error (so a 2026-07-28
 // -32020 or -32022 is classified as such) — under a legacy version only
 // for MCP's own codes — else a *StatusError saying what the user needs:
 // the Location of a redirect, WWW-Authenticate of a 401/403 (with MCP's
@@ -250,7 +252,7 @@ func (s *Session) statusError(resp *http.Response, res *Result) error {
 	s.keepJSONBuf(b)
 	res.BytesIn += n
 	if mediaType(resp.Header.Get("Content-Type")) == mtJSON {
-		if m, err := ParseMessage(bytes.TrimSpace(b)); err == nil && m.Error != nil {
+		if m, err := jsonrpc.Parse(bytes.TrimSpace(b)); err == nil && m.Error != nil {
 			if re, ok := rpcErrorOf(m.Error); ok {
 				switch {
 				case s.modern, re.Code == CodeHeaderMismatch, re.Code == CodeUnsupportedVersion, re.Code == CodeMissingCapability:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/metrics"
 )
@@ -188,7 +189,7 @@ func (e *engine) modernLogLevel() {
 			continue
 		}
 		var lv string
-		json.Unmarshal(driver.Field(op.Params, "level"), &lv)
+		json.Unmarshal(jsonrpc.Field(op.Params, "level"), &lv)
 		e.pl.Driver.LogLevel = lv
 		e.notes = append(e.notes, fmt.Sprintf("log level %q sent in every request's _meta (%s) instead of logging/setLevel", lv, driver.MetaLogLevel))
 		return

@@ -31,10 +31,10 @@ func TestHostileServers(t *testing.T) {
 		{"slowloris", []string{"--timeout", "1s"}, exitFailed, []string{"timeout"}, 8 * time.Second},
 		// 16 KiB: one byte per write and flush is slow under -race on a loaded
 		// machine; 256 KiB did not always arrive within the run.
-		{"endless-line", []string{"--max-event-bytes", "16KiB"}, exitFailed, []string{"SSE event larger than max_event_bytes 16 KiB"}, 20 * time.Second},
-		{"huge-json", []string{"--max-message-bytes", "1MiB"}, exitFailed, []string{"response larger than max_message_bytes 1 MiB"}, 15 * time.Second},
-		{"huge-json-cl", nil, exitFailed, []string{"response larger than max_message_bytes 64 MiB (Content-Length 300 MiB; not read)"}, 8 * time.Second},
-		{"huge-sse-event", []string{"--max-event-bytes", "1MiB"}, exitFailed, []string{"SSE event larger than max_event_bytes 1 MiB"}, 15 * time.Second},
+		{"endless-line", []string{"--max-event-bytes", "16KiB"}, exitFailed, []string{"SSE event larger than max_event_bytes 16KiB"}, 20 * time.Second},
+		{"huge-json", []string{"--max-message-bytes", "1MiB"}, exitFailed, []string{"response larger than max_message_bytes 1MiB"}, 15 * time.Second},
+		{"huge-json-cl", nil, exitFailed, []string{"response larger than max_message_bytes 64MiB (Content-Length 300MiB; not read)"}, 8 * time.Second},
+		{"huge-sse-event", []string{"--max-event-bytes", "1MiB"}, exitFailed, []string{"SSE event larger than max_event_bytes 1MiB"}, 15 * time.Second},
 		{"garbage", nil, exitFailed, []string{"malformed HTTP/1.1 response", "status line"}, 8 * time.Second},
 		{"redirect-307", nil, exitFailed, []string{"HTTP status 307", "to /mcp/", "--follow-redirects"}, 8 * time.Second},
 		{"redirect-307", []string{"--follow-redirects"}, exitOK, []string{"Redirects followed (307/308, --follow-redirects):", "Errors: 0"}, 8 * time.Second},

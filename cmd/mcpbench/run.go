@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/internal/sse"
 	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
@@ -162,7 +163,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read; a larger one fails naming the limit")
 	fl.Lookup("max-message-bytes").DefValue = units.Size(driver.DefaultMaxMessageBytes).String() // the flag's zero means: not given
 	fl.Var(&f.maxEvent, "max-event-bytes", "largest SSE event read")
-	fl.Lookup("max-event-bytes").DefValue = units.Size(driver.MaxEventBytes).String()
+	fl.Lookup("max-event-bytes").DefValue = units.Size(sse.MaxEventBytes).String()
 	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: twice the larger of the two limits); a large message waits for room")
 	fl.Lookup("max-buffered-bytes").DefValue = "" // no fixed default: pflag prints none
 	fl.BoolVar(&f.followRedirects, "follow-redirects", false, "follow 307/308 answers to the same origin (counted); other redirects are errors showing their Location")

@@ -1,4 +1,4 @@
-package driver
+package jsonrpc
 
 import "encoding/binary"
 
@@ -27,7 +27,9 @@ func init() {
 	}
 }
 
-func skipWS(b []byte, i int) int {
+// SkipWS returns the index of the first byte at or after b[i] that is not
+// JSON whitespace (RFC 8259 §2), or len(b).
+func SkipWS(b []byte, i int) int {
 	for i < len(b) && isSpace[b[i]] {
 		i++
 	}
@@ -135,8 +137,8 @@ func scanNumber(b []byte, i int) int {
 	return i
 }
 
-// skipValue returns the index after the valid JSON value starting at b[i].
-func skipValue(b []byte, i int) (int, error) { return scanValue(b, i, 0) }
+// SkipValue returns the index after the valid JSON value starting at b[i].
+func SkipValue(b []byte, i int) (int, error) { return scanValue(b, i, 0) }
 
 // scanValue validates the JSON value starting at b[i] (leading whitespace
 // allowed) and returns the index after it. depth is the nesting level of the
@@ -150,7 +152,7 @@ func scanValue(b []byte, i, depth int) (int, error) {
 		c    byte
 	)
 value:
-	i = skipWS(b, i)
+	i = SkipWS(b, i)
 	if i >= len(b) {
 		return 0, errBadJSON
 	}
@@ -164,7 +166,7 @@ value:
 		arr = c == '['
 		open.set(n, arr)
 		n++
-		i = skipWS(b, i+1)
+		i = SkipWS(b, i+1)
 		if i < len(b) && b[i] == c+2 { // '[' ']' and '{' '}' are 2 apart
 			n--
 			i++
@@ -188,7 +190,7 @@ value:
 	}
 	// After a value: close containers, or go on to the next element.
 	for n > 0 {
-		i = skipWS(b, i)
+		i = SkipWS(b, i)
 		if i >= len(b) {
 			return 0, errBadJSON
 		}
@@ -209,13 +211,13 @@ value:
 	}
 	return i, nil
 key:
-	if i = skipWS(b, i); i >= len(b) || b[i] != '"' {
+	if i = SkipWS(b, i); i >= len(b) || b[i] != '"' {
 		return 0, errBadJSON
 	}
 	if i, _ = scanString(b, i); i < 0 {
 		return 0, errBadJSON
 	}
-	if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+	if i = SkipWS(b, i); i >= len(b) || b[i] != ':' {
 		return 0, errBadJSON
 	}
 	i++

@@ -1,11 +1,12 @@
-package driver
+package sse
 
 import (
 	"bytes"
 	"errors"
 	"io"
-	"strconv"
 	"sync"
+
+	"github.com/mcpbench/mcpbench/internal/units"
 )
 
 // SSE decoding to the WHATWG "event stream interpretation" rules
@@ -29,7 +30,7 @@ import (
 // their line ends): 16 MiB. A larger event is reported as ErrEventTooLarge.
 const MaxEventBytes = 16 << 20
 
-// SmallBuffer is the size up to which an SSEDecoder keeps its buffers
+// SmallBuffer is the size up to which an Decoder keeps its buffers
 // between events: 64 KiB. An event that needs more (a line or a field
 // longer than that) is a large episode: the decoder calls Reserve, grows
 // its buffers, and drops them (calling Release) as soon as the event is
@@ -43,14 +44,14 @@ const initialBuffer = 4 << 10
 
 var decBufPool = sync.Pool{New: func() any { return new([initialBuffer]byte) }}
 
-// ErrSSEMalformed reports an event stream the decoder cannot accept (an event
+// ErrMalformed reports an event stream the decoder cannot accept (an event
 // over the size limit). Most malformed input is not an error under the WHATWG
 // rules: unknown fields and bad retry values are ignored.
-var ErrSSEMalformed = errors.New("malformed SSE stream")
+var ErrMalformed = errors.New("malformed SSE stream")
 
 // ErrEventTooLarge reports an SSE event larger than the decoder's MaxEvent
 // (the max_event_bytes setting). Errors wrapping it also wrap
-// ErrSSEMalformed; their text names the limit and the flag that raises
+// ErrMalformed; their text names the limit and the flag that raises
 // it ("SSE event larger than max_event_bytes 16 MiB; raise it with
 // --max-event-bytes").
 var ErrEventTooLarge = errors.New("SSE event too large")
@@ -59,29 +60,10 @@ var ErrEventTooLarge = errors.New("SSE event too large")
 type eventTooLargeError struct{ limit int }
 
 func (e *eventTooLargeError) Error() string {
-	return "SSE event larger than max_event_bytes " + FormatBytes(int64(e.limit)) + "; raise it with --max-event-bytes"
+	return "SSE event larger than max_event_bytes " + units.Size(e.limit).String() + "; raise it with --max-event-bytes"
 }
 
-func (e *eventTooLargeError) Unwrap() []error { return []error{ErrEventTooLarge, ErrSSEMalformed} }
-
-// FormatBytes renders a byte count for messages about limits: "512 B",
-// "64 KiB", "16 MiB", "1.5 MiB" (binary units; one decimal when inexact).
-func FormatBytes(n int64) string {
-	const kib, mib, gib = 1 << 10, 1 << 20, 1 << 30
-	unit, name := int64(1), "B"
-	switch {
-	case n >= gib:
-		unit, name = gib, "GiB"
-	case n >= mib:
-		unit, name = mib, "MiB"
-	case n >= kib:
-		unit, name = kib, "KiB"
-	}
-	if n%unit == 0 {
-		return strconv.FormatInt(n/unit, 10) + " " + name
-	}
-	return strconv.FormatFloat(float64(n)/float64(unit), 'f', 1, 64) + " " + name
-}
+func (e *eventTooLargeError) Unwrap() []error { return []error{ErrEventTooLarge, ErrMalformed} }
 
 // Event is one dispatched SSE event. Its byte slices alias the decoder's
 // buffers and are valid only until the next call to Next, Reset or Start.
@@ -100,10 +82,10 @@ type Event struct {
 	Retry int
 }
 
-// SSEDecoder reads events from an SSE byte stream. It keeps the connection's
+// Decoder reads events from an SSE byte stream. It keeps the connection's
 // reconnection state (last event ID, retry hint) across Reset, as an
 // EventSource does across reconnects. The zero value is not usable; use
-// NewSSEDecoder. Not safe for concurrent use.
+// NewDecoder. Not safe for concurrent use.
 //
 // Cost: linear in the bytes read, however the stream is split into reads
 // (each byte is searched for a line end once and copied at most a constant
@@ -120,7 +102,7 @@ type Event struct {
 // it) and the decoder returns to its small buffers; the read buffer follows
 // as soon as the input left in it fits the small one (at once, unless the
 // next large event is already buffered).
-type SSEDecoder struct {
+type Decoder struct {
 	r   io.Reader
 	buf []byte // read buffer; buf[st:end] is unconsumed
 	st  int
@@ -184,16 +166,16 @@ type SSEDecoder struct {
 	Release func()
 }
 
-// NewSSEDecoder returns a decoder reading from r.
-func NewSSEDecoder(r io.Reader) *SSEDecoder {
-	d := &SSEDecoder{RetryMS: -1, retry: -1, lf: -1}
+// NewDecoder returns a decoder reading from r.
+func NewDecoder(r io.Reader) *Decoder {
+	d := &Decoder{RetryMS: -1, retry: -1, lf: -1}
 	d.r = r
 	return d
 }
 
 // Start points the decoder at the first connection of a new stream: all
 // state is cleared, the last event ID and retry hint included.
-func (d *SSEDecoder) Start(r io.Reader) {
+func (d *Decoder) Start(r io.Reader) {
 	d.Reset(r)
 	if cap(d.lastID) > d.small() {
 		d.lastID = nil
@@ -205,7 +187,7 @@ func (d *SSEDecoder) Start(r io.Reader) {
 // Reset points the decoder at a new stream (a resumed connection) and clears
 // the per-stream parser state, keeping the last event ID and retry hint.
 // A large episode ends here (Release).
-func (d *SSEDecoder) Reset(r io.Reader) {
+func (d *Decoder) Reset(r io.Reader) {
 	d.r = r
 	defer d.park()
 	d.st, d.end = 0, 0
@@ -229,10 +211,11 @@ func (d *SSEDecoder) Reset(r io.Reader) {
 // notifications; a larger event grows the buffer as for any decoder.
 const streamDecBuffer = 512
 
-// newSmallDecoder is a decoder for a GET stream (its buffer is its own,
-// not pooled).
-func newSmallDecoder() *SSEDecoder {
-	d := NewSSEDecoder(nil)
+// NewStreamDecoder is a decoder for a long-lived stream of small events (a
+// GET stream): its read buffer is its own, not pooled, and starts at 512
+// bytes; a larger event grows it as for any decoder.
+func NewStreamDecoder() *Decoder {
+	d := NewDecoder(nil)
 	d.buf = make([]byte, streamDecBuffer)
 	return d
 }
@@ -242,7 +225,7 @@ const parkedData = 1 << 10
 
 // park gives the read buffer back to the pool when the decoder has no
 // stream (Reset(nil)); fill takes one again.
-func (d *SSEDecoder) park() {
+func (d *Decoder) park() {
 	if d.r != nil || d.large {
 		return
 	}
@@ -257,26 +240,32 @@ func (d *SSEDecoder) park() {
 	}
 }
 
+// Progress counts the units of the stream read whole so far: dispatched
+// events, and comments or blank lines between events (keep-alives); bytes
+// of an event not yet complete do not count. An idle watch re-arms when it
+// moves. Like every method, not safe for concurrent use with Next.
+func (d *Decoder) Progress() uint64 { return d.progress }
+
 // LastEventID is the committed last event ID: the value to send as
 // Last-Event-ID when resuming. Empty when no event carried an id.
-func (d *SSEDecoder) LastEventID() []byte { return d.lastID }
+func (d *Decoder) LastEventID() []byte { return d.lastID }
 
 // AtEOF reports whether the stream's end was read (and no buffered byte is
 // left): the connection is free for reuse.
-func (d *SSEDecoder) AtEOF() bool { return d.eof && d.err == nil && d.st == d.end }
+func (d *Decoder) AtEOF() bool { return d.eof && d.err == nil && d.st == d.end }
 
 // Pending reports whether a partial event (fields, or a line, without the
 // blank line that ends the event) was being read when the stream ended.
-func (d *SSEDecoder) Pending() bool { return d.partial }
+func (d *Decoder) Pending() bool { return d.partial }
 
 // Next returns the next dispatched event. Events with empty data are
 // returned too (HasID/Retry tell what they carried). At the end of the
 // stream it returns io.EOF (an unterminated final event is discarded);
 // read errors are returned as they are, after the complete events read
 // before them. An event over MaxEvent fails with an error wrapping
-// ErrEventTooLarge and ErrSSEMalformed; a refused Reserve with its error.
+// ErrEventTooLarge and ErrMalformed; a refused Reserve with its error.
 // After an error every call returns it again until Reset or Start.
-func (d *SSEDecoder) Next() (Event, error) {
+func (d *Decoder) Next() (Event, error) {
 	for {
 		if d.large && d.fields == 0 {
 			d.leaveLarge() // the previous event is gone: drop its buffers
@@ -309,7 +298,7 @@ func (d *SSEDecoder) Next() (Event, error) {
 	}
 }
 
-func (d *SSEDecoder) dispatch() Event {
+func (d *Decoder) dispatch() Event {
 	if d.hasID {
 		d.lastID = append(d.lastID[:0], d.pendID...)
 	}
@@ -334,7 +323,7 @@ func (d *SSEDecoder) dispatch() Event {
 	return ev
 }
 
-func (d *SSEDecoder) field(line []byte) error {
+func (d *Decoder) field(line []byte) error {
 	d.fields++
 	name, value := line, []byte(nil)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {

@@ -1,4 +1,4 @@
-package driver
+package sse
 
 import (
 	"errors"
@@ -28,10 +28,10 @@ type decoded struct {
 	Err    string
 }
 
-func decodeAll(r io.Reader) decoded { return decodeWith(NewSSEDecoder(r)) }
+func decodeAll(r io.Reader) decoded { return decodeWith(NewDecoder(r)) }
 
 // decodeWith reads d to its end (or first error).
-func decodeWith(d *SSEDecoder) decoded {
+func decodeWith(d *Decoder) decoded {
 	var out decoded
 	for {
 		e, err := d.Next()
@@ -185,7 +185,7 @@ func TestSSEDecoder(t *testing.T) {
 }
 
 func TestSSEDecoderResetKeepsResumeState(t *testing.T) {
-	d := NewSSEDecoder(strings.NewReader("retry: 250\nid: s_3\ndata: x\n\nid: s_4\ndata: y"))
+	d := NewDecoder(strings.NewReader("retry: 250\nid: s_3\ndata: x\n\nid: s_4\ndata: y"))
 	for {
 		if _, err := d.Next(); err != nil {
 			break
@@ -209,18 +209,18 @@ func TestSSEDecoderResetKeepsResumeState(t *testing.T) {
 }
 
 func TestSSEDecoderLimits(t *testing.T) {
-	d := NewSSEDecoder(strings.NewReader("data: " + strings.Repeat("x", 5000) + "\n\n"))
+	d := NewDecoder(strings.NewReader("data: " + strings.Repeat("x", 5000) + "\n\n"))
 	d.MaxEvent = 1024
-	if _, err := d.Next(); !errors.Is(err, ErrSSEMalformed) {
-		t.Fatalf("oversized event: err = %v, want ErrSSEMalformed", err)
+	if _, err := d.Next(); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("oversized event: err = %v, want ErrMalformed", err)
 	}
-	d = NewSSEDecoder(strings.NewReader(strings.Repeat("\n", 100000) + "data: ok\n\n"))
+	d = NewDecoder(strings.NewReader(strings.Repeat("\n", 100000) + "data: ok\n\n"))
 	d.MaxEvent = 1024
 	if e, err := d.Next(); err != nil || string(e.Data) != "ok" {
 		t.Fatalf("blank lines must not count toward the event limit: %v %q", err, e.Data)
 	}
 	boom := errors.New("boom")
-	d = NewSSEDecoder(io.MultiReader(strings.NewReader("id: 7\ndata: a\n\ndata: half"), iotest.ErrReader(boom)))
+	d = NewDecoder(io.MultiReader(strings.NewReader("id: 7\ndata: a\n\ndata: half"), iotest.ErrReader(boom)))
 	if _, err := d.Next(); err != nil {
 		t.Fatal(err)
 	}
@@ -254,13 +254,13 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// FuzzSSEDecoder checks the decoder against the reference reading of the
+// FuzzDecoder checks the decoder against the reference reading of the
 // WHATWG rules, with the input split into arbitrary read chunks, a small
 // event limit (so the limit's errors are checked too) and small buffer sizes
 // (so inputs of a few bytes are large events): the Reserve/Release hooks must
 // balance, a refused Reserve must stop the stream cleanly after a prefix of
 // the events, and buffers must be small again at the end.
-func FuzzSSEDecoder(f *testing.F) {
+func FuzzDecoder(f *testing.F) {
 	for _, s := range []string{
 		"id: 1\nevent: message\ndata: {}\n\n",
 		"\uFEFFdata: a\r\ndata: b\r\rretry: 10\n\n",
@@ -277,7 +277,7 @@ func FuzzSSEDecoder(f *testing.F) {
 		f.Add(s, []byte{7}, uint16(90), uint8(8), uint8(2))
 	}
 	f.Fuzz(func(t *testing.T, in string, sizes []byte, maxEvent uint16, small uint8, refuse uint8) {
-		d := NewSSEDecoder(&chunkReader{s: in, sizes: sizes})
+		d := NewDecoder(&chunkReader{s: in, sizes: sizes})
 		limit := MaxEventBytes
 		if maxEvent > 0 {
 			limit = int(maxEvent)
@@ -331,31 +331,17 @@ func FuzzSSEDecoder(f *testing.F) {
 	})
 }
 
-func TestFormatBytes(t *testing.T) {
-	for _, c := range []struct {
-		n    int64
-		want string
-	}{
-		{0, "0 B"}, {512, "512 B"}, {1023, "1023 B"}, {1024, "1 KiB"}, {64 << 10, "64 KiB"},
-		{1536, "1.5 KiB"}, {16 << 20, "16 MiB"}, {3 << 19, "1.5 MiB"}, {2 << 30, "2 GiB"},
-	} {
-		if got := FormatBytes(c.n); got != c.want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", c.n, got, c.want)
-		}
-	}
-}
-
 func TestSSEDecoderTooLarge(t *testing.T) {
-	d := NewSSEDecoder(strings.NewReader("data: ok\n\ndata: " + strings.Repeat("x", 5000) + "\n\ndata: after\n\n"))
+	d := NewDecoder(strings.NewReader("data: ok\n\ndata: " + strings.Repeat("x", 5000) + "\n\ndata: after\n\n"))
 	d.MaxEvent = 1024
 	if e, err := d.Next(); err != nil || string(e.Data) != "ok" {
 		t.Fatalf("first event: %v %q", err, e.Data)
 	}
 	_, err := d.Next()
-	if !errors.Is(err, ErrEventTooLarge) || !errors.Is(err, ErrSSEMalformed) {
-		t.Fatalf("oversized event: err = %v, want ErrEventTooLarge and ErrSSEMalformed", err)
+	if !errors.Is(err, ErrEventTooLarge) || !errors.Is(err, ErrMalformed) {
+		t.Fatalf("oversized event: err = %v, want ErrEventTooLarge and ErrMalformed", err)
 	}
-	if got, want := err.Error(), "SSE event larger than max_event_bytes 1 KiB; raise it with --max-event-bytes"; got != want {
+	if got, want := err.Error(), "SSE event larger than max_event_bytes 1KiB; raise it with --max-event-bytes"; got != want {
 		t.Fatalf("error text %q, want %q", got, want)
 	}
 	if _, err2 := d.Next(); err2 != err {
@@ -367,7 +353,7 @@ func TestSSEDecoderTooLarge(t *testing.T) {
 	}
 
 	// The default limit is named too.
-	if got, want := (&eventTooLargeError{MaxEventBytes}).Error(), "SSE event larger than max_event_bytes 16 MiB; raise it with --max-event-bytes"; got != want {
+	if got, want := (&eventTooLargeError{MaxEventBytes}).Error(), "SSE event larger than max_event_bytes 16MiB; raise it with --max-event-bytes"; got != want {
 		t.Fatalf("default limit text %q, want %q", got, want)
 	}
 }
@@ -396,7 +382,7 @@ func (r *endlessReader) Read(p []byte) (int, error) {
 func TestSSEDecoderEndlessLine(t *testing.T) {
 	const limit = 1 << 20
 	r := &endlessReader{c: 'x', limit: 2 * limit, t: t}
-	d := NewSSEDecoder(r)
+	d := NewDecoder(r)
 	d.MaxEvent = limit
 	_, err := d.Next()
 	if !errors.Is(err, ErrEventTooLarge) {
@@ -417,7 +403,7 @@ func TestSSEDecoderEndlessLine(t *testing.T) {
 // decoded before the error is reported (io.Reader contract).
 func TestSSEDecoderReadErrorAfterData(t *testing.T) {
 	boom := errors.New("boom")
-	d := NewSSEDecoder(iotest.DataErrReader(io.MultiReader(strings.NewReader("id: 1\ndata: a\n\ndata: b"), iotest.ErrReader(boom))))
+	d := NewDecoder(iotest.DataErrReader(io.MultiReader(strings.NewReader("id: 1\ndata: a\n\ndata: b"), iotest.ErrReader(boom))))
 	e, err := d.Next()
 	if err != nil || string(e.Data) != "a" {
 		t.Fatalf("event before the error: %v %q", err, e.Data)
@@ -449,7 +435,7 @@ func TestSSEDecoderReadErrorAfterData(t *testing.T) {
 // counter (bytes searched or copied) and the number of events.
 func decodeWork(t *testing.T, r io.Reader) (int64, int) {
 	t.Helper()
-	d := NewSSEDecoder(r)
+	d := NewDecoder(r)
 	n := 0
 	for {
 		_, err := d.Next()
@@ -523,7 +509,7 @@ type hookCounter struct {
 
 var errBudget = errors.New("memory budget exhausted")
 
-func (h *hookCounter) attach(d *SSEDecoder) {
+func (h *hookCounter) attach(d *Decoder) {
 	d.Reserve = func() error {
 		h.calls++
 		if h.reserved != h.released {
@@ -543,7 +529,7 @@ func (h *hookCounter) attach(d *SSEDecoder) {
 	}
 }
 
-func (h *hookCounter) check(d *SSEDecoder, reserved, released int) {
+func (h *hookCounter) check(d *Decoder, reserved, released int) {
 	h.t.Helper()
 	if h.reserved != reserved || h.released != released {
 		h.t.Fatalf("reserved %d released %d, want %d and %d", h.reserved, h.released, reserved, released)
@@ -571,7 +557,7 @@ func TestSSEDecoderShrinks(t *testing.T) {
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			in := "id: 1\ndata: small\n\nid: 2\nevent: big\ndata: " + big + "\n\ndata: after\n\n"
-			d := NewSSEDecoder(r.r(in))
+			d := NewDecoder(r.r(in))
 			h := &hookCounter{t: t}
 			h.attach(d)
 			if e, err := d.Next(); err != nil || string(e.Data) != "small" {
@@ -596,7 +582,7 @@ func TestSSEDecoderShrinks(t *testing.T) {
 	// Two large events in one read: the episode lasts while large input is
 	// buffered, and ends once it is consumed.
 	in := "data: " + big + "\n\ndata: " + big + "\n\ndata: end\n\n"
-	d := NewSSEDecoder(strings.NewReader(in))
+	d := NewDecoder(strings.NewReader(in))
 	h := &hookCounter{t: t}
 	h.attach(d)
 	for i, want := range []int{len(big), len(big), 3} {
@@ -660,7 +646,7 @@ func TestSSEDecoderHooksBalanced(t *testing.T) {
 			if c.err != nil {
 				r = io.MultiReader(r, iotest.ErrReader(c.err))
 			}
-			d := NewSSEDecoder(nil)
+			d := NewDecoder(nil)
 			d.Start(r)
 			d.MaxEvent = c.maxEvent
 			h := &hookCounter{t: t, refuseAt: c.refuseAt}
@@ -698,7 +684,7 @@ func TestSSEDecoderHooksBalanced(t *testing.T) {
 	// read buffer already holds over 64 KiB of the next one, so the episode
 	// goes on; Reset ends it.
 	in := "data: " + strings.Repeat("a", 150<<10) + "\n\ndata: " + strings.Repeat("b", 200<<10) + "\n\n"
-	d := NewSSEDecoder(strings.NewReader(in))
+	d := NewDecoder(strings.NewReader(in))
 	h := &hookCounter{t: t}
 	h.attach(d)
 	if e, err := d.Next(); err != nil || len(e.Data) != 150<<10 {

@@ -1,4 +1,4 @@
-package driver
+package jsonrpc
 
 import (
 	"bytes"
@@ -37,10 +37,10 @@ func compact(t testing.TB, raw []byte) string {
 }
 
 func gotParsed(t testing.TB, b []byte) parsed {
-	m, err := ParseMessage(b)
+	m, err := Parse(b)
 	if err != nil {
 		if m.Kind != KindInvalid || m.ID != nil || m.Method != nil || m.Params != nil || m.Result != nil || m.Error != nil {
-			t.Fatalf("ParseMessage(%q) failed (%v) but returned %+v", b, err, m)
+			t.Fatalf("Parse(%q) failed (%v) but returned %+v", b, err, m)
 		}
 		return parsed{}
 	}
@@ -52,7 +52,7 @@ func gotParsed(t testing.TB, b []byte) parsed {
 // refParsed is the oracle: encoding/json's validity (json.Valid, with its
 // nesting limit of 10000, the same as MaxJSONDepth), the message decoded
 // into a map with exact key names (a struct would match keys
-// case-insensitively), then the JSON-RPC rules of ParseMessage.
+// case-insensitively), then the JSON-RPC rules of Parse.
 func refParsed(t testing.TB, b []byte) parsed {
 	if !json.Valid(b) {
 		return parsed{}
@@ -198,7 +198,7 @@ var parseCases = []struct {
 	{"spaces", `   `, parsed{}},
 
 	// Nesting: encoding/json allows 10000 levels, the message object being
-	// level 1; so does ParseMessage.
+	// level 1; so does Parse.
 	{"depth 10000", `{"id":1,"result":` + nest("[", "]", MaxJSONDepth-1, "") + `}`,
 		parsed{OK: true, Kind: KindResponse, ID: "1", Result: nest("[", "]", MaxJSONDepth-1, ""), HasID: true, HasRes: true}},
 	{"depth 10001", `{"id":1,"result":` + nest("[", "]", MaxJSONDepth, "") + `}`, parsed{}},
@@ -213,7 +213,7 @@ func TestParseMessage(t *testing.T) {
 	for _, c := range parseCases {
 		t.Run(c.name, func(t *testing.T) {
 			if diff := cmp.Diff(c.want, gotParsed(t, []byte(c.in))); diff != "" {
-				t.Errorf("ParseMessage (-want +got):\n%s", diff)
+				t.Errorf("Parse (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(c.want, refParsed(t, []byte(c.in))); diff != "" {
 				t.Errorf("encoding/json disagrees with the table (-want +got):\n%s", diff)
@@ -224,7 +224,7 @@ func TestParseMessage(t *testing.T) {
 
 func TestParseMessageRawSlices(t *testing.T) {
 	in := []byte(`{"jsonrpc":"2.0", "id" : 12 ,"result" :{"a":[1, 2]}, "error":null}`)
-	m, err := ParseMessage(in)
+	m, err := Parse(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,11 +246,11 @@ func TestParseMessageNoAllocs(t *testing.T) {
 	}
 	for _, b := range msgs {
 		if n := testing.AllocsPerRun(100, func() {
-			if _, err := ParseMessage(b); err != nil {
+			if _, err := Parse(b); err != nil {
 				t.Fatal(err)
 			}
 		}); n != 0 {
-			t.Errorf("ParseMessage(%.40q...) allocates %.0f times", b, n)
+			t.Errorf("Parse(%.40q...) allocates %.0f times", b, n)
 		}
 	}
 }
@@ -282,10 +282,10 @@ func TestField(t *testing.T) {
 	}
 }
 
-// FuzzParseMessage checks ParseMessage against encoding/json: the same
+// FuzzParse checks Parse against encoding/json: the same
 // messages accepted, with the same kind, id, method (decoded), params,
 // result and error.
-func FuzzParseMessage(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, c := range parseCases {
 		if len(c.in) < 4096 {
 			f.Add([]byte(c.in))
@@ -307,7 +307,7 @@ func FuzzParseMessage(f *testing.F) {
 		want := refParsed(t, b)
 		got := gotParsed(t, b)
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("ParseMessage(%q) differs from encoding/json (-want +got):\n%s", b, diff)
+			t.Fatalf("Parse(%q) differs from encoding/json (-want +got):\n%s", b, diff)
 		}
 		if want.OK {
 			// Field agrees with the map for every plain top-level key.

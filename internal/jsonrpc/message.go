@@ -1,4 +1,4 @@
-package driver
+package jsonrpc
 
 import (
 	"bytes"
@@ -8,11 +8,10 @@ import (
 	"unicode/utf8"
 )
 
-// The JSON-RPC layer of the hot path: an incoming message is validated as
-// JSON and classified in one pass over its bytes (no reflection, no
-// allocation); only the rare parts (error messages, initialize results,
-// server→client requests, a method name with escapes) go through
-// encoding/json.
+// An incoming message is validated as JSON and classified in one pass
+// over its bytes (no reflection, no allocation); only the rare parts
+// (error messages, initialize results, server→client requests, a method
+// name with escapes) go through encoding/json.
 
 // Kind is the kind of a JSON-RPC message.
 type Kind uint8
@@ -24,7 +23,7 @@ const (
 	KindResponse                 // id with result or error
 )
 
-// MaxJSONDepth is the deepest nesting of objects and arrays ParseMessage
+// MaxJSONDepth is the deepest nesting of objects and arrays Parse
 // accepts, the message object itself counting as level 1: 10000, the limit
 // of encoding/json, so both accept the same messages. Validation does not
 // recurse: depth costs no stack, and up to 256 levels no allocation.
@@ -48,12 +47,9 @@ var (
 	errBadID      = errors.New("JSON-RPC id is not a string, number or null")
 	errBadMethod  = errors.New("JSON-RPC method is not a string")
 	errNotJSONRPC = errors.New("not a JSON-RPC message")
-
-	litTrue          = []byte("true")
-	litInputRequired = []byte(`"input_required"`)
 )
 
-// ParseMessage validates one JSON-RPC message and classifies it. The whole
+// Parse validates one JSON-RPC message and classifies it. The whole
 // input must be one RFC 8259 JSON object (nested values included:
 // structure, string escapes, no raw control characters, number grammar,
 // literals, nothing but whitespace after it; strings are not checked for
@@ -66,9 +62,9 @@ var (
 // message invalid. Errors are unexported sentinels (callers wrap them with
 // ErrBadResponse). No allocation unless the method needs unescaping. Safe
 // for concurrent use.
-func ParseMessage(b []byte) (Message, error) {
+func Parse(b []byte) (Message, error) {
 	var m Message
-	i := skipWS(b, 0)
+	i := SkipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return m, errNotObject
 	}
@@ -76,7 +72,7 @@ func ParseMessage(b []byte) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	if skipWS(b, i) != len(b) {
+	if SkipWS(b, i) != len(b) {
 		return Message{}, errBadJSON
 	}
 	if err := m.classify(idRaw, methodRaw); err != nil {
@@ -89,7 +85,7 @@ func ParseMessage(b []byte) (Message, error) {
 // b[i] and returns the index after its '}'. It sets m's Params, Result and
 // Error, and returns the raw id and method values (nil when absent).
 func (m *Message) scanMembers(b []byte, i int) (idRaw, methodRaw []byte, end int, err error) {
-	i = skipWS(b, i)
+	i = SkipWS(b, i)
 	if i < len(b) && b[i] == '}' {
 		return nil, nil, i + 1, nil
 	}
@@ -102,11 +98,11 @@ func (m *Message) scanMembers(b []byte, i int) (idRaw, methodRaw []byte, end int
 			return nil, nil, 0, errBadJSON
 		}
 		key := b[i+1 : ke-1]
-		i = skipWS(b, ke)
+		i = SkipWS(b, ke)
 		if i >= len(b) || b[i] != ':' {
 			return nil, nil, 0, errBadJSON
 		}
-		vs := skipWS(b, i+1)
+		vs := SkipWS(b, i+1)
 		ve, err := scanValue(b, vs, 1)
 		if err != nil {
 			return nil, nil, 0, err
@@ -124,12 +120,12 @@ func (m *Message) scanMembers(b []byte, i int) (idRaw, methodRaw []byte, end int
 		case keyError:
 			m.Error = v
 		}
-		i = skipWS(b, ve)
+		i = SkipWS(b, ve)
 		if i >= len(b) {
 			return nil, nil, 0, errBadJSON
 		}
 		if b[i] == ',' {
-			i = skipWS(b, i+1)
+			i = SkipWS(b, i+1)
 			continue
 		}
 		if b[i] != '}' {
@@ -170,7 +166,7 @@ func (m *Message) classify(idRaw, methodRaw []byte) error {
 	return nil
 }
 
-// The top-level keys ParseMessage looks at.
+// The top-level keys Parse looks at.
 const (
 	keyOther = iota
 	keyID
@@ -255,7 +251,7 @@ func unquote(s []byte) []byte {
 	}
 	var out string
 	if json.Unmarshal(s, &out) != nil {
-		return in // not reached for a string ParseMessage validated
+		return in // not reached for a string Parse validated
 	}
 	return []byte(out)
 }
@@ -263,14 +259,14 @@ func unquote(s []byte) []byte {
 // Field returns the raw value of key in the JSON object obj, or nil. Keys
 // are compared after unescaping, and a duplicate key's last value wins, as
 // with encoding/json. obj is meant to be valid JSON (a slice of a message
-// ParseMessage accepted); where it is not, Field returns nil. No allocation
+// Parse accepted); where it is not, Field returns nil. No allocation
 // unless a key holds an escape. Safe for concurrent use.
 func Field(obj []byte, key string) []byte {
-	i := skipWS(obj, 0)
+	i := SkipWS(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return nil
 	}
-	i = skipWS(obj, i+1)
+	i = SkipWS(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
 		return nil
 	}
@@ -284,11 +280,11 @@ func Field(obj []byte, key string) []byte {
 			return nil
 		}
 		k := obj[i:ke]
-		i = skipWS(obj, ke)
+		i = SkipWS(obj, ke)
 		if i >= len(obj) || obj[i] != ':' {
 			return nil
 		}
-		vs := skipWS(obj, i+1)
+		vs := SkipWS(obj, i+1)
 		ve, err := scanValue(obj, vs, 1)
 		if err != nil {
 			return nil
@@ -296,7 +292,7 @@ func Field(obj []byte, key string) []byte {
 		if string(k[1:len(k)-1]) == key || esc && string(unquote(k)) == key {
 			found = obj[vs:ve]
 		}
-		i = skipWS(obj, ve)
+		i = SkipWS(obj, ve)
 		if i >= len(obj) {
 			return nil
 		}
@@ -306,7 +302,7 @@ func Field(obj []byte, key string) []byte {
 		if obj[i] != ',' {
 			return nil
 		}
-		i = skipWS(obj, i+1)
+		i = SkipWS(obj, i+1)
 	}
 }
 
@@ -330,19 +326,19 @@ func IDEqual(raw []byte, n int64) bool {
 	return bytes.Equal(raw, strconv.AppendInt(buf[:0], n, 10))
 }
 
-// RPCError is a JSON-RPC error response (JSON-RPC 2.0 §5.1).
-type RPCError struct {
+// Error is a JSON-RPC error response (JSON-RPC 2.0 §5.1).
+type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
 
-func (e *RPCError) Error() string {
+func (e *Error) Error() string {
 	return "JSON-RPC error " + strconv.Itoa(e.Code) + ": " + e.Message
 }
 
-// parseRPCError decodes a raw error object. Malformed ones become code 0.
-func parseRPCError(raw []byte) *RPCError {
-	e := &RPCError{}
+// ParseError decodes a raw error object. Malformed ones become code 0.
+func ParseError(raw []byte) *Error {
+	e := &Error{}
 	if json.Unmarshal(raw, e) != nil {
 		e.Message = "malformed error object"
 	}

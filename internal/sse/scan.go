@@ -1,13 +1,15 @@
-package driver
+package sse
 
 import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/mcpbench/mcpbench/internal/units"
 )
 
 // readLine returns the next line without its terminator.
-func (d *SSEDecoder) readLine() (line []byte, err error) {
+func (d *Decoder) readLine() (line []byte, err error) {
 	for {
 		if d.st < d.end {
 			if !d.bomChecked {
@@ -42,14 +44,14 @@ func (d *SSEDecoder) readLine() (line []byte, err error) {
 						d.skipLF = true
 					}
 				}
-				if d.evBytes += len(line) + 1; d.max() < d.evBytes {
-					return nil, d.fail(&eventTooLargeError{d.max()})
+				if d.evBytes += len(line) + 1; d.Limit() < d.evBytes {
+					return nil, d.fail(&eventTooLargeError{d.Limit()})
 				}
 				return line, nil
 			}
 			// The window is one partial line: fail as soon as it cannot fit.
-			if d.evBytes+(d.end-d.st)+1 > d.max() {
-				return nil, d.fail(&eventTooLargeError{d.max()})
+			if d.evBytes+(d.end-d.st)+1 > d.Limit() {
+				return nil, d.fail(&eventTooLargeError{d.Limit()})
 			}
 		}
 		if d.eof {
@@ -74,7 +76,7 @@ func (d *SSEDecoder) readLine() (line []byte, err error) {
 // indexEOL returns the index in buf of the first CR or LF in buf[st:end],
 // or -1. Thanks to the memo each byte is searched at most once for LF and
 // once for CR, however the stream is split into reads.
-func (d *SSEDecoder) indexEOL() int {
+func (d *Decoder) indexEOL() int {
 	st := d.st
 	lf := d.lf
 	if lf < st && d.lfScan <= st && d.crScan <= st {
@@ -122,7 +124,7 @@ func (d *SSEDecoder) indexEOL() int {
 
 // shift moves the unconsumed window to the start of dst (buf itself, or a
 // new buffer) and keeps the search memo pointing at the same bytes.
-func (d *SSEDecoder) shift(dst []byte) {
+func (d *Decoder) shift(dst []byte) {
 	n := copy(dst, d.buf[d.st:d.end])
 	d.work += int64(n)
 	d.lf -= d.st
@@ -136,7 +138,7 @@ func (d *SSEDecoder) shift(dst []byte) {
 // read errors in d.eof/d.err (the bytes read with them are processed before
 // readLine reports them); it returns an error only when the buffer cannot
 // grow (the line is over the limit, or Reserve refused).
-func (d *SSEDecoder) fill() error {
+func (d *Decoder) fill() error {
 	if d.buf == nil {
 		d.buf = decBufPool.Get().(*[initialBuffer]byte)[:] // parked (Reset(nil)) or new
 	}
@@ -149,9 +151,9 @@ func (d *SSEDecoder) fill() error {
 		if len(d.buf) < sm && n > sm {
 			n = sm
 		}
-		n = min(n, d.max())
+		n = min(n, d.Limit())
 		if n <= len(d.buf) {
-			return d.fail(&eventTooLargeError{d.max()})
+			return d.fail(&eventTooLargeError{d.Limit()})
 		}
 		if n > sm {
 			if err := d.enterLarge(); err != nil {
@@ -181,14 +183,16 @@ func (d *SSEDecoder) fill() error {
 	return nil
 }
 
-func (d *SSEDecoder) max() int {
+// Limit is the largest event the decoder accepts, in bytes: MaxEvent, or
+// MaxEventBytes when that is 0.
+func (d *Decoder) Limit() int {
 	if d.MaxEvent > 0 {
 		return d.MaxEvent
 	}
 	return MaxEventBytes
 }
 
-func (d *SSEDecoder) small() int {
+func (d *Decoder) small() int {
 	if d.smallSize > 0 {
 		return d.smallSize
 	}
@@ -196,7 +200,7 @@ func (d *SSEDecoder) small() int {
 }
 
 // fail ends the stream with err: every later Next returns it.
-func (d *SSEDecoder) fail(err error) error {
+func (d *Decoder) fail(err error) error {
 	d.eof, d.err = true, err
 	d.partial = true
 	d.st = d.end
@@ -205,13 +209,13 @@ func (d *SSEDecoder) fail(err error) error {
 }
 
 // enterLarge starts a large episode (Reserve) unless one is under way.
-func (d *SSEDecoder) enterLarge() error {
+func (d *Decoder) enterLarge() error {
 	if d.large {
 		return nil
 	}
 	if d.Reserve != nil {
 		if err := d.Reserve(); err != nil {
-			return fmt.Errorf("SSE event needs more than %s of buffers: %w", FormatBytes(int64(d.small())), err)
+			return fmt.Errorf("SSE event needs more than %s of buffers: %w", units.Size(d.small()).String(), err)
 		}
 	}
 	d.large = true
@@ -222,7 +226,7 @@ func (d *SSEDecoder) enterLarge() error {
 // once (a dispatched event keeps them; leaveLarge is only called when no
 // event is pending), the read buffer when the unconsumed input fits the
 // small one. With every buffer small again the episode ends (Release).
-func (d *SSEDecoder) leaveLarge() {
+func (d *Decoder) leaveLarge() {
 	if !d.large {
 		return
 	}
@@ -256,7 +260,7 @@ func (d *SSEDecoder) leaveLarge() {
 
 // room makes room for n more bytes in *b (a field buffer), starting a large
 // episode before it grows beyond the small size.
-func (d *SSEDecoder) room(b *[]byte, n int) error {
+func (d *Decoder) room(b *[]byte, n int) error {
 	need := len(*b) + n
 	if need <= cap(*b) {
 		return nil
@@ -272,7 +276,7 @@ func (d *SSEDecoder) room(b *[]byte, n int) error {
 			}
 			// Grow by a quarter (amortised linear, little slack), never
 			// beyond what the event limit allows.
-			c = min(max(cap(*b)+cap(*b)/4, need), max(need, d.max()))
+			c = min(max(cap(*b)+cap(*b)/4, need), max(need, d.Limit()))
 			if b == &d.data && cap(d.data) <= sm {
 				d.smallData = d.data[:0]
 			}
