@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
@@ -198,7 +199,7 @@ func IntervalLineOf(rec *metrics.IntervalRecord, span time.Duration) IntervalLin
 	if t := row.Target; t != nil {
 		l.Target = &ProcLine{Cores: t.Cores, RSSMB: t.RSSMB, FDs: t.FDs, Threads: t.Threads}
 	}
-	l.InFlight = round3(inFlight(rec.Interval.All, span))
+	l.InFlight = textfmt.Round3(inFlight(rec.Interval.All, span))
 	return l
 }
 
@@ -233,8 +234,6 @@ func (j *JSONL) Close() error {
 	}
 	return j.Err()
 }
-
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
 // closes tracks when intervals are closed: the interval histograms hold
 // the ops completed between two closes.

@@ -5,6 +5,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // Results per endpoint, when a run spreads its sessions over several
@@ -80,7 +81,7 @@ func (r *Recorder) Endpoints(secs float64) []EndpointSummary {
 	for i, u := range t.urls {
 		e := EndpointSummary{URL: u, Sessions: t.sessions[i], Count: t.count[i], Errors: t.errors[i], Response: LatencyOf(t.hist[i])}
 		if secs > 0 {
-			e.Rate = round3(float64(e.Count) / secs)
+			e.Rate = textfmt.Round3(float64(e.Count) / secs)
 		}
 		out = append(out, e)
 	}

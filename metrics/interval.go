@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // Timeline counts reconnect attempts in 10 ms bins from the start of a
@@ -139,7 +140,7 @@ func RowOf(iv Interval) Row {
 		l := LatencyOf(o.Response)
 		ro := RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Dropped: o.Dropped, Faulty: o.Faulty, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
 		if o.Count > 0 {
-			ro.SvcP50 = round3(float64(o.Service.ValueAtQuantile(50)) / 1000)
+			ro.SvcP50 = textfmt.Round3(float64(o.Service.ValueAtQuantile(50)) / 1000)
 		}
 		copy(ro.Classes[:], o.Classes[:])
 		return ro
@@ -149,7 +150,7 @@ func RowOf(iv Interval) Row {
 	}
 	r.All = row(iv.All)
 	if secs > 0 {
-		r.Rate = round3(float64(iv.All.Count) / secs)
+		r.Rate = textfmt.Round3(float64(iv.All.Count) / secs)
 	}
 	r.Dropped = iv.All.Dropped
 	return r

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // Scenario iterations: what a user of an agent waits for. The engine
@@ -92,7 +93,7 @@ func (r *Recorder) Scenarios(secs float64) []ScenarioSummary {
 		s := ScenarioSummary{Name: n, Steps: t.steps[i], Iterations: t.count[i], Failed: t.failed[i], Dropped: t.dropped[i],
 			Iteration: LatencyOf(t.hist[i])}
 		if secs > 0 {
-			s.Rate = round3(float64(s.Iterations) / secs)
+			s.Rate = textfmt.Round3(float64(s.Iterations) / secs)
 		}
 		out = append(out, s)
 	}

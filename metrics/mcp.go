@@ -5,6 +5,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // The tallies of the rest of MCP: list pages, cancelled calls, the
@@ -134,7 +135,7 @@ type MCPSummary struct {
 
 func mcpSummaryOf(o *OpStats) MCPSummary {
 	m := MCPSummary{Pages: o.MCP.Pages, Cancelled: o.MCP.Cancelled, CancelRaced: o.MCP.CancelRaced, Notifications: o.MCP.Notes.orNil(),
-		TailWaits: o.MCP.TailWaits, TailWaitS: round3(float64(o.MCP.TailWaitUS) / 1e6)}
+		TailWaits: o.MCP.TailWaits, TailWaitS: textfmt.Round3(float64(o.MCP.TailWaitUS) / 1e6)}
 	if n := o.Count + o.MCP.Cancelled; n > 0 {
 		m.CancelledRate = float64(o.MCP.Cancelled) / float64(n)
 	}

@@ -11,6 +11,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // Merging the results of a test's execution segments (mcpbench merge,
@@ -351,7 +352,7 @@ func (m *Merged) Quantile(op, kind string, q float64) (float64, bool) {
 	if h.TotalCount() == 0 {
 		return 0, false
 	}
-	return round3(float64(h.ValueAtQuantile(q)) / 1000), true
+	return textfmt.Round3(float64(h.ValueAtQuantile(q)) / 1000), true
 }
 
 // interval makes a merged interval's aggregate and row: counts summed,
@@ -365,7 +366,7 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 	iv := Interval{Start: start, End: end, All: newOpStats()}
 	row := Row{Start: start, End: end, Reconnects: mi.rec.Reconnects,
 		VUs: mi.rec.VUs, Sessions: mi.rec.Sessions, Streams: mi.rec.Streams, Dropped: mi.rec.Dropped,
-		Self: ProcRow{Cores: round3(mi.rec.Self.Cores), RSSMB: round3(mi.rec.Self.RSSMB)}, Target: mi.rec.Target}
+		Self: ProcRow{Cores: textfmt.Round3(mi.rec.Self.Cores), RSSMB: textfmt.Round3(mi.rec.Self.RSSMB)}, Target: mi.rec.Target}
 	for i := range m.ops {
 		o := &OpStats{Response: orEmpty(mi.response[i]), Service: orEmpty(mi.service[i]), TTFB: NewHistogram(), Resume: mi.resume[i],
 			Count: mi.opCount[i], Errors: mi.opErrors[i], Resumes: mi.opResumes[i], Faulty: mi.opFaulty[i]}
@@ -383,7 +384,7 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 	// when the segments are aligned, and no shorter than a segment's own
 	// interval when they are not.
 	if secs := mi.secs; secs > 0 {
-		row.TargetRate, row.Rate = round3(mi.arrivals/secs), round3(float64(mi.allCount)/secs)
+		row.TargetRate, row.Rate = textfmt.Round3(mi.arrivals/secs), textfmt.Round3(float64(mi.allCount)/secs)
 	}
 	return iv, row
 }

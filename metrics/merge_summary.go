@@ -9,6 +9,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // The merged summary: counters summed, latencies from the merged
@@ -21,7 +22,7 @@ func (m *Merged) summarize() {
 	s := &Summary{Tool: first.Tool, Target: first.Target, Embedded: first.Embedded, Protocol: first.Protocol, ProtocolWhy: first.ProtocolWhy,
 		Profile: first.Profile, Model: first.Model, Started: m.origin, WarmupS: first.WarmupS, Stages: first.Stages, Concurrency: first.Concurrency}
 	from, to := m.window()
-	secs := max(round3(to.Sub(from).Seconds()), 0)
+	secs := max(textfmt.Round3(to.Sub(from).Seconds()), 0)
 	s.DurationS = secs
 	var stops, drops []string
 	var arrivals float64
@@ -47,10 +48,10 @@ func (m *Merged) summarize() {
 		s.Segments = append(s.Segments, segmentResult(r))
 	}
 	if s.VUs > 0 {
-		s.InFlight = round3(s.InFlight / float64(s.VUs))
+		s.InFlight = textfmt.Round3(s.InFlight / float64(s.VUs))
 	}
 	if secs > 0 {
-		s.TargetRate = round3(arrivals / secs)
+		s.TargetRate = textfmt.Round3(arrivals / secs)
 	}
 	s.StopReason = strings.Join(stops, "; ")
 	s.Ops, s.All = m.opRows(secs)
@@ -235,13 +236,13 @@ func sumOps(name string, parts []OpSummary, secs float64, hist func(string) *hdr
 		resumes = append(resumes, p.Resumes)
 		ledgers = append(ledgers, p.Ledger)
 	}
-	o.ThrottleWaitS, o.WastedMS = round3(throttle), round3(wasted)
+	o.ThrottleWaitS, o.WastedMS = textfmt.Round3(throttle), textfmt.Round3(wasted)
 	o.Response, o.Service, o.TTFB = LatencyOf(hist("response")), LatencyOf(hist("service")), LatencyOf(hist("ttfb"))
 	o.addDropped(hist("response"), hist("dropped"), secs)
 	o.Resumes = sumResumes(resumes, hist("resume"), hist("wait"))
 	o.Ledger = sumLedgers(ledgers)
 	if secs > 0 {
-		o.Rate = round3(float64(o.Count) / secs)
+		o.Rate = textfmt.Round3(float64(o.Count) / secs)
 	}
 	if o.Count > 0 {
 		o.ErrorRate = float64(o.Errors) / float64(o.Count)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // The merged summary's tallies: scenarios, sessions, GET streams, the
@@ -33,7 +35,7 @@ func (m *Merged) scenarios(secs float64) []ScenarioSummary {
 		o := &out[i]
 		o.Iteration = m.latency(tagScenario + HlogTag(o.Name) + ".iteration")
 		if secs > 0 {
-			o.Rate = round3(float64(o.Iterations) / secs)
+			o.Rate = textfmt.Round3(float64(o.Iterations) / secs)
 		}
 	}
 	return out
@@ -130,10 +132,10 @@ func (m *Merged) generator(count int64) Generator {
 			warns = append(warns, segLabel(r)+": "+x.Bottleneck)
 		}
 	}
-	g.CPUSeconds, g.Cores, g.MaxRSSMB, g.SettledRSSMB = round3(g.CPUSeconds), round3(g.Cores), round3(g.MaxRSSMB), round3(g.SettledRSSMB)
-	g.BudgetMB, g.BudgetPeakMB = round3(g.BudgetMB), round3(g.BudgetPeakMB)
+	g.CPUSeconds, g.Cores, g.MaxRSSMB, g.SettledRSSMB = textfmt.Round3(g.CPUSeconds), textfmt.Round3(g.Cores), textfmt.Round3(g.MaxRSSMB), textfmt.Round3(g.SettledRSSMB)
+	g.BudgetMB, g.BudgetPeakMB = textfmt.Round3(g.BudgetMB), textfmt.Round3(g.BudgetPeakMB)
 	if count > 0 {
-		g.CPUPerOpUS = round3(g.CPUSeconds * 1e6 / float64(count))
+		g.CPUPerOpUS = textfmt.Round3(g.CPUSeconds * 1e6 / float64(count))
 	}
 	g.Bottleneck = strings.Join(warns, "; ")
 	g.StartLag = m.latency(tagLag)
@@ -201,7 +203,7 @@ func (m *Merged) endpoints(secs float64) []EndpointSummary {
 		o := &out[i]
 		o.Response = m.latency(tagEndpoint + strconv.Itoa(i) + ".response")
 		if secs > 0 {
-			o.Rate = round3(float64(o.Count) / secs)
+			o.Rate = textfmt.Round3(float64(o.Count) / secs)
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // segRun is a synthetic segment run for merge tests: ops a and b over
@@ -126,7 +127,7 @@ func TestMergeExact(t *testing.T) {
 	if s.All.Errors != errs || s.All.ErrorsByClass["http-status"] != errs || s.All.Status["500"] != errs {
 		t.Errorf("errors %d by class %v status %v; segments had %d", s.All.Errors, s.All.ErrorsByClass, s.All.Status, errs)
 	}
-	if s.DurationS != 3.3 || s.Rate != round3(float64(s.All.Count)/3.3) {
+	if s.DurationS != 3.3 || s.Rate != textfmt.Round3(float64(s.All.Count)/3.3) {
 		t.Errorf("window %v s, rate %v: want the union of the windows, 3.3 s", s.DurationS, s.Rate)
 	}
 	if len(s.Segments) != 3 || s.Segments[2].Generator.CPUSeconds != 1.5 || s.Generator.CPUSeconds != 4.5 || s.Generator.Cores != 1.5 || s.VUs != 9 {

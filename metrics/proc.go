@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strconv"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // ProcSample is a reading of a process from /proc (Linux).
@@ -83,9 +85,9 @@ type ProcRow struct {
 
 // ProcDelta describes a process between two samples.
 func ProcDelta(a, b ProcSample) ProcRow {
-	r := ProcRow{RSSMB: round3(float64(b.RSS) / (1 << 20)), FDs: b.FDs, Threads: b.Threads}
+	r := ProcRow{RSSMB: textfmt.Round3(float64(b.RSS) / (1 << 20)), FDs: b.FDs, Threads: b.Threads}
 	if secs := b.At.Sub(a.At).Seconds(); secs > 0 {
-		r.Cores = round3((b.CPU - a.CPU).Seconds() / secs)
+		r.Cores = textfmt.Round3((b.CPU - a.CPU).Seconds() / secs)
 	}
 	return r
 }

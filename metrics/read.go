@@ -15,6 +15,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // Results is a results directory read back from its files alone.
@@ -247,7 +248,7 @@ func (r *Results) Rebuild() *Summary {
 			o.Errors += rec.Errors
 		}
 	}
-	s.DurationS = round3(secs)
+	s.DurationS = textfmt.Round3(secs)
 	merged := map[string]*hdr.Histogram{"response": NewHistogram(), "service": NewHistogram()}
 	for _, name := range r.Ops {
 		o := per[name]
@@ -263,7 +264,7 @@ func (r *Results) Rebuild() *Summary {
 			}
 		}
 		if secs > 0 {
-			o.Rate = round3(float64(o.Count) / secs)
+			o.Rate = textfmt.Round3(float64(o.Count) / secs)
 		}
 		if o.Count > 0 {
 			o.ErrorRate = float64(o.Errors) / float64(o.Count)
@@ -272,7 +273,7 @@ func (r *Results) Rebuild() *Summary {
 	}
 	all.Response, all.Service = LatencyOf(merged["response"]), LatencyOf(merged["service"])
 	if secs > 0 {
-		all.Rate = round3(float64(all.Count) / secs)
+		all.Rate = textfmt.Round3(float64(all.Count) / secs)
 	}
 	if all.Count > 0 {
 		all.ErrorRate = float64(all.Errors) / float64(all.Count)
@@ -307,5 +308,5 @@ func (r *Results) Quantile(op, kind string, q float64) (float64, bool) {
 	if h.TotalCount() == 0 {
 		return 0, false
 	}
-	return round3(float64(h.ValueAtQuantile(q)) / 1000), true
+	return textfmt.Round3(float64(h.ValueAtQuantile(q)) / 1000), true
 }

@@ -1,13 +1,13 @@
 package metrics
 
 import (
-	"math"
+	"encoding/json"
 	"strconv"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // Summary is the outcome of a run: summary.json, and what the text report
@@ -119,13 +119,16 @@ type ServerStats struct {
 // ChaosSummary describes the faults injected in the measured window
 // (warm-up and set-up apart).
 type ChaosSummary struct {
-	Plan      chaos.Plan `json:"plan"` // the faults and storm as run (defaults filled)
-	Seed      int64      `json:"seed"` // the seed that drove the schedule: --chaos-seed with it reproduces the run
-	CutsFIN   int64      `json:"cuts_fin"`
-	CutsRST   int64      `json:"cuts_rst"`
-	Stalls    int64      `json:"stalls"`
-	Delays    int64      `json:"delays"`
-	StormCuts int64      `json:"storm_cuts"`
+	// Plan is the faults and storm as run (defaults filled): the JSON of
+	// a chaos.Plan, kept as written (metrics stores it, never reads it).
+	Plan json.RawMessage `json:"plan"`
+	// Seed drove the schedule: --chaos-seed with it reproduces the run.
+	Seed      int64 `json:"seed"`
+	CutsFIN   int64 `json:"cuts_fin"`
+	CutsRST   int64 `json:"cuts_rst"`
+	Stalls    int64 `json:"stalls"`
+	Delays    int64 `json:"delays"`
+	StormCuts int64 `json:"storm_cuts"`
 	// StreamResets and ConnCloses split the cuts of response streams
 	// (faults and storms) by what they broke: one HTTP/2 stream
 	// (RST_STREAM; its connection and the session's other streams kept:
@@ -325,18 +328,16 @@ func LatencyOf(h *hdr.Histogram) Latency {
 	if h == nil || h.TotalCount() == 0 {
 		return Latency{}
 	}
-	ms := func(v int64) float64 { return round3(float64(v) / 1000) }
+	ms := func(v int64) float64 { return textfmt.Round3(float64(v) / 1000) }
 	return Latency{
 		P50:  ms(h.ValueAtQuantile(50)),
 		P90:  ms(h.ValueAtQuantile(90)),
 		P99:  ms(h.ValueAtQuantile(99)),
 		P999: ms(h.ValueAtQuantile(99.9)),
 		Max:  ms(h.Max()),
-		Mean: round3(h.Mean() / 1000),
+		Mean: textfmt.Round3(h.Mean() / 1000),
 	}
 }
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // addDropped sets the latency over completed and dropped ops from the
 // completed ops' response times and the dropped ops' lower bounds (µs),
@@ -356,9 +357,9 @@ func (s *OpSummary) addDropped(response, dropped *hdr.Histogram, secs float64) {
 	wd := LatencyOf(h)
 	s.WithDropped = &wd
 	s.Offered = h.TotalCount()
-	s.CensoredFromMS = round3(float64(dropped.Min()) / 1000)
+	s.CensoredFromMS = textfmt.Round3(float64(dropped.Min()) / 1000)
 	if secs > 0 {
-		s.OfferedRate = round3(float64(s.Offered) / secs)
+		s.OfferedRate = textfmt.Round3(float64(s.Offered) / secs)
 	}
 }
 
@@ -380,16 +381,16 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 		Reinits:     o.Reinits,
 		Reissues:    o.Reissues,
 		ReissuedOK:  o.ReissuedOK,
-		WastedMS:    round3(float64(o.Wasted) / 1e6),
+		WastedMS:    textfmt.Round3(float64(o.Wasted) / 1e6),
 		InputRounds: o.InputRounds,
 		Throttled:   o.Throttled,
 	}
 	if o.Throttled > 0 {
-		s.ThrottleWaitS = round3(o.ThrottleWait.Seconds())
+		s.ThrottleWaitS = textfmt.Round3(o.ThrottleWait.Seconds())
 	}
 	s.addDropped(o.Response, o.DropLB, secs)
 	if secs > 0 {
-		s.Rate = round3(float64(o.Count) / secs)
+		s.Rate = textfmt.Round3(float64(o.Count) / secs)
 	}
 	if o.Count > 0 {
 		s.ErrorRate = float64(o.Errors) / float64(o.Count)
@@ -457,15 +458,15 @@ func (r *Recorder) Summarize(secs float64) ([]OpSummary, OpSummary) {
 // GeneratorCost computes the generator's cost between two readings for ops
 // completed operations.
 func GeneratorCost(from, to Usage, ops int64, numCPU int, includesServer bool) Generator {
-	g := Generator{NumCPU: numCPU, IncludesServer: includesServer, MaxRSSMB: round3(float64(to.MaxRSS) / (1 << 20))}
+	g := Generator{NumCPU: numCPU, IncludesServer: includesServer, MaxRSSMB: textfmt.Round3(float64(to.MaxRSS) / (1 << 20))}
 	cpu := (to.CPU - from.CPU).Seconds()
 	wall := to.At.Sub(from.At).Seconds()
-	g.CPUSeconds = round3(cpu)
+	g.CPUSeconds = textfmt.Round3(cpu)
 	if ops > 0 {
-		g.CPUPerOpUS = round3(cpu * 1e6 / float64(ops))
+		g.CPUPerOpUS = textfmt.Round3(cpu * 1e6 / float64(ops))
 	}
 	if wall > 0 {
-		g.Cores = round3(cpu / wall)
+		g.Cores = textfmt.Round3(cpu / wall)
 	}
 	return g
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 )
 
 // Tick closes the interval that ends at end and makes next the end of
@@ -99,7 +100,7 @@ func (r *Recorder) Quantile(op, kind string, q float64) (float64, bool) {
 	if h.TotalCount() == 0 {
 		return 0, false
 	}
-	return round3(float64(h.ValueAtQuantile(q)) / 1000), true
+	return textfmt.Round3(float64(h.ValueAtQuantile(q)) / 1000), true
 }
 
 // hist returns o's histogram of a kind (nil when none).

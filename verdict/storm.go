@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
@@ -24,7 +25,7 @@ import (
 func Storms(waves []time.Time, tl *metrics.Timeline, rows []metrics.Row) []metrics.Wave {
 	var out []metrics.Wave
 	for wi, at := range waves {
-		w := metrics.Wave{AtS: round3(at.Sub(tl.Start()).Seconds()), RecoveryS: -1}
+		w := metrics.Wave{AtS: textfmt.Round3(at.Sub(tl.Start()).Seconds()), RecoveryS: -1}
 		from := int(at.Sub(tl.Start()) / tl.Bin())
 		to := tl.Len()
 		if wi+1 < len(waves) {
@@ -87,7 +88,7 @@ func Storms(waves []time.Time, tl *metrics.Timeline, rows []metrics.Row) []metri
 			w.RecoveryS = 0
 		default:
 			end = onset.Add(rec)
-			w.RecoveryS = round3(end.Sub(at).Seconds())
+			w.RecoveryS = textfmt.Round3(end.Sub(at).Seconds())
 		}
 		for _, r := range rows {
 			if r.End.After(at) && (end.IsZero() || r.Start.Before(end)) {
@@ -114,7 +115,7 @@ func normalRate(tl *metrics.Timeline, upTo int) float64 {
 		storm, _ := tl.StormAt(i)
 		n += all - storm
 	}
-	return round3(float64(n) / (time.Duration(upTo-lo) * tl.Bin()).Seconds())
+	return textfmt.Round3(float64(n) / (time.Duration(upTo-lo) * tl.Bin()).Seconds())
 }
 
 // baseline is the pre-storm range from the 10 s before t (the run's first
@@ -179,5 +180,3 @@ func recovery(rows []metrics.Row, onset, waveEnd time.Time, baseP99, baseErr flo
 	}
 	return last.Sub(onset)
 }
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

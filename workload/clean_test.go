@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -136,6 +137,12 @@ func TestReferenceServerResumeChaosClean(t *testing.T) {
 	// need a second attempt: it is counted, and the ledger stays clean).
 	if r == nil || r.Accepted != sum.All.Count || r.Attempts < r.Accepted || sum.Chaos.CutsRST != sum.All.Count {
 		t.Fatalf("resumes %+v, cuts %d for %d calls: want one cut and one accepted resume per call", r, sum.Chaos.CutsRST, sum.All.Count)
+	}
+	// The summary keeps the plan as run (defaults filled) for a reader.
+	var ran chaos.Plan
+	if err := json.Unmarshal(sum.Chaos.Plan, &ran); err != nil || len(ran.Faults) != 1 || ran.Faults[0].When.AfterEvents != 2 ||
+		ran.Faults[0].Close != chaos.CloseRST || ran.Faults[0].Target != chaos.TargetPOST {
+		t.Fatalf("summary's chaos plan %s (%v): want the one cut after 2 events, RST, its target defaulted to post", sum.Chaos.Plan, err)
 	}
 	if sum.All.Count+sum.All.Interrupted != st.ToolCalls { // no warm-up: every execution is a measured call
 		t.Fatalf("completed %d (+%d interrupted), the server executed %d", sum.All.Count, sum.All.Interrupted, st.ToolCalls)

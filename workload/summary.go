@@ -3,6 +3,7 @@ package workload
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"runtime"
@@ -95,7 +96,8 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 		return
 	}
 	st := e.inj.Stats()
-	s.Chaos = &metrics.ChaosSummary{Plan: e.inj.Plan(), Seed: e.inj.Seed(), CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
+	plan, _ := json.Marshal(e.inj.Plan()) // plain data: cannot fail
+	s.Chaos = &metrics.ChaosSummary{Plan: plan, Seed: e.inj.Seed(), CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
 		Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts, Outside: st.Outside,
 		StreamResets: st.StreamResets, ConnCloses: st.ConnCloses}
 	if e.tl != nil && len(st.Waves) > 0 {
