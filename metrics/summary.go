@@ -76,7 +76,7 @@ type Summary struct {
 	Chaos *ChaosSummary `json:"chaos,omitempty"`
 	// Storms analyses each storm wave.
 	Storms []Wave `json:"storms,omitempty"`
-	// Target is the target process sampled with --target-pid.
+	// TargetProc is the target process sampled with --target-pid.
 	TargetProc *TargetSummary `json:"target_process,omitempty"`
 	// Server holds the embedded reference server's own counters.
 	Server *ServerStats `json:"server,omitempty"`
