@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/kube"
+	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
 // k8sDrop are the flags k8s-job reads itself, or sets for each pod.
 var k8sDrop = func() map[string]bool {
-	m := maps.Clone(scaleDrop)
+	m := maps.Clone(procrun.ScaleDrop)
 	for _, n := range []string{"parallelism", "image", "name", "namespace", "claim", "claim-size", "storage-class", "env-from-secret",
 		"cpu", "memory", "image-pull-policy"} {
 		m[n] = true
@@ -33,7 +34,7 @@ func (k *k8sFlags) job(cmd *cobra.Command, p *workload.Profile, profileArg strin
 		drop["profile"] = true
 	}
 	args := []string{"run"}
-	for _, a := range segmentArgs(cmd.Flags(), drop) {
+	for _, a := range procrun.SegmentArgs(cmd.Flags(), drop) {
 		args = append(args, strings.ReplaceAll(a, "$(", "$$(")) // Kubernetes expands $(VAR) in args; $$( is a literal $(
 	}
 	if profileArg != "" {
