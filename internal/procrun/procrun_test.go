@@ -110,7 +110,8 @@ func writeSegment(dir string, i, n int, start time.Time, ops int, end bool, code
 		return ExitFailed
 	}
 	sg := &metrics.SegmentInfo{Segment: fmt.Sprintf("%d/%d:%d/%d", i, n, i+1, n), Index: i, Count: n, StartAt: start}
-	info := &metrics.RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: start, Ops: names, Segment: sg}
+	info := &metrics.RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: start, Ops: names, Segment: sg,
+		Spec: map[string]any{"Thresholds": []string{"p99<1s"}}} // as run.json has the profile
 	w.Start(info)
 	for k := range ops {
 		at := start.Add(time.Duration(k) * time.Millisecond)
