@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"runtime"
@@ -311,45 +310,19 @@ func (e *env) runInfo(plan *workload.Plan) *metrics.RunInfo {
 	return runInfo(plan, e.f, e.cmd, e.embedded, e.ver, e.sdk, e.started)
 }
 
-// perPCapacity is the open-model rate one P (GOMAXPROCS) carries at about
-// half load: mcpbench spends ~150 µs of CPU per tools/call over SSE.
-const perPCapacity = 3300.0
-
 // setProcs sets GOMAXPROCS: --procs when given; else, for an open-model
-// rate against a separate server, as few Ps as the rate needs. With more
-// Ps than the work needs, each VU wake-up also wakes an idle P that spins
-// and sleeps again (futex, nanosleep): measured at 2000 ops/s on 2 cores,
-// 153–158 µs of CPU per op with 2 Ps against 134–138 µs with 1, with the
-// same latency and start lag. The embedded server shares the process, so
-// it keeps every core; so does the closed model, whose rate is unknown.
+// rate against a separate server, as few Ps as the rate needs
+// (workload.AutoProcs: the policy and its measurements).
 func (e *env) setProcs(p *workload.Profile) {
 	if e.f.procs > 0 {
 		runtime.GOMAXPROCS(e.f.procs)
 		return
 	}
-	n, rate := autoProcs(p, e.embedded, runtime.NumCPU())
+	n, rate := workload.AutoProcs(p, e.embedded, runtime.NumCPU())
 	if n > 0 && n < runtime.GOMAXPROCS(0) {
 		runtime.GOMAXPROCS(n)
 		fmt.Fprintf(e.stderr, "mcpbench: GOMAXPROCS %d of %d cores: enough for %g ops/s and cheaper per op (--procs N to choose)\n", n, runtime.NumCPU(), rate)
 	}
-}
-
-// autoProcs returns the Ps an open-model run of p needs on numCPU cores
-// and the rate it sized them for (0: keep every core).
-func autoProcs(p *workload.Profile, embedded bool, numCPU int) (int, float64) {
-	rate := p.Rate
-	if s := p.Sweep; s != nil {
-		switch s.By {
-		case metrics.SweepByRate, "":
-			rate = max(s.From, s.To)
-		case metrics.SweepByVUs:
-			rate = 0
-		}
-	}
-	if embedded || rate <= 0 {
-		return 0, 0
-	}
-	return min(max(1, int(math.Ceil(rate/perPCapacity))), numCPU), rate
 }
 
 // syncWriter serializes writes: stderr gets progress lines, notices from a

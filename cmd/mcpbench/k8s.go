@@ -4,31 +4,26 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net/http"
+	"maps"
 	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/kube"
+	"github.com/mcpbench/mcpbench/internal/kubejob"
+	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/profiles"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
-// k8sFlags are k8s-job's own flags (the run flags come with them).
+// k8sFlags are k8s-job's own flags (the run flags come with them): the
+// manifest's settings, and when its clock starts.
 type k8sFlags struct {
-	parallelism                      int
-	image, name, namespace           string
-	claim, claimSize, storageClass   string
-	cpu, memory, startAt, pullPolicy string
-	startDelay                       time.Duration
-	secrets                          []string
+	spec       kubejob.Spec
+	startAt    string
+	startDelay time.Duration
 }
 
 func newK8sJobCmd() *cobra.Command {
@@ -78,40 +73,42 @@ or the profile, and give the pods the environment with --env-from-secret
 	fl := cmd.Flags()
 	fl.MarkHidden("format") // k8s-job prints a manifest; the pods' output is their logs
 	fl.MarkHidden("dry-run")
-	fl.IntVar(&k.parallelism, "parallelism", 0, "segments, one pod each (required)")
-	fl.StringVar(&k.image, "image", "", "container image with mcpbench on its PATH (required)")
-	fl.StringVar(&k.name, "name", "mcpbench", "the Job's name (its results go to /results/NAME/segment-I)")
-	fl.StringVar(&k.namespace, "namespace", "", "the namespace of the Job (default: kubectl's)")
-	fl.StringVar(&k.claim, "claim", "mcpbench-results", "the PersistentVolumeClaim the pods write their results to, mounted at /results")
-	fl.StringVar(&k.claimSize, "claim-size", "", "add the claim to the manifest with this size (ReadWriteMany), e.g. 1Gi")
-	fl.StringVar(&k.storageClass, "storage-class", "", "with --claim-size: the claim's storage class (one offering ReadWriteMany)")
-	fl.StringArrayVar(&k.secrets, "env-from-secret", nil, "a Secret whose keys become the pods' environment, for the ${NAME} references (repeatable)")
-	fl.StringVar(&k.cpu, "cpu", "", "CPU request of each pod, e.g. 2")
-	fl.StringVar(&k.memory, "memory", "", "memory request and limit of each pod, e.g. 2Gi")
-	fl.StringVar(&k.pullPolicy, "image-pull-policy", "", "Always, IfNotPresent or Never (default: the cluster's)")
+	s := &k.spec
+	fl.IntVar(&s.Parallelism, "parallelism", 0, "segments, one pod each (required)")
+	fl.StringVar(&s.Image, "image", "", "container image with mcpbench on its PATH (required)")
+	fl.StringVar(&s.Name, "name", "mcpbench", "the Job's name (its results go to /results/NAME/segment-I)")
+	fl.StringVar(&s.Namespace, "namespace", "", "the namespace of the Job (default: kubectl's)")
+	fl.StringVar(&s.Claim, "claim", "mcpbench-results", "the PersistentVolumeClaim the pods write their results to, mounted at /results")
+	fl.StringVar(&s.ClaimSize, "claim-size", "", "add the claim to the manifest with this size (ReadWriteMany), e.g. 1Gi")
+	fl.StringVar(&s.StorageClass, "storage-class", "", "with --claim-size: the claim's storage class (one offering ReadWriteMany)")
+	fl.StringArrayVar(&s.Secrets, "env-from-secret", nil, "a Secret whose keys become the pods' environment, for the ${NAME} references (repeatable)")
+	fl.StringVar(&s.CPU, "cpu", "", "CPU request of each pod, e.g. 2")
+	fl.StringVar(&s.Memory, "memory", "", "memory request and limit of each pod, e.g. 2Gi")
+	fl.StringVar(&s.PullPolicy, "image-pull-policy", "", "Always, IfNotPresent or Never (default: the cluster's)")
 	fl.StringVar(&k.startAt, "start-at", "", "when the segments' clock starts (RFC 3339, unix seconds or +DURATION; default: --start-delay from now)")
 	fl.DurationVar(&k.startDelay, "start-delay", 2*time.Minute, "without --start-at: start the clock this long from now")
 	return cmd
 }
 
-// dnsLabel is a Kubernetes object name usable as a Job's (the pods add a
-// suffix, so it is kept short).
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
+// k8sDrop are the flags k8s-job reads itself, or sets for each pod.
+var k8sDrop = func() map[string]bool {
+	m := maps.Clone(procrun.ScaleDrop)
+	for _, n := range []string{"parallelism", "image", "name", "namespace", "claim", "claim-size", "storage-class", "env-from-secret",
+		"cpu", "memory", "image-pull-policy"} {
+		m[n] = true
+	}
+	return m
+}()
 
-// manifest checks the flags and the profile and renders the documents.
+// manifest checks the flags and the profile and renders the documents
+// (kubejob.Build).
 func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]byte, error) {
-	set := cmd.Flags().Changed
-	switch {
-	case k.parallelism < 1 || k.parallelism > maxProcesses:
-		return nil, usageError("--parallelism %d: want 1 … %d", k.parallelism, maxProcesses)
-	case k.image == "":
-		return nil, usageError("--image: the container image to run (with mcpbench on its PATH) is required")
-	case !dnsLabel.MatchString(k.name):
-		return nil, usageError("--name %q: want a lower-case DNS label of at most 52 characters", k.name)
-	case !dnsLabel.MatchString(k.claim):
-		return nil, usageError("--claim %q: want a lower-case DNS label", k.claim)
-	case set("out") || set("no-results"):
-		return nil, usageError("--out, --no-results: each pod writes to /results/%s/segment-I on the claim", k.name)
+	s := &k.spec
+	if err := s.Check(); err != nil {
+		return nil, usageError("%v", err)
+	}
+	if set := cmd.Flags().Changed; set("out") || set("no-results") {
+		return nil, usageError("--out, --no-results: each pod writes to /results/%s/segment-I on the claim", s.Name)
 	}
 	startAt, err := parseStartAt(k.startAt, now)
 	if err != nil {
@@ -124,34 +121,40 @@ func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]b
 	if err != nil {
 		return nil, err
 	}
-	var docs []any
-	profileArg := ""
-	if cm := k.profileConfigMap(f.profile); cm != nil {
-		docs = append(docs, cm)
-		profileArg = "--profile=" + profileMount + "/" + filepath.Base(f.profile)
+	s.StartAt, s.GracefulStop, s.Profile, s.ProfileData = startAt, p.GracefulStop.D(), f.profile, profileFile(f.profile)
+	drop := k8sDrop
+	if s.ProfileData != nil { // the pods read it from its ConfigMap
+		drop = maps.Clone(k8sDrop)
+		drop["profile"] = true
 	}
-	if k.claimSize != "" {
-		pvc, err := k.claimDoc()
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, pvc)
-	}
-	job, err := k.job(cmd, p, profileArg, startAt)
+	s.RunArgs = procrun.SegmentArgs(cmd.Flags(), drop)
+	docs, err := kubejob.Build(s)
 	if err != nil {
-		return nil, err
+		return nil, usageError("%v", err)
 	}
-	docs = append(docs, job)
 	out, err := kube.Marshal(docs...)
 	if err != nil {
 		return nil, err
 	}
 	w := cmd.ErrOrStderr()
-	fmt.Fprintf(w, "mcpbench: %d segments; their clock starts at %s (in %v): apply the manifest before then\n", k.parallelism, startAt.UTC().Format(time.RFC3339), time.Until(startAt).Round(time.Second))
+	fmt.Fprintf(w, "mcpbench: %d segments; their clock starts at %s (in %v): apply the manifest before then\n", s.Parallelism, startAt.UTC().Format(time.RFC3339), time.Until(startAt).Round(time.Second))
 	if p.URL == "" {
 		fmt.Fprintln(w, "mcpbench: no --url: each pod benchmarks its own embedded reference server")
 	}
 	return out, nil
+}
+
+// profileFile is the content of a --profile file, carried in the
+// manifest (nil for a built-in profile, or none).
+func profileFile(profile string) []byte {
+	if _, err := profiles.Read(profile); err == nil {
+		return nil
+	}
+	data, err := os.ReadFile(profile)
+	if err != nil {
+		return nil // LoadProfile read it a moment ago
+	}
+	return data
 }
 
 // k8sProfile loads the profile with the flags applied and checks it as run
@@ -166,10 +169,7 @@ func k8sProfile(cmd *cobra.Command, f *runFlags) (*workload.Profile, error) {
 	if err := applyFlags(p, f, cmd.Flags()); err != nil {
 		return nil, usageError("%v", err)
 	}
-	if err := literalSecrets(p); err != nil {
-		return nil, usageError("%v", err)
-	}
-	if err := literalProxySecret(p); err != nil {
+	if err := kubejob.CheckSecrets(p); err != nil {
 		return nil, usageError("%v", err)
 	}
 	pp := *p
@@ -190,70 +190,4 @@ func k8sProfile(cmd *cobra.Command, f *runFlags) (*workload.Profile, error) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "mcpbench: the profile reads data files: the pods need them at the same paths (mount them; the manifest carries only the profile)")
 	}
 	return p, nil
-}
-
-// literalSecrets refuses credentials written out in the URLs or headers
-// (they would be printed in the manifest): they must be ${NAME}
-// references.
-func literalSecrets(p *workload.Profile) error {
-	for i, u := range append([]string{p.URL}, p.URLs...) {
-		if secret.RedactURL(u) != u && !strings.Contains(u, "${") {
-			field := "--url"
-			if i > 0 {
-				field = "urls[" + strconv.Itoa(i-1) + "]"
-			}
-			return fmt.Errorf("%s carries a literal credential: write it as ${NAME} and give the pods NAME with --env-from-secret", field)
-		}
-	}
-	for name, v := range p.Headers {
-		shown := driver.RedactHeader(http.Header{name: {v}})
-		if len(shown) == 1 && strings.HasSuffix(shown[0], secret.Redacted) && !strings.Contains(v, "${") {
-			return fmt.Errorf("header %s carries a literal secret: write it as ${NAME} (e.g. 'Authorization: Bearer ${TOKEN}') and give the pods NAME with --env-from-secret", name)
-		}
-	}
-	return nil
-}
-
-// profileMount is where a profile file's ConfigMap is mounted.
-const profileMount = "/etc/mcpbench"
-
-// profileConfigMap carries a profile file (nil for a built-in profile).
-func (k *k8sFlags) profileConfigMap(profile string) *kube.ConfigMap {
-	if _, err := profiles.Read(profile); err == nil {
-		return nil
-	}
-	data, err := os.ReadFile(profile)
-	if err != nil {
-		return nil // LoadProfile read it a moment ago
-	}
-	return &kube.ConfigMap{
-		TypeMeta:   kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: k.meta(k.name + "-profile"),
-		Data:       map[string]string{filepath.Base(profile): string(data)},
-	}
-}
-
-// claimDoc is the results claim (--claim-size).
-func (k *k8sFlags) claimDoc() (*kube.PersistentVolumeClaim, error) {
-	size, err := quantity(k.claimSize)
-	if err != nil {
-		return nil, usageError("--claim-size %q: %v", k.claimSize, err)
-	}
-	pvc := &kube.PersistentVolumeClaim{
-		TypeMeta:   kube.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
-		ObjectMeta: k.meta(k.claim),
-		Spec: kube.PersistentVolumeClaimSpec{
-			AccessModes: []kube.PersistentVolumeAccessMode{kube.ReadWriteMany},
-			Resources:   kube.VolumeResourceRequirements{Requests: kube.ResourceList{kube.ResourceStorage: size}},
-		},
-	}
-	if k.storageClass != "" {
-		pvc.Spec.StorageClassName = &k.storageClass
-	}
-	return pvc, nil
-}
-
-func (k *k8sFlags) meta(name string) kube.ObjectMeta {
-	return kube.ObjectMeta{Name: name, Namespace: k.namespace,
-		Labels: map[string]string{"app.kubernetes.io/name": "mcpbench", "app.kubernetes.io/instance": k.name}}
 }

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // cli runs mcpbench in-process with ctx and returns stdout, stderr and the
@@ -303,31 +301,6 @@ func TestSoakCommand(t *testing.T) {
 	for _, want := range []string{"latency drift", "session hygiene"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
-		}
-	}
-}
-
-func TestAutoProcs(t *testing.T) {
-	open := func(rate float64) *workload.Profile { return &workload.Profile{Rate: rate} }
-	tests := []struct {
-		name     string
-		p        *workload.Profile
-		embedded bool
-		cpus     int
-		want     int
-	}{
-		{"2000/s fits one P", open(2000), false, 2, 1},
-		{"8000/s needs three, capped at the cores", open(8000), false, 2, 2},
-		{"8000/s on 8 cores", open(8000), false, 8, 3},
-		{"embedded server keeps every core", open(2000), true, 2, 0},
-		{"closed model keeps every core", open(0), false, 2, 0},
-		{"rate sweep sized for its top step", &workload.Profile{Rate: 100, Sweep: &workload.SweepSpec{By: "rate", From: 500, To: 8000}}, false, 8, 3},
-		{"VU sweep keeps every core", &workload.Profile{Rate: 100, Sweep: &workload.SweepSpec{By: "vus", From: 10, To: 100}}, false, 8, 0},
-		{"session sweep sized for its rate", &workload.Profile{Rate: 100, Sweep: &workload.SweepSpec{By: "sessions", From: 1000, To: 5000}}, false, 8, 1},
-	}
-	for _, tt := range tests {
-		if got, _ := autoProcs(tt.p, tt.embedded, tt.cpus); got != tt.want {
-			t.Errorf("%s: %d Ps, want %d", tt.name, got, tt.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -81,28 +82,15 @@ files.`,
 // mergeDirs merges dirs into out, checks the thresholds and prints the
 // merged summary.
 func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, extra []verdict.Threshold, format string) error {
-	m, err := metrics.MergeResults(dirs)
+	m, err := procrun.Merge(dirs, extra)
 	if err != nil {
 		code := exitFailed
-		if errors.Is(err, metrics.ErrNotSegments) {
+		if errors.Is(err, metrics.ErrNotSegments) || errors.Is(err, procrun.ErrThreshold) {
 			code = exitUsage
 		}
 		return &exitError{code: code, err: err}
 	}
-	ths, err := profileThresholds(m.Run)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	for _, th := range extra { // --threshold: its op or scenario must be one of the run's
-		if err := th.CheckTest(m.Run.Ops); err != nil {
-			return usageError("--threshold: %v", err)
-		}
-	}
-	ths = append(ths, extra...)
 	sum := m.Summary
-	if len(ths) > 0 {
-		sum.Thresholds = verdict.CheckThresholds(sum, ths, m)
-	}
 	o, err := claimOut("--out", out, overwrite)
 	if err != nil {
 		return err
@@ -134,24 +122,4 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, ex
 		return &exitError{code: exitThresholds, err: fmt.Errorf("thresholds crossed: %s", strings.Join(crossed, ", "))}
 	}
 	return nil
-}
-
-// profileThresholds are the thresholds of the profile a run ran (run.json's
-// spec), parsed again.
-func profileThresholds(info *metrics.RunInfo) ([]verdict.Threshold, error) {
-	spec, _ := info.Spec.(map[string]any)
-	list, _ := spec["Thresholds"].([]any) // the profile is written with its Go field names
-	var out []verdict.Threshold
-	for _, x := range list {
-		e, ok := x.(string)
-		if !ok {
-			continue
-		}
-		th, err := verdict.ParseThreshold(e)
-		if err != nil {
-			return nil, fmt.Errorf("run.json: threshold %q: %v", e, err)
-		}
-		out = append(out, th)
-	}
-	return out, nil
 }

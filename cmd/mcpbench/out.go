@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // A command's results directory (run, sweep, soak, their --processes
@@ -204,21 +203,6 @@ func (m startMark) Interval(*metrics.IntervalRecord) {}
 func (m startMark) End(*metrics.RunEnd)              {}
 
 var _ metrics.Sink = startMark{}
-
-// neverStarted reports whether no child of a --processes launch started
-// its run: each failed because no session could be initialized.
-func (m *merged) neverStarted() bool {
-	failed, last := m.failed()
-	if failed == 0 || failed < len(m.kids) {
-		return false
-	}
-	for _, l := range last {
-		if !strings.Contains(l, workload.ErrSetup.Error()) {
-			return false
-		}
-	}
-	return true
-}
 
 // abandonRun ends a command whose run never started (exit 1): its
 // results directory is removed (see outDir.abandon); why names the

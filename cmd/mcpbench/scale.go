@@ -89,15 +89,10 @@ const maxProcesses = 1024
 // open-model rate needs (setProcs sized it for the whole rate), unless
 // --procs was given.
 func (e *env) shareProcs(seg *workload.Segment) {
-	if seg.Whole() || e.f.procs > 0 {
+	if e.f.procs > 0 {
 		return
 	}
-	p := *e.profile
-	p.Rate *= seg.Share()
-	if p.Sweep != nil {
-		return
-	}
-	if n, _ := autoProcs(&p, e.embedded, runtime.NumCPU()); n > 0 && n < runtime.GOMAXPROCS(0) {
+	if n := workload.SegmentProcs(e.profile, seg, e.embedded, runtime.NumCPU()); n > 0 && n < runtime.GOMAXPROCS(0) {
 		runtime.GOMAXPROCS(n)
 	}
 }

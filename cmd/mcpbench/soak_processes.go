@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/soak"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -27,19 +28,19 @@ import (
 func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 	f := env.f
 	n := f.scale.processes
-	if err := checkProcessShare(plan, n); err != nil {
+	if err := procrun.CheckShare(plan, n); err != nil {
 		return usageError("%v", err)
 	}
 	startAt, err := parseStartAt(f.scale.startAt, env.started)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	m, err := runChildren(env, plan, env.launch(childBase(cmd, env, processDrop), f.out, plan, startAt))
+	m, err := runChildren(env.ctx, env, plan, env.launch(childBase(cmd, env, procrun.ProcessDrop), f.out, plan, startAt))
 	if err != nil {
 		return err
 	}
-	if m.neverStarted() {
-		return env.abandonRun(fmt.Errorf("no process could start its run: %s", lastLine(m.kids[0].stderr.String())))
+	if m.NeverStarted() {
+		return env.abandonRun(fmt.Errorf("no process could start its run: %s", procrun.LastLine(m.Children[0].Stderr)))
 	}
 	sum := m.Summary
 	if len(plan.Thresholds) > 0 {
@@ -54,11 +55,8 @@ func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 	if err := printSoak(env, sum, sk); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s (soak.json: the merged run's verdicts)\n", n-m.missing, f.out)
-	if err := m.interruptedErr(); err != nil {
-		return err
-	}
-	if err := missingErr(m.missing, n); err != nil {
+	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s (soak.json: the merged run's verdicts)\n", n-m.Missing, f.out)
+	if err := mergedErrs(m); err != nil {
 		return err
 	}
 	return soakExit(sum, sk, nil)

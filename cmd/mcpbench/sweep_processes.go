@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
@@ -28,10 +29,10 @@ import (
 // in-process step is.
 
 // sweepChildDrop are the flags a sweep's children do not get: those of
-// run's children (processDrop) and the one each child is given its own
+// run's children (procrun.ProcessDrop) and the one each child is given its own
 // value of.
 var sweepChildDrop = func() map[string]bool {
-	m := maps.Clone(processDrop)
+	m := maps.Clone(procrun.ProcessDrop)
 	m["sweep-step"] = true
 	return m
 }()
@@ -45,33 +46,13 @@ type sweepProcesses struct {
 // runStep implements sweep.Options.RunStep.
 func (sp *sweepProcesses) runStep(ctx context.Context, run sweep.StepRun, sinks []metrics.Sink) (*metrics.Summary, error) {
 	args := append(childBase(sp.cmd, sp.env, sweepChildDrop), "--sweep-step="+formatSweepStep(run.N, run.Value))
-	l := sp.env.launch(args, run.Dir, run.Plan, time.Time{})
-	l.ctx = ctx
-	m, err := runChildren(sp.env, run.Plan, l)
+	m, err := runChildren(ctx, sp.env, run.Plan, sp.env.launch(args, run.Dir, run.Plan, time.Time{}))
 	if err != nil {
 		return nil, err
 	}
 	err = m.Write(run.Dir)
 	m.Replay(sinks...)
-	return m.Summary, cmp.Or(stepErr(m), err)
-}
-
-// stepErr is the error of a step's run from its children, as the engine
-// would give it: workload.ErrSetup when no child could start its sessions
-// (the sweep stops: the next step will not do better), another when a
-// child failed or wrote no results (the step is a share of its test).
-func stepErr(m *merged) error {
-	failed, last := m.failed()
-	n := len(m.kids)
-	switch {
-	case failed == n && !m.Summary.Interrupted && strings.Contains(strings.Join(last, "\n"), workload.ErrSetup.Error()):
-		return fmt.Errorf("%w in any of the %d processes (%s)", workload.ErrSetup, n, last[0])
-	case failed > 0:
-		return fmt.Errorf("%d of %d processes failed: %s", failed, n, strings.Join(last, "; "))
-	case m.missing > 0:
-		return fmt.Errorf("%d of %d processes wrote no results: the step's run is a share of it", m.missing, n)
-	}
-	return nil
+	return m.Summary, cmp.Or(m.StepErr(), err)
 }
 
 // formatSweepStep and parseSweepStep are --sweep-step's N:VALUE (the
@@ -91,7 +72,7 @@ func parseSweepStep(s string) (int, float64, error) {
 }
 
 // checkSweepShare refuses --processes when a step of the sweep would leave
-// a process without a VU (see checkProcessShare).
+// a process without a VU (see procrun.CheckShare).
 func checkSweepShare(p *workload.Profile, n int) error {
 	spec := *p.Sweep
 	spec.Defaults()
@@ -104,7 +85,7 @@ func checkSweepShare(p *workload.Profile, n int) error {
 		if err != nil {
 			return err
 		}
-		if err := checkProcessShare(pl, n); err != nil {
+		if err := procrun.CheckShare(pl, n); err != nil {
 			return fmt.Errorf("step %d (%s): %w", i+1, sweep.FormatLoad(v, spec.By), err)
 		}
 	}

@@ -1,35 +1,35 @@
-package main
+package procrun
 
 import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
-// The merged live progress of run --processes: the children run without
-// progress output; the parent follows their results directories
-// (intervals.csv and histograms.hlog, written as each interval closes)
-// and shows their k-th intervals added up as one progress line: rates,
-// counts, gauges summed, the p99 of the merged response-time histograms.
-// A child's interval is shown once it is sealed: a later one has begun
-// (its histograms are then all written) or the child has exited.
+// The merged live progress: the children run without progress output;
+// the parent follows their results directories (intervals.csv and
+// histograms.hlog, written as each interval closes) and shows their k-th
+// intervals added up as one progress line: rates, counts, gauges summed,
+// the p99 of the merged response-time histograms. A child's interval is
+// shown once it is sealed: a later one has begun (its histograms are then
+// all written) or the child has exited.
+
+// pollEvery is how often the children's files are read.
+const pollEvery = 250 * time.Millisecond
 
 // mergedProgress adds up the children's intervals for the progress display.
 type mergedProgress struct {
 	kids    []*child
-	pr      *progress
+	pr      Progress
 	start   time.Time // the children's --start-at
 	end     time.Time // the end of the measured window
 	next    int       // the next interval to show
 	dropped int64
 }
 
-// watchChildren shows the children's merged progress until all have
-// exited.
-func watchChildren(env *env, plan *workload.Plan, kids []*child, startAt time.Time) {
-	pr := newProgress(env.stderr, env.f.quiet, env.f.noProgress, plan)
-	m := &mergedProgress{kids: kids, pr: pr, start: startAt, end: startAt.Add(plan.Profile.Warmup.D() + plan.Profile.Window())}
+// watch shows the children's merged progress until all have exited (a
+// nil l.Progress: it only waits).
+func watch(l Launch, kids []*child) {
 	all := make(chan struct{})
 	go func() {
 		for _, k := range kids {
@@ -37,7 +37,12 @@ func watchChildren(env *env, plan *workload.Plan, kids []*child, startAt time.Ti
 		}
 		close(all)
 	}()
-	t := time.NewTicker(250 * time.Millisecond)
+	if l.Progress == nil {
+		<-all
+		return
+	}
+	m := &mergedProgress{kids: kids, pr: l.Progress, start: l.StartAt, end: l.StartAt.Add(l.Window)}
+	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -45,19 +50,9 @@ func watchChildren(env *env, plan *workload.Plan, kids []*child, startAt time.Ti
 			m.poll(false)
 		case <-all:
 			m.poll(true)
-			pr.End(&metrics.RunEnd{})
+			l.Progress.End(&metrics.RunEnd{})
 			return
 		}
-	}
-}
-
-// exited reports whether child k has exited.
-func (k *child) exited() bool {
-	select {
-	case <-k.done:
-		return true
-	default:
-		return false
 	}
 }
 
