@@ -46,6 +46,9 @@ var layers = map[string][]string{
 	// Orchestrating runs.
 	"sweep": {"workload", "metrics", "internal/stats", "internal/textfmt"},
 	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
+	// Running a test as N processes, and the k8s-job manifests.
+	"internal/procrun": {"metrics", "verdict", "workload"},
+	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "workload"},
 	// Outputs.
 	"live":   {"metrics", "driver", "internal/secret", "internal/textfmt"},
 	"report": {"metrics", "verdict", "driver", "internal/textfmt"},
