@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
@@ -25,7 +26,7 @@ type probeFlags struct {
 	headers           []string
 	serverMode        string
 	net               netFlags
-	tools             driver.ProbeOptions
+	tools             probe.Options
 }
 
 func newProbeCmd() *cobra.Command {
@@ -104,7 +105,7 @@ func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	rep, err := driver.ProbeWith(ctx, cfg, f.tools)
+	rep, err := probe.Run(ctx, cfg, f.tools)
 	if rep != nil {
 		rep.URL = shown
 		var werr error
@@ -120,7 +121,7 @@ func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("probe %s: interrupted", shown)}
-	case errors.Is(err, driver.ErrNotMCPEndpoint):
+	case errors.Is(err, probe.ErrNotMCPEndpoint):
 		return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w", shown, err)}
 	case err != nil:
 		return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w (%s)", shown, err, driver.Classify(err))}
@@ -152,7 +153,7 @@ func probeEndpoint(cfg *driver.Config, headers []string) (string, error) {
 
 // writeProbe prints a probe report: what the server speaks, then every
 // check with the sentence of the spec it cites.
-func writeProbe(w io.Writer, r *driver.ProbeReport) error {
+func writeProbe(w io.Writer, r *probe.Report) error {
 	var b strings.Builder
 	yes := func(v bool) string {
 		if v {
@@ -212,7 +213,7 @@ func writeProbe(w io.Writer, r *driver.ProbeReport) error {
 
 // legacyVersion is the version of the probe's legacy session: the first
 // legacy version negotiated ("" when none was).
-func legacyVersion(r *driver.ProbeReport) string {
+func legacyVersion(r *probe.Report) string {
 	for _, l := range r.Legacy {
 		if l.Negotiated != "" {
 			return l.Negotiated
@@ -223,7 +224,7 @@ func legacyVersion(r *driver.ProbeReport) string {
 
 // writeCase prints one check: its row, what differed or why it does not
 // apply, and the sentence it cites.
-func writeCase(b *strings.Builder, c driver.ProbeCase) {
+func writeCase(b *strings.Builder, c probe.Case) {
 	status, code := "-", ""
 	if c.Status != 0 {
 		status = fmt.Sprint(c.Status)
@@ -232,16 +233,16 @@ func writeCase(b *strings.Builder, c driver.ProbeCase) {
 		code = fmt.Sprint(c.RPCCode)
 	}
 	mark := c.Result
-	if c.Result == driver.ProbeDiffers {
+	if c.Result == probe.Differs {
 		mark = "DIFFERS"
 	}
 	fmt.Fprintf(b, "%-54s %-10s %6s %8s  %-40s %s\n", c.Case, cmp.Or(c.Protocol, "-"), status, code, c.Expected, mark)
 	if c.Detail != "" {
 		label := "got"
 		switch c.Result {
-		case driver.ProbeNA:
+		case probe.NA:
 			label = "why"
-		case driver.ProbeOK:
+		case probe.OK:
 			label = "saw"
 		}
 		fmt.Fprintf(b, "    %s: %s\n", label, c.Detail)
@@ -250,7 +251,7 @@ func writeCase(b *strings.Builder, c driver.ProbeCase) {
 }
 
 // streamingLine sums up the streaming answer the probe triggered.
-func streamingLine(s *driver.ProbeStream) string {
+func streamingLine(s *probe.Stream) string {
 	if strings.HasPrefix(s.Why, "not run: ") {
 		return s.Why
 	}
