@@ -5,7 +5,8 @@
 // it against the sentences of the transport's spec (2025-11-25 transports,
 // 2026-07-28 Streamable HTTP), each check citing the sentence it checks.
 //
-// Run probes one endpoint and returns a Report. Run sends raw HTTP requests of its
+// Run probes one endpoint and returns a Report; WriteText and WriteJSON
+// render it as the command prints it. Run sends raw HTTP requests of its
 // own (some deliberately malformed) through the transport of the
 // driver.Config it is given (driver.NewHTTPClient when the config has no
 // client), reads SSE with internal/sse and JSON-RPC with internal/jsonrpc,
@@ -35,4 +36,5 @@
 //   - resume.go: SSE polling and Last-Event-ID replay checks.
 //   - links.go: the rel="stream" link row (SEP-1335).
 //   - spec.go: the spec sentences the checks cite.
+//   - text.go: the report as text and as JSON.
 package probe
