@@ -191,18 +191,9 @@
 //     sessions share, refresh before expiry, counts); oauth_discover.go:
 //     the 401 challenge, protected resource and authorization server
 //     metadata.
-//   - probe.go: Probe and its report; probe_exchange.go: the probe's raw
-//     requests and how answers are recorded and judged;
-//     probe_legacy.go: initialize, session, GET and DELETE checks
-//     (2025-*); probe_modern.go: server/discover and the 2026-07-28
-//     checks; probe_transport.go: era-independent POST checks (malformed
-//     JSON, Accept, Content-Type, Origin, PUT) and the 401 challenge;
-//     probe_stream.go: the streaming tool call; probe_resume.go: SSE
-//     polling and Last-Event-ID replay checks; probe_links.go: the
-//     rel="stream" link row (SEP-1335); probe_spec.go: the spec
-//     sentences the checks cite; probe_conform.go: ProbeOptions (the tools
-//     the probe calls), the Host and same-origin checks, ping, and the
-//     concurrent calls' cross-talk check.
+//   - probe_api.go: the wire pieces the conformance probe (package probe)
+//     shares with Session: Config.ModernMeta, NameHeader,
+//     DiscoverVersions, StreamLink.
 //   - util.go: small append helpers.
 //
 // # Cost

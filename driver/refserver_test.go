@@ -289,45 +289,6 @@ func TestRefServer2026(t *testing.T) {
 	}
 }
 
-func TestProbeRefServer(t *testing.T) {
-	t.Parallel()
-	cases := func(r *driver.ProbeReport) map[string]driver.ProbeCase {
-		m := map[string]driver.ProbeCase{}
-		for _, c := range r.Cases {
-			m[c.Case] = c
-		}
-		return m
-	}
-	srv := startRef(t, refserver.ModeStateful)
-	r, err := driver.Probe(t.Context(), &driver.Config{URL: srv.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Discover.Modern || r.Sessions != "stateful" || r.Recommended != "2025-11-25" || r.GETStream != "offered" || !r.EventIDs || !r.Priming || r.Answers != "sse" {
-		t.Fatalf("stateful: %+v", r)
-	}
-	c := cases(r)
-	for _, name := range []string{"request with an unknown session id", "request on the deleted session", "notification", "DELETE the session"} {
-		if !c[name].OK {
-			t.Errorf("stateful %q: %+v", name, c[name])
-		}
-	}
-	srv = startRef(t, refserver.Mode2026)
-	r, err = driver.Probe(t.Context(), &driver.Config{URL: srv.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c = cases(r)
-	if !r.Discover.Modern || r.Recommended != "2026-07-28" || !r.Discover.ListenAck || r.Sessions != "stateless" || r.GETStream != "not offered (405)" {
-		t.Fatalf("2026: %+v", r)
-	}
-	for _, name := range []string{"2026-07-28: Mcp-Method header does not match the body", "2026-07-28: unknown method", "2026-07-28: unsupported (future) protocol version"} {
-		if !c[name].OK {
-			t.Errorf("2026 %q: %+v", name, c[name])
-		}
-	}
-}
-
 // Service time agrees with independent clocks: calls to the reference
 // server's slow tool, interleaved between the driver and a plain net/http
 // client speaking the same JSON-RPC, give p50 and p90 within 1.5 ms of

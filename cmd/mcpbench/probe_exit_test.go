@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/probe"
 )
 
 func TestProbeExitNotAnMCPEndpoint(t *testing.T) {
@@ -26,7 +26,7 @@ func TestProbeExitNotAnMCPEndpoint(t *testing.T) {
 		t.Errorf("stdout:\n%s", out)
 	}
 	out, _, code = cli(t.Context(), "probe", "--format", "json", url)
-	var r driver.ProbeReport
+	var r probe.Report
 	if code != exitFailed || json.Unmarshal([]byte(out), &r) != nil || r.MCPEndpoint || r.Recommended != "" || r.Requests != 4 {
 		t.Fatalf("--json: exit %d, report %+v\n%s", code, r, out)
 	}
@@ -74,7 +74,7 @@ func TestProbeEmbeddedModes(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"stateful", "stateless", "json", "2026-07-28"} {
 		out, errs, code := cli(t.Context(), "probe", "--server-mode", mode, "--format", "json")
-		var r driver.ProbeReport
+		var r probe.Report
 		if code != exitOK || json.Unmarshal([]byte(out), &r) != nil {
 			t.Fatalf("%s: exit %d (%s)\n%s", mode, code, errs, out)
 		}
@@ -82,7 +82,7 @@ func TestProbeEmbeddedModes(t *testing.T) {
 			t.Errorf("%s: %d of %d checks differ: %+v", mode, r.Differ, r.Checked, r.Cases)
 		}
 		for _, c := range r.Cases {
-			if c.Result == driver.ProbeNA && c.Detail == "" {
+			if c.Result == probe.NA && c.Detail == "" {
 				t.Errorf("%s: %q does not apply without saying why", mode, c.Case)
 			}
 		}

@@ -1,4 +1,4 @@
-package driver
+package probe
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
@@ -107,10 +108,10 @@ func (p *prober) do(ctx context.Context, q req) answer {
 	}
 	defer resp.Body.Close()
 	a := answer{status: resp.StatusCode, ct: resp.Header.Get("Content-Type"), hdr: resp.Header}
-	if mediaType(a.ct) != mtSSE {
-		a.body, _, err = readAll(resp.Body, nil, probeMaxBody)
-		a.ended = err == nil
-		if mediaType(a.ct) == mtJSON && q.id != 0 {
+	if !isSSE(a.ct) {
+		a.body, err = io.ReadAll(io.LimitReader(resp.Body, probeMaxBody+1))
+		a.ended = err == nil && len(a.body) <= probeMaxBody
+		if isJSON(a.ct) && q.id != 0 {
 			if m, err := jsonrpc.Parse(bytes.TrimSpace(a.body)); err == nil && m.Kind == jsonrpc.KindResponse && jsonrpc.IDEqual(m.ID, q.id) {
 				a.response = a.body
 			}
@@ -153,7 +154,7 @@ func (a *answer) message() (jsonrpc.Message, bool) {
 		m, err := jsonrpc.Parse(a.response)
 		return m, err == nil
 	}
-	if mediaType(a.ct) != mtJSON {
+	if !isJSON(a.ct) {
 		return jsonrpc.Message{}, false
 	}
 	m, err := jsonrpc.Parse(bytes.TrimSpace(a.body))
@@ -200,7 +201,7 @@ func (a *answer) ids() []sseEvent {
 func (p *prober) note(a *answer, post bool) {
 	switch {
 	case !post || a.status != http.StatusOK:
-	case mediaType(a.ct) == mtJSON:
+	case isJSON(a.ct):
 		p.json++
 	case a.sse:
 		p.sse++
@@ -218,20 +219,20 @@ func (p *prober) note(a *answer, post bool) {
 	}
 }
 
-func (p *prober) add(c ProbeCase) {
-	c.OK = c.Result == ProbeOK
+func (p *prober) add(c Case) {
+	c.OK = c.Result == OK
 	if c.Protocol == "" {
 		c.Protocol = p.era()
 	}
 	p.r.Cases = append(p.r.Cases, c)
 }
 
-// result is ProbeOK or ProbeDiffers.
+// result is OK or Differs.
 func result(ok bool) string {
 	if ok {
-		return ProbeOK
+		return OK
 	}
-	return ProbeDiffers
+	return Differs
 }
 
 // check adds a case judged on an answer.
@@ -240,12 +241,12 @@ func (p *prober) check(name, expected, spec string, a answer, ok bool, detail st
 	if a.err != nil && detail == "" {
 		detail = a.describe()
 	}
-	p.add(ProbeCase{Case: name, Status: a.status, RPCCode: a.rpcCode(), Expected: expected, Result: res, Detail: detail, Spec: spec})
+	p.add(Case{Case: name, Status: a.status, RPCCode: a.rpcCode(), Expected: expected, Result: res, Detail: detail, Spec: spec})
 }
 
 // na adds a case that does not apply, saying why.
 func (p *prober) na(name, expected, spec, why string) {
-	p.add(ProbeCase{Case: name, Expected: expected, Result: ProbeNA, Detail: why, Spec: spec})
+	p.add(Case{Case: name, Expected: expected, Result: NA, Detail: why, Spec: spec})
 }
 
 // finish fills the summary fields.
@@ -261,10 +262,10 @@ func (p *prober) finish() {
 	}
 	r.Checked, r.Differ = 0, 0
 	for _, c := range r.Cases {
-		if c.Result != ProbeNA {
+		if c.Result != NA {
 			r.Checked++
 		}
-		if c.Result == ProbeDiffers {
+		if c.Result == Differs {
 			r.Differ++
 		}
 	}
@@ -278,9 +279,9 @@ const probeAccept = "application/json, text/event-stream"
 // legacyH returns the headers of a request in the legacy session; kv
 // overrides them ("" deletes one).
 func (p *prober) legacyH(kv ...string) map[string]string {
-	m := map[string]string{"Content-Type": "application/json", "Accept": probeAccept, HeaderProtocolVersion: p.proto}
+	m := map[string]string{"Content-Type": "application/json", "Accept": probeAccept, driver.HeaderProtocolVersion: p.proto}
 	if p.sid != "" {
-		m[HeaderSessionID] = p.sid
+		m[driver.HeaderSessionID] = p.sid
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
@@ -290,7 +291,7 @@ func (p *prober) legacyH(kv ...string) map[string]string {
 
 // modernH returns the headers of a 2026-07-28 request; kv overrides them.
 func (p *prober) modernH(method string, kv ...string) map[string]string {
-	m := map[string]string{"Content-Type": "application/json", "Accept": probeAccept, HeaderProtocolVersion: Protocol20260728, HeaderMethod: method}
+	m := map[string]string{"Content-Type": "application/json", "Accept": probeAccept, driver.HeaderProtocolVersion: driver.Protocol20260728, driver.HeaderMethod: method}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
 	}
@@ -302,13 +303,13 @@ func (p *prober) modernH(method string, kv ...string) map[string]string {
 func (p *prober) call(method, params, meta string) req {
 	id := p.id()
 	if p.useModern {
-		mm := modernMeta(p.cfg, Protocol20260728)
+		mm := p.cfg.ModernMeta(driver.Protocol20260728)
 		if meta != "" {
 			mm = append([]byte(meta+","), mm...)
 		}
 		h := p.modernH(method)
-		if n := mcpName(method, []byte(params)); n != "" {
-			h[HeaderName] = EncodeHeaderValue(n)
+		if n := driver.NameHeader(method, []byte(params)); n != "" {
+			h[driver.HeaderName] = n
 		}
 		return req{method: http.MethodPost, h: h, body: string(jsonrpc.AppendRequest(nil, id, method, []byte(params), mm)), id: id}
 	}
@@ -353,10 +354,18 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// mediaType2 returns the media type of a Content-Type, for display.
-func mediaType2(ct string) string {
+// mediaType returns the media type of a Content-Type, for display.
+func mediaType(ct string) string {
 	if i := strings.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}
 	return strings.TrimSpace(ct)
 }
+
+// isJSON reports whether a Content-Type is application/json (parameters
+// and case ignored).
+func isJSON(ct string) bool { return strings.EqualFold(mediaType(ct), "application/json") }
+
+// isSSE reports whether a Content-Type is text/event-stream (parameters and
+// case ignored).
+func isSSE(ct string) bool { return strings.EqualFold(mediaType(ct), "text/event-stream") }

@@ -1,4 +1,4 @@
-package driver_test
+package probe_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -24,9 +25,9 @@ const (
 	pollCase       = "resume a stream the server closed (SSE polling)"
 )
 
-func probeWith(t *testing.T, url string, opts driver.ProbeOptions) *driver.ProbeReport {
+func probeWith(t *testing.T, url string, opts probe.Options) *probe.Report {
 	t.Helper()
-	r, err := driver.ProbeWith(t.Context(), &driver.Config{URL: url}, opts)
+	r, err := probe.Run(t.Context(), &driver.Config{URL: url}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestProbeHostAndOriginApart(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := probeWith(t, serveFake(t, &mcptest.ProbeFake{Faults: tt.faults}), driver.ProbeOptions{})
+			r := probeWith(t, serveFake(t, &mcptest.ProbeFake{Faults: tt.faults}), probe.Options{})
 			if diff := cmp.Diff(tt.differ, differing(r)); diff != "" {
 				t.Errorf("differing cases (-want +got):\n%s", diff)
 			}
@@ -82,11 +83,11 @@ func TestProbeHostCheckLocalOnly(t *testing.T) {
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, network, addr) // every name reaches the fake
 	}}}
-	r, err := driver.Probe(t.Context(), &driver.Config{URL: "http://mcp.example.com/mcp", HTTPClient: hc})
+	r, err := probe.Run(t.Context(), &driver.Config{URL: "http://mcp.example.com/mcp", HTTPClient: hc}, probe.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := caseNamed(t, r, hostCase); c.Result != driver.ProbeNA || !strings.Contains(c.Detail, "not on a loopback or private address (mcp.example.com)") {
+	if c := caseNamed(t, r, hostCase); c.Result != probe.NA || !strings.Contains(c.Detail, "not on a loopback or private address (mcp.example.com)") {
 		t.Errorf("public name: Host case %+v", c)
 	}
 	if c := caseNamed(t, r, sameOriginCase); !c.OK || !strings.Contains(c.Detail, "Origin: http://mcp.example.com:") {
@@ -95,11 +96,11 @@ func TestProbeHostCheckLocalOnly(t *testing.T) {
 }
 
 func TestProbePingResult(t *testing.T) {
-	r := probeWith(t, serveFake(t, &mcptest.ProbeFake{Faults: mcptest.ProbeFaults{PingResult: true}}), driver.ProbeOptions{})
-	if c := caseNamed(t, r, pingCase); c.Result != driver.ProbeDiffers || c.Detail != `result {"ok":true}` {
+	r := probeWith(t, serveFake(t, &mcptest.ProbeFake{Faults: mcptest.ProbeFaults{PingResult: true}}), probe.Options{})
+	if c := caseNamed(t, r, pingCase); c.Result != probe.Differs || c.Detail != `result {"ok":true}` {
 		t.Errorf("ping case %+v", c)
 	}
-	r = probeWith(t, serveFake(t, &mcptest.ProbeFake{}), driver.ProbeOptions{})
+	r = probeWith(t, serveFake(t, &mcptest.ProbeFake{}), probe.Options{})
 	if c := caseNamed(t, r, pingCase); !c.OK {
 		t.Errorf("ping case on a compliant fake %+v", c)
 	}
@@ -108,7 +109,7 @@ func TestProbePingResult(t *testing.T) {
 // A server that sends one call's progress on another call's stream (as
 // mcp-go does) differs, with the request ids in the evidence.
 func TestProbeCrossTalk(t *testing.T) {
-	r := probeWith(t, serveFake(t, &mcptest.ProbeFake{Faults: mcptest.ProbeFaults{CrossTalk: true}}), driver.ProbeOptions{})
+	r := probeWith(t, serveFake(t, &mcptest.ProbeFake{Faults: mcptest.ProbeFaults{CrossTalk: true}}), probe.Options{})
 	if diff := cmp.Diff([]string{crossTalkCase}, differing(r)); diff != "" {
 		t.Errorf("differing cases (-want +got):\n%s", diff)
 	}
@@ -127,7 +128,7 @@ func TestProbeCrossTalkRefServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	r := probeWith(t, srv.URL(), driver.ProbeOptions{})
+	r := probeWith(t, srv.URL(), probe.Options{})
 	c := caseNamed(t, r, crossTalkCase)
 	want := regexp.MustCompile(`^3 calls of progress\{"count":3,"interval_ms":20\} at once \(request \d+: 3 own progress, \d+: 3 own progress, \d+: 3 own progress\)$`)
 	if !c.OK || !want.MatchString(c.Detail) {
@@ -139,7 +140,7 @@ func TestProbeCrossTalkRefServer(t *testing.T) {
 // a name the server does not list says so and calls nothing.
 func TestProbeStreamToolNamed(t *testing.T) {
 	f := &mcptest.ProbeFake{Tool: "ticker"}
-	r := probeWith(t, serveFake(t, f), driver.ProbeOptions{StreamTool: "ticker", StreamArgs: `{"count":2}`})
+	r := probeWith(t, serveFake(t, f), probe.Options{StreamTool: "ticker", StreamArgs: `{"count":2}`})
 	if r.Streaming.Tool != "ticker" || r.Streaming.Args != `{"count":2}` || r.Streaming.Progress != 2 {
 		t.Errorf("streaming %+v", r.Streaming)
 	}
@@ -148,12 +149,12 @@ func TestProbeStreamToolNamed(t *testing.T) {
 	}
 
 	f = &mcptest.ProbeFake{}
-	r = probeWith(t, serveFake(t, f), driver.ProbeOptions{StreamTool: "nosuch"})
+	r = probeWith(t, serveFake(t, f), probe.Options{StreamTool: "nosuch"})
 	const why = `not run: no tool named "nosuch" (--stream-tool); the server lists "progress"`
 	if r.Streaming.Why != why || f.Calls("progress") != 0 {
 		t.Errorf("streaming %+v, progress called %d times", r.Streaming, f.Calls("progress"))
 	}
-	if c := caseNamed(t, r, crossTalkCase); c.Result != driver.ProbeNA || !strings.HasSuffix(c.Detail, why) {
+	if c := caseNamed(t, r, crossTalkCase); c.Result != probe.NA || !strings.HasSuffix(c.Detail, why) {
 		t.Errorf("cross-talk case %+v", c)
 	}
 }
@@ -162,7 +163,7 @@ func TestProbeStreamToolNamed(t *testing.T) {
 // server's) is made to close its stream; --close-args does it for a tool
 // of another name.
 func TestProbeCloseArgs(t *testing.T) {
-	r := probeWith(t, serveFake(t, &mcptest.ProbeFake{NoRetryArg: true, RetryMS: 300}), driver.ProbeOptions{})
+	r := probeWith(t, serveFake(t, &mcptest.ProbeFake{NoRetryArg: true, RetryMS: 300}), probe.Options{})
 	c := caseNamed(t, r, "retry hint before the server closes a stream")
 	if !c.OK || c.Detail != `progress{"count":2,"close_after":2}: retry 300 ms, then closed after 4 events` {
 		t.Errorf("retry case %+v", c)
@@ -172,26 +173,26 @@ func TestProbeCloseArgs(t *testing.T) {
 	}
 
 	f := &mcptest.ProbeFake{Tool: "ticker", RetryMS: 200}
-	r = probeWith(t, serveFake(t, f), driver.ProbeOptions{StreamTool: "ticker", CloseArgs: `{"count":3,"close_after":1}`})
+	r = probeWith(t, serveFake(t, f), probe.Options{StreamTool: "ticker", CloseArgs: `{"count":3,"close_after":1}`})
 	if c := caseNamed(t, r, pollCase); !c.OK || !strings.Contains(c.Detail, "3 events more, the response, then the end") {
 		t.Errorf("poll case %+v", c)
 	}
 	// Without --close-args the same tool is not made to close.
-	r = probeWith(t, serveFake(t, &mcptest.ProbeFake{Tool: "ticker"}), driver.ProbeOptions{StreamTool: "ticker"})
-	if c := caseNamed(t, r, pollCase); c.Result != driver.ProbeNA || !strings.Contains(c.Detail, "--close-args") {
+	r = probeWith(t, serveFake(t, &mcptest.ProbeFake{Tool: "ticker"}), probe.Options{StreamTool: "ticker"})
+	if c := caseNamed(t, r, pollCase); c.Result != probe.NA || !strings.Contains(c.Detail, "--close-args") {
 		t.Errorf("poll case without --close-args %+v", c)
 	}
 }
 
 func TestProbeOptionsValidate(t *testing.T) {
 	for _, tt := range []struct {
-		o    driver.ProbeOptions
+		o    probe.Options
 		want string
 	}{
-		{driver.ProbeOptions{StreamTool: "t", StreamArgs: "[1]"}, `--stream-args "[1]": not a JSON object`},
-		{driver.ProbeOptions{StreamTool: "t", CloseArgs: "{"}, `--close-args "{": not a JSON object`},
-		{driver.ProbeOptions{StreamArgs: "{}"}, "--stream-args and --close-args need --stream-tool"},
-		{driver.ProbeOptions{StreamTool: "t", StreamArgs: `{"a":1}`, CloseArgs: `{"b":2}`}, ""},
+		{probe.Options{StreamTool: "t", StreamArgs: "[1]"}, `--stream-args "[1]": not a JSON object`},
+		{probe.Options{StreamTool: "t", CloseArgs: "{"}, `--close-args "{": not a JSON object`},
+		{probe.Options{StreamArgs: "{}"}, "--stream-args and --close-args need --stream-tool"},
+		{probe.Options{StreamTool: "t", StreamArgs: `{"a":1}`, CloseArgs: `{"b":2}`}, ""},
 	} {
 		err := tt.o.Validate()
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {

@@ -1,4 +1,4 @@
-package driver
+package probe
 
 import (
 	"context"
@@ -8,25 +8,27 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
 )
 
-// ErrNotMCPEndpoint is wrapped by the error Probe returns when neither era
+// ErrNotMCPEndpoint is wrapped by the error Run returns when neither era
 // answers: no server/discover result and no initialize result carrying a
 // protocolVersion. The message says what the endpoint answered instead
 // (e.g. "HTTP 404 to every request").
 var ErrNotMCPEndpoint = errors.New("not an MCP endpoint")
 
-// Results of a ProbeCase.
+// Results of a Case.
 const (
-	ProbeOK      = "ok"      // the server does what the cited sentence asks
-	ProbeDiffers = "differs" // it does not; Detail says what it did
-	ProbeNA      = "n/a"     // the check does not apply; Detail says why
+	OK      = "ok"      // the server does what the cited sentence asks
+	Differs = "differs" // it does not; Detail says what it did
+	NA      = "n/a"     // the check does not apply; Detail says why
 )
 
-// ProbeReport is what a server speaks and how it meets the transport's
-// rules, from a few requests (Probe). Marshalled as JSON it is the
+// Report is what a server speaks and how it meets the transport's
+// rules, from a few requests (Run). Marshalled as JSON it is the
 // machine-readable form of `mcpbench probe`.
-type ProbeReport struct {
+type Report struct {
 	URL string `json:"url"`
 	// MCPEndpoint reports that one era answered: a server/discover result,
 	// or an initialize result with a protocolVersion.
@@ -49,7 +51,7 @@ type ProbeReport struct {
 	} `json:"discover"`
 
 	// Legacy era: the version negotiated for each version requested.
-	Legacy []ProbeInit `json:"legacy"`
+	Legacy []Init `json:"legacy"`
 
 	Sessions   string `json:"sessions"`    // "stateful" (Mcp-Session-Id), "stateless", or "none" (no legacy era)
 	Answers    string `json:"answers"`     // "json", "sse", "mixed" or "-": how requests were answered
@@ -62,25 +64,25 @@ type ProbeReport struct {
 	Resumable string `json:"resumable"`
 	// Streaming is the answer to a tool call made to stream (in 2026-07-28
 	// when the server speaks it).
-	Streaming   ProbeStream `json:"streaming"`
-	Recommended string      `json:"recommended"` // what --protocol auto picks ("" when not an MCP endpoint)
-	Notes       []string    `json:"notes,omitempty"`
+	Streaming   Stream   `json:"streaming"`
+	Recommended string   `json:"recommended"` // what --protocol auto picks ("" when not an MCP endpoint)
+	Notes       []string `json:"notes,omitempty"`
 
 	// LegacyStreaming is the same call in the legacy session, made on a
 	// server that speaks both eras (nil otherwise): the resume checks use
 	// it, as 2026-07-28 has no resumption.
-	LegacyStreaming *ProbeStream `json:"legacy_streaming,omitempty"`
+	LegacyStreaming *Stream `json:"legacy_streaming,omitempty"`
 
 	// Cases are the checks, in the order they ran; each cites the sentence
 	// of the spec it checks.
-	Cases []ProbeCase `json:"checks"`
+	Cases []Case `json:"checks"`
 	// Checked counts the cases that applied; Differ those that differ.
 	Checked int `json:"checked"`
 	Differ  int `json:"differ"`
 }
 
-// ProbeInit is one legacy initialize attempt.
-type ProbeInit struct {
+// Init is one legacy initialize attempt.
+type Init struct {
 	Requested  string `json:"requested"`
 	Negotiated string `json:"negotiated,omitempty"`
 	Status     int    `json:"status"`
@@ -88,11 +90,11 @@ type ProbeInit struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// ProbeStream describes the answer to the tool call Probe makes to get a
+// Stream describes the answer to the tool call Run makes to get a
 // streaming answer: the reference server's progress tool, or a read-only
 // tool without required arguments, called with a progressToken and
 // Accept listing both media types.
-type ProbeStream struct {
+type Stream struct {
 	Tool string `json:"tool,omitempty"` // the tool called; "" when none could be
 	Args string `json:"arguments,omitempty"`
 	Era  string `json:"protocol,omitempty"`
@@ -109,9 +111,9 @@ type ProbeStream struct {
 	Ended      bool   `json:"ended"`    // the server ended the answer
 }
 
-// ProbeCase is one check: what the server answered against what the cited
+// Case is one check: what the server answered against what the cited
 // sentence of the spec asks.
-type ProbeCase struct {
+type Case struct {
 	Case string `json:"case"`
 	// Protocol is the protocol version the check's requests spoke: the
 	// negotiated legacy version (in the legacy session) or 2026-07-28; ""
@@ -121,7 +123,7 @@ type ProbeCase struct {
 	Status   int    `json:"status,omitempty"` // HTTP status (0: none, or not an HTTP exchange)
 	RPCCode  int    `json:"jsonrpc_code,omitempty"`
 	Expected string `json:"expected"`
-	// Result is ProbeOK, ProbeDiffers or ProbeNA; OK is Result == ProbeOK.
+	// Result is OK, Differs or NA; OK is Result == OK.
 	Result string `json:"result"`
 	OK     bool   `json:"ok"`
 	// Detail says what differed, why the case does not apply, or a remark.
@@ -145,7 +147,7 @@ const (
 	probePollToken  = "mcpbench-probe-2"     // progressToken of the polling call
 )
 
-// Probe sends a few requests (about 20 to 50, one at a time but for two GET
+// Run sends a few requests (about 20 to 50, one at a time but for two GET
 // streams and the concurrent calls; it never loads the server) to learn
 // what a server speaks, and checks it against the Streamable HTTP transport (2025-11-25 transports;
 // 2026-07-28 Streamable HTTP for that era):
@@ -179,29 +181,26 @@ const (
 // the GET stream, DELETE, resumption) run in the legacy session and the
 // stateless ones (header validation, GET 405, subscriptions/listen) in
 // 2026-07-28; the streaming call is made in both. Each case records the
-// protocol version it spoke (ProbeCase.Protocol).
+// protocol version it spoke (Case.Protocol).
 //
 // Each case cites the sentence it checks; cases that do not apply say why.
 // cfg.Header is sent with every request and never appears in the report.
 //
-// Probe returns an error for a server that cannot be reached (a transport
+// opts names the tools it calls (the zero Options: the reference server's
+// progress tool, or a read-only tool); it must be valid (Options.Validate).
+//
+// Run returns an error for a server that cannot be reached (a transport
 // error on the first request), and an error wrapping ErrNotMCPEndpoint,
 // with the report, when neither era answers. When ctx ends mid-way it
 // returns context.Cause(ctx) and no report. It is safe to call
 // concurrently; it does not change cfg.
-func Probe(ctx context.Context, cfg *Config) (*ProbeReport, error) {
-	return ProbeWith(ctx, cfg, ProbeOptions{})
-}
-
-// ProbeWith is Probe with the tools it calls named by opts (see
-// ProbeOptions); opts must be valid (ProbeOptions.Validate).
-func ProbeWith(ctx context.Context, cfg *Config, opts ProbeOptions) (*ProbeReport, error) {
-	r := &ProbeReport{URL: cfg.URL, Sessions: "none", GETStream: "-", Answers: "-", RetryHints: []int{}}
+func Run(ctx context.Context, cfg *driver.Config, opts Options) (*Report, error) {
+	r := &Report{URL: cfg.URL, Sessions: "none", GETStream: "-", Answers: "-", RetryHints: []int{}}
 	r.Streaming.RetryHints = []int{}
 	c := *cfg
 	hc := c.HTTPClient
 	if hc == nil {
-		hc = NewHTTPClient(&c)
+		hc = driver.NewHTTPClient(&c)
 	}
 	rt := hc.Transport
 	if rt == nil {
@@ -218,7 +217,7 @@ func ProbeWith(ctx context.Context, cfg *Config, opts ProbeOptions) (*ProbeRepor
 	r.MCPEndpoint = discovered || p.legacy
 	switch {
 	case r.Discover.Modern:
-		r.Recommended = Protocol20260728
+		r.Recommended = driver.Protocol20260728
 	case p.legacy:
 		r.Recommended = p.proto
 	}
@@ -248,7 +247,7 @@ func ProbeWith(ctx context.Context, cfg *Config, opts ProbeOptions) (*ProbeRepor
 		p.getCases(ctx)
 	}
 	p.resumeCases(ctx)
-	p.streamLinkCase(ctx) // probe_links.go
+	p.streamLinkCase(ctx) // links.go
 	if p.legacy {
 		p.deleteCases(ctx)
 	} else {
@@ -267,11 +266,11 @@ func ProbeWith(ctx context.Context, cfg *Config, opts ProbeOptions) (*ProbeRepor
 // prober holds one probe's state. It is used by one goroutine, but for the
 // concurrent GET streams, which call do only.
 type prober struct {
-	cfg  *Config
-	opts ProbeOptions
+	cfg  *driver.Config
+	opts Options
 	rt   http.RoundTripper
 	u    string
-	r    *ProbeReport
+	r    *Report
 
 	legacy    bool   // a legacy initialize succeeded
 	proto     string // the version it negotiated
@@ -297,7 +296,7 @@ type prober struct {
 	getIDs   *answer // the first GET stream, when it carried event ids
 	polled   bool    // a resume of closed completed the stream
 
-	streamRec *ProbeStream // the record of stream: Streaming, or LegacyStreaming on a server of both eras
+	streamRec *Stream // the record of stream: Streaming, or LegacyStreaming on a server of both eras
 }
 
 // inEra makes the requests built by call and the cases added use
@@ -312,7 +311,7 @@ func (p *prober) inEra(modern bool) (restore func()) {
 // legacy session outside 2026-07-28).
 func (p *prober) era() string {
 	if p.useModern {
-		return Protocol20260728
+		return driver.Protocol20260728
 	}
 	return p.proto
 }
@@ -339,7 +338,7 @@ func (p *prober) notMCP() string {
 		}
 		return msg + "; pass a token with -H 'Authorization: Bearer …'"
 	case same:
-		return fmt.Sprintf("HTTP %d to every request (server/discover, initialize %s)", statuses[0], strings.Join(LegacyProtocols, ", "))
+		return fmt.Sprintf("HTTP %d to every request (server/discover, initialize %s)", statuses[0], strings.Join(driver.LegacyProtocols, ", "))
 	}
 	return "no server/discover result and no initialize result: " + strings.Join(p.firstAns, "; ")
 }

@@ -1,4 +1,4 @@
-package driver
+package probe
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
@@ -80,7 +81,7 @@ func (p *prober) toolCall(args, token string) req {
 	params := `{"name":` + strconv.Quote(p.tool.name) + `,"arguments":` + args + `}`
 	q := p.call("tools/call", params, `"progressToken":`+strconv.Quote(token))
 	if p.useModern {
-		if hs, err := ParamHeaders(p.tool.schema, []byte(args)); err == nil {
+		if hs, err := driver.ParamHeaders(p.tool.schema, []byte(args)); err == nil {
 			for _, h := range hs {
 				q.h[h[0]] = h[1]
 			}
@@ -135,7 +136,7 @@ func (p *prober) streaming(ctx context.Context) {
 	p.streamCall(ctx, st)
 	if p.dual && p.useModern {
 		defer p.inEra(false)()
-		ls := &ProbeStream{Tool: st.Tool, Args: st.Args, Era: p.proto, RetryHints: []int{}}
+		ls := &Stream{Tool: st.Tool, Args: st.Args, Era: p.proto, RetryHints: []int{}}
 		p.r.LegacyStreaming = ls
 		p.streamCall(ctx, ls)
 	}
@@ -143,7 +144,7 @@ func (p *prober) streaming(ctx context.Context) {
 
 // streamCall calls the chosen tool in the probe's era, records the answer
 // in st, and keeps it for the resume checks.
-func (p *prober) streamCall(ctx context.Context, st *ProbeStream) {
+func (p *prober) streamCall(ctx context.Context, st *Stream) {
 	p.stream, p.closed, p.streamRec = nil, nil, st
 	q := p.toolCall(st.Args, probeToken)
 	a := p.send(ctx, q)
@@ -155,7 +156,7 @@ func (p *prober) streamCall(ctx context.Context, st *ProbeStream) {
 		return
 	case a.sse:
 		st.AnsweredAs = "sse"
-	case mediaType(a.ct) == mtJSON:
+	case isJSON(a.ct):
 		st.AnsweredAs = "json"
 	}
 	st.Events = len(a.events)
@@ -187,7 +188,7 @@ func (p *prober) terminateCase(a *answer) {
 	const name, want = "SSE answer ends after its response", "end of stream after the response"
 	switch {
 	case !a.sse:
-		p.na(name, want, specTerminate, "the tool call was answered as "+cmp.Or(mediaType2(a.ct), "-")+", not SSE")
+		p.na(name, want, specTerminate, "the tool call was answered as "+cmp.Or(mediaType(a.ct), "-")+", not SSE")
 	case a.response == nil && a.ended:
 		p.na(name, want, specTerminate, "the server closed the stream before the response (SSE polling; checked below)")
 	case a.response == nil:

@@ -1,4 +1,4 @@
-package driver_test
+package probe_test
 
 import (
 	"slices"
@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
 // casesNamed returns every case named name (a server of both eras has one
 // per era for some).
-func casesNamed(r *driver.ProbeReport, name string) []driver.ProbeCase {
-	var out []driver.ProbeCase
+func casesNamed(r *probe.Report, name string) []probe.Case {
+	var out []probe.Case
 	for _, c := range r.Cases {
 		if c.Case == name {
 			out = append(out, c)
@@ -50,7 +50,7 @@ func TestProbeDualEraCompliant(t *testing.T) {
 	}
 	for _, name := range dualSessionCases {
 		for _, c := range casesNamed(r, name) {
-			if c.Protocol != "2025-11-25" || c.Result != driver.ProbeOK {
+			if c.Protocol != "2025-11-25" || c.Result != probe.OK {
 				t.Errorf("%s: %s in %q, want ok in 2025-11-25 (%s)", name, c.Result, c.Protocol, c.Detail)
 			}
 		}
@@ -119,7 +119,7 @@ func TestProbeDualEraMCPGoFaults(t *testing.T) {
 	if r.Discover.ListenOK || !r.Discover.ListenAck || r.Discover.Listen != "ended at once: acknowledged nothing ({})" {
 		t.Errorf("listen: ok %v, ack %v, %q", r.Discover.ListenOK, r.Discover.ListenAck, r.Discover.Listen)
 	}
-	if c := caseNamed(t, r, "2026-07-28: subscriptions/listen stream"); c.Result != driver.ProbeNA || !strings.Contains(c.Detail, "acknowledged none") {
+	if c := caseNamed(t, r, "2026-07-28: subscriptions/listen stream"); c.Result != probe.NA || !strings.Contains(c.Detail, "acknowledged none") {
 		t.Errorf("listen case %+v", c)
 	}
 	if !strings.HasPrefix(r.Resumable, "yes: ") {
@@ -175,7 +175,7 @@ func TestProbeRefServerEras(t *testing.T) {
 			stateful := mode == refserver.ModeStateful || mode == refserver.ModeJSON
 			for _, name := range []string{"request with an unknown well-formed session id", "GET with an unknown well-formed session id"} {
 				c := caseNamed(t, r, name)
-				if stateful && (!c.OK || c.Status != 404) || !stateful && c.Result != driver.ProbeNA {
+				if stateful && (!c.OK || c.Status != 404) || !stateful && c.Result != probe.NA {
 					t.Errorf("%s: %+v", name, c)
 				}
 			}
@@ -190,7 +190,7 @@ func TestProbeRefServerEras(t *testing.T) {
 				if r.Resumable != "not resumable (no event ids), in 2025-11-25 (2026-07-28 has no resumption)" {
 					t.Errorf("resumable %q", r.Resumable)
 				}
-				if i := slices.IndexFunc(r.Cases, func(c driver.ProbeCase) bool { return c.Case == "DELETE the session" }); i < 0 || r.Cases[i].Protocol != "2025-11-25" {
+				if i := slices.IndexFunc(r.Cases, func(c probe.Case) bool { return c.Case == "DELETE the session" }); i < 0 || r.Cases[i].Protocol != "2025-11-25" {
 					t.Errorf("DELETE case not in 2025-11-25")
 				}
 			}

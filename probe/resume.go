@@ -1,4 +1,4 @@
-package driver
+package probe
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
@@ -70,7 +71,7 @@ func (p *prober) resumeCases(ctx context.Context) {
 		p.na(retryName, retryWant, specRetry, noStream)
 		p.na(pollName, pollWant, specPoll, noStream)
 	case !p.stream.sse:
-		why := "the tool call was answered as " + mediaType2(p.stream.ct) + ": no stream to close"
+		why := "the tool call was answered as " + mediaType(p.stream.ct) + ": no stream to close"
 		p.na(retryName, retryWant, specRetry, why)
 		p.na(pollName, pollWant, specPoll, why)
 	case len(p.stream.ids()) == 0:
@@ -96,7 +97,7 @@ func (p *prober) pollCases(ctx context.Context) {
 	const name, want = "resume a stream the server closed (SSE polling)", "the rest of the stream, then its end"
 	ids := c.ids()
 	if len(ids) == 0 {
-		p.add(ProbeCase{Case: name, Expected: want, Spec: specPoll, Result: ProbeDiffers,
+		p.add(Case{Case: name, Expected: want, Spec: specPoll, Result: Differs,
 			Detail: "the server closed the stream before any event id: it cannot be resumed (the response is lost)"})
 		return
 	}
@@ -138,7 +139,7 @@ func (p *prober) retryHintCase(c *answer) {
 	if hint >= 0 {
 		detail = fmt.Sprintf("%s: retry %d ms, then closed after %d events", p.closedBy, hint, len(c.events))
 	}
-	p.add(ProbeCase{Case: "retry hint before the server closes a stream", Expected: "a retry field before the close", Spec: specRetry,
+	p.add(Case{Case: "retry hint before the server closes a stream", Expected: "a retry field before the close", Spec: specRetry,
 		Result: result(hint >= 0), Detail: detail})
 }
 
@@ -222,9 +223,9 @@ func foreign(data string, id int64, token string) string {
 
 // resumeH returns the headers of a resuming GET.
 func (p *prober) resumeH(lastID string) map[string]string {
-	m := map[string]string{"Accept": "text/event-stream", HeaderProtocolVersion: p.proto, HeaderLastEventID: lastID}
+	m := map[string]string{"Accept": "text/event-stream", driver.HeaderProtocolVersion: p.proto, driver.HeaderLastEventID: lastID}
 	if p.sid != "" {
-		m[HeaderSessionID] = p.sid
+		m[driver.HeaderSessionID] = p.sid
 	}
 	return m
 }
@@ -316,7 +317,7 @@ func (p *prober) unresumable() (why, summary string) {
 	case s == nil:
 		return "no streaming answer: " + p.streamRec.Why, "not checked: " + p.streamRec.Why
 	case !s.sse && p.getIDs == nil:
-		why = "the tool call was answered as " + mediaType2(s.ct) + " and the GET stream carried no event ids"
+		why = "the tool call was answered as " + mediaType(s.ct) + " and the GET stream carried no event ids"
 		if !p.r.EventIDs {
 			return why, "not resumable (no event ids)"
 		}
@@ -370,4 +371,16 @@ func (p *prober) closeArgs() string {
 		return `{"count":2,"close_after":2,"retry_ms":250}`
 	}
 	return `{"count":2,"close_after":2}`
+}
+
+// sleepCtx waits d, or until ctx ends (its error then).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -1,4 +1,4 @@
-package driver
+package probe
 
 // Sentences the checks cite: 2025-11-25 basic/transports unless named.
 const (

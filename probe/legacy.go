@@ -1,4 +1,4 @@
-package driver
+package probe
 
 import (
 	"cmp"
@@ -8,14 +8,15 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // initialize tries each legacy version; the first that succeeds (newest
 // first) is the session the legacy cases use, the others are deleted.
 func (p *prober) initialize(ctx context.Context) {
-	for _, v := range LegacyProtocols {
-		pi := ProbeInit{Requested: v}
+	for _, v := range driver.LegacyProtocols {
+		pi := Init{Requested: v}
 		id := p.id()
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"mcpbench-probe","version":%q}}}`,
 			id, v, cmp.Or(p.cfg.ClientVersion, "dev"))
@@ -40,12 +41,12 @@ func (p *prober) initialize(ctx context.Context) {
 		}
 		if pi.Error == "" {
 			pi.Negotiated = res.V
-			sid := a.hdr.Get(HeaderSessionID)
+			sid := a.hdr.Get(driver.HeaderSessionID)
 			pi.SessionID = sid != ""
 			if !p.legacy {
 				p.legacy, p.proto, p.sid = true, res.V, sid
 			} else if sid != "" {
-				p.send(ctx, req{method: http.MethodDelete, h: map[string]string{HeaderSessionID: sid, HeaderProtocolVersion: res.V}})
+				p.send(ctx, req{method: http.MethodDelete, h: map[string]string{driver.HeaderSessionID: sid, driver.HeaderProtocolVersion: res.V}})
 			}
 		}
 		p.r.Legacy = append(p.r.Legacy, pi)
@@ -60,12 +61,12 @@ func (p *prober) sessionIDCase() {
 	}
 	for i := 0; i < len(p.sid); i++ {
 		if c := p.sid[i]; c < 0x21 || c > 0x7e {
-			p.add(ProbeCase{Case: name, Expected: want, Result: ProbeDiffers, Spec: specSessionChars,
+			p.add(Case{Case: name, Expected: want, Result: Differs, Spec: specSessionChars,
 				Detail: fmt.Sprintf("byte %d of the %d-byte Mcp-Session-Id is 0x%02X", i, len(p.sid), c)})
 			return
 		}
 	}
-	p.add(ProbeCase{Case: name, Expected: want, Result: ProbeOK, Spec: specSessionChars, Detail: fmt.Sprintf("%d characters", len(p.sid))})
+	p.add(Case{Case: name, Expected: want, Result: OK, Spec: specSessionChars, Detail: fmt.Sprintf("%d characters", len(p.sid))})
 }
 
 // notificationCase sends notifications/initialized, which the legacy
@@ -85,18 +86,18 @@ func (p *prober) notificationCase(ctx context.Context) {
 // and an unsupported MCP-Protocol-Version, on the legacy session.
 func (p *prober) sessionCases(ctx context.Context) {
 	if p.sid != "" {
-		a := p.send(ctx, p.harmless().with(HeaderSessionID, "mcpbench-no-such-session"))
+		a := p.send(ctx, p.harmless().with(driver.HeaderSessionID, "mcpbench-no-such-session"))
 		p.check("request with an unknown session id", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
-		a = p.send(ctx, p.harmless().with(HeaderSessionID, lookalikeID(p.sid)))
+		a = p.send(ctx, p.harmless().with(driver.HeaderSessionID, lookalikeID(p.sid)))
 		p.check(unknownShaped, "404", specSessionGone, a, a.status == http.StatusNotFound, lookalikeDetail(a))
-		a = p.send(ctx, p.harmless().with(HeaderSessionID, ""))
+		a = p.send(ctx, p.harmless().with(driver.HeaderSessionID, ""))
 		p.check("request without the session id", "400", specNoSession, a, a.status == http.StatusBadRequest, "")
 	} else {
 		p.na("request with an unknown session id", "404", specSessionGone, "server has no sessions")
 		p.na(unknownShaped, "404", specSessionGone, "server has no sessions")
 		p.na("request without the session id", "400", specNoSession, "server has no sessions")
 	}
-	a := p.send(ctx, p.harmless().with(HeaderProtocolVersion, "1999-01-01"))
+	a := p.send(ctx, p.harmless().with(driver.HeaderProtocolVersion, "1999-01-01"))
 	p.check("unsupported MCP-Protocol-Version header", "400", specVersion, a, a.status == http.StatusBadRequest, "")
 }
 
@@ -148,9 +149,9 @@ func (p *prober) getCases(ctx context.Context) {
 // getH returns the headers of a GET in the legacy session; kv overrides
 // them ("" deletes one).
 func (p *prober) getH(kv ...string) map[string]string {
-	m := map[string]string{"Accept": "text/event-stream", HeaderProtocolVersion: p.proto}
+	m := map[string]string{"Accept": "text/event-stream", driver.HeaderProtocolVersion: p.proto}
 	if p.sid != "" {
-		m[HeaderSessionID] = p.sid
+		m[driver.HeaderSessionID] = p.sid
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
@@ -235,18 +236,18 @@ func (p *prober) getSessionCases(ctx context.Context) {
 		p.na(getUnknownShaped, "404", specSessionGone, "server has no sessions")
 		return
 	}
-	a := p.send(ctx, req{method: http.MethodGet, h: p.getH(HeaderSessionID, ""), window: probeWindow})
+	a := p.send(ctx, req{method: http.MethodGet, h: p.getH(driver.HeaderSessionID, ""), window: probeWindow})
 	p.check("GET without the session id", "400", specNoSession, a, a.status == http.StatusBadRequest, "")
-	a = p.send(ctx, req{method: http.MethodGet, h: p.getH(HeaderSessionID, "mcpbench-no-such-session"), window: probeWindow})
+	a = p.send(ctx, req{method: http.MethodGet, h: p.getH(driver.HeaderSessionID, "mcpbench-no-such-session"), window: probeWindow})
 	p.check("GET with an unknown session id", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
-	a = p.send(ctx, req{method: http.MethodGet, h: p.getH(HeaderSessionID, lookalikeID(p.sid)), window: probeWindow})
+	a = p.send(ctx, req{method: http.MethodGet, h: p.getH(driver.HeaderSessionID, lookalikeID(p.sid)), window: probeWindow})
 	p.check(getUnknownShaped, "404", specSessionGone, a, a.status == http.StatusNotFound, lookalikeDetail(a))
 }
 
 // unknownLastIDCase checks a GET with a Last-Event-ID the server never
 // issued: an error status, or a stream that replays nothing.
 func (p *prober) unknownLastIDCase(ctx context.Context) {
-	a := p.send(ctx, req{method: http.MethodGet, h: p.getH(HeaderLastEventID, "mcpbench-probe-no-such-event"), window: probeWindow})
+	a := p.send(ctx, req{method: http.MethodGet, h: p.getH(driver.HeaderLastEventID, "mcpbench-probe-no-such-event"), window: probeWindow})
 	const want = "400, or a stream replaying nothing"
 	switch {
 	case a.status == http.StatusNotFound && p.sid != "":
@@ -302,7 +303,7 @@ func (p *prober) deleteCases(ctx context.Context) {
 		}
 		return
 	}
-	del := req{method: http.MethodDelete, h: map[string]string{HeaderSessionID: p.sid, HeaderProtocolVersion: p.proto}}
+	del := req{method: http.MethodDelete, h: map[string]string{driver.HeaderSessionID: p.sid, driver.HeaderProtocolVersion: p.proto}}
 	a := p.send(ctx, del)
 	deleted := a.status >= 200 && a.status < 300
 	p.check("DELETE the session", okDelete, specDelete, a, deleted || a.status == http.StatusMethodNotAllowed, "")
@@ -317,7 +318,7 @@ func (p *prober) deleteCases(ctx context.Context) {
 	p.check("DELETE the session again", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
 	a = p.send(ctx, p.call("ping", "", ""))
 	p.check("request on the deleted session", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
-	a = p.send(ctx, req{method: http.MethodGet, h: map[string]string{"Accept": "text/event-stream", HeaderProtocolVersion: p.proto, HeaderSessionID: p.sid}, window: probeWindow})
+	a = p.send(ctx, req{method: http.MethodGet, h: map[string]string{"Accept": "text/event-stream", driver.HeaderProtocolVersion: p.proto, driver.HeaderSessionID: p.sid}, window: probeWindow})
 	p.check("GET on the deleted session", "404", specSessionGone, a, a.status == http.StatusNotFound, "")
 }
 

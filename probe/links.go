@@ -1,4 +1,4 @@
-package driver
+package probe
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/mcpbench/mcpbench/driver"
 )
 
 // specStreamLink cites SEP-1335 (a draft; the 2025-11-25 specification
@@ -36,7 +38,7 @@ func (p *prober) streamLinkCase(ctx context.Context) {
 		p.na(name, want, specStreamLink, "the server URL does not parse")
 		return
 	}
-	link, refused := streamLink(s.hdr, base)
+	link, refused := driver.StreamLink(s.hdr, base)
 	switch {
 	case refused:
 		p.check(name, want, specStreamLink, *s, false, "the link names another origin: "+strings.Join(s.hdr["Link"], ", ")+" (a load tool refuses it)")

@@ -1,4 +1,4 @@
-package driver
+package probe
 
 import (
 	"bytes"
@@ -40,10 +40,10 @@ const probeHost = "evil.example"
 // probeConcurrent is the number of calls the cross-talk check runs at once.
 const probeConcurrent = 3
 
-// ProbeOptions name the tools Probe calls, for servers whose tools differ
+// Options name the tools Run calls, for servers whose tools differ
 // from the reference server's. The zero value uses the reference server's
 // progress tool (or a read-only tool without required arguments).
-type ProbeOptions struct {
+type Options struct {
 	// StreamTool is the tool called with a progressToken to get a streaming
 	// answer (and, probeConcurrent times at once, for the cross-talk
 	// check); "" picks one. A name the server does not list makes those
@@ -60,7 +60,7 @@ type ProbeOptions struct {
 }
 
 // Validate reports arguments that are not JSON objects, naming the flag.
-func (o ProbeOptions) Validate() error {
+func (o Options) Validate() error {
 	for _, a := range []struct{ flag, v string }{{"--stream-args", o.StreamArgs}, {"--close-args", o.CloseArgs}} {
 		if a.v == "" {
 			continue
@@ -199,11 +199,11 @@ func (p *prober) concurrentCase(ctx context.Context, args string) {
 	sort.Strings(wrong)
 	calls := fmt.Sprintf("%d calls of %s%s at once (request %s)", len(as), p.tool.name, args, strings.Join(counts, ", "))
 	if len(wrong) > 0 {
-		p.add(ProbeCase{Case: name, Expected: want, Spec: specCrossTalk, Result: ProbeDiffers, Status: http.StatusOK,
+		p.add(Case{Case: name, Expected: want, Spec: specCrossTalk, Result: Differs, Status: http.StatusOK,
 			Detail: calls + ": " + strings.Join(firstN(wrong, 4), "; ")})
 		return
 	}
-	p.add(ProbeCase{Case: name, Expected: want, Spec: specCrossTalk, Result: ProbeOK, Status: http.StatusOK, Detail: calls})
+	p.add(Case{Case: name, Expected: want, Spec: specCrossTalk, Result: OK, Status: http.StatusOK, Detail: calls})
 }
 
 // firstN returns s cut to n entries, saying how many more there were.

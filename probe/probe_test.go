@@ -1,4 +1,4 @@
-package driver_test
+package probe_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/probe"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -22,9 +23,9 @@ import (
 // server").
 const probeBudget = 50
 
-func probeURL(t *testing.T, url string, h http.Header) (*driver.ProbeReport, error) {
+func probeURL(t *testing.T, url string, h http.Header) (*probe.Report, error) {
 	t.Helper()
-	r, err := driver.Probe(t.Context(), &driver.Config{URL: url, Header: h})
+	r, err := probe.Run(t.Context(), &driver.Config{URL: url, Header: h}, probe.Options{})
 	if r != nil && r.Requests > probeBudget {
 		t.Errorf("the probe sent %d requests, more than %d", r.Requests, probeBudget)
 	}
@@ -39,10 +40,10 @@ func serveFake(t *testing.T, h http.Handler) string {
 }
 
 // differing lists the cases that differ from the spec.
-func differing(r *driver.ProbeReport) []string {
+func differing(r *probe.Report) []string {
 	var out []string
 	for _, c := range r.Cases {
-		if c.Result == driver.ProbeDiffers {
+		if c.Result == probe.Differs {
 			out = append(out, c.Case)
 		}
 	}
@@ -50,7 +51,7 @@ func differing(r *driver.ProbeReport) []string {
 	return out
 }
 
-func caseNamed(t *testing.T, r *driver.ProbeReport, name string) driver.ProbeCase {
+func caseNamed(t *testing.T, r *probe.Report, name string) probe.Case {
 	t.Helper()
 	for _, c := range r.Cases {
 		if c.Case == name {
@@ -58,7 +59,7 @@ func caseNamed(t *testing.T, r *driver.ProbeReport, name string) driver.ProbeCas
 		}
 	}
 	t.Fatalf("no case %q in %d cases", name, len(r.Cases))
-	return driver.ProbeCase{}
+	return probe.Case{}
 }
 
 func TestProbeCompliantFake(t *testing.T) {
@@ -73,11 +74,11 @@ func TestProbeCompliantFake(t *testing.T) {
 		t.Fatalf("a compliant server differs in %v", d)
 	}
 	for _, c := range r.Cases {
-		if c.Spec == "" || c.Expected == "" || (c.Result == driver.ProbeNA) == c.OK {
+		if c.Spec == "" || c.Expected == "" || (c.Result == probe.NA) == c.OK {
 			t.Errorf("case %+v: needs a spec, an expectation, and ok only when it applied and held", c)
 		}
 	}
-	if r.Checked != 30 || len(r.Cases) != 30 { // 30: with the stream-link row (probe_links.go)
+	if r.Checked != 30 || len(r.Cases) != 30 { // 30: with the stream-link row (links.go)
 		t.Errorf("%d of %d cases checked, want 30 of 30", r.Checked, len(r.Cases))
 	}
 	if !r.MCPEndpoint || r.Sessions != "stateful" || r.Answers != "mixed" || !r.EventIDs || !r.Priming || r.Recommended != "2025-11-25" {
@@ -231,7 +232,7 @@ func TestProbeCallsNoUnsafeTool(t *testing.T) {
 		t.Errorf("resumable %q", r.Resumable)
 	}
 	for _, name := range []string{"resume with Last-Event-ID (exact replay)", "retry hint before the server closes a stream", "resume a stream the server closed (SSE polling)"} {
-		if c := caseNamed(t, r, name); c.Result != driver.ProbeNA || !strings.HasPrefix(c.Detail, "no streaming answer: could not trigger") {
+		if c := caseNamed(t, r, name); c.Result != probe.NA || !strings.HasPrefix(c.Detail, "no streaming answer: could not trigger") {
 			t.Errorf("%s: %+v", name, c)
 		}
 	}
@@ -263,7 +264,7 @@ func TestProbeNotAnMCPEndpoint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := probeURL(t, serveFake(t, tt.h), nil)
-			if !errors.Is(err, driver.ErrNotMCPEndpoint) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, probe.ErrNotMCPEndpoint) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want ErrNotMCPEndpoint with %q", err, tt.want)
 			}
 			if r == nil || r.MCPEndpoint || r.Recommended != "" || r.Requests != 4 || len(r.Cases) != 0 {
@@ -278,7 +279,7 @@ func TestProbeNotAnMCPEndpoint(t *testing.T) {
 	closed := "http://" + l.Addr().String() + "/mcp"
 	l.Close()
 	r, err := probeURL(t, closed, nil)
-	if err == nil || errors.Is(err, driver.ErrNotMCPEndpoint) || r != nil {
+	if err == nil || errors.Is(err, probe.ErrNotMCPEndpoint) || r != nil {
 		t.Fatalf("closed port: report %v, error %v; want a transport error", r, err)
 	}
 }
@@ -294,7 +295,7 @@ func TestProbeUnauthorized(t *testing.T) {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 		})
 		r, err := probeURL(t, serveFake(t, h), http.Header{"Authorization": {secret}})
-		if !errors.Is(err, driver.ErrNotMCPEndpoint) || !strings.Contains(err.Error(), "HTTP 401 to every request: the server wants authorization") ||
+		if !errors.Is(err, probe.ErrNotMCPEndpoint) || !strings.Contains(err.Error(), "HTTP 401 to every request: the server wants authorization") ||
 			!strings.Contains(err.Error(), "the Authorization header given was refused") {
 			t.Fatalf("error %v", err)
 		}
@@ -389,7 +390,7 @@ func TestProbeModernOnly(t *testing.T) {
 	}
 	na := 0
 	for _, c := range r.Cases {
-		if c.Result == driver.ProbeNA && strings.HasPrefix(c.Detail, "no 2025-11-25 era") {
+		if c.Result == probe.NA && strings.HasPrefix(c.Detail, "no 2025-11-25 era") {
 			na++
 		}
 	}
@@ -415,7 +416,7 @@ func TestProbeInterrupted(t *testing.T) {
 		}
 		fake.ServeHTTP(w, r)
 	}))
-	r, err := driver.Probe(ctx, &driver.Config{URL: url})
+	r, err := probe.Run(ctx, &driver.Config{URL: url}, probe.Options{})
 	if !errors.Is(err, context.Canceled) || r != nil {
 		t.Fatalf("report %v, error %v; want context.Canceled", r, err)
 	}

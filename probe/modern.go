@@ -1,4 +1,4 @@
-package driver
+package probe
 
 import (
 	"bytes"
@@ -7,14 +7,15 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // discover sends server/discover (2026-07-28) and decides the era as
-// Negotiate does.
+// driver.Negotiate does.
 func (p *prober) discover(ctx context.Context) answer {
 	id := p.id()
-	body := string(jsonrpc.AppendRequest(nil, id, "server/discover", nil, modernMeta(p.cfg, Protocol20260728)))
+	body := string(jsonrpc.AppendRequest(nil, id, "server/discover", nil, p.cfg.ModernMeta(driver.Protocol20260728)))
 	a := p.send(ctx, req{method: http.MethodPost, h: p.modernH("server/discover"), body: body, id: id})
 	if a.err != nil {
 		return a
@@ -23,7 +24,7 @@ func (p *prober) discover(ctx context.Context) answer {
 	d.Status = a.status
 	p.firstAns = append(p.firstAns, "server/discover: "+a.describe())
 	m, ok := a.message()
-	vs, code, modern := discoverVersions(m)
+	vs, code, modern := driver.DiscoverVersions(m)
 	d.Modern = ok && modern != ""
 	switch {
 	case ok && m.Kind == jsonrpc.KindResponse && m.Result != nil:
@@ -47,7 +48,7 @@ func (p *prober) discover(ctx context.Context) answer {
 // modernCases checks the 2026-07-28 header validation, GET and
 // subscriptions/listen.
 func (p *prober) modernCases(ctx context.Context) {
-	meta := modernMeta(p.cfg, Protocol20260728)
+	meta := p.cfg.ModernMeta(driver.Protocol20260728)
 	body := func(id int64, method, params string) string {
 		return string(jsonrpc.AppendRequest(nil, id, method, []byte(params), meta))
 	}
@@ -55,20 +56,20 @@ func (p *prober) modernCases(ctx context.Context) {
 		id := p.id()
 		return p.send(ctx, req{method: http.MethodPost, h: h, body: body(id, method, params), id: id})
 	}
-	a := post(p.modernH("tools/list", HeaderMethod, "prompts/list"), "tools/list", "")
+	a := post(p.modernH("tools/list", driver.HeaderMethod, "prompts/list"), "tools/list", "")
 	code := a.rpcCode()
-	p.check("2026-07-28: Mcp-Method header does not match the body", "400 with -32020", specMismatch, a, a.status == 400 && code == CodeHeaderMismatch, "")
-	a = post(p.modernH("tools/list", HeaderMethod, ""), "tools/list", "")
+	p.check("2026-07-28: Mcp-Method header does not match the body", "400 with -32020", specMismatch, a, a.status == 400 && code == driver.CodeHeaderMismatch, "")
+	a = post(p.modernH("tools/list", driver.HeaderMethod, ""), "tools/list", "")
 	p.check("2026-07-28: Mcp-Method header missing", "400", specMissingHeader, a, a.status == 400, "")
 	a = post(p.modernH("mcpbench/no-such-method"), "mcpbench/no-such-method", "")
 	code = a.rpcCode()
-	p.check("2026-07-28: unknown method", "404 with -32601", specUnknownMethod, a, a.status == 404 && code == CodeMethodNotFound, "")
+	p.check("2026-07-28: unknown method", "404 with -32601", specUnknownMethod, a, a.status == 404 && code == driver.CodeMethodNotFound, "")
 	id := p.id()
-	a = p.send(ctx, req{method: http.MethodPost, h: p.modernH("tools/list", HeaderProtocolVersion, "2099-01-01"),
-		body: strings.Replace(body(id, "tools/list", ""), Protocol20260728, "2099-01-01", 1), id: id})
+	a = p.send(ctx, req{method: http.MethodPost, h: p.modernH("tools/list", driver.HeaderProtocolVersion, "2099-01-01"),
+		body: strings.Replace(body(id, "tools/list", ""), driver.Protocol20260728, "2099-01-01", 1), id: id})
 	code = a.rpcCode()
-	p.check("2026-07-28: unsupported (future) protocol version", "400 with -32022", specFuture, a, a.status == 400 && code == CodeUnsupportedVersion, "")
-	a = p.send(ctx, req{method: http.MethodGet, h: map[string]string{"Accept": "text/event-stream", HeaderProtocolVersion: Protocol20260728}, window: probeWindow})
+	p.check("2026-07-28: unsupported (future) protocol version", "400 with -32022", specFuture, a, a.status == 400 && code == driver.CodeUnsupportedVersion, "")
+	a = p.send(ctx, req{method: http.MethodGet, h: map[string]string{"Accept": "text/event-stream", driver.HeaderProtocolVersion: driver.Protocol20260728}, window: probeWindow})
 	p.check("2026-07-28: GET on the endpoint", "405", specModernGET, a, a.status == 405, "")
 	p.listenCase(ctx)
 }
@@ -80,7 +81,7 @@ func (p *prober) listenCase(ctx context.Context) {
 	const name, want = "2026-07-28: subscriptions/listen stream", "SSE, acknowledged first, stays open"
 	id := p.id()
 	a := p.send(ctx, req{method: http.MethodPost, h: p.modernH("subscriptions/listen"),
-		body:   string(jsonrpc.AppendRequest(nil, id, "subscriptions/listen", []byte(`{"notifications":{"toolsListChanged":true}}`), modernMeta(p.cfg, Protocol20260728))),
+		body:   string(jsonrpc.AppendRequest(nil, id, "subscriptions/listen", []byte(`{"notifications":{"toolsListChanged":true}}`), p.cfg.ModernMeta(driver.Protocol20260728))),
 		window: probeWindow})
 	d := &p.r.Discover
 	var first jsonrpc.Message
@@ -104,7 +105,7 @@ func (p *prober) listenCase(ctx context.Context) {
 	open := a.status == http.StatusOK && a.sse && !a.ended && a.err == nil
 	d.ListenOK = open
 	switch {
-	case a.status == http.StatusNotFound && a.rpcCode() == CodeMethodNotFound:
+	case a.status == http.StatusNotFound && a.rpcCode() == driver.CodeMethodNotFound:
 		d.Listen = "not implemented (404 with -32601)"
 		p.na(name, want, specListen, "the server does not implement subscriptions/listen (404 with -32601)")
 	case a.status != http.StatusOK || !a.sse:
