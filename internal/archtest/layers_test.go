@@ -36,6 +36,9 @@ var layers = map[string][]string{
 	// The MCP session over Streamable HTTP.
 	"driver": {"internal/jsonrpc", "internal/sse", "internal/secret", "internal/units"},
 
+	// The conformance probe: raw requests against one server.
+	"probe": {"driver", "internal/jsonrpc", "internal/sse"},
+
 	// Recording and storing (never judging).
 	"metrics":          {"driver", "internal/textfmt"},
 	"internal/fixture": {"metrics"},
