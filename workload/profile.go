@@ -427,4 +427,7 @@ func (p *Profile) Defaults() {
 			p.Ops[i].Weight = &one
 		}
 	}
+	if p.Chaos != nil {
+		p.Chaos.Defaults()
+	}
 }

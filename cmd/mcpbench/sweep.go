@@ -147,7 +147,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		}
 	}
 	newProg := func() *progress {
-		return newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Profile: workload.Profile{Duration: spec.Step, Warmup: spec.Warmup}})
+		return newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Warmup: spec.Warmup.D(), Window: spec.Step.D()})
 	}
 	sw, err := sweep.Run(interruptible(env.ctx), env.profile, sweep.Options{
 		Dir:       f.out,
