@@ -35,7 +35,7 @@ func TestSoakFaultyCountsTheSummarysSet(t *testing.T) {
 	}
 	// The summary of the same run: every measured op's stream.
 	sum := &metrics.Summary{All: metrics.OpSummary{Ledger: &metrics.LedgerSummary{Streams: 2100, Faulty: total}}}
-	pl := &workload.Plan{Profile: workload.Profile{}}
+	pl := &workload.Plan{}
 	sk := c.Soak(pl, sum)
 	var v metrics.SoakVerdict
 	for _, x := range sk.Verdicts {

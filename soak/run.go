@@ -48,6 +48,6 @@ func (c *Collector) Interval(p *metrics.IntervalRecord) {
 // (see Verdicts).
 func (c *Collector) Soak(pl *workload.Plan, sum *metrics.Summary) *metrics.Soak {
 	sk := Verdicts(c.points, sum)
-	sk.Interrupted, sk.PlannedS = sum.Interrupted, pl.Profile.Window().Seconds()
+	sk.Interrupted, sk.PlannedS = sum.Interrupted, pl.Window.Seconds()
 	return sk
 }

@@ -65,9 +65,10 @@ func streamFaults(p *chaos.Plan) (cuts, any bool) {
 	return cuts, any
 }
 
-// resumeFeatures names the features of p that need stream resumption
-// (the session-based versions; 2026-07-28 re-issues a broken request).
-func resumeFeatures(p *Profile) []string {
+// resumeFeatures names the features of plan p that need stream
+// resumption (the session-based versions; 2026-07-28 re-issues a broken
+// request).
+func resumeFeatures(p *Plan) []string {
 	if cuts, _ := streamFaults(p.Chaos); cuts {
 		return []string{"resuming cut response streams"}
 	}
@@ -75,7 +76,7 @@ func resumeFeatures(p *Profile) []string {
 }
 
 // getStorm reports whether the plan's storm cuts GET streams only.
-func getStorm(p *Profile) bool {
+func getStorm(p *Plan) bool {
 	return p.Chaos != nil && p.Chaos.Storm != nil && p.Chaos.Storm.Target == chaos.TargetGET
 }
 
@@ -85,7 +86,7 @@ func getStorm(p *Profile) bool {
 // second GET of the same session 409); one that answers a ping with JSON
 // has no event stream to cut. Bounded by the request timeout.
 func (e *engine) preflight(ctx context.Context, sessions []*driver.Session) {
-	p := &e.pl.Profile
+	p := e.pl
 	i := slices.IndexFunc(sessions, func(s *driver.Session) bool { return s != nil })
 	if i < 0 || ctx.Err() != nil {
 		return
@@ -113,7 +114,7 @@ func (e *engine) preflight(ctx context.Context, sessions []*driver.Session) {
 
 // getOffered records that the server offers no GET stream: the GET
 // stream and a storm on GET streams cannot apply.
-func (e *engine) getOffered(p *Profile, reason string) {
+func (e *engine) getOffered(p *Plan, reason string) {
 	if p.GETStream {
 		e.notApply(featGETStream, reason)
 	}
@@ -127,7 +128,7 @@ func (e *engine) getOffered(p *Profile, reason string) {
 // SSE stream; cuts whose streams carried no event id, so none could be
 // resumed. It sets s.NotApplicable.
 func (e *engine) endApplies(s *metrics.Summary) {
-	p := &e.pl.Profile
+	p := e.pl
 	if g := s.GETStreams; g != nil && g.Opened == 0 && g.None > 0 && g.Failed == 0 {
 		e.getOffered(p, "the server answered every GET with 405 (it offers no standalone stream)")
 	}

@@ -114,7 +114,7 @@ func (e *engine) report(now, next time.Time, reconnects *int64) {
 		e.selfPrev = cur
 	}
 	e.sampleTarget(&row, now)
-	if e.pl.Profile.Open() && iv.Start.Before(e.end) {
+	if e.pl.Open && iv.Start.Before(e.end) {
 		// The arrivals the schedule made due in the interval, per second:
 		// with a ramp the target changes within an interval.
 		from, to := iv.Start.Sub(e.start), iv.End.Sub(e.start)
@@ -161,7 +161,7 @@ func (e *engine) checkpoint(now time.Time) {
 // stages the ones the ramp makes active.
 func (e *engine) activeVUs(now time.Time) int64 {
 	live := e.live.Load()
-	if r, ok := e.sched.(Ramp); ok && !e.pl.Profile.Open() {
+	if r, ok := e.sched.(Ramp); ok && !e.pl.Open {
 		return min(live, int64(e.opts.Segment.Count(int(r.Rate(now.Sub(e.start))+0.5))))
 	}
 	return live

@@ -36,22 +36,22 @@ func (p *Profile) moreEndpoints(lookup secret.LookupFunc) ([]*Endpoint, []error)
 	return out, errs
 }
 
-// validateEndpoints checks urls and source_addrs.
-func (p *Profile) validateEndpoints(lookup secret.LookupFunc) []error {
-	_, errs := p.moreEndpoints(lookup)
+// validateEndpoints checks urls and source_addrs; it returns the
+// endpoints of urls.
+func (p *Profile) validateEndpoints(lookup secret.LookupFunc) ([]*Endpoint, []error) {
+	more, errs := p.moreEndpoints(lookup)
 	if p.SourceAddrs != "" {
 		if _, err := driver.ParseSourceAddrs(p.SourceAddrs); err != nil {
 			errs = append(errs, fmt.Errorf("source_addrs: %w", err))
 		}
 	}
-	return errs
+	return more, errs
 }
 
 // compileEndpoints readies the plan's endpoints after the first (whose
 // URL and headers are Driver's): the shown URLs for the summary, and the
 // resolved ones for the engine's per-endpoint driver configs.
-func (pl *Plan) compileEndpoints(p *Profile, first *Endpoint, lookup secret.LookupFunc) {
-	more, _ := p.moreEndpoints(lookup) // Validate reported their problems
+func (pl *Plan) compileEndpoints(first *Endpoint, more []*Endpoint) {
 	if len(more) == 0 {
 		return
 	}

@@ -178,7 +178,7 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	e.launchAll(sessions)
 	<-e.admit.Done()
 	e.gracefulStop(cancelHard)
-	if e.pl.Profile.Open() {
+	if e.pl.Open {
 		e.dropUnclaimed(time.Now())
 	}
 	usage1 := metrics.ReadUsage()
@@ -234,15 +234,14 @@ func (e *engine) measured(sum *metrics.Summary) bool {
 }
 
 func newEngine(pl *Plan, opts Options) *engine {
-	p := &pl.Profile
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder}
 	e.share()
 	pl.useSegment(opts.Segment)
-	if p.Chaos != nil && !p.Chaos.Empty() {
-		e.inj = chaos.New(*p.Chaos, p.Seed)
+	if pl.Chaos != nil {
+		e.inj = chaos.New(*pl.Chaos, pl.Seed)
 	}
 	if e.rec == nil {
-		e.rec = metrics.NewRecorder(pl.Names, e.maxVUs*max(p.Concurrency, 1))
+		e.rec = metrics.NewRecorder(pl.Names, e.maxVUs*pl.Concurrency)
 	}
 	e.opts.Interval = cmp.Or(e.opts.Interval, time.Second)
 	if len(pl.Scenarios) > 0 {
@@ -256,8 +255,8 @@ func newEngine(pl *Plan, opts Options) *engine {
 		e.rec.SetScenarios(names, steps)
 	}
 	pl.Driver.OnResourceUpdate = e.onResourceUpdate
-	if p.Open() {
-		e.maxDelay = p.MaxDelay.D()
+	if pl.Open {
+		e.maxDelay = pl.MaxDelay
 	}
 	return e
 }
@@ -294,15 +293,15 @@ func (e *engine) checkSetup(ctx context.Context, sessions []*driver.Session) (*m
 // the reconnect timeline, the fault plan, the sinks, the hard-stop and
 // admission contexts, and Ctrl-C's handling. It returns the hard stop.
 func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
-	p := &e.pl.Profile
+	pl := e.pl
 	e.start = e.clockStart()
-	e.warmEnd = e.start.Add(p.Warmup.D())
-	e.end = e.warmEnd.Add(p.Window())
+	e.warmEnd = e.start.Add(pl.Warmup)
+	e.end = e.warmEnd.Add(pl.Window)
 	e.rec.SetWindow(e.warmEnd, e.end) // requests in flight, counted inside the window only
-	e.sched = e.segmentSchedule(p.schedule())
+	e.sched = e.segmentSchedule(pl.Schedule)
 	var span time.Duration // bins only for storm analysis: 16 B per 10 ms
-	if p.Chaos != nil && p.Chaos.Storm != nil {
-		span = e.end.Sub(e.start) + p.GracefulStop.D() + 30*time.Second
+	if pl.Chaos != nil && pl.Chaos.Storm != nil {
+		span = e.end.Sub(e.start) + pl.GracefulStop + 30*time.Second
 	}
 	e.tl = metrics.NewTimeline(e.start, span)
 	e.rec.Begin(e.start, e.start.Add(e.opts.Interval))
@@ -340,7 +339,7 @@ func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
 
 // runInfo is the run's description for the sinks.
 func (e *engine) runInfo() *metrics.RunInfo {
-	info := &metrics.RunInfo{Tool: "mcpbench", Profile: e.pl.Profile.Name}
+	info := &metrics.RunInfo{Tool: "mcpbench", Profile: e.pl.Name}
 	if e.opts.RunInfo != nil {
 		c := *e.opts.RunInfo
 		info = &c
@@ -388,21 +387,21 @@ func (e *engine) warmUsage(warm *time.Timer, done <-chan struct{}, now metrics.U
 // retries failed ones; the open model adds VUs on demand), plus, with
 // stages, the VUs a later stage activates.
 func (e *engine) launchAll(sessions []*driver.Session) {
-	p := &e.pl.Profile
+	open := e.pl.Open
 	if e.pooled() {
 		e.launchPool(sessions)
 		return
 	}
 	for i, s := range sessions {
-		if s == nil && p.Open() {
+		if s == nil && open {
 			continue
 		}
 		e.launch(i, s)
 	}
-	for i := len(sessions); !p.Open() && i < e.peakVUs; i++ {
+	for i := len(sessions); !open && i < e.peakVUs; i++ {
 		e.launch(i, nil)
 	}
-	if p.Open() && e.maxVUs > e.vus {
+	if open && e.maxVUs > e.vus {
 		go e.watchArrivals()
 	}
 }
@@ -412,7 +411,7 @@ func (e *engine) launchAll(sessions []*driver.Session) {
 func (e *engine) gracefulStop(cancelHard context.CancelCauseFunc) {
 	finished := make(chan struct{})
 	go func() { e.wg.Wait(); close(finished) }()
-	grace := time.NewTimer(e.pl.Profile.GracefulStop.D())
+	grace := time.NewTimer(e.pl.GracefulStop)
 	defer grace.Stop()
 	select {
 	case <-finished:

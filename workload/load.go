@@ -31,9 +31,31 @@ func (p *Profile) ramp(start float64) Ramp {
 	return r
 }
 
-// schedule is the run's schedule: arrivals (open model: constant, or the
-// stages' ramp), active VUs (closed model with stages), or nil (closed
-// model: every VU active).
+// compileLoad sets the plan's load model and run settings from p (after
+// Defaults and validation): the model, the VUs, the times, the schedule,
+// churn, the deleted-session check and the fault plan. The engine reads
+// these, never the profile.
+func (pl *Plan) compileLoad(p *Profile) {
+	pl.Name = p.Name
+	pl.Open = p.Open()
+	pl.VUs, pl.MaxVUs, pl.PeakVUs = p.VUs, p.MaxVUs, p.peakVUs()
+	pl.Concurrency = max(p.Concurrency, 1)
+	pl.Rate = p.Rate
+	pl.Staged, pl.StagesText = len(p.Stages) > 0, p.stagesText()
+	pl.Schedule = p.schedule()
+	pl.Warmup, pl.Window, pl.GracefulStop = p.Warmup.D(), p.Window(), p.GracefulStop.D()
+	pl.ThinkTime, pl.MaxDelay = p.ThinkTime.D(), p.MaxDelay.D()
+	pl.GETStream, pl.Seed = p.GETStream, p.Seed
+	pl.ChurnRate, pl.CheckDeleted = p.Churn.Rate, p.CheckDeleted
+	if !p.Chaos.Empty() {
+		c := *p.Chaos
+		pl.Chaos = &c
+	}
+}
+
+// schedule is the run's schedule (built once, by compileLoad): arrivals
+// (open model: constant, or the stages' ramp), active VUs (closed model
+// with stages), or nil (closed model: every VU active).
 func (p *Profile) schedule() Schedule {
 	switch {
 	case p.Open() && len(p.Stages) > 0:

@@ -3,7 +3,6 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
@@ -49,15 +48,16 @@ type OAuthSpec struct {
 const DefaultOAuthSecret = "${MCPBENCH_OAUTH_CLIENT_SECRET}"
 
 // validateNet checks http, proxy, tls and oauth, each error naming its
-// field; an unset ${NAME} is one.
-func (p *Profile) validateNet() []error {
+// field; an unset ${NAME} (looked up with lookup) is one. It sets them in
+// d (netConfig).
+func (p *Profile) validateNet(lookup secret.LookupFunc, d *driver.Config) []error {
 	var errs problems
 	switch p.HTTP {
 	case "", driver.HTTPAuto, driver.HTTP1, driver.HTTP2:
 	default:
 		errs.add("http: %q, want auto, 1.1 or 2", p.HTTP)
 	}
-	if _, err := p.netConfig(os.LookupEnv, &driver.Config{}); err != nil {
+	if _, err := p.netConfig(lookup, d); err != nil {
 		errs = append(errs, err...)
 	}
 	return errs

@@ -35,7 +35,7 @@ const parkHorizon = 20 * time.Millisecond
 
 // pooled reports whether the run uses the worker pool: the open model
 // with one request in flight per session.
-func (e *engine) pooled() bool { return e.pl.Profile.Open() && e.pl.Profile.Concurrency <= 1 }
+func (e *engine) pooled() bool { return e.pl.Open && e.pl.Concurrency <= 1 }
 
 // launchPool starts the open model's VUs on the sessions set up (nil ones
 // failed; the pool adds VUs on demand): their GET streams open in the
@@ -78,7 +78,7 @@ func (e *engine) newVU(local int, s *driver.Session) *vuState {
 	e.live.Add(1)
 	e.started.Add(1)
 	id := e.vuID(local)
-	return &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Profile.Seed, id)}
+	return &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id)}
 }
 
 // ready opens v's GET stream (when the profile asks), draws its session's
@@ -92,7 +92,7 @@ func (e *engine) ready(v *vuState) {
 // first op: the GET stream, the session's lifetime (churn), the lanes of
 // parallel scenario steps.
 func (e *engine) prepare(v *vuState) {
-	if e.pl.Profile.GETStream {
+	if e.pl.GETStream {
 		e.openGET(v.s)
 	}
 	v.expires = v.lifetime()

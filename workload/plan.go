@@ -7,16 +7,26 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"time"
 
+	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
 // Plan is a compiled, validated profile: driver config and ops ready to
-// send. Immutable once built. Driver holds the real URL and the expanded
-// header values: never show it. Profile is the profile as written
-// (defaults applied, ${NAME} references unexpanded, URL shown as Target)
-// and Target is the URL for display (ShowURL): both are safe to show.
+// send, and every setting of the run as a typed field (durations as
+// time.Duration, defaults applied, the schedule built). The engine reads
+// these fields only, never Profile (TestEngineReadsNoProfile): as k6 does
+// with each executor's config, the profile is validated once and turned
+// into what the run needs before it starts. Immutable once built, except
+// that Run settles the protocol (Driver.Protocol) and switches off what
+// cannot apply at it (ChurnRate, CheckDeleted, ops of the mix): one plan
+// is for one run. Driver holds the real URL and the expanded header
+// values: never show it. Profile is the profile as written (defaults
+// applied, ${NAME} references unexpanded, URL shown as Target), for
+// display and run.json; Target is the URL for display (ShowURL): both are
+// safe to show.
 type Plan struct {
 	Profile    Profile
 	Driver     driver.Config
@@ -34,31 +44,74 @@ type Plan struct {
 	cum       []int    // cumulative weights, for the op mix
 	scum      []int    // cumulative weights of the scenarios
 	args      []*argOp // the templated ops' renderers
+
+	// Name is the profile's name (the summary's and run.json's).
+	Name string
+
+	// The load model (load.go). Open is the open model (an arrival rate;
+	// else the closed model: VUs running back to back).
+	Open bool
+	// VUs: closed model, the VUs (before stages ramp them); open model,
+	// the VUs started before the clock. MaxVUs caps the open model's VUs;
+	// PeakVUs is the most VUs active at once in the closed model (the
+	// stages' peak; VUs without stages, and in the open model). All ≥ 1
+	// but PeakVUs (0 when every stage targets 0).
+	VUs, MaxVUs, PeakVUs int
+	// Concurrency is the requests a session has in flight at once (≥ 1).
+	Concurrency int
+	// Rate is the open model's arrival rate in ops/s (with stages, the
+	// rate they start from).
+	Rate float64
+	// Staged is true when stages ramp the load; StagesText describes them
+	// ("0 → 500/s over 10s"; "" without stages).
+	Staged     bool
+	StagesText string
+	// Schedule is built from the load model: the open model's arrivals
+	// (Constant, or the stages' Ramp after a flat warm-up), the closed
+	// model's active VUs with stages (a Ramp), nil otherwise (every VU
+	// active). Its time 0 is the start of the warm-up.
+	Schedule Schedule
+
+	// Warmup runs before the measured Window (the stages' total, or the
+	// duration); GracefulStop lets in-flight ops finish after it;
+	// ThinkTime pauses a closed-model VU between ops; an open-model op
+	// that cannot start within MaxDelay of its intended start is dropped.
+	Warmup, Window, GracefulStop, ThinkTime, MaxDelay time.Duration
+
+	// GETStream opens a standalone GET stream per session.
+	GETStream bool
+	// Seed makes op choice, jitter and the VUs' random streams
+	// reproducible.
+	Seed int64
+	// ChurnRate is the sessions replaced per second (0: no churn).
+	ChurnRate float64
+	// CheckDeleted probes every deleted session for its 404.
+	CheckDeleted bool
+	// Chaos is the fault plan, defaults applied (nil: no faults).
+	Chaos *chaos.Plan
 }
 
-// Compile validates p (after Defaults) and builds the plan; hc is the HTTP
-// client the sessions share (nil: driver.NewHTTPClient). Every problem of
-// the profile is returned at once, as a *ProfileError.
+// Compile applies p's defaults, validates it and builds the plan; hc is
+// the HTTP client the sessions share (nil: driver.NewHTTPClient). Every
+// problem of the profile is returned at once, as a *ProfileError. p keeps
+// the defaults applied; the plan holds a copy of it (Plan.Profile).
 func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	p.Defaults()
-	if errs := p.Validate(); len(errs) > 0 {
-		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
-	}
-	ep, _ := p.endpoint(os.LookupEnv) // Validate reported its problems
-	ops, _ := p.expandOps(os.LookupEnv)
-	args, errs := p.compileArgs(ops) // Validate checked them: a data file changed since
+	r, errs := p.resolve(os.LookupEnv)
 	if len(errs) > 0 {
 		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
+	ep, ops, args := r.ep, r.ops, r.args
 	pl := &Plan{Profile: *p, Target: ep.Shown}
 	pl.Profile.URL = ep.Shown
-	pl.compileEndpoints(p, ep, os.LookupEnv)
+	pl.compileEndpoints(ep, r.more)
 	pl.Profile.URLs = pl.EndpointsShown[min(1, len(pl.EndpointsShown)):]
+	pl.compileLoad(p)
 	for _, t := range p.Thresholds {
-		th, _ := verdict.ParseThreshold(t) // Validate checked it
+		th, _ := verdict.ParseThreshold(t) // resolve checked it
 		pl.Thresholds = append(pl.Thresholds, th)
 	}
-	pl.Driver = driverConfig(p, ep, hc)
+	pl.Driver = driverConfig(p, ep, &r.net, hc)
 	if p.HasScenarios() {
 		if err := pl.compileScenarios(p, ops, args); err != nil {
 			return nil, err
@@ -97,7 +150,7 @@ func (pl *Plan) pick(rng *rand.Rand) int {
 // opFor chooses the op of arrival slot h (open model): a hash of the seed
 // and h, so the mix is the same whichever VU runs the slot.
 func (pl *Plan) opFor(h uint64) int {
-	return searchCum(pl.cum, int(mix(h, pl.Profile.Seed)%uint64(pl.cum[len(pl.cum)-1])))
+	return searchCum(pl.cum, int(mix(h, pl.Seed)%uint64(pl.cum[len(pl.cum)-1])))
 }
 
 // mix hashes arrival slot h with the seed (splitmix64).
@@ -152,9 +205,10 @@ func (pl *Plan) disable(i int) {
 func searchCum(cum []int, n int) int { return sort.SearchInts(cum, n+1) }
 
 // driverConfig is the driver's configuration of a profile: its endpoint
-// (the real URL and headers), timeouts, resumption, limits, and one
-// large-message budget for the run.
-func driverConfig(p *Profile, ep *Endpoint, hc *http.Client) driver.Config {
+// (the real URL and headers), timeouts, resumption, limits, the network
+// settings resolved (net: netConfig's), and one large-message budget for
+// the run.
+func driverConfig(p *Profile, ep *Endpoint, net *driver.Config, hc *http.Client) driver.Config {
 	var c driver.Config
 	d := &c
 	d.URL = ep.URL
@@ -173,12 +227,12 @@ func driverConfig(p *Profile, ep *Endpoint, hc *http.Client) driver.Config {
 	d.MaxMessageBytes = int64(p.MaxMessageBytes)
 	d.MaxEventBytes = int(p.MaxEventBytes)
 	d.FollowRedirects = p.FollowRedirects
-	d.SourceAddrs, _ = driver.ParseSourceAddrs(p.SourceAddrs) // Validate checked it; "" gives nil
+	d.SourceAddrs, _ = driver.ParseSourceAddrs(p.SourceAddrs) // resolve checked it; "" gives nil
 	// One large-message budget for the run: its peak memory is about VUs ×
 	// the small per-session buffers + this.
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))
 	d.Header = ep.Header
-	p.netConfig(os.LookupEnv, d) // Validate reported its problems
+	d.HTTP, d.Proxy, d.TLS, d.Insecure, d.OAuth = net.HTTP, net.Proxy, net.TLS, net.Insecure, net.OAuth
 	d.HTTPClient = hc
 	if d.HTTPClient == nil && d.URL != "" {
 		d.HTTPClient = driver.NewHTTPClient(d)

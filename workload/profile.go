@@ -5,13 +5,15 @@
 // set-up, admission without blocking, the VUs (each owning one session),
 // churn, the collector that feeds the sinks, and the summary.
 //
-// Files: profile.go, validate.go, specs.go, env.go (endpoints, ${NAME}),
-// args.go, argprog.go, argrand.go, data.go (data-driven arguments:
-// templates and data files), mcpops.go (the rest of MCP's ops and
-// options), plan.go, schedule.go, segment.go (execution segments),
-// engine.go (Run), vu.go,
-// sessions.go, collect.go, summary.go. It must not parse SSE or touch sockets (the driver does),
-// nor judge beyond asking verdict for thresholds and storms at a run's end.
+// Files: profile.go, overrides.go (flags over the profile), validate.go,
+// specs.go, env.go (endpoints, ${NAME}), args.go, argprog.go, argrand.go,
+// data.go (data-driven arguments: templates and data files), mcpops.go
+// (the rest of MCP's ops and options), plan.go and load.go (the compiled
+// plan: Compile), schedule.go, segment.go (execution segments), engine.go
+// (Run), vu.go, sessions.go, collect.go, summary.go. The engine reads the
+// Plan only, never the Profile (TestEngineReadsNoProfile). It must not
+// parse SSE or touch sockets (the driver does), nor judge beyond asking
+// verdict for thresholds and storms at a run's end.
 package workload
 
 import (
@@ -426,5 +428,8 @@ func (p *Profile) Defaults() {
 			one := 1
 			p.Ops[i].Weight = &one
 		}
+	}
+	if p.Chaos != nil {
+		p.Chaos.Defaults()
 	}
 }

@@ -13,8 +13,8 @@ import (
 // the run uses; features that cannot apply at the chosen version are
 // switched off and named in the summary.
 func (e *engine) decideProtocol(ctx context.Context) error {
-	pl, p := e.pl, &e.pl.Profile
-	needs := append(sessionFeatures(p), resumeFeatures(p)...)
+	pl := e.pl
+	needs := append(sessionFeatures(pl), resumeFeatures(pl)...)
 	if pl.Driver.Protocol == driver.ProtocolAuto || pl.Driver.Protocol == "" {
 		if len(needs) > 0 {
 			pl.Driver.Protocol = driver.DefaultProtocol
@@ -39,16 +39,16 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		}
 	}
 	if driver.IsModern(pl.Driver.Protocol) {
-		if p.Churn.Rate > 0 {
+		if pl.ChurnRate > 0 {
 			e.notApply(featChurn, pl.Driver.Protocol+" has no sessions (stateless): there is none to replace")
 		}
-		if p.CheckDeleted {
+		if pl.CheckDeleted {
 			e.notApply(featCheckDeleted, pl.Driver.Protocol+" has no sessions (stateless): there is none to DELETE and probe")
 		}
-		if len(resumeFeatures(p)) > 0 {
+		if len(resumeFeatures(pl)) > 0 {
 			e.notApply(featResume, pl.Driver.Protocol+" has no stream resumption: every cut request fails as stream-broken or is re-issued")
 		}
-		p.Churn.Rate, p.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
+		pl.ChurnRate, pl.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
 		for i, op := range pl.Ops {
 			if len(pl.Scenarios) > 0 && driver.RemovedInModern(op.Method) {
 				return fmt.Errorf("%w: scenario step %s: %s has no %s (removed by SEP-2575)", ErrSetup, op.Name, pl.Driver.Protocol, op.Method)
@@ -69,11 +69,11 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 	return nil
 }
 
-// sessionFeatures names the features of p that need sessions (the legacy
-// versions 2025-03-26 … 2025-11-25).
-func sessionFeatures(p *Profile) []string {
+// sessionFeatures names the features of plan p that need sessions (the
+// legacy versions 2025-03-26 … 2025-11-25).
+func sessionFeatures(p *Plan) []string {
 	var out []string
-	if p.Churn.Rate > 0 {
+	if p.ChurnRate > 0 {
 		out = append(out, "session churn")
 	}
 	if p.CheckDeleted {

@@ -219,5 +219,5 @@ func (pl *Plan) MaxParallel() int {
 // scenarioFor chooses the scenario of arrival slot h (open model), the
 // same whichever VU runs it; pickScenario draws one (closed model).
 func (pl *Plan) scenarioFor(h uint64) int {
-	return searchCum(pl.scum, int(mix(h, pl.Profile.Seed)%uint64(pl.scum[len(pl.scum)-1])))
+	return searchCum(pl.scum, int(mix(h, pl.Seed)%uint64(pl.scum[len(pl.scum)-1])))
 }

@@ -321,17 +321,17 @@ func (x segmented) Rate(elapsed time.Duration) float64 { return x.s.Rate(elapsed
 // start one VU: with fewer VUs than segments, one without any could not
 // run its arrivals.
 func (e *engine) share() {
-	p, seg := &e.pl.Profile, e.opts.Segment
-	e.vus, e.maxVUs, e.peakVUs = seg.Count(p.VUs), seg.Count(p.MaxVUs), seg.Count(p.peakVUs())
+	pl, seg := e.pl, e.opts.Segment
+	e.vus, e.maxVUs, e.peakVUs = seg.Count(pl.VUs), seg.Count(pl.MaxVUs), seg.Count(pl.PeakVUs)
 	if seg.Whole() {
 		return
 	}
-	if p.Open() {
+	if pl.Open {
 		e.maxVUs = max(e.maxVUs, 1)
 		return
 	}
 	if e.peakVUs == 0 {
-		e.notes = append(e.notes, fmt.Sprintf("segment %s has no VU: the test's %d VUs are striped over its segments", seg, p.peakVUs()))
+		e.notes = append(e.notes, fmt.Sprintf("segment %s has no VU: the test's %d VUs are striped over its segments", seg, pl.PeakVUs))
 	}
 }
 
@@ -345,7 +345,7 @@ func (e *engine) slot(h uint64) uint64 { return e.opts.Segment.Slot(h) }
 // (the closed model's ramp of active VUs stays whole: a VU is active when
 // the ramp passes its global number).
 func (e *engine) segmentSchedule(s Schedule) Schedule {
-	if s == nil || e.opts.Segment.Whole() || !e.pl.Profile.Open() {
+	if s == nil || e.opts.Segment.Whole() || !e.pl.Open {
 		return s
 	}
 	return segmented{s: s, seg: e.opts.Segment}

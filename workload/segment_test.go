@@ -416,7 +416,7 @@ func BenchmarkClaim(b *testing.B) {
 			}
 			e := newEngine(pl, Options{Segment: seg})
 			e.start = time.Now()
-			e.sched = e.segmentSchedule(pl.Profile.schedule())
+			e.sched = e.segmentSchedule(pl.Schedule)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, _, stop := e.claim(); stop {

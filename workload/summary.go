@@ -25,15 +25,15 @@ import (
 // the target's cost, the warnings the numbers call for, and the
 // thresholds.
 func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics.Usage) *metrics.Summary {
-	p := &e.pl.Profile
+	pl := e.pl
 	secs := max(math.Round(to.Sub(from).Seconds()*1000)/1000, 0)
 	ops, all := e.rec.Summarize(secs)
 	e.mu.Lock()
 	s := &metrics.Summary{
 		Tool: e.opts.Tool, Target: e.pl.Target, Embedded: e.opts.Embedded,
 		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: append(slices.Clip(e.notes), e.pl.argNotes()...),
-		Profile: p.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: p.Warmup.D().Seconds(),
-		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: e.maxVUs, Concurrency: concurrencyShown(p.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
+		Profile: pl.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: pl.Warmup.Seconds(),
+		Rate: all.Rate, VUs: int(e.started.Load()), MaxVUs: e.maxVUs, Concurrency: concurrencyShown(pl.Concurrency), Dropped: all.Dropped, Ops: ops, All: all,
 		Scenarios: e.rec.Scenarios(secs), Endpoints: e.rec.Endpoints(secs), Segment: e.opts.Segment.Info(e.opts.StartAt),
 	}
 	e.mu.Unlock()
@@ -56,10 +56,10 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	if s.Protocol == "" {
 		s.Protocol = "none negotiated (asked " + cmp.Or(e.pl.Driver.Protocol, driver.DefaultProtocol) + ")"
 	}
-	s.Stages = p.stagesText()
-	if p.Open() {
-		s.Model, s.TargetRate = "open", p.Rate
-		if (len(p.Stages) > 0 || !e.opts.Segment.Whole()) && secs > 0 {
+	s.Stages = pl.StagesText
+	if pl.Open {
+		s.Model, s.TargetRate = "open", pl.Rate
+		if (pl.Staged || !e.opts.Segment.Whole()) && secs > 0 {
 			s.TargetRate = textfmt.Round3(float64(Arrivals(e.sched, from.Sub(e.start), to.Sub(e.start))) / secs)
 		}
 	} else {
@@ -165,11 +165,11 @@ func mib(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }
 // enough); otherwise the generator's CPU or a late start is a warning of
 // its own.
 func (e *engine) bottleneck(s *metrics.Summary) {
-	p := &e.pl.Profile
+	open := e.pl.Open
 	g := &s.Generator
 	procs := runtime.GOMAXPROCS(0)
 	genBusy := !e.opts.Embedded && g.Cores >= 0.8*float64(procs)
-	if p.Open() && s.DroppedRate > 0.01 {
+	if open && s.DroppedRate > 0.01 {
 		pct := fmt.Sprintf("dropped %d of %d arrivals (%.1f%%): they never started, and the latency table covers completed ops only", s.Dropped, s.All.Count+s.Dropped+s.All.Interrupted, 100*s.DroppedRate)
 		svc := s.All.Service.Mean
 		need := math.Ceil(s.TargetRate * svc / 1000)
@@ -193,7 +193,7 @@ func (e *engine) bottleneck(s *metrics.Summary) {
 	switch {
 	case genBusy:
 		g.Bottleneck = fmt.Sprintf("mcpbench used %.2f of its %d cores: the generator may be the bottleneck, and the results may understate the server", g.Cores, procs)
-	case p.Open() && g.StartLag.P99 > 10 && s.DropWarning == "":
+	case open && g.StartLag.P99 > 10 && s.DropWarning == "":
 		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99, in response time): %s", g.StartLag.P99, e.late.why(procs, g.Cores))
 	}
 }

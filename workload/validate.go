@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/verdict"
 	"go.yaml.in/yaml/v3"
@@ -19,23 +20,49 @@ import (
 // each naming its field; a ${NAME} reference to a variable not set in the
 // environment is one (see ResolveEndpoint).
 func (p *Profile) Validate() []error {
+	_, errs := p.resolve(os.LookupEnv)
+	return errs
+}
+
+// resolved is what validating a profile resolves on the way: the
+// endpoints, the ops with ${NAME} expanded, their argument programs (data
+// files read) and the network settings. Compile builds the plan from it,
+// so a profile is checked, expanded and its files read once.
+type resolved struct {
+	ep   *Endpoint   // url and headers
+	more []*Endpoint // urls
+	ops  []OpSpec    // ${NAME} expanded
+	args []*argOp    // per op; nil: fixed arguments
+	net  driver.Config
+}
+
+// resolve checks the profile (after Defaults) and resolves what the plan
+// is built from, with ${NAME} references looked up with lookup. It returns
+// every problem, each naming its field; with any, the resolved parts may
+// be incomplete.
+func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
+	r := &resolved{}
 	errs := append([]error(nil), p.parseErrs...)
-	_, epErrs := p.endpoint(os.LookupEnv) // url and headers: ${NAME} set, URL well-formed
-	ops, opErrs := p.expandOps(os.LookupEnv)
+	ep, epErrs := p.endpoint(lookup) // url and headers: ${NAME} set, URL well-formed
+	ops, opErrs := p.expandOps(lookup)
+	r.ep, r.ops = ep, ops
 	errs = append(append(errs, epErrs...), opErrs...)
-	errs = append(errs, p.validateEndpoints(os.LookupEnv)...)
+	more, moreErrs := p.validateEndpoints(lookup)
+	r.more = more
+	errs = append(errs, moreErrs...)
 	errs = append(errs, p.validateLoad()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
-	errs = append(errs, p.validateNet()...)
+	errs = append(errs, p.validateNet(lookup, &r.net)...)
 	errs = append(errs, p.validateSubscriptions()...)
 	errs = append(errs, p.validateOps()...)
 	errs = append(errs, p.validateScenarios()...)
 	if len(opErrs) == 0 {
-		_, argErrs := p.compileArgs(ops) // templates and data files (args.go)
+		args, argErrs := p.compileArgs(ops) // templates and data files (args.go)
+		r.args = args
 		errs = append(errs, argErrs...)
 	}
-	return errs
+	return r, errs
 }
 
 // problems collects a validation's errors.
@@ -109,7 +136,6 @@ func (p *Profile) validateTimes() []error {
 func (p *Profile) validateSections() []error {
 	var errs problems
 	if p.Chaos != nil {
-		p.Chaos.Defaults()
 		errs = append(errs, p.Chaos.Validate("chaos")...)
 	}
 	if p.Sweep != nil {

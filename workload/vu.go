@@ -48,13 +48,13 @@ func (e *engine) vu(local int, s *driver.Session) {
 	defer e.wg.Done()
 	defer e.live.Add(-1)
 	id := e.vuID(local)
-	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Profile.Seed, id)}
+	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id)}
 	if s == nil {
-		if !e.pl.Profile.Open() && !e.waitActive(id) {
+		if !e.pl.Open && !e.waitActive(id) {
 			return // a stage never activated this VU
 		}
 		ok := v.open()
-		if e.pl.Profile.Open() {
+		if e.pl.Open {
 			e.spawning.Add(-1) // the open model adds VUs through spawn
 		}
 		if !ok {
@@ -63,7 +63,7 @@ func (e *engine) vu(local int, s *driver.Session) {
 	}
 	defer func() { e.parkClose(v.s) }()
 	e.prepare(v)
-	if c := e.pl.Profile.Concurrency; c > 1 {
+	if c := e.pl.Concurrency; c > 1 {
 		v.runLanes(c)
 		return
 	}
@@ -78,7 +78,7 @@ func newVURand(seed int64, id int) *rand.Rand {
 
 // loop runs the VU's (or lane's) ops until the window ends.
 func (v *vuState) loop() {
-	if v.e.pl.Profile.Open() {
+	if v.e.pl.Open {
 		v.openLoop()
 		return
 	}
@@ -107,7 +107,7 @@ func (v *vuState) runLanes(c int) {
 		w := v
 		if k > 0 {
 			w = &vuState{e: e, id: v.id, shard: e.rec.Shard(v.id*c + k),
-				rng: rand.New(rand.NewPCG(uint64(e.pl.Profile.Seed)^laneSeed, uint64(v.id)<<16|uint64(k)))}
+				rng: rand.New(rand.NewPCG(uint64(e.pl.Seed)^laneSeed, uint64(v.id)<<16|uint64(k)))}
 		}
 		w.grp, w.lane = g, k
 		wg.Add(1)
@@ -154,11 +154,11 @@ func (v *vuState) open() bool {
 // lifetime draws when the session is to be replaced (churn; zero: never):
 // around VUs / churn rate, ×0.5 … ×1.5.
 func (v *vuState) lifetime() time.Time {
-	p := &v.e.pl.Profile
-	if p.Churn.Rate <= 0 {
+	pl := v.e.pl
+	if pl.ChurnRate <= 0 {
 		return time.Time{}
 	}
-	mean := float64(p.VUs) / p.Churn.Rate
+	mean := float64(pl.VUs) / pl.ChurnRate
 	return time.Now().Add(time.Duration((0.5 + v.rng.Float64()) * mean * float64(time.Second)))
 }
 
@@ -206,7 +206,7 @@ func (v *vuState) replace() bool {
 			return false
 		}
 	}
-	if e.pl.Profile.GETStream {
+	if e.pl.GETStream {
 		e.openGET(v.s)
 	}
 	v.expires = v.lifetime()
@@ -345,7 +345,7 @@ func (v *vuState) drop(j job, late time.Duration) {
 // closedLoop runs ops back to back (after the think time) while the VU is
 // active, until the window ends.
 func (v *vuState) closedLoop() {
-	e, p := v.e, &v.e.pl.Profile
+	e := v.e
 	for {
 		if !e.waitActive(v.id) {
 			return
@@ -359,7 +359,7 @@ func (v *vuState) closedLoop() {
 		if !v.run(&j) {
 			return
 		}
-		if d := p.ThinkTime.D(); d > 0 && sleepCtx(e.admit, d) {
+		if d := e.pl.ThinkTime; d > 0 && sleepCtx(e.admit, d) {
 			return
 		}
 	}
@@ -370,7 +370,7 @@ func (v *vuState) closedLoop() {
 // the window ends first.
 func (e *engine) waitActive(id int) bool {
 	ramp, ok := e.sched.(Ramp)
-	if !ok || e.pl.Profile.Open() {
+	if !ok || e.pl.Open {
 		return e.admit.Err() == nil
 	}
 	for {

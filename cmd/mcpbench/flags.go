@@ -20,8 +20,9 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	if err := applyLoad(p, f, set); err != nil {
 		return err
 	}
-	applyTransport(p, f, set)
-	applyNet(p, &f.net, f.insecure, set)
+	if err := p.Override(given(f.profileFlags(), set)...); err != nil {
+		return err
+	}
 	if err := applyOps(p, f, set); err != nil {
 		return err
 	}
@@ -43,24 +44,83 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	return nil
 }
 
-// applyLoad applies the load-model flags: target, protocol, VUs, rate,
-// stages and the run's times.
+// profileFlag is a flag that sets one profile field: the flag's name,
+// the field's YAML path and the flag's variable (workload.Override).
+type profileFlag struct {
+	flag, field string
+	value       any
+}
+
+// profileFlags are the flags of run, sweep and soak that set one profile
+// field each. The flags that do more are applyLoad's (--url, --stage,
+// --duration), applyOps' (--tool), applyChaos' (--chaos, --storm),
+// --threshold and --header.
+func (f *runFlags) profileFlags() []profileFlag {
+	return []profileFlag{
+		{"source-addr", "source_addrs", &f.sourceAddrs},
+		{"protocol", "protocol", &f.protocol},
+		{"vus", "vus", &f.vus}, // raises a lower max_vus of the profile (Override)
+		{"max-vus", "max_vus", &f.maxVUs},
+		{"concurrency", "concurrency", &f.concurrency},
+		{"rate", "rate", &f.rate},
+		{"max-delay", "max_delay", &f.maxDelay},
+		{"duration", "duration", &f.duration}, // refused with stages (applyLoad)
+		{"warmup", "warmup", &f.warmup},
+		{"graceful-stop", "graceful_stop", &f.graceful},
+		{"think-time", "think_time", &f.think},
+		{"get-stream", "get_stream", &f.getStream},
+		{"churn-rate", "churn.rate", &f.churnRate},
+		{"check-deleted", "check_deleted", &f.checkDeleted},
+		{"seed", "seed", &f.seed},
+		{"timeout", "timeouts.request", &f.timeout},
+		{"connect-timeout", "timeouts.connect", &f.connectTimeout},
+		{"stream-idle-timeout", "timeouts.stream_idle", &f.idleTimeout},
+		{"reconnect", "resume.policy", &f.reconnect},
+		{"retry-default", "resume.default_retry", &f.retryDefault},
+		{"max-resumes", "resume.max_attempts", &f.maxResumes},
+		{"reissue", "resume.reissue", &f.reissue},
+		{"max-message-bytes", "max_message_bytes", &f.maxMessage},
+		{"max-event-bytes", "max_event_bytes", &f.maxEvent},
+		{"max-buffered-bytes", "max_buffered_bytes", &f.maxBuffered},
+		{"follow-redirects", "follow_redirects", &f.followRedirects},
+		{"server-mode", "server.mode", &f.serverMode},
+		{"server-get-retry", "server.get_retry", &f.getRetry},
+		{"server-tick", "server.tick", &f.tick},
+		{"server-page-size", "server.page_size", &f.pageSize},
+		{"http", "http", &f.net.http},
+		{"proxy", "proxy", &f.net.proxy},
+		{"ca", "tls.ca", &f.net.ca},
+		{"cert", "tls.cert", &f.net.cert},
+		{"key", "tls.key", &f.net.key},
+		{"tls-server-name", "tls.server_name", &f.net.serverName},
+		{"insecure", "tls.insecure", &f.insecure},
+		{"oauth-client-id", "oauth.client_id", &f.net.oauthID},
+		{"oauth-client-secret", "oauth.client_secret", &f.net.oauthSecret},
+		{"oauth-scope", "oauth.scopes", &f.net.oauthScopes},
+		{"oauth-issuer", "oauth.issuer", &f.net.oauthIssuer},
+		{"chaos-seed", "chaos.seed", &f.chaosSeed},
+	}
+}
+
+// given returns the overrides of the flags in table that were given
+// (set), in the table's order.
+func given(table []profileFlag, set func(string) bool) []workload.Override {
+	var out []workload.Override
+	for _, pf := range table {
+		if set(pf.flag) {
+			out = append(out, workload.Override{Field: pf.field, Value: pf.value})
+		}
+	}
+	return out
+}
+
+// applyLoad applies the load-model flags that do more than set a field:
+// the target (--url: url and urls) and the stages (--stage replaces
+// them and leaves the window to them; --duration is refused with them).
 func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
 	if set("url") && len(f.urls) > 0 {
 		p.URL, p.URLs = f.urls[0], f.urls[1:]
 	}
-	override(set("source-addr"), &p.SourceAddrs, f.sourceAddrs)
-	override(set("protocol"), &p.Protocol, f.protocol)
-	if set("vus") {
-		p.VUs = f.vus
-		if !set("max-vus") && p.MaxVUs != 0 && p.MaxVUs < f.vus {
-			p.MaxVUs = f.vus
-		}
-	}
-	override(set("max-vus"), &p.MaxVUs, f.maxVUs)
-	override(set("concurrency"), &p.Concurrency, f.concurrency)
-	override(set("rate"), &p.Rate, f.rate)
-	override(set("max-delay"), &p.MaxDelay, workload.Duration(f.maxDelay))
 	if set("stage") {
 		p.Stages = nil
 		for _, st := range f.stages {
@@ -72,44 +132,14 @@ func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
 		}
 		p.Duration = 0 // the stages set the window
 	}
-	if set("duration") {
-		if len(p.Stages) > 0 {
-			src := "profile " + p.Name + "'s stages"
-			if set("stage") {
-				src = "the --stage stages"
-			}
-			return fmt.Errorf("--duration: %s set the measured window (%v in all): leave --duration out, or change the stages with --stage", src, p.Window())
+	if set("duration") && len(p.Stages) > 0 {
+		src := "profile " + p.Name + "'s stages"
+		if set("stage") {
+			src = "the --stage stages"
 		}
-		p.Duration = workload.Duration(f.duration)
+		return fmt.Errorf("--duration: %s set the measured window (%v in all): leave --duration out, or change the stages with --stage", src, p.Window())
 	}
-	override(set("warmup"), &p.Warmup, workload.Duration(f.warmup))
-	override(set("graceful-stop"), &p.GracefulStop, workload.Duration(f.graceful))
-	override(set("think-time"), &p.ThinkTime, workload.Duration(f.think))
-	override(set("get-stream"), &p.GETStream, f.getStream)
-	override(set("churn-rate"), &p.Churn.Rate, f.churnRate)
-	override(set("check-deleted"), &p.CheckDeleted, f.checkDeleted)
-	override(set("seed"), &p.Seed, f.seed)
 	return nil
-}
-
-// applyTransport applies timeouts, the resume policy, size limits,
-// redirects and the embedded server's settings.
-func applyTransport(p *workload.Profile, f *runFlags, set func(string) bool) {
-	override(set("timeout"), &p.Timeouts.Request, workload.Duration(f.timeout))
-	override(set("connect-timeout"), &p.Timeouts.Connect, workload.Duration(f.connectTimeout))
-	override(set("stream-idle-timeout"), &p.Timeouts.StreamIdle, workload.Duration(f.idleTimeout))
-	override(set("reconnect"), &p.Resume.Policy, f.reconnect)
-	override(set("retry-default"), &p.Resume.DefaultRetry, workload.Duration(f.retryDefault))
-	override(set("max-resumes"), &p.Resume.MaxAttempts, f.maxResumes)
-	override(set("reissue"), &p.Resume.Reissue, f.reissue)
-	override(set("max-message-bytes"), &p.MaxMessageBytes, f.maxMessage)
-	override(set("max-event-bytes"), &p.MaxEventBytes, f.maxEvent)
-	override(set("max-buffered-bytes"), &p.MaxBufferedBytes, f.maxBuffered)
-	override(set("follow-redirects"), &p.FollowRedirects, f.followRedirects)
-	override(set("server-mode"), &p.Server.Mode, f.serverMode)
-	override(set("server-get-retry"), &p.Server.GETRetry, workload.Duration(f.getRetry))
-	override(set("server-tick"), &p.Server.Tick, workload.Duration(f.tick))
-	override(set("server-page-size"), &p.Server.PageSize, f.pageSize)
 }
 
 // applyOps replaces the op mix with one tools/call when --tool is given.
@@ -165,14 +195,5 @@ func applyChaos(p *workload.Profile, f *runFlags, set func(string) bool) error {
 		}
 		p.Chaos.Storm = st
 	}
-	override(set("chaos-seed"), &p.Chaos.Seed, f.chaosSeed)
 	return nil
-}
-
-// override sets *dst to v when the flag was given (set), leaving the
-// profile's value otherwise.
-func override[T any](set bool, dst *T, v T) {
-	if set {
-		*dst = v
-	}
 }

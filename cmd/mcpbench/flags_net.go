@@ -4,13 +4,12 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/pflag"
 )
 
 // netFlags reach a deployment: the HTTP version, the proxy, TLS files and
 // OAuth client credentials. Each overrides the profile field of the same
-// meaning when given.
+// meaning when given (runFlags.profileFlags).
 type netFlags struct {
 	http, proxy, ca, cert, key, serverName string
 	oauthID, oauthSecret, oauthIssuer      string
@@ -36,27 +35,6 @@ func (n *netFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&n.oauthSecret, "oauth-client-secret", "", "the client secret as ${NAME}: the environment variable holding it (default ${MCPBENCH_OAUTH_CLIENT_SECRET}); a secret written here is refused")
 	fl.StringArrayVar(&n.oauthScopes, "oauth-scope", nil, "scope to ask for (repeatable; default: the challenge's, else the resource's scopes_supported)")
 	fl.StringVar(&n.oauthIssuer, "oauth-issuer", "", "the only authorization server the client secret may be sent to (default: the one the resource names)")
-}
-
-// applyNet applies the network flags to the profile.
-func applyNet(p *workload.Profile, n *netFlags, insecure bool, set func(string) bool) {
-	override(set("http"), &p.HTTP, n.http)
-	override(set("proxy"), &p.Proxy, n.proxy)
-	override(set("ca"), &p.TLS.CA, n.ca)
-	override(set("cert"), &p.TLS.Cert, n.cert)
-	override(set("key"), &p.TLS.Key, n.key)
-	override(set("tls-server-name"), &p.TLS.ServerName, n.serverName)
-	override(set("insecure"), &p.TLS.Insecure, insecure)
-	if !set("oauth-client-id") && !set("oauth-client-secret") && !set("oauth-scope") && !set("oauth-issuer") {
-		return
-	}
-	if p.OAuth == nil {
-		p.OAuth = &workload.OAuthSpec{}
-	}
-	override(set("oauth-client-id"), &p.OAuth.ClientID, n.oauthID)
-	override(set("oauth-client-secret"), &p.OAuth.ClientSecret, n.oauthSecret)
-	override(set("oauth-scope"), &p.OAuth.Scopes, n.oauthScopes)
-	override(set("oauth-issuer"), &p.OAuth.Issuer, n.oauthIssuer)
 }
 
 // config sets the transport flags in a probe's driver config.

@@ -43,7 +43,7 @@ type progress struct {
 
 func newProgress(w io.Writer, quiet, off bool, plan *workload.Plan) *progress {
 	pr := &progress{w: w, off: off, plain: true, every: 5 * time.Second}
-	pr.total = plan.Profile.Warmup.D() + plan.Profile.Window()
+	pr.total = plan.Warmup + plan.Window
 	if f, ok := w.(*os.File); ok && !quiet && !off && termWidth(f) >= 40 {
 		pr.plain = false
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // sweepFlags are sweep's own flags (the rest are run's).
@@ -76,6 +77,19 @@ memory. Ctrl-C is forwarded to each child; the finished steps are kept.`,
 		fl.MarkHidden(name)
 	}
 	fl.Lookup("out").Usage = "results directory (default results/<time>-<profile>): sweep.json, sweep.csv and each step's run files in step-NN/"
+	sf.register(fl)
+	f.scale.registerScale(cmd)
+	fl.Lookup("processes").Usage = "run each step as N child processes of mcpbench (segments 0/N … N−1/N of the step, each with its own open-file limit and GC), show one merged progress line, and merge each step exactly into step-NN (each child in step-NN/segment-I)"
+	fl.Lookup("start-delay").Usage = "with --processes: start each step's clock this long after its children are launched, for their set-up (default 5s + 1ms per session of a child)"
+	fl.StringVar(&sf.stepOf, "sweep-step", "", "run step N of the sweep at LOAD alone (N:LOAD), into --out: how --processes starts its children")
+	for _, name := range []string{"segment", "segment-sequence", "start-at", "sweep-step"} {
+		fl.MarkHidden(name) // set by --processes for its children
+	}
+	return cmd
+}
+
+// register defines the flags of the sweep section (profileFlags).
+func (sf *sweepFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&sf.by, "by", "", "what to step: rate (default), vus or sessions")
 	fl.Float64Var(&sf.from, "from", 0, "first step's load")
 	fl.Float64Var(&sf.to, "to", 0, "last step's load")
@@ -86,14 +100,6 @@ memory. Ctrl-C is forwarded to each child; the finished steps are kept.`,
 	fl.Float64Var(&sf.sloErr, "slo-errors", 0, "SLO: error rate at most, % (default 1)")
 	fl.BoolVar(&sf.keepGoing, "keep-going", false, "run every step, even past the knee")
 	fl.IntVar(&sf.repeat, "repeat", 0, "run each step K times and pool them (default 1): run-to-run noise enters the confidence intervals")
-	f.scale.registerScale(cmd)
-	fl.Lookup("processes").Usage = "run each step as N child processes of mcpbench (segments 0/N … N−1/N of the step, each with its own open-file limit and GC), show one merged progress line, and merge each step exactly into step-NN (each child in step-NN/segment-I)"
-	fl.Lookup("start-delay").Usage = "with --processes: start each step's clock this long after its children are launched, for their set-up (default 5s + 1ms per session of a child)"
-	fl.StringVar(&sf.stepOf, "sweep-step", "", "run step N of the sweep at LOAD alone (N:LOAD), into --out: how --processes starts its children")
-	for _, name := range []string{"segment", "segment-sequence", "start-at", "sweep-step"} {
-		fl.MarkHidden(name) // set by --processes for its children
-	}
-	return cmd
 }
 
 // runSweep runs sweep: the profile's sweep section with the flags
@@ -147,7 +153,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		}
 	}
 	newProg := func() *progress {
-		return newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Profile: workload.Profile{Duration: spec.Step, Warmup: spec.Warmup}})
+		return newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Warmup: spec.Warmup.D(), Window: spec.Step.D()})
 	}
 	sw, err := sweep.Run(interruptible(env.ctx), env.profile, sweep.Options{
 		Dir:       f.out,
@@ -222,20 +228,24 @@ func (sf *sweepFlags) apply(p *workload.Profile, set func(string) bool) error {
 		}
 		p.Sweep = &workload.SweepSpec{}
 	}
-	s := p.Sweep
-	override(set("by"), &s.By, sf.by)
-	override(set("from"), &s.From, sf.from)
-	override(set("to"), &s.To, sf.to)
-	override(set("steps"), &s.Steps, sf.steps)
-	override(set("step"), &s.Step, workload.Duration(sf.step))
-	override(set("step-warmup"), &s.Warmup, workload.Duration(sf.stepWarm))
-	if set("slo-p99") {
-		s.SLO.P99 = workload.Duration(sf.sloP99)
+	return p.Override(given(sf.profileFlags(), set)...)
+}
+
+// profileFlags are the sweep flags, each setting one field of the
+// profile's sweep section (see runFlags.profileFlags).
+func (sf *sweepFlags) profileFlags() []profileFlag {
+	return []profileFlag{
+		{"by", "sweep.by", &sf.by},
+		{"from", "sweep.from", &sf.from},
+		{"to", "sweep.to", &sf.to},
+		{"steps", "sweep.steps", &sf.steps},
+		{"step", "sweep.step", &sf.step},
+		{"step-warmup", "sweep.warmup", &sf.stepWarm},
+		{"slo-p99", "sweep.slo.p99", &sf.sloP99},
+		{"slo-errors", "sweep.slo.error_rate", &sf.sloErr},
+		{"keep-going", "sweep.keep_going", &sf.keepGoing},
+		{"repeat", "sweep.repeat", &sf.repeat},
 	}
-	override(set("slo-errors"), &s.SLO.ErrorRate, &sf.sloErr)
-	override(set("keep-going"), &s.KeepGoing, sf.keepGoing)
-	override(set("repeat"), &s.Repeat, sf.repeat)
-	return nil
 }
 
 // needSweepFlags names the flags a sweep needs when the profile has no
