@@ -99,8 +99,8 @@ func (e *env) launch(args []string, dir string, plan *workload.Plan, startAt tim
 	if err != nil {
 		exe = os.Args[0]
 	}
-	return procrun.Launch{Exe: exe, Args: args, N: n, Dir: dir, StartAt: startAt, Grace: plan.Profile.GracefulStop.D(), TargetPID: e.f.targetPID,
-		Stderr: e.stderr, Window: plan.Profile.Warmup.D() + plan.Profile.Window()}
+	return procrun.Launch{Exe: exe, Args: args, N: n, Dir: dir, StartAt: startAt, Grace: plan.GracefulStop, TargetPID: e.f.targetPID,
+		Stderr: e.stderr, Window: plan.Warmup + plan.Window}
 }
 
 // runChildren runs the launch l (procrun.Run) with the merged progress on

@@ -289,5 +289,5 @@ func StartDelay(given time.Duration, plan *workload.Plan, n int) time.Duration {
 	if given > 0 {
 		return given
 	}
-	return 5*time.Second + time.Duration((plan.Profile.VUs+n-1)/n)*time.Millisecond
+	return 5*time.Second + time.Duration((plan.VUs+n-1)/n)*time.Millisecond
 }
