@@ -50,14 +50,14 @@ func TestLastBytes(t *testing.T) {
 // A closed-model test needs a VU per process; the start delay is given,
 // or 5 s plus 1 ms per session a child sets up.
 func TestShareAndStartDelay(t *testing.T) {
-	plan := &workload.Plan{Profile: workload.Profile{VUs: 3}}
+	plan := &workload.Plan{VUs: 3}
 	if err := CheckShare(plan, 4); err == nil || !strings.Contains(err.Error(), "--vus 4") {
 		t.Errorf("3 VUs on 4 processes: %v, want the refusal naming --vus 4", err)
 	}
 	if err := CheckShare(plan, 3); err != nil {
 		t.Errorf("3 VUs on 3 processes: %v", err)
 	}
-	plan.Profile.VUs = 2000
+	plan.VUs = 2000
 	if got, want := StartDelay(0, plan, 4), 5*time.Second+500*time.Millisecond; got != want {
 		t.Errorf("StartDelay = %v, want %v", got, want)
 	}

@@ -274,9 +274,8 @@ func LastLine(s string) string {
 // CheckShare refuses a closed-model test with fewer VUs than n processes:
 // some would have none.
 func CheckShare(plan *workload.Plan, n int) error {
-	p := &plan.Profile
-	if !p.Open() && len(p.Stages) == 0 && p.VUs < n {
-		return fmt.Errorf("--processes %d: the test's %d VUs leave some processes without one: use --vus %d or more, or fewer processes", n, p.VUs, n)
+	if !plan.Open && !plan.Staged && plan.VUs < n {
+		return fmt.Errorf("--processes %d: the test's %d VUs leave some processes without one: use --vus %d or more, or fewer processes", n, plan.VUs, n)
 	}
 	return nil
 }
