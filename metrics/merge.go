@@ -27,9 +27,16 @@ import (
 //     starts at the earliest segment's start, and a segment's interval
 //     ending in (start + (k−1)·iv, start + k·iv] is added into merged
 //     interval k (segments started with one --start-at line up exactly).
-//   - Counters, verdicts and gauges (VUs, sessions, streams, the
-//     generator's cores and memory) are summed; the measured window is the
-//     union of the segments' windows, and rates are counts over it.
+//   - Counters and verdicts are summed; the measured window is the union
+//     of the segments' windows, and rates are counts over it.
+//   - Gauges (VUs, sessions, streams, the generator's cores and memory)
+//     are levels, not counts: a merged interval's gauge is the sum, over
+//     the segments running then, of each one's latest level (its last row
+//     in the interval or before it). A segment whose rows end in an
+//     earlier interval is carried while it still runs — its last row ends
+//     at or after the interval's start, less the slack — and contributes
+//     nothing once it has ended; two rows of one segment in one interval
+//     count once (the later).
 //   - Each segment's own generator cost (a process of its own) is kept in
 //     the summary's segments.
 //
@@ -53,6 +60,16 @@ type Merged struct {
 	iv        time.Duration
 	intervals []*mergedInterval
 	series    map[string]*hdr.Histogram // histograms.hlog over the run, by tag
+	levels    [][]segLevel              // per segment, its gauges by merged interval (ascending k)
+	lastEnd   []time.Time               // per segment, the end of its last row
+}
+
+// segLevel is a segment's gauges in merged interval k: those of its last
+// row there.
+type segLevel struct {
+	k                      int
+	vus, sessions, streams int64
+	cores, rssMB           float64
 }
 
 // mergedInterval is one merged interval: the rows and histograms of the
@@ -106,10 +123,12 @@ func MergeResults(dirs []string) (*Merged, error) {
 		return nil, err
 	}
 	m.grid()
+	m.levels, m.lastEnd = make([][]segLevel, len(m.segs)), make([]time.Time, len(m.segs))
 	for i, r := range m.segs {
 		m.addRows(i, r)
 		m.addSeries(r)
 	}
+	m.gauges()
 	m.mergeTotals()
 	m.summarize()
 	m.runInfo(dirs)
@@ -192,9 +211,12 @@ func (m *Merged) grid() {
 // k ≥ 1, the interval (origin + (k−1)·iv, origin + k·iv]; a few ms of
 // slack absorb the log's rounding.
 func (m *Merged) slot(end time.Time) int {
-	slack := min(5*time.Millisecond, m.iv/10)
-	return max(1, int(math.Ceil(float64(end.Sub(m.origin)-slack)/float64(m.iv))))
+	return max(1, int(math.Ceil(float64(end.Sub(m.origin)-m.slack())/float64(m.iv))))
 }
+
+// slack is how far past a grid boundary a row may end and still count in
+// the interval before it (the log's rounding).
+func (m *Merged) slack() time.Duration { return min(5*time.Millisecond, m.iv/10) }
 
 // at returns merged interval k, creating it.
 func (m *Merged) at(k int) *mergedInterval {
@@ -222,12 +244,15 @@ func phaseRank(p Phase) int {
 	return 0
 }
 
-// addRows adds segment r's intervals.csv rows.
-func (m *Merged) addRows(_ int, r *Results) {
+// addRows adds segment i's (r's) intervals.csv rows: their counters into
+// the merged intervals, their gauges into the segment's levels (gauges
+// sums them).
+func (m *Merged) addRows(i int, r *Results) {
 	base := startOf(r)
 	for _, row := range r.Intervals {
 		end := base.Add(time.Duration(math.Round(row.T*1000)) * time.Millisecond)
-		mi := m.at(m.slot(end))
+		k := m.slot(end)
+		mi := m.at(k)
 		if end.After(mi.end) {
 			mi.end = end
 		}
@@ -237,13 +262,17 @@ func (m *Merged) addRows(_ int, r *Results) {
 		x := &mi.rec
 		mi.arrivals += math.Round(row.TargetRate * row.Interval) // the schedule's arrivals in the row
 		mi.secs = max(mi.secs, row.Interval)
-		x.VUs += row.VUs
-		x.Sessions += row.Sessions
-		x.Streams += row.Streams
 		x.Dropped += row.Dropped
 		x.Reconnects += row.Reconnects
-		x.Self.Cores += row.Self.Cores
-		x.Self.RSSMB += row.Self.RSSMB
+		if !end.Before(m.lastEnd[i]) { // rows are in time order: the latest row's gauges are the level
+			m.lastEnd[i] = end
+			lv := segLevel{k: k, vus: row.VUs, sessions: row.Sessions, streams: row.Streams, cores: row.Self.Cores, rssMB: row.Self.RSSMB}
+			if n := len(m.levels[i]); n > 0 && m.levels[i][n-1].k == k {
+				m.levels[i][n-1] = lv
+			} else {
+				m.levels[i] = append(m.levels[i], lv)
+			}
+		}
 		if row.Target != nil && !mi.target { // the same process, sampled by each segment: the first sample
 			mi.target, x.Target = true, row.Target
 		}
@@ -260,6 +289,30 @@ func (m *Merged) addRows(_ int, r *Results) {
 			mi.opErrors[i] += o.Errors
 			mi.opResumes[i] += o.Resumes
 			mi.opFaulty[i] += o.Faulty
+		}
+	}
+}
+
+// gauges sets each merged interval's gauges: the sum, over the segments
+// running in it, of each one's latest level (see the package comment on
+// merging). A segment runs in interval k from its first row's interval
+// until its last row's end falls before k's start, less the slack.
+func (m *Merged) gauges() {
+	for _, mi := range m.intervals {
+		start := m.origin.Add(time.Duration(mi.k-1)*m.iv - m.slack())
+		x := &mi.rec
+		x.VUs, x.Sessions, x.Streams, x.Self.Cores, x.Self.RSSMB = 0, 0, 0, 0, 0
+		for i, lv := range m.levels {
+			j := sort.Search(len(lv), func(j int) bool { return lv[j].k > mi.k }) - 1
+			if j < 0 || lv[j].k < mi.k && m.lastEnd[i].Before(start) {
+				continue // not started yet, or ended before the interval
+			}
+			l := lv[j]
+			x.VUs += l.vus
+			x.Sessions += l.sessions
+			x.Streams += l.streams
+			x.Self.Cores += l.cores
+			x.Self.RSSMB += l.rssMB
 		}
 	}
 }

@@ -50,8 +50,10 @@ func TestSweepProcessesMergesEachStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
-	// Not parallel: with the CPU shared, the children's interval rows
-	// may not line up (step 2's merged last row then held one child's RSS).
+	// Not parallel: both steps must pass (a sweep adds steps after a
+	// failed one), and with the CPU shared by the other process tests a
+	// step's children can fall behind its rate. (The children's rows need
+	// not line up: the merge sums each one's latest gauges.)
 	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", refserver.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -87,8 +89,10 @@ func TestSweepProcessesMergesEachStep(t *testing.T) {
 			t.Errorf("step %d: pass %v, %d errors", st.N, st.Pass, st.Errors)
 		}
 		// The step's collector got the merged rows: its generator memory is
-		// the last measured row's, the children's summed.
-		last, la, lb := lastMeasuredRSS(t, d), lastMeasuredRSS(t, a), lastMeasuredRSS(t, b)
+		// the last measured row's, each child's memory then summed (its
+		// latest row by then, whether or not the children's rows line up).
+		last, at := lastMeasured(t, d)
+		la, lb := rssAt(t, a, at), rssAt(t, b, at)
 		if st.GenRSSMB != last || last != math.Round((la+lb)*1000)/1000 || st.Intervals == 0 {
 			t.Errorf("step %d: generator RSS %v MB over %d intervals; the merged last measured row has %v MB, the children's %v + %v", st.N, st.GenRSSMB, st.Intervals, last, la, lb)
 		}
@@ -99,21 +103,44 @@ func TestSweepProcessesMergesEachStep(t *testing.T) {
 	}
 }
 
-// lastMeasuredRSS is the generator's RSS (MB) in the last measured row of
-// a results directory.
-func lastMeasuredRSS(t *testing.T, dir string) float64 {
+// lastMeasured is the generator's RSS (MB) in the last measured row of a
+// results directory, and when that row ended.
+func lastMeasured(t *testing.T, dir string) (float64, time.Time) {
 	t.Helper()
 	res, err := metrics.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var last float64
+	var end time.Time
 	for _, iv := range res.Intervals {
 		if iv.Phase == metrics.PhaseMeasure {
-			last = iv.Self.RSSMB
+			last, end = iv.Self.RSSMB, rowEnd(res, iv)
 		}
 	}
-	return last
+	return last, end
+}
+
+// rssAt is the generator's RSS (MB) of a results directory at time at:
+// that of its latest row ended by then (with the merge's 5 ms of slack).
+func rssAt(t *testing.T, dir string, at time.Time) float64 {
+	t.Helper()
+	res, err := metrics.ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rss float64
+	for _, iv := range res.Intervals {
+		if !rowEnd(res, iv).After(at.Add(5 * time.Millisecond)) {
+			rss = iv.Self.RSSMB
+		}
+	}
+	return rss
+}
+
+// rowEnd is when an intervals.csv row ended (ms, as the merge reads it).
+func rowEnd(res *metrics.Results, iv metrics.IntervalRec) time.Time {
+	return res.Run.Started.Add(time.Duration(math.Round(iv.T*1000)) * time.Millisecond)
 }
 
 // queueFake serves one tools/call at a time, 10 ms each: 100 calls/s at
