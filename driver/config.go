@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpbench/mcpbench/httpclient"
 )
 
 // Protocol versions the driver speaks. 2025-03-26 … 2025-11-25 are the
@@ -110,11 +112,11 @@ type Config struct {
 	Proxy string
 	// TLS holds the roots, client certificate and server name
 	// (NewHTTPClient); files are read when the client is built.
-	TLS TLSFiles
+	TLS httpclient.TLSFiles
 	// OAuth, when set, authorizes requests the way the MCP authorization
 	// spec (2025-11-25) describes for machine clients: client credentials
 	// after a 401 challenge (see OAuthConfig). Never shown.
-	OAuth *OAuthConfig
+	OAuth *httpclient.OAuthConfig
 
 	// Reconnect is the reconnect policy: ReconnectHonourRetry (""),
 	// ReconnectImmediate or ReconnectBackoff.
@@ -309,11 +311,7 @@ func durOr(d, def time.Duration) time.Duration {
 // used (a TLS file that does not load; Config.Validate reports it first)
 // makes every request fail with the error naming it.
 func NewHTTPClient(cfg *Config) *http.Client {
-	t, err := newTransport(cfg)
-	if err != nil {
-		return &http.Client{Transport: errTransport{err}}
-	}
-	return &http.Client{Transport: t}
+	return httpclient.New(cfg.netOptions())
 }
 
 // sensitiveHeader reports whether a header's value must not be printed.

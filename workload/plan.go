@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -173,7 +174,7 @@ func driverConfig(p *Profile, ep *Endpoint, hc *http.Client) driver.Config {
 	d.MaxMessageBytes = int64(p.MaxMessageBytes)
 	d.MaxEventBytes = int(p.MaxEventBytes)
 	d.FollowRedirects = p.FollowRedirects
-	d.SourceAddrs, _ = driver.ParseSourceAddrs(p.SourceAddrs) // Validate checked it; "" gives nil
+	d.SourceAddrs, _ = httpclient.ParseSourceAddrs(p.SourceAddrs) // Validate checked it; "" gives nil
 	// One large-message budget for the run: its peak memory is about VUs ×
 	// the small per-session buffers + this.
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))

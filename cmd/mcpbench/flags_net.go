@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/pflag"
 )
@@ -62,7 +63,7 @@ func applyNet(p *workload.Profile, n *netFlags, insecure bool, set func(string) 
 // config sets the transport flags in a probe's driver config.
 func (n *netFlags) config(c *driver.Config) {
 	c.HTTP, c.Proxy = n.http, n.proxy
-	c.TLS = driver.TLSFiles{CAFile: n.ca, CertFile: n.cert, KeyFile: n.key, ServerName: n.serverName}
+	c.TLS = httpclient.TLSFiles{CAFile: n.ca, CertFile: n.cert, KeyFile: n.key, ServerName: n.serverName}
 }
 
 // secretFlag reports whether a command-line argument is the value of a

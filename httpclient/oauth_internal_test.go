@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"encoding/json"
