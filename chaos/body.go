@@ -110,8 +110,10 @@ func (b *body) doneCh() chan struct{} {
 	return b.done
 }
 
+var _ httpclient.StormCutReporter = (*body)(nil)
+
 // StormCut reports whether a storm wave cut this stream, so that the
-// reader (the driver, matching the method by shape) can tell the
+// reader (the driver, through httpclient.StormCutReporter) can tell the
 // reconnects a storm caused from a server's normal stream ends. Safe for
 // concurrent use.
 func (b *body) StormCut() bool {

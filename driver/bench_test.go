@@ -201,8 +201,8 @@ func BenchmarkToolsCallSSEChaosIdle(b *testing.B) {
 }
 
 // benchTransport times the hot path over one HTTP version against the
-// minimal SSE server: http (H1Transport), https with ALPN http/1.1
-// (H1Transport over TLS), h2 (net/http's HTTP/2, a connection per
+// minimal SSE server: http (our HTTP/1.1 transport), https with ALPN http/1.1
+// (ours over TLS), h2 (net/http's HTTP/2, a connection per
 // session) and h2c. Allocations and CPU include the in-process server's,
 // which for HTTP/2 is net/http's HTTP/2 server.
 func benchTransport(b *testing.B, tlsOn bool, mode, wantProto string) {

@@ -98,14 +98,16 @@ type Config struct {
 	// Insecure skips TLS certificate verification (NewHTTPClient).
 	Insecure bool
 	// StdHTTP makes NewHTTPClient use net/http's Transport instead of
-	// H1Transport (slower per request; speaks HTTP/2 over TLS).
+	// httpclient's HTTP/1.1 one (slower per request; speaks HTTP/2 over
+	// TLS).
 	StdHTTP bool
-	// HTTP is the HTTP version (NewHTTPClient): HTTPAuto ("": H1Transport
-	// for http://, ALPN for https://), HTTP1 or HTTP2 (h2, or h2c with
-	// prior knowledge for http://).
+	// HTTP is the HTTP version (NewHTTPClient): httpclient.HTTPAuto ("":
+	// our HTTP/1.1 transport for http://, ALPN for https://),
+	// httpclient.HTTP1 or httpclient.HTTP2 (h2, or h2c with prior
+	// knowledge for http://).
 	HTTP string
 	// Proxy (NewHTTPClient): "" honours HTTP_PROXY, HTTPS_PROXY and
-	// NO_PROXY (never for loopback targets); ProxyNone goes direct; an
+	// NO_PROXY (never for loopback targets); "none" goes direct; an
 	// http:// or https:// URL sends every request through that proxy
 	// (CONNECT tunnels for https://, absolute-form requests for http://).
 	// Its userinfo becomes Proxy-Authorization and is never shown.
@@ -301,13 +303,14 @@ func durOr(d, def time.Duration) time.Duration {
 	return d
 }
 
-// NewHTTPClient returns an HTTP client tuned for load generation, for
-// the HTTP version cfg asks for (see HTTPAuto, HTTP1, HTTP2; or net/http's
-// Transport with cfg.StdHTTP): H1Transport for HTTP/1.1, keep-alive
+// NewHTTPClient returns the httpclient.New client for cfg's network
+// settings: tuned for load generation, for the HTTP version cfg asks for
+// (see httpclient.HTTPAuto, HTTP1, HTTP2; or net/http's Transport with
+// cfg.StdHTTP): our HTTP/1.1 transport for HTTP/1.1, keep-alive
 // connections without a per-host cap, HTTP/2 with a connection per
 // session; the proxy, TLS files and OAuth of cfg; the connect timeout of
 // cfg. Request and stream timeouts are the driver's, not the client's.
-// TransportStats reads what its connections did. A setting that cannot be
+// httpclient.TransportStats reads what its connections did. A setting that cannot be
 // used (a TLS file that does not load; Config.Validate reports it first)
 // makes every request fail with the error naming it.
 func NewHTTPClient(cfg *Config) *http.Client {

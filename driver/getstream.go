@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/httpclient"
 )
 
 // StreamStats describes a session's standalone GET stream so far.
@@ -425,9 +427,9 @@ func notificationSeq(m Message) (int64, bool) {
 }
 
 // stormCut reports whether a storm wave cut body (the fault injector's
-// bodies say so by an optional StormCut method).
+// bodies say so: httpclient.StormCutReporter).
 func stormCut(body io.ReadCloser) bool {
-	sc, ok := body.(interface{ StormCut() bool })
+	sc, ok := body.(httpclient.StormCutReporter)
 	return ok && sc.StormCut()
 }
 

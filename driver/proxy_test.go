@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -118,7 +119,7 @@ func TestProxyFromEnvironmentWithCredentials(t *testing.T) {
 	bad := &driver.Config{URL: cfg.URL, TLS: cfg.TLS}
 	bad.HTTPClient = driver.NewHTTPClient(bad)
 	err := sessionOps(t, bad, 1, 1)
-	if err == nil || !strings.Contains(err.Error(), "407 Proxy Authentication Required") || strings.Contains(err.Error(), "WRONGSECRET") {
+	if !errors.Is(err, httpclient.ErrProxy) || !strings.Contains(err.Error(), "407 Proxy Authentication Required") || strings.Contains(err.Error(), "WRONGSECRET") {
 		t.Fatalf("error %v", err)
 	}
 	if st := httpclient.TransportStats(bad.HTTPClient); st.ProxyFailures != 1 || st.Proxied != 0 || px.Refused() != 1 {

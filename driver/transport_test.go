@@ -97,7 +97,7 @@ func TestAutoNegotiatesH2(t *testing.T) {
 }
 
 // --http auto against a server that offers only http/1.1 over TLS goes to
-// H1Transport, with the ALPN connection reused (no extra handshake).
+// our HTTP/1.1 transport, with the ALPN connection reused (no extra handshake).
 func TestAutoFallsBackToH1(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{HTTP1Only: true}})
 	cfg := &driver.Config{URL: srv.URL(), TLS: httpclient.TLSFiles{CAFile: caFile(t, srv)}}

@@ -42,6 +42,14 @@ type ConnResetter interface {
 	Reset() error
 }
 
+// StormCutReporter is a response body a fault injector wraps (package
+// chaos): StormCut reports whether a storm wave cut the stream, so that
+// the reader can tell the reconnects a storm caused from a server's normal
+// stream ends. Safe for concurrent use.
+type StormCutReporter interface {
+	StormCut() bool
+}
+
 // BytesBody is a request body that holds all its bytes: the HTTP/1.1
 // transport writes Bytes (which it must not modify) instead of reading
 // the body, and closes it as usual.
