@@ -174,7 +174,7 @@
 //     jsonrender.go: requests and responses rendered with append.
 //   - sse.go: SSEDecoder and Event (fields, dispatch); sse_scan.go: line
 //     scanning, the read buffer and large events (Reserve/Release).
-//   - transport.go: Config's network settings as httpclient.Options
+//   - network.go: Config's network settings as httpclient.Options
 //     (ValidateNet), and a session's own connections
 //     (httpclient.PerSession); the HTTP client itself is package
 //     httpclient.
