@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/httpclient"
 )
 
 // body wraps a response body and applies a fault to it.
@@ -68,8 +70,8 @@ func (b *body) cut(c Close, layer Layer, storm bool) (cut, streamOnly bool) {
 	}
 	b.wake()
 	b.mu.Unlock()
-	mux, _ := b.rc.(interface{ Multiplexed() bool })
-	cc, _ := b.rc.(interface{ CutConnection(rst bool) error })
+	mux, _ := b.rc.(httpclient.Multiplexed)
+	cc, _ := b.rc.(httpclient.ConnCutter)
 	switch {
 	case mux != nil && mux.Multiplexed() && layer != LayerConn:
 		b.rc.Close() // RST_STREAM
@@ -78,7 +80,7 @@ func (b *body) cut(c Close, layer Layer, storm bool) (cut, streamOnly bool) {
 		cc.CutConnection(c == CloseRST)
 		b.rc.Close()
 	default:
-		if r, ok := b.rc.(interface{ Reset() error }); ok && c == CloseRST {
+		if r, ok := b.rc.(httpclient.ConnResetter); ok && c == CloseRST {
 			r.Reset()
 		} else {
 			b.rc.Close()
@@ -108,8 +110,10 @@ func (b *body) doneCh() chan struct{} {
 	return b.done
 }
 
+var _ httpclient.StormCutReporter = (*body)(nil)
+
 // StormCut reports whether a storm wave cut this stream, so that the
-// reader (the driver, matching the method by shape) can tell the
+// reader (the driver, through httpclient.StormCutReporter) can tell the
 // reconnects a storm caused from a server's normal stream ends. Safe for
 // concurrent use.
 func (b *body) StormCut() bool {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/httpclient"
 )
 
 // Wrap returns VU vu's transport: rt with the plan's faults. With an empty
@@ -37,12 +39,14 @@ type vuState struct {
 	log                              []Applied // decisions applied, in order (for tests)
 }
 
+var _ httpclient.PerSession = (*transport)(nil)
+
 // ForSession gives a session the connections of its own that the
 // transport under it offers (HTTP/2: one connection per session), under
-// the same VU's fault schedule; t itself when there are none. The
-// interface is the driver's, matched by shape.
+// the same VU's fault schedule; t itself when there are none
+// (httpclient.PerSession).
 func (t *transport) ForSession() http.RoundTripper {
-	fs, ok := t.rt.(interface{ ForSession() http.RoundTripper })
+	fs, ok := t.rt.(httpclient.PerSession)
 	if !ok {
 		return t
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/refserver"
 )
@@ -82,8 +83,8 @@ func BenchmarkToolsCallSSEChaosIdle(b *testing.B) {
 }
 
 // benchTransport times the hot path over one HTTP version against the
-// minimal SSE server: http (H1Transport), https with ALPN http/1.1
-// (H1Transport over TLS), h2 (net/http's HTTP/2, a connection per
+// minimal SSE server: http (our HTTP/1.1 transport), https with ALPN http/1.1
+// (ours over TLS), h2 (net/http's HTTP/2, a connection per
 // session) and h2c. Allocations and CPU include the in-process server's,
 // which for HTTP/2 is net/http's HTTP/2 server.
 func benchTransport(b *testing.B, tlsOn bool, mode, wantProto string) {
@@ -105,14 +106,14 @@ func benchTransport(b *testing.B, tlsOn bool, mode, wantProto string) {
 	s := benchSession(b, cfg)
 	benchCalls(b, s)
 	b.StopTimer()
-	if got := driver.TransportStats(cfg.HTTPClient).Protocol(); got != wantProto {
+	if got := httpclient.TransportStats(cfg.HTTPClient).Protocol(); got != wantProto {
 		b.Fatalf("protocol %q, want %q", got, wantProto)
 	}
 	s.Close(b.Context())
 }
 
 func BenchmarkToolsCallSSEOverTLSHTTP1(b *testing.B) {
-	benchTransport(b, true, driver.HTTP1, "http/1.1")
+	benchTransport(b, true, httpclient.HTTP1, "http/1.1")
 }
-func BenchmarkToolsCallSSEOverTLSH2(b *testing.B) { benchTransport(b, true, driver.HTTPAuto, "h2") }
-func BenchmarkToolsCallSSEH2C(b *testing.B)       { benchTransport(b, false, driver.HTTP2, "h2c") }
+func BenchmarkToolsCallSSEOverTLSH2(b *testing.B) { benchTransport(b, true, httpclient.HTTPAuto, "h2") }
+func BenchmarkToolsCallSSEH2C(b *testing.B)       { benchTransport(b, false, httpclient.HTTP2, "h2c") }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -98,25 +99,27 @@ type Config struct {
 	// Insecure skips TLS certificate verification (NewHTTPClient).
 	Insecure bool
 	// StdHTTP makes NewHTTPClient use net/http's Transport instead of
-	// H1Transport (slower per request; speaks HTTP/2 over TLS).
+	// httpclient's HTTP/1.1 one (slower per request; speaks HTTP/2 over
+	// TLS).
 	StdHTTP bool
-	// HTTP is the HTTP version (NewHTTPClient): HTTPAuto ("": H1Transport
-	// for http://, ALPN for https://), HTTP1 or HTTP2 (h2, or h2c with
-	// prior knowledge for http://).
+	// HTTP is the HTTP version (NewHTTPClient): httpclient.HTTPAuto ("":
+	// our HTTP/1.1 transport for http://, ALPN for https://),
+	// httpclient.HTTP1 or httpclient.HTTP2 (h2, or h2c with prior
+	// knowledge for http://).
 	HTTP string
 	// Proxy (NewHTTPClient): "" honours HTTP_PROXY, HTTPS_PROXY and
-	// NO_PROXY (never for loopback targets); ProxyNone goes direct; an
+	// NO_PROXY (never for loopback targets); "none" goes direct; an
 	// http:// or https:// URL sends every request through that proxy
 	// (CONNECT tunnels for https://, absolute-form requests for http://).
 	// Its userinfo becomes Proxy-Authorization and is never shown.
 	Proxy string
 	// TLS holds the roots, client certificate and server name
 	// (NewHTTPClient); files are read when the client is built.
-	TLS TLSFiles
+	TLS httpclient.TLSFiles
 	// OAuth, when set, authorizes requests the way the MCP authorization
 	// spec (2025-11-25) describes for machine clients: client credentials
 	// after a 401 challenge (see OAuthConfig). Never shown.
-	OAuth *OAuthConfig
+	OAuth *httpclient.OAuthConfig
 
 	// Reconnect is the reconnect policy: ReconnectHonourRetry (""),
 	// ReconnectImmediate or ReconnectBackoff.
@@ -301,21 +304,18 @@ func durOr(d, def time.Duration) time.Duration {
 	return d
 }
 
-// NewHTTPClient returns an HTTP client tuned for load generation, for
-// the HTTP version cfg asks for (see HTTPAuto, HTTP1, HTTP2; or net/http's
-// Transport with cfg.StdHTTP): H1Transport for HTTP/1.1, keep-alive
+// NewHTTPClient returns the httpclient.New client for cfg's network
+// settings: tuned for load generation, for the HTTP version cfg asks for
+// (see httpclient.HTTPAuto, HTTP1, HTTP2; or net/http's Transport with
+// cfg.StdHTTP): our HTTP/1.1 transport for HTTP/1.1, keep-alive
 // connections without a per-host cap, HTTP/2 with a connection per
 // session; the proxy, TLS files and OAuth of cfg; the connect timeout of
 // cfg. Request and stream timeouts are the driver's, not the client's.
-// TransportStats reads what its connections did. A setting that cannot be
+// httpclient.TransportStats reads what its connections did. A setting that cannot be
 // used (a TLS file that does not load; Config.Validate reports it first)
 // makes every request fail with the error naming it.
 func NewHTTPClient(cfg *Config) *http.Client {
-	t, err := newTransport(cfg)
-	if err != nil {
-		return &http.Client{Transport: errTransport{err}}
-	}
-	return &http.Client{Transport: t}
+	return httpclient.New(cfg.netOptions())
 }
 
 // sensitiveHeader reports whether a header's value must not be printed.

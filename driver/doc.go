@@ -61,10 +61,10 @@
 // Errors wrap a sentinel (ErrSessionMissing, ErrBadResponse, ErrNoResponse,
 // ErrStreamBroken, ErrUnresumable, ErrStreamIdle, ErrToolError,
 // ErrRequestTimeout, ErrResponseTooLarge and sse.ErrEventTooLarge (each naming
-// its limit), ErrConnClosedAfterWrite (a request that reached the socket is
-// never re-sent), ErrHTTP2Only, ErrNoHTTP2, ErrNoH2C, ErrGoAway (with its
-// code and whether the server took the request), ErrConnectTimeout,
-// ErrProxy, ErrAuthorization
+// its limit); httpclient's ErrConnClosedAfterWrite (a request that reached
+// the socket is never re-sent), ErrHTTP2Only, ErrNoHTTP2, ErrNoH2C,
+// ErrGoAway (with its code and whether the server took the request),
+// ErrConnectTimeout, ErrProxy, ErrAuthorization
 // (classed http-status), ...), a *StatusError (with the Location,
 // WWW-Authenticate, Retry-After and first body line the user needs) or a
 // *jsonrpc.Error; Classify maps them to a Class (transport, timeout,
@@ -117,8 +117,9 @@
 //
 // # Connections
 //
-// NewHTTPClient picks the transport by Config.HTTP: H1Transport (ours,
-// HTTP/1.1) for http:// and wherever ALPN picks http/1.1; net/http's
+// NewHTTPClient builds the client of package httpclient from Config's
+// network settings. It picks the transport by Config.HTTP: ours (HTTP/1.1)
+// for http:// and wherever ALPN picks http/1.1; net/http's
 // HTTP/2 where ALPN picks h2 (--http auto), for every https:// request
 // (--http 2), or as h2c with prior knowledge for http:// (--http 2). Under
 // HTTP/2 each session has a connection of its own, which its POST
@@ -128,8 +129,8 @@
 // http:// over HTTP/1.1), TLS (Config.TLS: CA, client certificate, server
 // name; sessions resumed), with connections, proxied connections, TLS
 // handshakes (timed) and resumptions counted apart from operations
-// (TransportStats). With Config.OAuth, a 401 Bearer challenge starts the
-// MCP authorization flow for machine clients (oauth.go); the token is
+// (httpclient.TransportStats). With Config.OAuth, a 401 Bearer challenge
+// starts the MCP authorization flow for machine clients; the token is
 // shared by the client's sessions and refreshed before it expires.
 //
 // # Files
@@ -173,24 +174,10 @@
 //     jsonrender.go: requests and responses rendered with append.
 //   - sse.go: sse.Decoder and sse.Event (fields, dispatch); sse_scan.go: line
 //     scanning, the read buffer and large events (Reserve/Release).
-//   - h1.go: H1Transport and RoundTrip, request writing, which failures
-//     are re-sent; h1_conn.go: dialing (TLS, ALPN, HTTP/2-only servers),
-//     the idle pool and its liveness peek; h1_read.go: the response head
-//     (status line, header, 1xx, body framing); h1_body.go: the body
-//     (Content-Length, chunked, trailers) and connection reuse.
-//   - transport.go: the transport NewHTTPClient builds for --http auto, 1.1
-//     or 2 (netTransport), the per-session transports, NetStats and
-//     TransportStats; dial.go: the dialer under every transport (proxies:
-//     CONNECT tunnels and absolute-form requests; TLS roots, client
-//     certificates, server name, session resumption; counts and handshake
-//     times; TLS errors explained); h2.go: HTTP/2 from net/http (a
-//     ClientConn per session; h2c with prior knowledge), the ALPN choice
-//     of --http auto, the response body the chaos layer cuts by stream or
-//     by connection.
-//   - oauth.go: MCP authorization with client credentials (the token the
-//     sessions share, refresh before expiry, counts); oauth_discover.go:
-//     the 401 challenge, protected resource and authorization server
-//     metadata.
+//   - network.go: Config's network settings as httpclient.Options
+//     (ValidateNet), and a session's own connections
+//     (httpclient.PerSession); the HTTP client itself is package
+//     httpclient.
 //   - probe_api.go: the wire pieces the conformance probe (package probe)
 //     shares with Session: Config.ModernMeta, NameHeader,
 //     DiscoverVersions, StreamLink.
@@ -200,6 +187,6 @@
 //
 // The hot path does not use reflection or maps: messages are validated and
 // classified in one pass (jsonrpc.Parse), requests are rendered with append,
-// buffers are reused across operations, and H1Transport does the HTTP I/O
-// in the calling goroutine. See BenchmarkToolsCallSSE.
+// buffers are reused across operations, and httpclient's HTTP/1.1
+// transport does the HTTP I/O in the calling goroutine. See BenchmarkToolsCallSSE.
 package driver

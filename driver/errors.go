@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
@@ -201,14 +202,14 @@ func Classify(err error) Class {
 			return ClassVersion
 		}
 		return ClassJSONRPC
-	case errors.As(err, &se), errors.Is(err, ErrAuthorization): // a 401 that authorization could not answer
+	case errors.As(err, &se), errors.Is(err, httpclient.ErrAuthorization): // a 401 that authorization could not answer
 		return ClassHTTPStatus
 	case errors.Is(err, ErrBadResponse), errors.Is(err, ErrNoResponse),
 		errors.Is(err, ErrResponseTooLarge), errors.Is(err, ErrNoGETStream), errors.Is(err, ErrGETStreamConflict):
 		return ClassBadResponse
 	case errors.As(err, &ne) && ne.Timeout():
 		return ClassTimeout
-	case errors.Is(err, ErrConnClosedAfterWrite), errors.Is(err, ErrHTTP2Only),
+	case errors.Is(err, httpclient.ErrConnClosedAfterWrite), errors.Is(err, httpclient.ErrHTTP2Only),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
 		return ClassTransport
 	}

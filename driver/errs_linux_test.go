@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 )
 
 // fullListener returns the address of a loopback listener that never
@@ -59,7 +60,7 @@ func TestConnectTimeoutNamesLimit(t *testing.T) {
 	if strings.Contains(err.Error(), "i/o timeout") {
 		t.Errorf("%q repeats the dialer's text", err)
 	}
-	if !errors.Is(err, driver.ErrConnectTimeout) || !errors.Is(err, context.DeadlineExceeded) || driver.Classify(err) != driver.ClassTimeout {
+	if !errors.Is(err, httpclient.ErrConnectTimeout) || !errors.Is(err, context.DeadlineExceeded) || driver.Classify(err) != driver.ClassTimeout {
 		t.Errorf("%v: want ErrConnectTimeout, a deadline, ClassTimeout (got %v)", err, driver.Classify(err))
 	}
 }

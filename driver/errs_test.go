@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -47,11 +48,11 @@ func onceIn(t *testing.T, err error, want string) {
 // several sessions are tried.
 func TestH2CAgainstHTTP1ServerSaysSo(t *testing.T) {
 	plain := startRefWith(t, refserver.Options{})
-	cfg := &driver.Config{URL: plain.URL(), HTTP: driver.HTTP2, RequestTimeout: 5 * time.Second}
+	cfg := &driver.Config{URL: plain.URL(), HTTP: httpclient.HTTP2, RequestTimeout: 5 * time.Second}
 	cfg.HTTPClient = driver.NewHTTPClient(cfg)
 	for range 5 {
 		err := initErr(t, cfg)
-		if !errors.Is(err, driver.ErrNoH2C) {
+		if !errors.Is(err, httpclient.ErrNoH2C) {
 			t.Fatalf("err = %v, want ErrNoH2C", err)
 		}
 		onceIn(t, err, "does not speak h2c")
@@ -67,9 +68,9 @@ func TestH2CAgainstHTTP1ServerSaysSo(t *testing.T) {
 // --http 2 against a TLS server that offers only http/1.1 by ALPN.
 func TestHTTP2AgainstHTTP1OnlyTLSSaysSo(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{HTTP1Only: true}})
-	cfg := &driver.Config{URL: srv.URL(), HTTP: driver.HTTP2, TLS: driver.TLSFiles{CAFile: caFile(t, srv)}}
+	cfg := &driver.Config{URL: srv.URL(), HTTP: httpclient.HTTP2, TLS: httpclient.TLSFiles{CAFile: caFile(t, srv)}}
 	err := initErr(t, cfg)
-	if !errors.Is(err, driver.ErrNoHTTP2) {
+	if !errors.Is(err, httpclient.ErrNoHTTP2) {
 		t.Fatalf("err = %v, want ErrNoHTTP2", err)
 	}
 	onceIn(t, err, "does not offer HTTP/2")

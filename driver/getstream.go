@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
@@ -428,9 +429,9 @@ func notificationSeq(m jsonrpc.Message) (int64, bool) {
 }
 
 // stormCut reports whether a storm wave cut body (the fault injector's
-// bodies say so by an optional StormCut method).
+// bodies say so: httpclient.StormCutReporter).
 func stormCut(body io.ReadCloser) bool {
-	sc, ok := body.(interface{ StormCut() bool })
+	sc, ok := body.(httpclient.StormCutReporter)
 	return ok && sc.StormCut()
 }
 

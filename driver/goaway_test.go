@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"golang.org/x/net/http2"
 )
 
@@ -67,11 +68,11 @@ func TestGoAwaySaysSo(t *testing.T) {
 		{http2.ErrCodeProtocol, 1, `closed the connection with GOAWAY after taking the request, which it may have processed (LastStreamID=1, ErrCode=PROTOCOL_ERROR, debug="overloaded")`},
 	} {
 		addr := goAwayServer(t, tc.code, tc.lastID)
-		cfg := &driver.Config{URL: "http://" + addr + "/mcp", HTTP: driver.HTTP2, RequestTimeout: 5 * time.Second}
+		cfg := &driver.Config{URL: "http://" + addr + "/mcp", HTTP: httpclient.HTTP2, RequestTimeout: 5 * time.Second}
 		err := initErr(t, cfg)
 		onceIn(t, err, tc.want)
 		onceIn(t, err, "GOAWAY")
-		if !errors.Is(err, driver.ErrGoAway) || driver.Classify(err) != driver.ClassTransport {
+		if !errors.Is(err, httpclient.ErrGoAway) || driver.Classify(err) != driver.ClassTransport {
 			t.Errorf("%v: want ErrGoAway, class transport (got %v)", err, driver.Classify(err))
 		}
 	}

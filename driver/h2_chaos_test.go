@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -26,7 +27,7 @@ func TestH2ChaosCutLayers(t *testing.T) {
 		name  string
 		layer chaos.Layer
 		http  string
-	}{{"h2 stream", chaos.LayerStream, driver.HTTPAuto}, {"h2 conn", chaos.LayerConn, driver.HTTPAuto}, {"http/1.1", chaos.LayerStream, driver.HTTP1}} {
+	}{{"h2 stream", chaos.LayerStream, httpclient.HTTPAuto}, {"h2 conn", chaos.LayerConn, httpclient.HTTPAuto}, {"http/1.1", chaos.LayerStream, httpclient.HTTP1}} {
 		layer := tc.layer
 		t.Run(tc.name, func(t *testing.T) {
 			plan := chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 2}, Layer: layer, Target: chaos.TargetPOST}}}
@@ -35,7 +36,7 @@ func TestH2ChaosCutLayers(t *testing.T) {
 				t.Fatal(errs)
 			}
 			inj := chaos.New(plan, 1)
-			base := &driver.Config{URL: srv.URL(), HTTP: tc.http, TLS: driver.TLSFiles{CAFile: ca}, DefaultRetry: time.Millisecond}
+			base := &driver.Config{URL: srv.URL(), HTTP: tc.http, TLS: httpclient.TLSFiles{CAFile: ca}, DefaultRetry: time.Millisecond}
 			base.HTTPClient = driver.NewHTTPClient(base)
 			cfg := *base
 			cfg.HTTPClient = &http.Client{Transport: inj.Wrap(0, base.HTTPClient.Transport)}
@@ -68,13 +69,13 @@ func TestH2ChaosCutLayers(t *testing.T) {
 				t.Fatal(err)
 			}
 			cs := inj.Stats()
-			ns := driver.TransportStats(base.HTTPClient)
+			ns := httpclient.TransportStats(base.HTTPClient)
 			get := s.StreamStats()
 			if resumes < calls || cs.CutsRST != calls || get.Breaks != wantBreaks || get.Ledger.Faulty() {
 				t.Errorf("%d resumes, %d cuts, GET stream: %d breaks (want %d), ledger %v", resumes, cs.CutsRST, get.Breaks, wantBreaks, get.Ledger.Evidence)
 			}
 			switch {
-			case tc.http == driver.HTTP1: // one stream per connection: every cut closes one
+			case tc.http == httpclient.HTTP1: // one stream per connection: every cut closes one
 				if cs.StreamResets != 0 || cs.ConnCloses != calls || ns.Protocols["http/1.1"] < 2+calls {
 					t.Errorf("stream resets %d, connection closes %d, connections %v", cs.StreamResets, cs.ConnCloses, ns.Protocols)
 				}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -22,7 +23,7 @@ func startAuthRef(t *testing.T, ttl time.Duration) *refserver.Server {
 }
 
 func oauthConfig(srv *refserver.Server, secret string) *driver.Config {
-	cfg := &driver.Config{URL: srv.URL(), OAuth: &driver.OAuthConfig{ClientID: "bench", ClientSecret: secret}}
+	cfg := &driver.Config{URL: srv.URL(), OAuth: &httpclient.OAuthConfig{ClientID: "bench", ClientSecret: secret}}
 	cfg.HTTPClient = driver.NewHTTPClient(cfg)
 	return cfg
 }
@@ -46,7 +47,7 @@ func TestOAuthClientCredentialsOneFetch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := driver.TransportStats(cfg.HTTPClient).OAuth
+	st := httpclient.TransportStats(cfg.HTTPClient).OAuth
 	as := srv.AuthStats()
 	if st.Fetches != 1 || st.Failures != 0 || st.Refreshes != 0 || st.Rejected != 0 || as.TokensIssued != 1 || as.TokenRefusals != 0 || as.Expired != 0 {
 		t.Errorf("client %+v; server %+v", *st, as)
@@ -78,15 +79,15 @@ func TestOAuthRefreshBeforeExpiry(t *testing.T) {
 	echo := op(t, "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`, false)
 	deadline := time.Now().Add(15 * time.Second)
 	calls := 0
-	for driver.TransportStats(cfg.HTTPClient).OAuth.Fetches < 4 { // three refreshes
+	for httpclient.TransportStats(cfg.HTTPClient).OAuth.Fetches < 4 { // three refreshes
 		if time.Now().After(deadline) {
-			t.Fatalf("after %d calls, %+v", calls, *driver.TransportStats(cfg.HTTPClient).OAuth)
+			t.Fatalf("after %d calls, %+v", calls, *httpclient.TransportStats(cfg.HTTPClient).OAuth)
 		}
 		do(t, s, echo)
 		calls++
 	}
 	s.Close(t.Context())
-	st := driver.TransportStats(cfg.HTTPClient).OAuth
+	st := httpclient.TransportStats(cfg.HTTPClient).OAuth
 	as := srv.AuthStats()
 	if st.Fetches != as.TokensIssued || st.Refreshes != st.Fetches-1 || st.Failures != 0 || st.Rejected != 0 || as.Expired != 0 || st.Challenges != 1 || as.Challenges != 1 {
 		t.Errorf("client %+v; server %+v", *st, as)
@@ -100,7 +101,7 @@ func TestOAuthWrongSecret(t *testing.T) {
 	srv := startAuthRef(t, time.Hour)
 	cfg := oauthConfig(srv, "WRONG-secret-value")
 	err := sessionOps(t, cfg, 3, 1)
-	if !errors.Is(err, driver.ErrAuthorization) {
+	if !errors.Is(err, httpclient.ErrAuthorization) {
 		t.Fatalf("error %v, want ErrAuthorization", err)
 	}
 	for _, want := range []string{"refused the client-credentials token request", `client "bench"`, "401 Unauthorized: invalid_client (client authentication failed)", strings.TrimSuffix(srv.URL(), "/mcp") + "/token"} {
@@ -114,7 +115,7 @@ func TestOAuthWrongSecret(t *testing.T) {
 	if c := driver.Classify(err); c != driver.ClassHTTPStatus {
 		t.Errorf("class %v", c)
 	}
-	st := driver.TransportStats(cfg.HTTPClient).OAuth
+	st := httpclient.TransportStats(cfg.HTTPClient).OAuth
 	if as := srv.AuthStats(); st.Failures != 1 || as.TokenRefusals != 1 || st.Fetches != 0 || as.TokensIssued != 0 {
 		t.Errorf("client %+v; server %+v", *st, as)
 	}
@@ -167,12 +168,12 @@ func TestOAuthDiscoveryFaults(t *testing.T) {
 			base = ts.URL
 			serveJSON("/.well-known/oauth-protected-resource/mcp", tt.prm, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}})
 			serveJSON("/.well-known/oauth-authorization-server", tt.asm, map[string]any{"issuer": base, "token_endpoint": base + "/token"})
-			cfg := &driver.Config{URL: base + "/mcp", OAuth: &driver.OAuthConfig{ClientID: "c", ClientSecret: "s"}}
+			cfg := &driver.Config{URL: base + "/mcp", OAuth: &httpclient.OAuthConfig{ClientID: "c", ClientSecret: "s"}}
 			if tt.extra != nil {
 				tt.extra(cfg)
 			}
 			err := sessionOps(t, cfg, 1, 1)
-			if !errors.Is(err, driver.ErrAuthorization) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, httpclient.ErrAuthorization) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one with %q", err, tt.want)
 			}
 		})

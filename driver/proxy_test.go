@@ -1,11 +1,13 @@
 package driver_test
 
 import (
+	"errors"
 	"net"
 	"strings"
 	"testing"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/refserver"
 )
@@ -37,23 +39,23 @@ func TestProxySeesEveryConnection(t *testing.T) {
 		tunnels bool // CONNECT (else absolute form)
 		proto   string
 	}{
-		{"https auto (h2)", tlsSrv, driver.HTTPAuto, false, true, "h2"},
-		{"https 1.1", tlsSrv, driver.HTTP1, false, true, "http/1.1"},
-		{"https 2", tlsSrv, driver.HTTP2, false, true, "h2"},
-		{"https net/http", tlsSrv, driver.HTTPAuto, true, true, "h2"},
-		{"http auto (absolute form)", plain, driver.HTTPAuto, false, false, "http/1.1"},
-		{"h2c", plain, driver.HTTP2, false, true, "h2c"},
+		{"https auto (h2)", tlsSrv, httpclient.HTTPAuto, false, true, "h2"},
+		{"https 1.1", tlsSrv, httpclient.HTTP1, false, true, "http/1.1"},
+		{"https 2", tlsSrv, httpclient.HTTP2, false, true, "h2"},
+		{"https net/http", tlsSrv, httpclient.HTTPAuto, true, true, "h2"},
+		{"http auto (absolute form)", plain, httpclient.HTTPAuto, false, false, "http/1.1"},
+		{"h2c", plain, httpclient.HTTP2, false, true, "h2c"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			px := startProxy(t)
-			cfg := &driver.Config{URL: tt.srv.URL(), HTTP: tt.http, StdHTTP: tt.std, Proxy: px.URL, TLS: driver.TLSFiles{CAFile: ca}}
+			cfg := &driver.Config{URL: tt.srv.URL(), HTTP: tt.http, StdHTTP: tt.std, Proxy: px.URL, TLS: httpclient.TLSFiles{CAFile: ca}}
 			cfg.HTTPClient = driver.NewHTTPClient(cfg)
 			if err := sessionOps(t, cfg, 2, 3); err != nil {
 				t.Fatal(err)
 			}
 			cfg.HTTPClient.CloseIdleConnections()
-			st := driver.TransportStats(cfg.HTTPClient)
+			st := httpclient.TransportStats(cfg.HTTPClient)
 			if st.Connections == 0 || int64(px.Accepted()) != st.Connections || st.Proxied != st.Connections {
 				t.Errorf("client opened %d connections (%d proxied); the proxy accepted %d", st.Connections, st.Proxied, px.Accepted())
 			}
@@ -98,12 +100,12 @@ func TestProxyFromEnvironmentWithCredentials(t *testing.T) {
 	px.Map["mcp.example.test:"+port] = srv.Addr()
 	t.Setenv("HTTPS_PROXY", strings.Replace(px.URL, "http://", "http://u:PROXYSECRET@", 1))
 	t.Setenv("NO_PROXY", "")
-	cfg := &driver.Config{URL: "https://mcp.example.test:" + port + "/mcp", TLS: driver.TLSFiles{CAFile: caFile(t, srv)}}
+	cfg := &driver.Config{URL: "https://mcp.example.test:" + port + "/mcp", TLS: httpclient.TLSFiles{CAFile: caFile(t, srv)}}
 	cfg.HTTPClient = driver.NewHTTPClient(cfg)
 	if err := sessionOps(t, cfg, 1, 2); err != nil {
 		t.Fatal(err)
 	}
-	st := driver.TransportStats(cfg.HTTPClient)
+	st := httpclient.TransportStats(cfg.HTTPClient)
 	if int64(px.Accepted()) != st.Connections || st.Proxied != st.Connections || px.Refused() != 0 {
 		t.Errorf("client opened %d connections (%d proxied); the proxy accepted %d, refused %d", st.Connections, st.Proxied, px.Accepted(), px.Refused())
 	}
@@ -117,10 +119,10 @@ func TestProxyFromEnvironmentWithCredentials(t *testing.T) {
 	bad := &driver.Config{URL: cfg.URL, TLS: cfg.TLS}
 	bad.HTTPClient = driver.NewHTTPClient(bad)
 	err := sessionOps(t, bad, 1, 1)
-	if err == nil || !strings.Contains(err.Error(), "407 Proxy Authentication Required") || strings.Contains(err.Error(), "WRONGSECRET") {
+	if !errors.Is(err, httpclient.ErrProxy) || !strings.Contains(err.Error(), "407 Proxy Authentication Required") || strings.Contains(err.Error(), "WRONGSECRET") {
 		t.Fatalf("error %v", err)
 	}
-	if st := driver.TransportStats(bad.HTTPClient); st.ProxyFailures != 1 || st.Proxied != 0 || px.Refused() != 1 {
+	if st := httpclient.TransportStats(bad.HTTPClient); st.ProxyFailures != 1 || st.Proxied != 0 || px.Refused() != 1 {
 		t.Errorf("%d proxy failures, %d proxied; the proxy refused %d", st.ProxyFailures, st.Proxied, px.Refused())
 	}
 }

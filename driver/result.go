@@ -128,8 +128,8 @@ type Resume struct {
 	// was sent meanwhile.
 	Reopen bool
 	// Storm marks an attempt after a break a storm wave caused: the body
-	// that broke says so (an optional StormCut() bool, which the chaos
-	// package's bodies offer), so the reconnects a storm caused are told
+	// that broke says so (httpclient.StormCutReporter, which the chaos
+	// package's bodies implement), so the reconnects a storm caused are told
 	// from a server's normal stream ends.
 	Storm bool
 }

@@ -21,8 +21,8 @@ func (e *deadlineError) Timeout() bool        { return true }
 func (e *deadlineError) Temporary() bool      { return true }
 
 // timeoutError is one firing of a timeout: its text names the limit, and
-// it unwraps to its sentinel (ErrRequestTimeout, ErrStreamIdle,
-// ErrConnectTimeout).
+// it unwraps to its sentinel (ErrRequestTimeout, ErrStreamIdle; the
+// connect timeout is httpclient.ErrConnectTimeout).
 type timeoutError struct {
 	sentinel error
 	msg      string
@@ -33,11 +33,6 @@ func (e *timeoutError) Unwrap() error   { return e.sentinel }
 func (e *timeoutError) Timeout() bool   { return true }
 func (e *timeoutError) Temporary() bool { return true }
 
-// ErrConnectTimeout: no TCP connection (or TLS handshake, or proxy
-// tunnel) within Config.ConnectTimeout. It is context.DeadlineExceeded
-// for errors.Is.
-var ErrConnectTimeout error = &deadlineError{"connect timeout (--connect-timeout)"}
-
 // requestTimeout is ErrRequestTimeout after d.
 func requestTimeout(d time.Duration) error {
 	return &timeoutError{ErrRequestTimeout, "request timeout: no answer within " + d.String() + " (--timeout)"}
@@ -46,10 +41,4 @@ func requestTimeout(d time.Duration) error {
 // streamIdle is ErrStreamIdle after d without a complete event.
 func streamIdle(d time.Duration) error {
 	return &timeoutError{ErrStreamIdle, "stream idle timeout: no complete event or keep-alive for " + d.String() + " (--stream-idle-timeout)"}
-}
-
-// connectTimeout is ErrConnectTimeout after d: what did not finish in
-// time ("no TCP connection to 127.0.0.1:8080").
-func connectTimeout(what string, d time.Duration) error {
-	return &timeoutError{ErrConnectTimeout, "connect timeout: " + what + " within " + d.String() + " (--connect-timeout)"}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -81,12 +82,12 @@ func sessionOps(t *testing.T, cfg *driver.Config, n, calls int) error {
 // ALPN decision itself; later connections resume the TLS session.
 func TestAutoNegotiatesH2(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{}})
-	cfg := &driver.Config{URL: srv.URL(), TLS: driver.TLSFiles{CAFile: caFile(t, srv)}}
+	cfg := &driver.Config{URL: srv.URL(), TLS: httpclient.TLSFiles{CAFile: caFile(t, srv)}}
 	cfg.HTTPClient = driver.NewHTTPClient(cfg)
 	if err := sessionOps(t, cfg, 3, 4); err != nil {
 		t.Fatal(err)
 	}
-	st := driver.TransportStats(cfg.HTTPClient)
+	st := httpclient.TransportStats(cfg.HTTPClient)
 	if diff := cmp.Diff(map[string]int64{"h2": 3}, st.Protocols); diff != "" {
 		t.Errorf("connections by protocol (-want +got):\n%s", diff)
 	}
@@ -96,15 +97,15 @@ func TestAutoNegotiatesH2(t *testing.T) {
 }
 
 // --http auto against a server that offers only http/1.1 over TLS goes to
-// H1Transport, with the ALPN connection reused (no extra handshake).
+// our HTTP/1.1 transport, with the ALPN connection reused (no extra handshake).
 func TestAutoFallsBackToH1(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{HTTP1Only: true}})
-	cfg := &driver.Config{URL: srv.URL(), TLS: driver.TLSFiles{CAFile: caFile(t, srv)}}
+	cfg := &driver.Config{URL: srv.URL(), TLS: httpclient.TLSFiles{CAFile: caFile(t, srv)}}
 	cfg.HTTPClient = driver.NewHTTPClient(cfg)
 	if err := sessionOps(t, cfg, 2, 2); err != nil {
 		t.Fatal(err)
 	}
-	st := driver.TransportStats(cfg.HTTPClient)
+	st := httpclient.TransportStats(cfg.HTTPClient)
 	if st.Protocol() != "http/1.1" || st.TLSHandshakes != st.Connections || st.Protocols["http/1.1"] != st.Connections {
 		t.Errorf("protocol %q, %d connections, %d handshakes, by protocol %v", st.Protocol(), st.Connections, st.TLSHandshakes, st.Protocols)
 	}
@@ -115,14 +116,14 @@ func TestAutoFallsBackToH1(t *testing.T) {
 func TestHTTP2OnlyServer(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{HTTP2Only: true}})
 	ca := caFile(t, srv)
-	for _, mode := range []string{driver.HTTPAuto, driver.HTTP2} {
-		cfg := &driver.Config{URL: srv.URL(), HTTP: mode, TLS: driver.TLSFiles{CAFile: ca}}
+	for _, mode := range []string{httpclient.HTTPAuto, httpclient.HTTP2} {
+		cfg := &driver.Config{URL: srv.URL(), HTTP: mode, TLS: httpclient.TLSFiles{CAFile: ca}}
 		if err := sessionOps(t, cfg, 1, 2); err != nil {
 			t.Fatalf("--http %s: %v", mode, err)
 		}
 	}
-	cfg := &driver.Config{URL: srv.URL(), HTTP: driver.HTTP1, TLS: driver.TLSFiles{CAFile: ca}}
-	if err := sessionOps(t, cfg, 1, 1); !errors.Is(err, driver.ErrHTTP2Only) {
+	cfg := &driver.Config{URL: srv.URL(), HTTP: httpclient.HTTP1, TLS: httpclient.TLSFiles{CAFile: ca}}
+	if err := sessionOps(t, cfg, 1, 1); !errors.Is(err, httpclient.ErrHTTP2Only) {
 		t.Fatalf("--http 1.1 against an HTTP/2-only server: %v, want ErrHTTP2Only", err)
 	}
 }
@@ -131,17 +132,17 @@ func TestHTTP2OnlyServer(t *testing.T) {
 // server without h2c it fails instead of falling back.
 func TestH2CPriorKnowledge(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{H2C: true})
-	cfg := &driver.Config{URL: srv.URL(), HTTP: driver.HTTP2}
+	cfg := &driver.Config{URL: srv.URL(), HTTP: httpclient.HTTP2}
 	cfg.HTTPClient = driver.NewHTTPClient(cfg)
 	if err := sessionOps(t, cfg, 2, 4); err != nil {
 		t.Fatal(err)
 	}
-	st := driver.TransportStats(cfg.HTTPClient)
+	st := httpclient.TransportStats(cfg.HTTPClient)
 	if diff := cmp.Diff(map[string]int64{"h2c": 2}, st.Protocols); diff != "" {
 		t.Errorf("connections by protocol (-want +got):\n%s", diff)
 	}
 	plain := startRefWith(t, refserver.Options{})
-	cfg = &driver.Config{URL: plain.URL(), HTTP: driver.HTTP2, RequestTimeout: 5 * time.Second}
+	cfg = &driver.Config{URL: plain.URL(), HTTP: httpclient.HTTP2, RequestTimeout: 5 * time.Second}
 	if err := sessionOps(t, cfg, 1, 1); err == nil {
 		t.Fatal("h2c against an HTTP/1.1-only server worked")
 	}
@@ -155,12 +156,12 @@ func TestMutualTLS(t *testing.T) {
 	if _, err := srv.WriteTLSFiles(dir); err != nil {
 		t.Fatal(err)
 	}
-	files := driver.TLSFiles{CAFile: filepath.Join(dir, "ca.pem"), CertFile: filepath.Join(dir, "client.pem"), KeyFile: filepath.Join(dir, "client-key.pem")}
-	for _, mode := range []string{driver.HTTPAuto, driver.HTTP1, driver.HTTP2} {
+	files := httpclient.TLSFiles{CAFile: filepath.Join(dir, "ca.pem"), CertFile: filepath.Join(dir, "client.pem"), KeyFile: filepath.Join(dir, "client-key.pem")}
+	for _, mode := range []string{httpclient.HTTPAuto, httpclient.HTTP1, httpclient.HTTP2} {
 		if err := sessionOps(t, &driver.Config{URL: srv.URL(), HTTP: mode, TLS: files}, 1, 2); err != nil {
 			t.Fatalf("--http %s with a client certificate: %v", mode, err)
 		}
-		err := sessionOps(t, &driver.Config{URL: srv.URL(), HTTP: mode, TLS: driver.TLSFiles{CAFile: files.CAFile}}, 1, 1)
+		err := sessionOps(t, &driver.Config{URL: srv.URL(), HTTP: mode, TLS: httpclient.TLSFiles{CAFile: files.CAFile}}, 1, 1)
 		if err == nil || !strings.Contains(err.Error(), "client certificate") || !strings.Contains(err.Error(), "(mutual TLS: give --cert and --key)") {
 			t.Errorf("--http %s without a client certificate: %v", mode, err)
 		}
@@ -176,7 +177,7 @@ func TestUntrustedServerCertificate(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "signed by an authority not trusted here (give its CA with --ca, or --insecure)") {
 		t.Fatalf("error %v", err)
 	}
-	if st := driver.TransportStats(cfg.HTTPClient); st.TLSFailed != 1 || st.TLSHandshakes != 0 || len(st.Protocols) != 0 {
+	if st := httpclient.TransportStats(cfg.HTTPClient); st.TLSFailed != 1 || st.TLSHandshakes != 0 || len(st.Protocols) != 0 {
 		t.Errorf("%d failed handshakes, %d made, connections by protocol %v", st.TLSFailed, st.TLSHandshakes, st.Protocols)
 	}
 	if err := sessionOps(t, &driver.Config{URL: srv.URL(), Insecure: true}, 1, 1); err != nil {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
@@ -242,7 +243,7 @@ func (s *Session) statusError(resp *http.Response, res *Result) error {
 		se.Location = resp.Header.Get("Location")
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		se.Authenticate = resp.Header.Get("WWW-Authenticate")
-		if ch, ok := bearerChallenge(resp.Header.Values("WWW-Authenticate")); ok && code == http.StatusUnauthorized && ch.resourceMetadata != "" && s.cfg.OAuth == nil {
+		if code == http.StatusUnauthorized && httpclient.BearerResourceMetadata(resp.Header.Values("WWW-Authenticate")) != "" && s.cfg.OAuth == nil {
 			se.Hint = oauthHint
 		}
 	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
@@ -339,7 +340,9 @@ func (rb *reqBody) arm(b []byte) {
 
 func (rb *reqBody) Read(p []byte) (int, error) { return rb.r.Read(p) }
 
-// Bytes lets H1Transport write the body without copying it.
+var _ httpclient.BytesBody = (*reqBody)(nil)
+
+// Bytes lets the HTTP/1.1 transport write the body without copying it.
 func (rb *reqBody) Bytes() []byte { return rb.b }
 func (rb *reqBody) Close() error  { rb.closed.Store(true); return nil }
 

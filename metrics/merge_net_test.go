@@ -8,6 +8,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 )
 
 // writeNetSeg writes a one-second segment run whose summary has net (and
@@ -75,7 +76,7 @@ func TestMergeKeepsNet(t *testing.T) {
 			OAuth: &OAuthSummary{Issuer: "https://as", TokenEndpoint: "https://as/token", Resource: "https://x/mcp", Scopes: []string{"mcp"},
 				Fetches: int64(len(p.fetch)), Refreshes: int64(len(p.fetch) - 1), Challenges: 1, Rejected: int64(i), Fetch: LatencyOf(fetch)}}
 		d := filepath.Join(dir, string(rune('a'+i)))
-		writeNetSeg(t, d, t0, seg(i, 2, "0,1/2,1"), net, NetHistograms(&driver.NetStats{Handshake: hs, OAuth: &driver.OAuthStats{Fetch: fetch}}))
+		writeNetSeg(t, d, t0, seg(i, 2, "0,1/2,1"), net, NetHistograms(&httpclient.NetStats{Handshake: hs, OAuth: &httpclient.OAuthStats{Fetch: fetch}}))
 		dirs = append(dirs, d)
 	}
 	m, err := MergeResults(dirs)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 )
 
 // NetSummary describes a run's connections over the whole run (set-up
@@ -67,7 +67,7 @@ type OAuthSummary struct {
 }
 
 // NetSummaryOf summarizes the driver's transport stats (nil for nil).
-func NetSummaryOf(n *driver.NetStats) *NetSummary {
+func NetSummaryOf(n *httpclient.NetStats) *NetSummary {
 	if n == nil {
 		return nil
 	}

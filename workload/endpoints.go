@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/secret"
 )
 
@@ -41,7 +42,7 @@ func (p *Profile) moreEndpoints(lookup secret.LookupFunc) ([]*Endpoint, []error)
 func (p *Profile) validateEndpoints(lookup secret.LookupFunc) ([]*Endpoint, []error) {
 	more, errs := p.moreEndpoints(lookup)
 	if p.SourceAddrs != "" {
-		if _, err := driver.ParseSourceAddrs(p.SourceAddrs); err != nil {
+		if _, err := httpclient.ParseSourceAddrs(p.SourceAddrs); err != nil {
 			errs = append(errs, fmt.Errorf("source_addrs: %w", err))
 		}
 	}

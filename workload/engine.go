@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
 	"golang.org/x/sync/errgroup"
@@ -348,7 +349,7 @@ func (e *engine) runInfo() *metrics.RunInfo {
 	info.ProtocolNegotiated = e.negotiated
 	e.mu.Unlock()
 	info.NotApplicable = e.notApplicable()
-	if n := driver.TransportStats(e.pl.Driver.HTTPClient); n != nil {
+	if n := httpclient.TransportStats(e.pl.Driver.HTTPClient); n != nil {
 		info.HTTPProtocol, info.Proxy = n.Protocol(), metrics.ProxyText(n.Proxies)
 	}
 	info.Started, info.Ops = e.start, e.pl.Names
@@ -451,7 +452,7 @@ func (e *engine) finish(ctx context.Context, sum *metrics.Summary, err error) (*
 		testEngineDone(e)
 	}
 	hs := e.rec.Histograms()
-	maps.Copy(hs, metrics.NetHistograms(driver.TransportStats(e.pl.Driver.HTTPClient))) // the net block's times, for merges
+	maps.Copy(hs, metrics.NetHistograms(httpclient.TransportStats(e.pl.Driver.HTTPClient))) // the net block's times, for merges
 	end := &metrics.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile(), Histograms: hs}
 	for _, s := range e.opts.Sinks {
 		s.End(end)

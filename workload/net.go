@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/secret"
 )
 
@@ -53,7 +54,7 @@ const DefaultOAuthSecret = "${MCPBENCH_OAUTH_CLIENT_SECRET}"
 func (p *Profile) validateNet(lookup secret.LookupFunc, d *driver.Config) []error {
 	var errs problems
 	switch p.HTTP {
-	case "", driver.HTTPAuto, driver.HTTP1, driver.HTTP2:
+	case "", httpclient.HTTPAuto, httpclient.HTTP1, httpclient.HTTP2:
 	default:
 		errs.add("http: %q, want auto, 1.1 or 2", p.HTTP)
 	}
@@ -74,7 +75,7 @@ func (p *Profile) netConfig(lookup secret.LookupFunc, d *driver.Config) (*driver
 		errs = append(errs, fmt.Errorf("proxy: %w", err))
 	}
 	d.Proxy = proxy
-	d.TLS = driver.TLSFiles{CAFile: p.TLS.CA, CertFile: p.TLS.Cert, KeyFile: p.TLS.Key, ServerName: p.TLS.ServerName}
+	d.TLS = httpclient.TLSFiles{CAFile: p.TLS.CA, CertFile: p.TLS.Cert, KeyFile: p.TLS.Key, ServerName: p.TLS.ServerName}
 	d.Insecure = d.Insecure || p.TLS.Insecure
 	if o := p.OAuth; o != nil {
 		ref := o.ClientSecret
@@ -93,7 +94,7 @@ func (p *Profile) netConfig(lookup secret.LookupFunc, d *driver.Config) (*driver
 		if o.ClientID == "" {
 			errs = append(errs, errors.New("oauth.client_id: empty (--oauth-client-id)"))
 		}
-		d.OAuth = &driver.OAuthConfig{ClientID: o.ClientID, ClientSecret: sec, Scopes: o.Scopes, Issuer: o.Issuer}
+		d.OAuth = &httpclient.OAuthConfig{ClientID: o.ClientID, ClientSecret: sec, Scopes: o.Scopes, Issuer: o.Issuer}
 	}
 	for _, e := range d.ValidateNet() {
 		if !strings.HasPrefix(e.Error(), "oauth.") { // said above, with the flag

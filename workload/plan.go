@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -227,7 +228,7 @@ func driverConfig(p *Profile, ep *Endpoint, net *driver.Config, hc *http.Client)
 	d.MaxMessageBytes = int64(p.MaxMessageBytes)
 	d.MaxEventBytes = int(p.MaxEventBytes)
 	d.FollowRedirects = p.FollowRedirects
-	d.SourceAddrs, _ = driver.ParseSourceAddrs(p.SourceAddrs) // resolve checked it; "" gives nil
+	d.SourceAddrs, _ = httpclient.ParseSourceAddrs(p.SourceAddrs) // resolve checked it; "" gives nil
 	// One large-message budget for the run: its peak memory is about VUs ×
 	// the small per-session buffers + this.
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))

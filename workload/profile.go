@@ -56,7 +56,7 @@ type Profile struct {
 	URLs []string `yaml:"urls"`
 	// SourceAddrs are local addresses to connect from, round robin per
 	// connection: "127.0.0.2,127.0.0.3", a range "127.0.0.2-127.0.0.9" or
-	// a CIDR "127.0.0.0/28" (driver.ParseSourceAddrs), so more than one
+	// a CIDR "127.0.0.0/28" (httpclient.ParseSourceAddrs), so more than one
 	// address's ~64k ephemeral ports can reach one server address.
 	SourceAddrs string `yaml:"source_addrs"`
 	// Protocol: auto (the default: server/discover first, initialize if

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -74,7 +75,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	}
 	s.Sessions = e.rec.Sessions()
 	s.GETStreams = e.rec.GETStreams()
-	s.Net = metrics.NetSummaryOf(driver.TransportStats(e.pl.Driver.HTTPClient))
+	s.Net = metrics.NetSummaryOf(httpclient.TransportStats(e.pl.Driver.HTTPClient))
 	s.Subscriptions = e.subscriptionSummary()
 	e.chaosSummary(s)
 	e.endApplies(s)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
@@ -103,7 +104,7 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		e.embedded = true
 		e.srv, err = refserver.Start(context.WithoutCancel(e.ctx), "127.0.0.1:0", refserver.Options{
 			Mode: refserver.Mode(p.Server.Mode), GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D(), PageSize: p.Server.PageSize,
-			H2C: p.HTTP == driver.HTTP2}) // --http 2 against the embedded server: h2c
+			H2C: p.HTTP == httpclient.HTTP2}) // --http 2 against the embedded server: h2c
 		if err != nil {
 			e.close()
 			return nil, &exitError{code: exitFailed, err: fmt.Errorf("start the embedded reference server: %w", err)}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/spf13/pflag"
 )
 
@@ -40,7 +41,7 @@ func (n *netFlags) register(fl *pflag.FlagSet) {
 // config sets the transport flags in a probe's driver config.
 func (n *netFlags) config(c *driver.Config) {
 	c.HTTP, c.Proxy = n.http, n.proxy
-	c.TLS = driver.TLSFiles{CAFile: n.ca, CertFile: n.cert, KeyFile: n.key, ServerName: n.serverName}
+	c.TLS = httpclient.TLSFiles{CAFile: n.ca, CertFile: n.cert, KeyFile: n.key, ServerName: n.serverName}
 }
 
 // secretFlag reports whether a command-line argument is the value of a

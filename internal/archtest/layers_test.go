@@ -31,21 +31,24 @@ var layers = map[string][]string{
 	"internal/mcptest":  {},
 	"internal/archtest": {},
 
+	// The HTTP client under the session: HTTP/1.1, HTTP/2, dialer, OAuth,
+	// and the interfaces chaos and driver meet through.
+	"httpclient": {"internal/secret"},
 	// Faults below the session: chaos wraps an HTTP transport.
-	"chaos": {"internal/units"},
+	"chaos": {"httpclient", "internal/units"},
 	// The MCP session over Streamable HTTP.
-	"driver": {"internal/jsonrpc", "internal/sse", "internal/secret", "internal/units"},
+	"driver": {"httpclient", "internal/jsonrpc", "internal/sse", "internal/secret", "internal/units"},
 
 	// The conformance probe: raw requests against one server.
 	"probe": {"driver", "internal/jsonrpc", "internal/sse"},
 
 	// Recording and storing (never judging).
-	"metrics":          {"driver", "internal/textfmt"},
+	"metrics":          {"driver", "httpclient", "internal/textfmt"},
 	"internal/fixture": {"metrics"},
 	// Judging recorded results.
 	"verdict": {"driver", "metrics", "internal/stats", "internal/textfmt"},
 	// The engine.
-	"workload": {"chaos", "driver", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/secret", "internal/textfmt", "internal/units"},
+	"workload": {"chaos", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/secret", "internal/textfmt", "internal/units"},
 	// Orchestrating runs.
 	"sweep": {"workload", "metrics", "internal/stats", "internal/textfmt"},
 	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},

@@ -1,4 +1,4 @@
-package driver_test
+package httpclient
 
 import (
 	"net"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/mcpbench/mcpbench/driver"
 )
 
 func TestParseSourceAddrs(t *testing.T) {
@@ -28,7 +26,7 @@ func TestParseSourceAddrs(t *testing.T) {
 		{"10.0.0.0/8", nil, "more than 65536"},
 		{"", nil, "none given"},
 	} {
-		ips, err := driver.ParseSourceAddrs(tt.spec)
+		ips, err := ParseSourceAddrs(tt.spec)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%q: err %v, want %q", tt.spec, err, tt.err)
@@ -61,8 +59,8 @@ func TestSourceAddrsSpreadConnections(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	ips, _ := driver.ParseSourceAddrs("127.0.0.2-127.0.0.4")
-	tr := &driver.H1Transport{SourceAddrs: ips}
+	ips, _ := ParseSourceAddrs("127.0.0.2-127.0.0.4")
+	tr := &h1Transport{SourceAddrs: ips}
 	for range 6 {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 		req.Close = true               // a new connection each time

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"strings"
@@ -22,7 +22,7 @@ func TestProxyChoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, err := parseProxy(ProxyNone)
+	none, err := parseProxy(proxyNone)
 	if err != nil || none != nil {
 		t.Fatalf("none: %v %v", none, err)
 	}

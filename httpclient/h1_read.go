@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"bufio"
@@ -200,7 +200,7 @@ func (pc *h1conn) frameBody(req *http.Request, resp *http.Response) error {
 	default:
 		b.mode, b.keep, resp.ContentLength = modeClose, false, -1
 	}
-	if req.Method == http.MethodGet && b.mode != modeNone && mediaType(resp.Header.Get("Content-Type")) == mtSSE {
+	if req.Method == http.MethodGet && b.mode != modeNone && isEventStream(resp.Header.Get("Content-Type")) {
 		pc.shrinkReader(b)
 	}
 	resp.Body = b
@@ -325,7 +325,7 @@ func canonicalKey(k []byte) string {
 	case "Cache-Control", "cache-control":
 		return "Cache-Control"
 	case "Mcp-Session-Id", "mcp-session-id", "MCP-Session-Id":
-		return HeaderSessionID
+		return "Mcp-Session-Id"
 	case "Keep-Alive", "keep-alive":
 		return "Keep-Alive"
 	case "Vary", "vary":

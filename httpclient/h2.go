@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"context"
@@ -173,6 +173,9 @@ func (p *h2Pool) get(ctx context.Context, scheme, host string) (*h2conn, error) 
 		return nil, err
 	}
 	if err := c.cc.Reserve(); err != nil {
+		// A new h2c connection can be unusable already: a server without
+		// h2c answered the preface in HTTP/1.1 and closed. Say so.
+		err = c.sniff.explain(ctx, host, err)
 		c.cc.Close()
 		return nil, err
 	}
@@ -236,6 +239,11 @@ func (p *h2Pool) closeAll() {
 	p.t.mu.Unlock()
 }
 
+var (
+	_ Multiplexed = (*h2body)(nil)
+	_ ConnCutter  = (*h2body)(nil)
+)
+
 // h2body is an HTTP/2 response body. Close resets the stream
 // (RST_STREAM) when it was not read to its end; CutConnection closes the
 // whole connection under it, every stream on it included: the chaos
@@ -271,13 +279,13 @@ func (b *h2body) CutConnection(rst bool) error {
 // connection that others share (HTTP/2), not the connection.
 func (b *h2body) Multiplexed() bool { return true }
 
-// autoTransport is --http auto: H1Transport for http://, and for https://
+// autoTransport is --http auto: h1Transport for http://, and for https://
 // the protocol ALPN picks on the first connection to each host (offering
 // h2 and http/1.1): h2 goes to an HTTP/2 connection per session, http/1.1
-// to H1Transport. The first connection is handed to the protocol chosen,
+// to h1Transport. The first connection is handed to the protocol chosen,
 // not thrown away.
 type autoTransport struct {
-	h1 *H1Transport
+	h1 *h1Transport
 	h2 *h2Transport
 	d  *dialer
 
@@ -335,7 +343,7 @@ func (a *autoTransport) roundTrip(req *http.Request, pool *h2Pool) (*http.Respon
 
 // choose returns the protocol of host, making the first connection to it
 // when no choice was made yet (the connection then goes to pool or to
-// H1Transport's idle connections).
+// h1Transport's idle connections).
 func (a *autoTransport) choose(ctx context.Context, host string, pool *h2Pool) (string, error) {
 	a.mu.Lock()
 	ch := a.hosts[host]
@@ -382,7 +390,7 @@ func (a *autoTransport) decide(ctx context.Context, host string, ch *alpnChoice,
 	a.h1.adopt("https", host, tc)
 }
 
-// newStdTransport is net/http's Transport (Config.StdHTTP) over the
+// newStdTransport is net/http's Transport (Options.StdHTTP) over the
 // dialer: HTTP/1.1 and h2 by ALPN (auto), one of them, or h2c for http://
 // (2). http:// through a proxy goes in a CONNECT tunnel.
 func newStdTransport(d *dialer, mode string) *http.Transport {

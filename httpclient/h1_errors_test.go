@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"bufio"
@@ -24,7 +24,7 @@ func TestH1LongHeaderLine(t *testing.T) {
 	url, conns := rawServer(t, func(*http.Request) string {
 		return "HTTP/1.1 200 OK\r\nX-Big: " + big + "\r\nContent-Length: 2\r\n\r\nok"
 	})
-	tr := &H1Transport{}
+	tr := &h1Transport{}
 	for i := range 3 {
 		resp, body, err := get(t, tr, url)
 		if err != nil || body != "ok" {
@@ -88,7 +88,7 @@ func TestH1ErrorsSayWhat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url, _ := rawServerOnce(t, tt.raw)
-			_, _, err := get(t, &H1Transport{}, url)
+			_, _, err := get(t, &h1Transport{}, url)
 			if !errors.Is(err, tt.is) {
 				t.Fatalf("error %v, want %v", err, tt.is)
 			}
@@ -128,7 +128,7 @@ func TestH1HTTP2OnlyGoServer(t *testing.T) {
 	}
 	ts.StartTLS()
 	defer ts.Close()
-	tr := &H1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
+	tr := &h1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
 	_, _, err := get(t, tr, ts.URL)
 	if !errors.Is(err, ErrHTTP2Only) {
 		t.Fatalf("error %v, want ErrHTTP2Only", err)
@@ -156,7 +156,7 @@ func TestH1HTTP2PreferringServerStillWorks(t *testing.T) {
 	}
 	ts.StartTLS()
 	defer ts.Close()
-	tr := &H1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
+	tr := &h1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
 	for i := range 3 {
 		if _, body, err := get(t, tr, ts.URL); err != nil || body != "HTTP/1.1" {
 			t.Fatalf("request %d: %q %v", i, body, err)
@@ -283,7 +283,7 @@ func readClientHello(c net.Conn) ([]byte, []string, error) {
 // accepts h2 is ErrHTTP2Only, after exactly one probe.
 func TestH1HTTP2OnlyALPNAlert(t *testing.T) {
 	s := newALPNServer(t, true)
-	tr := &H1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
+	tr := &h1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
 	_, _, err := get(t, tr, s.url)
 	if !errors.Is(err, ErrHTTP2Only) {
 		t.Fatalf("error %v, want ErrHTTP2Only", err)
@@ -296,7 +296,7 @@ func TestH1HTTP2OnlyALPNAlert(t *testing.T) {
 // A server that refuses every protocol keeps its own TLS error.
 func TestH1ALPNAlertNotHTTP2(t *testing.T) {
 	s := newALPNServer(t, false)
-	tr := &H1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
+	tr := &h1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
 	_, _, err := get(t, tr, s.url)
 	if err == nil || errors.Is(err, ErrHTTP2Only) || !strings.Contains(err.Error(), "no application protocol") {
 		t.Fatalf("error %v, want the server's no_application_protocol alert", err)

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"cmp"
@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -15,55 +17,116 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// HTTP versions (Config.HTTP, --http).
+// HTTP versions (Options.HTTP, --http).
 const (
-	// HTTPAuto: H1Transport for http://; for https:// ALPN decides, per
-	// host, on the first connection: h2 when the server offers it (each
-	// session then has an HTTP/2 connection of its own), else H1Transport.
+	// HTTPAuto: our HTTP/1.1 transport for http://; for https:// ALPN
+	// decides, per host, on the first connection: h2 when the server
+	// offers it (each session then has an HTTP/2 connection of its own),
+	// else our HTTP/1.1 transport.
 	HTTPAuto = "auto"
-	// HTTP1: HTTP/1.1 only (H1Transport, ALPN "http/1.1").
+	// HTTP1: HTTP/1.1 only (our transport, ALPN "http/1.1").
 	HTTP1 = "1.1"
 	// HTTP2: HTTP/2 only: h2 over TLS (ALPN "h2"), h2c with prior
 	// knowledge for http:// (RFC 9113 §3.3).
 	HTTP2 = "2"
 )
 
-// ProxyNone (Config.Proxy, --proxy none) sends every request directly,
+// proxyNone (Options.Proxy, --proxy none) sends every request directly,
 // whatever the environment says.
-const ProxyNone = "none"
+const proxyNone = "none"
 
 // ErrNoHTTP2: --http 2 and the server does not offer h2 in its TLS
 // handshake (ALPN).
 var ErrNoHTTP2 = errors.New("server does not offer HTTP/2 (ALPN h2): use --http auto or 1.1")
 
-// ValidateNet checks the HTTP version, the proxy, the TLS files (they are
-// read) and the OAuth settings of c, each error naming its field; Validate
-// includes it.
-func (c *Config) ValidateNet() []error {
+// Options configures the client New builds. The zero value is HTTPAuto
+// with the environment's proxy, the system's roots and no OAuth.
+type Options struct {
+	// HTTP is the HTTP version: HTTPAuto ("": our HTTP/1.1 transport for
+	// http://, ALPN for https://), HTTP1 or HTTP2 (h2, or h2c with prior
+	// knowledge for http://).
+	HTTP string
+	// StdHTTP uses net/http's Transport instead of our HTTP/1.1 one
+	// (slower per request; speaks HTTP/2 over TLS).
+	StdHTTP bool
+	// Proxy: "" honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY (never for
+	// loopback targets); "none" goes direct; an http:// or https:// URL
+	// sends every request through that proxy (CONNECT tunnels for
+	// https://, absolute-form requests for http://). Its userinfo becomes
+	// Proxy-Authorization and is never shown.
+	Proxy string
+	// TLS holds the roots, client certificate and server name; files are
+	// read when the client is built.
+	TLS TLSFiles
+	// Insecure skips TLS certificate verification.
+	Insecure bool
+	// ConnectTimeout bounds dialing, the TLS handshake and a proxy's
+	// CONNECT; 0 means 5 s.
+	ConnectTimeout time.Duration
+	// SourceAddrs are the local addresses connections are made from,
+	// round robin (ParseSourceAddrs); nil: the kernel chooses.
+	SourceAddrs []net.IP
+	// OAuth, when set, authorizes requests with the client-credentials
+	// grant after a 401 Bearer challenge (see OAuthConfig). Never shown.
+	OAuth *OAuthConfig
+	// Resource is the URL requests go to (the protected resource): OAuth
+	// tokens are asked for it (RFC 8707) and its protected resource
+	// metadata is looked for under it (RFC 9728 §3.1). Used with OAuth.
+	Resource string
+	// OAuthTimeout bounds each OAuth discovery and token fetch, and each
+	// of their requests; 0 (or negative) means 30 s.
+	OAuthTimeout time.Duration
+	// OAuthHeader is added to the metadata requests of OAuth discovery
+	// (an MCP client sends its Mcp-Protocol-Version there).
+	OAuthHeader http.Header
+}
+
+// Validate checks the HTTP version, the proxy, the TLS files (they are
+// read) and the OAuth settings of o, each error naming its field ("http:
+// ...", "proxy: ...", "tls.ca: ...", "oauth.client_id: empty"); nil when
+// New can build the client.
+func (o *Options) Validate() []error {
 	var errs []error
-	switch c.HTTP {
+	switch o.HTTP {
 	case "", HTTPAuto, HTTP1, HTTP2:
 	default:
-		errs = append(errs, fmt.Errorf("http: %q, want auto, 1.1 or 2", c.HTTP))
+		errs = append(errs, fmt.Errorf("http: %q, want auto, 1.1 or 2", o.HTTP))
 	}
-	if _, err := parseProxy(c.Proxy); err != nil {
+	if _, err := parseProxy(o.Proxy); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := c.TLS.tlsConfig(c.Insecure); err != nil {
+	if _, err := o.TLS.tlsConfig(o.Insecure); err != nil {
 		errs = append(errs, fmt.Errorf("tls.%w", err))
 	}
-	if o := c.OAuth; o != nil {
-		if o.ClientID == "" {
+	if a := o.OAuth; a != nil {
+		if a.ClientID == "" {
 			errs = append(errs, errors.New("oauth.client_id: empty"))
 		}
-		if o.ClientSecret == "" {
+		if a.ClientSecret == "" {
 			errs = append(errs, errors.New("oauth.client_secret: empty"))
 		}
 	}
 	return errs
 }
 
-// netTransport is the RoundTripper of the clients NewHTTPClient builds:
+// New returns an HTTP client tuned for load generation, for the HTTP
+// version o asks for (see HTTPAuto, HTTP1, HTTP2; or net/http's Transport
+// with o.StdHTTP): our HTTP/1.1 transport, keep-alive connections without
+// a per-host cap, HTTP/2 with a connection per session (PerSession); the
+// proxy, TLS files, OAuth and connect timeout of o. It sets no request
+// timeout: the caller bounds its requests. TransportStats reads what its
+// connections did. A setting that cannot be used (a TLS file that does
+// not load; Validate reports it first) makes every request fail with the
+// error naming it. The client is safe for concurrent use.
+func New(o Options) *http.Client {
+	t, err := newTransport(&o)
+	if err != nil {
+		return &http.Client{Transport: errTransport{err}}
+	}
+	return &http.Client{Transport: t}
+}
+
+// netTransport is the RoundTripper of the clients New builds:
 // the transport of the HTTP version asked for, the dialer under it (proxy,
 // TLS, counts), and OAuth above it. Safe for concurrent use.
 type netTransport struct {
@@ -75,8 +138,8 @@ type netTransport struct {
 	certs bool        // a client certificate is configured
 }
 
-// sessioner is a transport that gives each session connections of its
-// own (HTTP/2: a session's POST streams and GET stream share one
+// sessioner is a base transport that gives each session connections of
+// its own (HTTP/2: a session's POST streams and GET stream share one
 // connection, as one client's would).
 type sessioner interface {
 	forSession() sessionRT
@@ -90,7 +153,7 @@ type sessionRT interface {
 
 // newTransport builds the transport cfg asks for. Errors name the
 // setting at fault (proxy, tls.ca, tls.cert ...).
-func newTransport(cfg *Config) (*netTransport, error) {
+func newTransport(cfg *Options) (*netTransport, error) {
 	proxy, err := parseProxy(cfg.Proxy)
 	if err != nil {
 		return nil, err
@@ -102,7 +165,7 @@ func newTransport(cfg *Config) (*netTransport, error) {
 	d := newDialer(durOr(cfg.ConnectTimeout, 5*time.Second), proxy, tc)
 	d.src = newSourcePicker(cfg.SourceAddrs)
 	t := &netTransport{mode: cmp.Or(cfg.HTTP, HTTPAuto), d: d, certs: len(tc.Certificates) > 0}
-	h1 := func() *H1Transport { return &H1Transport{DialTimeout: d.timeout, UserAgent: "mcpbench", d: d} }
+	h1 := func() *h1Transport { return &h1Transport{DialTimeout: d.timeout, UserAgent: "mcpbench", d: d} }
 	switch {
 	case cfg.StdHTTP:
 		t.base, t.name = newStdTransport(d, t.mode), "net/http"
@@ -146,11 +209,25 @@ func (t *netTransport) explain(err error) error {
 	if e := explainTLS(err, t.certs); e != err {
 		return e
 	}
-	if !t.certs && t.d.certAsked.Load() && Classify(err) == ClassTransport && !errors.Is(err, context.Canceled) {
+	if !t.certs && t.d.certAsked.Load() && connFailure(err) {
 		return fmt.Errorf("TLS: the server asked for a client certificate and none was given (mutual TLS: give --cert and --key): %w", err)
 	}
 	return err
 }
+
+// connFailure reports whether err is a failed connection rather than a
+// timeout, a cancellation or a refused authorization.
+func connFailure(err error) bool {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.Is(err, ErrAuthorization), errors.As(err, &ne) && ne.Timeout():
+		return false
+	}
+	return true
+}
+
+var _ PerSession = (*netTransport)(nil)
 
 // ForSession returns the transport one session uses: connections of its
 // own where the HTTP version multiplexes (HTTP/2), else t itself. The
@@ -188,7 +265,7 @@ func (s *sessionTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 func (s *sessionTransport) CloseIdleConnections() { s.rt.closeAll() }
 
 // errTransport fails every request with the error that kept the transport
-// from being built (Config.Validate reports it before a run).
+// from being built (Options.Validate reports it before a run).
 type errTransport struct{ err error }
 
 func (e errTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -198,7 +275,7 @@ func (e errTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return nil, e.err
 }
 
-// NetStats describes the connections of a client NewHTTPClient built,
+// NetStats describes the connections of a client New built,
 // over its whole life (set-up included): the HTTP version, the proxy,
 // TLS handshakes and OAuth token fetches, each apart from operations'
 // latency. Times are in microseconds in the histograms.
@@ -243,8 +320,8 @@ func (n *NetStats) Protocol() string {
 	return ps[0] + " (+ " + strings.Join(ps[1:], ", ") + ")"
 }
 
-// TransportStats returns the stats of hc's transport when NewHTTPClient
-// built it, nil otherwise. Safe for concurrent use.
+// TransportStats returns the stats of hc's transport when New built it,
+// nil otherwise. Safe for concurrent use.
 func TransportStats(hc *http.Client) *NetStats {
 	if hc == nil {
 		return nil
@@ -270,23 +347,4 @@ func TransportStats(hc *http.Client) *NetStats {
 		n.OAuth = t.oauth.stats()
 	}
 	return n
-}
-
-// perSession returns the transport a new session uses: rt's ForSession
-// when it has one (own reports a transport of the session's own, whose
-// connections the session closes), else rt.
-func perSession(rt http.RoundTripper) (_ http.RoundTripper, own bool) {
-	fs, ok := rt.(interface{ ForSession() http.RoundTripper })
-	if !ok {
-		return rt, false
-	}
-	srt := fs.ForSession()
-	return srt, srt != rt
-}
-
-// releaseConns closes the session's own connections (Close).
-func (s *Session) releaseConns() {
-	if c, ok := s.rt.(interface{ CloseIdleConnections() }); ok && s.ownRT {
-		c.CloseIdleConnections()
-	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package driver
+package httpclient
 
 import (
 	"bufio"
@@ -180,7 +180,7 @@ func waitReadable(t *testing.T, c net.Conn) {
 }
 
 // post sends request id on tr and reads the body.
-func post(tr *H1Transport, url string, id int) (string, error) {
+func post(tr *h1Transport, url string, id int) (string, error) {
 	req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":`+fmt.Sprint(id)+`,"method":"tools/call"}`))
 	req.Header.Set("X-Req-Id", fmt.Sprint(id))
 	resp, err := tr.RoundTrip(req)
@@ -209,7 +209,7 @@ func TestH1NoResendAfterWrite(t *testing.T) {
 				return false
 			})
 			d := &dialRecorder{}
-			tr := &H1Transport{Dial: d.dial}
+			tr := &h1Transport{Dial: d.dial}
 			const n = 5
 			failed := 0
 			for i := 1; i <= n; i++ {
@@ -248,7 +248,7 @@ func TestH1DropsDeadIdleConnection(t *testing.T) {
 	for _, how := range []string{"FIN", "RST", "unsolicited", "TLS"} {
 		t.Run(how, func(t *testing.T) {
 			var cfg *tls.Config
-			tr := &H1Transport{}
+			tr := &h1Transport{}
 			if how == "TLS" {
 				cfg = serverTLS()
 				tr.TLSConfig = &tls.Config{InsecureSkipVerify: true}
@@ -301,7 +301,7 @@ func TestH1DropsDeadIdleConnection(t *testing.T) {
 func TestH1KeepAliveHealthy(t *testing.T) {
 	h := newHostile(t, func(c net.Conn, nth int) bool { return rawAnswer(c) })
 	d := &dialRecorder{}
-	tr := &H1Transport{Dial: d.dial}
+	tr := &h1Transport{Dial: d.dial}
 	const n = 50
 	for i := 1; i <= n; i++ {
 		if body, err := post(tr, h.url, i); err != nil || body != "ok" {
@@ -364,7 +364,7 @@ func TestH1RetryOnlyUnwritten(t *testing.T) {
 			var mu sync.Mutex
 			var conns []*faultyConn
 			failAll := false
-			tr := &H1Transport{Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			tr := &h1Transport{Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
 				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 				if err != nil {
 					return nil, err
@@ -425,7 +425,7 @@ func BenchmarkH1IdleCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	pc := newH1conn(&H1Transport{}, "", "", c)
+	pc := newH1conn(&h1Transport{}, "", "", c)
 	b.ReportAllocs()
 	for b.Loop() {
 		if !pc.alive() {

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// H1Transport is an HTTP/1.1 client transport made for load generation
+// h1Transport is an HTTP/1.1 client transport made for load generation
 // (RFC 9112). The goroutine that calls RoundTrip writes the request and
 // reads the response on the connection itself: no reader or writer
 // goroutines per connection and no channel handoffs, which is where
@@ -40,7 +40,7 @@ import (
 // It speaks HTTP/1.1 only (over TLS for https), without proxies, redirects
 // or compression: what an MCP endpoint needs. A server that speaks only
 // HTTP/2 is reported as ErrHTTP2Only. Safe for concurrent use.
-type H1Transport struct {
+type h1Transport struct {
 	// Dial opens connections; nil means a net.Dialer with DialTimeout.
 	// A chaos layer may wrap the net.Conn it returns (a connection that is
 	// not a *net.TCPConn, or TLS over one, is reused without the check).
@@ -65,10 +65,10 @@ type H1Transport struct {
 	mu      sync.Mutex
 	idle    map[string][]*h1conn
 	retries atomic.Int64
-	d       *dialer // NewHTTPClient's: proxies, TLS settings, counts (nil: Dial and TLSConfig)
+	d       *dialer // New's: proxies, TLS settings, counts (nil: Dial and TLSConfig)
 }
 
-var _ http.RoundTripper = (*H1Transport)(nil)
+var _ http.RoundTripper = (*h1Transport)(nil)
 
 // ErrConnClosedAfterWrite: the connection closed (EOF or reset) after the
 // request, or part of it, was written and before the response head was
@@ -85,10 +85,10 @@ var ErrHTTP2Only = errors.New("server offers only HTTP/2 (ALPN h2); this transpo
 // failed before any byte of them was written (the server cannot have seen
 // them). A request of which a byte was written is never re-sent. Safe for
 // concurrent use.
-func (t *H1Transport) Retries() int64 { return t.retries.Load() }
+func (t *h1Transport) Retries() int64 { return t.retries.Load() }
 
 type h1conn struct {
-	t      *H1Transport
+	t      *h1Transport
 	key    string // scheme://host, the pool key
 	addr   string // host:port dialed
 	c      net.Conn
@@ -139,7 +139,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 // error); an HTTP/2-only server gives ErrHTTP2Only; a malformed response
 // head names the part at fault (status line, the header, chunk size,
 // trailer) with a quoted excerpt of at most 64 bytes.
-func (t *H1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, err := requestBody(req)
 	if err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func (t *H1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // explain turns the failure of a request on pc into the error RoundTrip
 // returns; got says whether any response byte arrived.
-func (t *H1Transport) explain(ctx context.Context, pc *h1conn, got bool, err error) error {
+func (t *h1Transport) explain(ctx context.Context, pc *h1conn, got bool, err error) error {
 	if !connClosed(err) {
 		return err
 	}
@@ -222,7 +222,7 @@ func requestBody(req *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	defer req.Body.Close()
-	if br, ok := req.Body.(interface{ Bytes() []byte }); ok {
+	if br, ok := req.Body.(BytesBody); ok {
 		return br.Bytes(), nil
 	}
 	return io.ReadAll(req.Body)

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"bufio"
@@ -61,7 +61,7 @@ func serveRaw(t *testing.T, answer func(req *http.Request) string, once bool) (s
 	return "http://" + l.Addr().String(), conns
 }
 
-func get(t *testing.T, tr *H1Transport, url string) (*http.Response, string, error) {
+func get(t *testing.T, tr *h1Transport, url string) (*http.Response, string, error) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(`{"x":1}`))
 	resp, err := tr.RoundTrip(req)
@@ -92,7 +92,7 @@ func TestH1Bodies(t *testing.T) {
 			if !tt.reused {
 				url, conns = rawServerOnce(t, tt.raw) // these servers close after the answer
 			}
-			tr := &H1Transport{}
+			tr := &h1Transport{}
 			for i := range 3 {
 				resp, body, err := get(t, tr, url)
 				if err != nil {
@@ -132,13 +132,13 @@ func TestH1Malformed(t *testing.T) {
 		"HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 2<<20) + "\r\n\r\n",
 	} {
 		url, _ := rawServerOnce(t, raw)
-		if _, _, err := get(t, &H1Transport{}, url); err == nil {
+		if _, _, err := get(t, &h1Transport{}, url); err == nil {
 			t.Errorf("%.40q: no error", raw)
 		}
 	}
 	// A chunked body cut short is an unexpected EOF, not a clean end.
 	url, _ := rawServerOnce(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel")
-	if _, _, err := get(t, &H1Transport{}, url); !errors.Is(err, io.ErrUnexpectedEOF) {
+	if _, _, err := get(t, &h1Transport{}, url); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("cut chunked body: %v, want unexpected EOF", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestH1AbortBlockedRead(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	tr := &H1Transport{}
+	tr := &h1Transport{}
 	for _, how := range []string{"cancel", "close"} {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL, nil)
@@ -201,11 +201,11 @@ func TestH1TLS(t *testing.T) {
 		w.Write([]byte("secure"))
 	}))
 	defer ts.Close()
-	tr := &H1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
+	tr := &h1Transport{TLSConfig: &tls.Config{InsecureSkipVerify: true}}
 	if _, body, err := get(t, tr, ts.URL); err != nil || body != "secure" {
 		t.Fatalf("%q %v", body, err)
 	}
-	if _, _, err := get(t, &H1Transport{}, ts.URL); err == nil {
+	if _, _, err := get(t, &h1Transport{}, ts.URL); err == nil {
 		t.Fatal("an untrusted certificate must fail without InsecureSkipVerify")
 	}
 }
@@ -236,7 +236,7 @@ func FuzzH1Response(f *testing.F) {
 			}
 			server.Close()
 		}()
-		tr := &H1Transport{Dial: func(context.Context, string, string) (net.Conn, error) { return client, nil }}
+		tr := &h1Transport{Dial: func(context.Context, string, string) (net.Conn, error) { return client, nil }}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, "POST", "http://fuzz/mcp", strings.NewReader("{}"))

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 
 // getConn returns an idle connection to scheme://host that passes the
 // liveness check or, with none (or fresh), a new one.
-func (t *H1Transport) getConn(ctx context.Context, scheme, host string, fresh bool) (*h1conn, error) {
+func (t *h1Transport) getConn(ctx context.Context, scheme, host string, fresh bool) (*h1conn, error) {
 	key := scheme + "://" + host
 	for !fresh { // bounded by the pool, which only shrinks here
 		t.mu.Lock()
@@ -65,7 +65,7 @@ func (t *H1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 // dial connects to addr, with a TLS handshake offering ALPN proto for
 // https; hop is the forward proxy an http:// connection goes to (nil:
 // direct).
-func (t *H1Transport) dial(ctx context.Context, scheme, addr, proto string) (net.Conn, *proxyHop, error) {
+func (t *h1Transport) dial(ctx context.Context, scheme, addr, proto string) (net.Conn, *proxyHop, error) {
 	if t.d != nil {
 		return t.d.h1(ctx, scheme, addr, proto)
 	}
@@ -73,9 +73,9 @@ func (t *H1Transport) dial(ctx context.Context, scheme, addr, proto string) (net
 	return c, nil, err
 }
 
-// dialDirect is dial without NewHTTPClient's dialer: Dial (or a
+// dialDirect is dial without New's dialer: Dial (or a
 // net.Dialer) and TLSConfig.
-func (t *H1Transport) dialDirect(ctx context.Context, scheme, addr, proto string) (net.Conn, error) {
+func (t *h1Transport) dialDirect(ctx context.Context, scheme, addr, proto string) (net.Conn, error) {
 	timeout := durOr(t.DialTimeout, 5*time.Second)
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -115,7 +115,7 @@ func (t *H1Transport) dialDirect(ctx context.Context, scheme, addr, proto string
 
 // acceptsH2 probes addr once with a TLS handshake offering only ALPN "h2"
 // and reports whether the server chose it.
-func (t *H1Transport) acceptsH2(ctx context.Context, addr string) bool {
+func (t *h1Transport) acceptsH2(ctx context.Context, addr string) bool {
 	c, _, err := t.dial(ctx, "https", addr, "h2")
 	if err != nil {
 		return false
@@ -125,7 +125,7 @@ func (t *H1Transport) acceptsH2(ctx context.Context, addr string) bool {
 	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }
 
-func newH1conn(t *H1Transport, key, addr string, c net.Conn) *h1conn {
+func newH1conn(t *h1Transport, key, addr string, c net.Conn) *h1conn {
 	pc := &h1conn{t: t, key: key, addr: addr, c: c, br: getReader(c)}
 	pc.cw.c = c
 	nc := c
@@ -180,14 +180,14 @@ func peekSocket[FD ~int | ~uintptr](recvfrom func(FD, []byte, int) (int, syscall
 
 // adopt puts a connection made elsewhere (autoTransport's first TLS
 // connection to a host, whose ALPN chose http/1.1) among the idle ones.
-func (t *H1Transport) adopt(scheme, host string, c net.Conn) {
+func (t *h1Transport) adopt(scheme, host string, c net.Conn) {
 	t.putIdle(newH1conn(t, scheme+"://"+host, hostPort(scheme, host), c))
 }
 
 // putIdle keeps pc for reuse. Its read buffer (empty: finish checked)
 // goes back to the pool while it waits: an idle session's connection holds
 // no buffer.
-func (t *H1Transport) putIdle(pc *h1conn) {
+func (t *h1Transport) putIdle(pc *h1conn) {
 	putReader(pc.br)
 	pc.br = nil
 	pc.idleAt = time.Now()
@@ -201,7 +201,7 @@ func (t *H1Transport) putIdle(pc *h1conn) {
 }
 
 // CloseIdleConnections closes kept-alive connections (http.Client calls it).
-func (t *H1Transport) CloseIdleConnections() {
+func (t *h1Transport) CloseIdleConnections() {
 	t.mu.Lock()
 	idle := t.idle
 	t.idle = nil

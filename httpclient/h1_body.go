@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"bytes"
@@ -234,6 +234,8 @@ func (b *h1body) abort() {
 		b.pc.c.Close()
 	}
 }
+
+var _ ConnResetter = (*h1body)(nil)
 
 // Reset drops the connection with a TCP reset (SO_LINGER 0) instead of an
 // orderly close: the chaos layer's RST cut. A blocked Read returns an error.

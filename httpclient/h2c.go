@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // ErrNoH2C: --http 2 against an http:// server that does not speak h2c
 // (HTTP/2 with prior knowledge, RFC 9113 §3.3). net/http's HTTP/2 client
 // reports this as a frame too large, a broken pipe or a reset, depending
-// on timing; the driver tells it by the server's first bytes: an HTTP/1.x
+// on timing; the transport tells it by the server's first bytes: an HTTP/1.x
 // status line, or (before any h2c connection of the run has worked) the
 // connection closed before any byte. The error wrapping it says which.
 var ErrNoH2C = errors.New("server does not speak h2c (HTTP/2 with prior knowledge): use --http auto or 1.1 for http://, or https:// where it offers h2")

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"context"
@@ -67,6 +67,14 @@ func bearerChallenge(values []string) (bearerChall, bool) {
 		}
 	}
 	return ch, found
+}
+
+// BearerResourceMetadata returns the resource_metadata URL of the Bearer
+// challenge among WWW-Authenticate values (RFC 9728 §5.1: where a client
+// finds how to get a token), "" without one.
+func BearerResourceMetadata(values []string) string {
+	ch, _ := bearerChallenge(values)
+	return ch.resourceMetadata
 }
 
 // tokenEnd returns the length of the token (RFC 9110 tchar) s starts
@@ -275,13 +283,17 @@ func (s *oauthState) getJSON(ctx context.Context, u string, v any) (found bool, 
 		return false, err
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set(HeaderProtocolVersion, DefaultProtocol)
+	for k, vs := range s.header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return false, err
 	}
 	defer resp.Body.Close()
-	b, _, rerr := readAll(resp.Body, nil, 1<<20)
+	b, rerr := readLimited(resp.Body, 1<<20)
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return false, nil

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"context"
@@ -36,7 +36,7 @@ import (
 // answer (the OAuth error code and description), never a secret.
 var ErrAuthorization = errors.New("authorization")
 
-// OAuthConfig is the client-credentials client of Config.OAuth.
+// OAuthConfig is the client-credentials client of Options.OAuth.
 type OAuthConfig struct {
 	// ClientID and ClientSecret authenticate the client to the
 	// authorization server (HTTP Basic or form fields, as its metadata
@@ -74,7 +74,8 @@ type OAuthStats struct {
 // use.
 type oauthState struct {
 	cfg     OAuthConfig
-	target  string // the MCP endpoint (the resource)
+	target  string      // the MCP endpoint (the resource)
+	header  http.Header // added to metadata requests
 	client  *http.Client
 	timeout time.Duration
 
@@ -104,12 +105,16 @@ type fetchOp struct {
 // at the load's rate.
 const failPause = time.Second
 
-func newOAuthState(cfg *Config, d *dialer) *oauthState {
+func newOAuthState(o *Options, d *dialer) *oauthState {
 	// Metadata and token requests go through the same proxy and TLS
 	// settings, on connections counted apart from the load's.
 	ad := newDialer(d.timeout, d.proxy, d.tls)
-	return &oauthState{cfg: *cfg.OAuth, target: cfg.URL, timeout: cfg.requestTimeout(),
-		client: &http.Client{Transport: newStdTransport(ad, HTTPAuto), Timeout: cfg.requestTimeout()},
+	timeout := o.OAuthTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	return &oauthState{cfg: *o.OAuth, target: o.Resource, header: o.OAuthHeader.Clone(), timeout: timeout,
+		client: &http.Client{Transport: newStdTransport(ad, HTTPAuto), Timeout: timeout},
 		hist:   hdr.New(1, 600_000_000, 3)}
 }
 

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"fmt"
@@ -12,18 +12,18 @@ import (
 // more than one address's ~64k ephemeral ports can reach one server
 // address (k6's --local-ips).
 
-// MaxSourceAddrs bounds the addresses ParseSourceAddrs expands.
-const MaxSourceAddrs = 1 << 16
+// maxSourceAddrs bounds the addresses ParseSourceAddrs expands.
+const maxSourceAddrs = 1 << 16
 
 // ParseSourceAddrs parses a list of local IP addresses, comma-separated,
 // each an address ("127.0.0.2"), a range ("127.0.0.2-127.0.0.9") or a
 // CIDR ("127.0.0.0/29": every address of it). It errs on a malformed
-// entry, naming it, or on more than MaxSourceAddrs addresses.
+// entry, naming it, or on more than maxSourceAddrs addresses.
 func ParseSourceAddrs(spec string) ([]net.IP, error) {
 	var out []net.IP
 	add := func(a netip.Addr) error {
-		if len(out) >= MaxSourceAddrs {
-			return fmt.Errorf("source addresses: more than %d", MaxSourceAddrs)
+		if len(out) >= maxSourceAddrs {
+			return fmt.Errorf("source addresses: more than %d", maxSourceAddrs)
 		}
 		out = append(out, net.IP(a.AsSlice()))
 		return nil

@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"bufio"
@@ -22,8 +22,8 @@ import (
 	"golang.org/x/net/http/httpproxy"
 )
 
-// The dialer opens every connection of the transports NewHTTPClient
-// builds: TCP, through a proxy when one applies (an HTTP CONNECT tunnel,
+// The dialer opens every connection of the transports New builds:
+// TCP, through a proxy when one applies (an HTTP CONNECT tunnel,
 // RFC 9110 §9.3.6), then TLS with the configured roots, client certificate
 // and server name. It counts connections, proxied connections, TLS
 // handshakes and resumed sessions, and times handshakes on their own (a
@@ -34,7 +34,7 @@ import (
 // the proxy (without credentials) and its answer.
 var ErrProxy = errors.New("proxy")
 
-// TLSFiles are the TLS settings of Config: PEM files and the name the
+// TLSFiles are the TLS settings of Options: PEM files and the name the
 // server's certificate is checked against.
 type TLSFiles struct {
 	// CAFile holds PEM certificates trusted besides the system's roots
@@ -96,12 +96,12 @@ type proxySetting struct {
 	source string // "--proxy" or "environment"
 }
 
-// parseProxy reads Config.Proxy: "" (the environment: HTTP_PROXY,
-// HTTPS_PROXY, NO_PROXY, and their lower-case forms), ProxyNone, or an
+// parseProxy reads Options.Proxy: "" (the environment: HTTP_PROXY,
+// HTTPS_PROXY, NO_PROXY, and their lower-case forms), proxyNone, or an
 // http:// or https:// URL. The error never shows the URL's credentials.
 func parseProxy(s string) (*proxySetting, error) {
 	switch s {
-	case ProxyNone:
+	case proxyNone:
 		return nil, nil
 	case "":
 		ec := httpproxy.FromEnvironment()
@@ -418,7 +418,7 @@ func hostPort(scheme, host string) string {
 	return net.JoinHostPort(strings.Trim(host, "[]"), port)
 }
 
-// h1 opens a connection for H1Transport: TLS offering ALPN proto for
+// h1 opens a connection for h1Transport: TLS offering ALPN proto for
 // https (through a CONNECT tunnel when a proxy applies), or for http a
 // connection to the target or to its forward proxy (hop non-nil).
 func (d *dialer) h1(ctx context.Context, scheme, addr, proto string) (net.Conn, *proxyHop, error) {

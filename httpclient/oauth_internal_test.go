@@ -1,4 +1,4 @@
-package driver
+package httpclient
 
 import (
 	"encoding/json"
@@ -133,6 +133,40 @@ func TestOAuthRevokedToken(t *testing.T) {
 		st := s.stats()
 		if st.Fetches != 2 || st.Rejected != 1 || st.Challenges != 2 || st.Failures != 0 || len(a.fetches) != 2 {
 			t.Errorf("stats %+v; server issued %d", *st, len(a.fetches))
+		}
+	})
+}
+
+// Discovery's metadata requests carry Options.OAuthHeader (an MCP client's
+// Mcp-Protocol-Version); a zero OAuthTimeout bounds fetches at 30 s.
+func TestOAuthDiscoveryHeader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &fakeAS{ttl: time.Hour, start: time.Now(), tokens: map[string]time.Time{}}
+		o := &Options{OAuth: &OAuthConfig{ClientID: "c", ClientSecret: "s"}, Resource: "http://127.0.0.1:1/mcp",
+			OAuthHeader: http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}}
+		s := newOAuthState(o, newDialer(time.Second, nil, nil))
+		if s.timeout != 30*time.Second || s.client.Timeout != 30*time.Second {
+			t.Errorf("timeouts %v and %v, want 30 s", s.timeout, s.client.Timeout)
+		}
+		var mu sync.Mutex
+		seen := map[string]string{} // metadata path → Mcp-Protocol-Version
+		s.client.Transport = rtFunc(func(r *http.Request) (*http.Response, error) {
+			if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+				mu.Lock()
+				seen[r.URL.Path] = r.Header.Get("Mcp-Protocol-Version")
+				mu.Unlock()
+			}
+			return a.server(r)
+		})
+		o.OAuthHeader.Set("Mcp-Protocol-Version", "changed later") // s holds its own copy
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://127.0.0.1:1/mcp", nil)
+		resp, err := s.roundTrip(req, rtFunc(a.mcp))
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%v %v", resp, err)
+		}
+		want := map[string]string{"/.well-known/oauth-protected-resource/mcp": "2025-11-25", "/.well-known/oauth-authorization-server": "2025-11-25"}
+		if diff := cmp.Diff(want, seen); diff != "" {
+			t.Errorf("metadata requests' Mcp-Protocol-Version (-want +got):\n%s", diff)
 		}
 	})
 }
