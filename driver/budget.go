@@ -3,7 +3,6 @@ package driver
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync/atomic"
 	"time"
 
@@ -89,106 +88,7 @@ func (b *Budget) Stats() BudgetStats {
 // jsonSmall is the JSON buffer a session keeps between messages.
 const jsonSmall = 64 << 10
 
-// keepJSONBuf keeps b as the session's JSON buffer when it is small, else
-// drops it (a large answer's buffer is not held for the rest of the run).
-func (s *Session) keepJSONBuf(b []byte) {
-	if cap(b) <= jsonSmall {
-		s.jbuf = b[:0]
-	} else {
-		s.jbuf = nil
-	}
-}
-
 // chunkSize is the unit large JSON bodies of unknown size are read in.
 // The chunks are not pooled: a pool would hold them past the reservation
 // that covers them.
 const chunkSize = 256 << 10
-
-// readMessage reads a JSON answer: up to jsonSmall into the session's own
-// buffer; beyond, the bytes the answer's buffers will hold are reserved
-// from the memory budget first, so that what the budget counts is what
-// is held:
-//
-//   - size known (Content-Length): size bytes, read straight into one
-//     buffer of exactly that size;
-//   - size unknown (chunked, gzip): 2×limit, as the rest is read into
-//     chunks and joined (chunks and message both held) only when the
-//     whole message fits the limit, so an answer over the limit costs no
-//     copy.
-//
-// Over limit it fails with ErrResponseTooLarge naming the limit. held is
-// the budget to release once the message is handled.
-func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int64) (msg []byte, held int64, err error) {
-	buf := s.jbuf[:0]
-	if cap(buf) < 4096 {
-		buf = make([]byte, 0, 4096)
-	}
-	for {
-		if len(buf) == cap(buf) {
-			if cap(buf) >= jsonSmall {
-				break // large: go on in chunks
-			}
-			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
-		}
-		m, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+m]
-		if int64(len(buf)) > limit {
-			return buf, 0, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit))
-		}
-		if err == io.EOF {
-			return buf, 0, nil
-		}
-		if err != nil {
-			return buf, 0, err
-		}
-	}
-	if size > 0 {
-		return s.readSized(ctx, r, buf, size)
-	}
-	if held, err = s.budget.acquire(ctx, 2*limit); err != nil {
-		return buf, 0, err
-	}
-	var chunks [][]byte
-	total := int64(len(buf))
-	for {
-		c := make([]byte, chunkSize)
-		chunks = append(chunks, c)
-		n, err := io.ReadFull(r, c)
-		total += int64(n)
-		if total > limit {
-			return buf, held, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit))
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			out := make([]byte, 0, total)
-			out = append(out, buf...)
-			for i, c := range chunks {
-				part := c
-				if i == len(chunks)-1 {
-					part = part[:n]
-				}
-				out = append(out, part...)
-			}
-			return out, held, nil
-		}
-		if err != nil {
-			return buf, held, err
-		}
-	}
-}
-
-// readSized reads the rest of an answer of a known size (its
-// Content-Length, at most the limit: readJSON checked) into one buffer of
-// that size, after reserving it; buf holds what was read so far. The body
-// reader ends at size, so nothing beyond is read.
-func (s *Session) readSized(ctx context.Context, r io.Reader, buf []byte, size int64) (msg []byte, held int64, err error) {
-	if held, err = s.budget.acquire(ctx, size); err != nil {
-		return buf, 0, err
-	}
-	out := make([]byte, max(size, int64(len(buf))))
-	n := copy(out, buf)
-	m, err := io.ReadFull(r, out[n:])
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = nil // a short body: parsing says what is missing
-	}
-	return out[:n+m], held, err
-}

@@ -1,9 +1,11 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -232,4 +234,94 @@ func rpcErrorOf(raw []byte) (*jsonrpc.Error, bool) {
 		return nil, false
 	}
 	return &jsonrpc.Error{Code: code, Message: *e.Message}, true
+}
+
+// oauthHint is StatusError.Hint of a 401 whose Bearer challenge names
+// resource_metadata (MCP authorization) to a client without OAuth.
+const oauthHint = "the server wants an OAuth token (MCP authorization): give --oauth-client-id (and the secret in $MCPBENCH_OAUTH_CLIENT_SECRET) to get one with the client-credentials grant, or send a token with -H 'Authorization: Bearer ${TOKEN}'"
+
+// statusError builds the error of a non-2xx answer and closes its body: a
+// JSON-RPC error in the body is returned as an *jsonrpc.Error (so a 2026-07-28
+// -32020 or -32022 is classified as such) — under a legacy version only
+// for MCP's own codes — else a *StatusError saying what the user needs:
+// the Location of a redirect, WWW-Authenticate of a 401/403 (with MCP's
+// resource_metadata), Retry-After of a 429/503, and the first line of the
+// body.
+func (s *Session) statusError(resp *http.Response, res *Result) error {
+	defer resp.Body.Close()
+	se := &StatusError{Code: resp.StatusCode}
+	switch code := resp.StatusCode; {
+	case code >= 300 && code < 400:
+		se.Location = resp.Header.Get("Location")
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		se.Authenticate = resp.Header.Get("WWW-Authenticate")
+		if code == http.StatusUnauthorized && httpclient.BearerResourceMetadata(resp.Header.Values("WWW-Authenticate")) != "" && s.cfg.OAuth == nil {
+			se.Hint = oauthHint
+		}
+	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
+		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	b, n, _ := readAll(resp.Body, s.jbuf[:0], 64<<10)
+	s.keepJSONBuf(b)
+	res.BytesIn += n
+	if mediaType(resp.Header.Get("Content-Type")) == mtJSON {
+		if m, err := jsonrpc.Parse(bytes.TrimSpace(b)); err == nil && m.Error != nil {
+			if re, ok := rpcErrorOf(m.Error); ok {
+				switch {
+				case s.modern, re.Code == CodeHeaderMismatch, re.Code == CodeUnsupportedVersion, re.Code == CodeMissingCapability:
+					return fmt.Errorf("%w (HTTP %d)", re, resp.StatusCode)
+				}
+				se.Body = re.Error()
+				return se
+			}
+		}
+	}
+	se.Body = firstLine(b)
+	return se
+}
+
+// firstLine returns the first non-blank line of a body, trimmed, printable
+// and cut to 200 bytes ("" for an empty or binary body).
+func firstLine(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	var sb strings.Builder
+	for _, r := range string(b) {
+		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
+			return "" // binary: nothing useful to show
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+// parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP-date
+// (RFC 9110 §10.2.3). 0 when absent or unreadable; capped at 10 minutes.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		d = time.Duration(n) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	return min(max(d, 0), 10*time.Minute)
+}
+
+// RetryAfter returns the Retry-After wait an error carries (a 429 or 503
+// answer), 0 when none.
+func RetryAfter(err error) time.Duration {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.RetryAfter
+	}
+	return 0
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
@@ -101,4 +102,27 @@ func (s *Session) discover(ctx context.Context, res *Result) error {
 		return fmt.Errorf("%w: server/discover lists %v, not %s", ErrUnsupportedVersion, d.Supported, s.proto)
 	}
 	return nil
+}
+
+// Initialize runs the initialization phase (2025-11-25 lifecycle):
+// initialize → (Mcp-Session-Id) → notifications/initialized. It records the
+// exchange in res (times, status, bytes) and returns the error also stored
+// in res.Err. ErrUnsupportedVersion when the server picks a version this
+// driver does not speak; ErrBadResponse when the session id holds control
+// characters (it could not be sent back).
+func (s *Session) Initialize(ctx context.Context, res *Result) error {
+	res.Start = time.Now()
+	if res.Intended.IsZero() {
+		res.Intended = res.Start
+	}
+	ctx, cancel := s.opContext(ctx)
+	s.opCtx = ctx
+	err := s.initialize(ctx, res)
+	s.endOp(cancel)
+	s.opCtx = nil
+	res.End = time.Now()
+	if err != nil {
+		res.fail(err)
+	}
+	return err
 }

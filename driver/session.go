@@ -1,11 +1,9 @@
 package driver
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
@@ -15,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -41,13 +38,14 @@ const (
 // lanes' in-flight mailboxes; StreamStats, Redirects and Hygiene are safe
 // to call from any goroutine.
 type Session struct {
-	*core // shared by the session's lanes
+	*sessionState // what the session's lanes share
 
-	body  *reqBody
-	jbuf  []byte
-	dec   *sse.Decoder
-	ans   []byte
-	rng   *mrand.Rand
+	// The rest is this lane's own: the request in flight and its buffers.
+	body  *reqBody        // the request body, reused (the transports read it without copying)
+	jbuf  []byte          // a JSON answer's bytes, reused (read.go)
+	dec   *sse.Decoder    // the SSE answer's decoder, reset per stream
+	ans   []byte          // the answer to a server→client request
+	rng   *mrand.Rand     // this lane's draws (cancel, jitter), seeded by Config.Seed
 	opCtx context.Context // the operation in progress (for the decoder's budget hook)
 
 	tokBuf []byte // the progress token of the request in flight
@@ -69,11 +67,15 @@ type Session struct {
 	cur   atomic.Pointer[inflight] // the request in flight, while others may carry its messages
 	opHdr map[*Op]http.Header      // per-op request headers (modern)
 	lane  int                      // 0 for the session's first lane
-	laneMore
+
+	cx                          canceller // the cancel of the op in flight (Op.Cancel)
+	cursor, prevCursor, pageBuf []byte    // pagination of a list op
 }
 
-// core is the state the lanes of a session share.
-type core struct {
+// sessionState is the state the lanes of one session share: the session
+// id and negotiated protocol (the headers), the URL, the GET stream, the
+// request ids, the subscriptions, the redirect and hygiene tallies.
+type sessionState struct {
 	cfg    *Config
 	rt     http.RoundTripper // the client's transport: redirects are the session's business
 	ownRT  bool              // rt holds connections of this session only (HTTP/2): Close closes them
@@ -150,7 +152,7 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 		rt = http.DefaultTransport
 	}
 	rt, ownRT := perSession(rt)
-	c := &core{cfg: cfg, rt: rt, ownRT: ownRT, num: uint64(num), budget: cfg.budget()}
+	c := &sessionState{cfg: cfg, rt: rt, ownRT: ownRT, num: uint64(num), budget: cfg.budget()}
 	c.u.Store(u)
 	c.tokPrefix = fmt.Appendf(nil, `"%s-%d-`, runID, sessionSerial.Add(1))
 	if p := cfg.protocol(); p == ProtocolAuto {
@@ -166,14 +168,14 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 }
 
 // newLane returns lane k of the session: its own request state.
-func (c *core) newLane(k int) *Session {
+func (c *sessionState) newLane(k int) *Session {
 	s := &Session{
-		core:    c,
-		lane:    k,
-		body:    &reqBody{},
-		dec:     sse.NewDecoder(nil),
-		rng:     mrand.New(mrand.NewPCG(uint64(c.cfg.Seed), c.num|uint64(k)<<48)),
-		idleDur: c.cfg.streamIdleTimeout(),
+		sessionState: c,
+		lane:         k,
+		body:         &reqBody{},
+		dec:          sse.NewDecoder(nil),
+		rng:          mrand.New(mrand.NewPCG(uint64(c.cfg.Seed), c.num|uint64(k)<<48)),
+		idleDur:      c.cfg.streamIdleTimeout(),
 	}
 	s.dec.MaxEvent = c.cfg.maxEvent()
 	s.hookBudget(s.dec, func() context.Context { return s.opCtx })
@@ -190,7 +192,7 @@ func (c *core) newLane(k int) *Session {
 // another lane's stream is judged misrouted there, with both request ids
 // in the evidence, and is not lost for its own request.
 func (s *Session) Lanes(n int) []*Session {
-	c := s.core
+	c := s.sessionState
 	for k := len(c.lanes); k < n; k++ {
 		c.lanes = append(c.lanes, c.newLane(k))
 	}
@@ -256,223 +258,9 @@ func (s *Session) buildHeaders(sid, proto string) *sessHeaders {
 	return h
 }
 
-// call is the state of one request/response exchange.
-type call struct {
-	id     int64
-	tool   bool
-	init   bool
-	expect int
-	tok    []byte // raw JSON progress token, nil without one
-	// a list op (more: its result had a nextCursor, in Session.cursor); a cancel is armed (Op.Cancel)
-	list, more, cx bool
-
-	gotResp  bool
-	respAt   time.Time
-	inputReq []byte // an input_required result to answer (2026-07-28)
-	err      error  // outcome carried by the response (RPC error, isError)
-	result   []byte // copy of the result (initialize only)
-	sid      string // Mcp-Session-Id of the answer (initialize only)
-}
-
-var errSession404 = fmt.Errorf("%w", ErrSessionMissing)
-
-// Initialize runs the initialization phase (2025-11-25 lifecycle):
-// initialize → (Mcp-Session-Id) → notifications/initialized. It records the
-// exchange in res (times, status, bytes) and returns the error also stored
-// in res.Err. ErrUnsupportedVersion when the server picks a version this
-// driver does not speak; ErrBadResponse when the session id holds control
-// characters (it could not be sent back).
-func (s *Session) Initialize(ctx context.Context, res *Result) error {
-	res.Start = time.Now()
-	if res.Intended.IsZero() {
-		res.Intended = res.Start
-	}
-	ctx, cancel := s.opContext(ctx)
-	s.opCtx = ctx
-	err := s.initialize(ctx, res)
-	s.endOp(cancel)
-	s.opCtx = nil
-	res.End = time.Now()
-	if err != nil {
-		res.fail(err)
-	}
-	return err
-}
-
-func (s *Session) next() int64 { return s.nextID.Add(1) }
-
 func (c *Config) maxReissues() int {
 	if c.MaxReissues > 0 {
 		return c.MaxReissues
 	}
 	return 3
-}
-
-// Do runs op as one JSON-RPC request and fills res (the caller sets
-// res.Op and res.Intended; Start, FirstByte, End and the rest are set
-// here). End is when the response arrived; what the stream carried after
-// it is judged by the ledger but is not latency. A 404 on the session
-// re-initializes once and retries (res.Reinits); a response stream that
-// breaks is resumed with GET + Last-Event-ID after the reconnect policy's
-// wait (res.Resumes); a break before any event id is unresumable and,
-// with Config.ReissueUnresumable, re-sent (res.Reissues). List ops follow
-// nextCursor (paginate.go), Op.Cancel cancels (cancel.go), Op.Changes and
-// resources/(un)subscribe feed the subscriptions (subscribe.go). The
-// outcome is res.Class/res.Err; Do never panics on bad input.
-func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
-	res.Start = time.Now()
-	if res.Intended.IsZero() {
-		res.Intended = res.Start
-	}
-	ctx, cancel := s.opContext(ctx)
-	s.opCtx = ctx
-	var changed time.Time // the pending change of a subscribed resource (Op.Changes)
-	defer s.endDo(op, res, cancel, &changed)
-	params := s.opParams(op, res)
-	seen := s.hdr.Load()
-	hdr := seen.post
-	if s.modern {
-		hdr = s.modernHeaders(op)
-	}
-	var extra []byte // retry fields of a multi round-trip request
-	retried := false // after a 404 on the session
-	for first := true; ; first = false {
-		attempt := time.Now()
-		c := call{id: s.next(), tool: op.isToolCall, list: op.list, expect: op.ExpectProgress}
-		body := s.renderCall(&c, op, params, extra)
-		res.Ledger.restart()
-		s.begin(&c)
-		if op.Cancel != nil || op.Changes != "" {
-			changed = s.beforeSend(ctx, op, &c, first, attempt, changed)
-		}
-		s.arm()
-		res.End = time.Time{}
-		err := s.exchange(ctx, body, &c, res, hdr)
-		if op.Cancel != nil {
-			s.noteAnswer(op, &c, attempt, err)
-		}
-		switch {
-		case c.cx && s.cancelling():
-			res.Cancelled = true // what came after the cancel is judged; nothing more is sent
-		case errors.Is(err, errSession404) && !retried:
-			retried = true
-			if !s.reinitialize(ctx, res, seen) {
-				return
-			}
-			seen = s.hdr.Load()
-			hdr = seen.post
-			continue
-		case s.reissuable(ctx, err, res):
-			res.Reissues++
-			res.Wasted += time.Since(attempt)
-			continue
-		case err == nil && c.inputReq != nil:
-			x, ok := s.inputRound(&c, res)
-			if !ok {
-				break
-			}
-			extra = x
-			continue
-		case err == nil && c.err == nil && c.more:
-			if x, ok := s.nextPage(op, res); ok {
-				extra = x
-				continue
-			}
-		case err != nil:
-			res.fail(err)
-		case c.err != nil:
-			res.fail(c.err)
-		}
-		if c.gotResp && !res.Cancelled {
-			res.End = c.respAt
-		}
-		if c.list && res.Err == nil && !res.Cancelled {
-			res.Pages++
-		}
-		break
-	}
-}
-
-// opParams returns op's params (rendered by op.Render, with res's VU and
-// Iteration, when op has one), with RequestPlaceholder replaced by a key
-// unique to this request ("s<session>-<n>") when op has one.
-func (s *Session) opParams(op *Op, res *Result) []byte {
-	p := op.Params
-	if op.Render != nil {
-		s.pbuf = op.Render(s.pbuf[:0], RenderContext{VU: res.VU, Iteration: res.Iteration})
-		p = s.pbuf
-	}
-	if op.parts == nil {
-		return p
-	}
-	var key [40]byte
-	k := append(key[:0], 's')
-	k = appendInt(k, int64(s.num))
-	k = append(k, '-')
-	k = appendInt(k, s.reqSeq.Add(1))
-	if op.Render != nil {
-		return bytes.ReplaceAll(p, []byte(RequestPlaceholder), k)
-	}
-	return bytes.Join(op.parts, k)
-}
-
-// renderCall renders the request of c into the session's body buffer:
-// op's method with params, the extra params fields of a multi round-trip
-// retry, and _meta (c's progressToken, set here when op asks for
-// progress, and the modern _meta).
-func (s *Session) renderCall(c *call, op *Op, params, extra []byte) []byte {
-	meta := s.mbuf[:0]
-	if op.Progress {
-		s.tokBuf = appendInt(append(s.tokBuf[:0], s.tokPrefix...), c.id)
-		s.tokBuf = append(s.tokBuf, '"')
-		c.tok = s.tokBuf
-		meta = append(meta, `"progressToken":`...)
-		meta = append(meta, c.tok...)
-	}
-	if s.modern {
-		if len(meta) > 0 {
-			meta = append(meta, ',')
-		}
-		meta = append(meta, s.metaModern...)
-	}
-	s.mbuf = meta
-	return jsonrpc.AppendRequestExtra(s.body.buf(), c.id, op.Method, params, extra, meta)
-}
-
-// reinitialize runs initialize again after a 404 on the session whose
-// headers were seen (counted in res.Reinits, its bytes in res) and reopens
-// the GET stream. One lane re-initializes at a time: a lane whose session
-// another lane re-initialized meanwhile just retries with the new id. It
-// reports false, with res failed, when initialize fails.
-func (s *Session) reinitialize(ctx context.Context, res *Result, seen *sessHeaders) bool {
-	s.reinitMu.Lock()
-	defer s.reinitMu.Unlock()
-	if s.hdr.Load() != seen {
-		return true
-	}
-	res.Reinits++
-	s.forgetSubscriptions() // the server lost the session, and its subscriptions
-	var scratch Result
-	s.arm()
-	ierr := s.initialize(ctx, &scratch)
-	res.BytesIn += scratch.BytesIn
-	res.BytesOut += scratch.BytesOut
-	if ierr != nil {
-		res.fail(fmt.Errorf("re-initialize after 404: %w", ierr))
-		return false
-	}
-	if s.wantGET {
-		s.restartGET(ctx)
-	}
-	return true
-}
-
-// reissuable reports whether a request that failed with err is re-sent
-// with a new id (Config.ReissueUnresumable, within MaxReissues): a stream
-// broken before any event id, or (2026-07-28) a cancelled request.
-func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
-	return s.cfg.ReissueUnresumable && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
-		(errors.Is(err, ErrUnresumable) || errors.Is(err, ErrStreamCancelled) ||
-			// 2026-07-28: a connection lost before the answer is a cancelled request too.
-			(s.modern && Classify(err) == ClassTransport))
 }

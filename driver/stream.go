@@ -521,3 +521,24 @@ func (r *streamReader) Read(p []byte) (int, error) {
 	*r.n += int64(n)
 	return n, err
 }
+
+func breakCause(err error) string {
+	if errors.Is(err, io.EOF) {
+		return "stream ended"
+	}
+	return err.Error()
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
