@@ -37,11 +37,11 @@ const (
 // LegacyProtocols are the session-based versions, newest first.
 var LegacyProtocols = []string{Protocol20251125, Protocol20250618, Protocol20250326}
 
-// ModernProtocols are the stateless versions, newest first.
-var ModernProtocols = []string{Protocol20260728}
+// modernProtocols are the stateless versions, newest first.
+var modernProtocols = []string{Protocol20260728}
 
 // SupportedProtocols lists every version the driver speaks, newest first.
-var SupportedProtocols = append(append([]string(nil), ModernProtocols...), LegacyProtocols...)
+var SupportedProtocols = append(append([]string(nil), modernProtocols...), LegacyProtocols...)
 
 // IsModern reports whether a protocol version is a modern (stateless,
 // per-request _meta) one.
@@ -165,7 +165,7 @@ type Config struct {
 	ClientName, ClientVersion string
 	// Canned maps server→client request methods (ping, sampling/createMessage,
 	// elicitation/create, roots/list) to the raw JSON result to answer with;
-	// methods not listed use DefaultCanned, unknown methods get -32601.
+	// methods not listed use defaultCanned, unknown methods get -32601.
 	Canned map[string]json.RawMessage
 	// SettleBeside frees a lane when its response arrives: the progress
 	// a request still expects (Op.ExpectProgress) that may come on another
@@ -189,8 +189,8 @@ type Config struct {
 	OnResourceUpdate func(ResourceUpdate)
 }
 
-// DefaultCanned are the answers to server→client requests.
-var DefaultCanned = map[string]json.RawMessage{
+// defaultCanned are the answers to server→client requests.
+var defaultCanned = map[string]json.RawMessage{
 	"ping":                   json.RawMessage(`{}`),
 	"sampling/createMessage": json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mcpbench canned sample"},"model":"mcpbench","stopReason":"endTurn"}`),
 	"elicitation/create":     json.RawMessage(`{"action":"decline"}`),
@@ -289,7 +289,7 @@ func (c *Config) canned(method string) (json.RawMessage, bool) {
 	if r, ok := c.Canned[method]; ok {
 		return r, true
 	}
-	r, ok := DefaultCanned[method]
+	r, ok := defaultCanned[method]
 	return r, ok
 }
 

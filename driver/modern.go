@@ -23,9 +23,9 @@ import (
 
 // _meta keys of a modern request (2026-07-28 basic §_meta).
 const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	// MetaLogLevel replaces logging/setLevel (SEP-2575): the level of the
 	// notifications/message a request may cause.
 	MetaLogLevel = "io.modelcontextprotocol/logLevel"
@@ -35,25 +35,25 @@ const (
 const (
 	HeaderMethod      = "Mcp-Method"
 	HeaderName        = "Mcp-Name"
-	HeaderParamPrefix = "Mcp-Param-"
+	headerParamPrefix = "Mcp-Param-"
 )
 
 // modernMeta renders the inside of a modern request's _meta object
 // (without braces): protocol version, client info and capabilities.
 func modernMeta(cfg *Config, proto string) []byte {
 	var b []byte
-	b = jsonrpc.AppendString(b, MetaProtocolVersion)
+	b = jsonrpc.AppendString(b, metaProtocolVersion)
 	b = append(b, ':')
 	b = jsonrpc.AppendString(b, proto)
 	b = append(b, ',')
-	b = jsonrpc.AppendString(b, MetaClientInfo)
+	b = jsonrpc.AppendString(b, metaClientInfo)
 	b = append(b, `:{"name":`...)
 	b = jsonrpc.AppendString(b, cmp.Or(cfg.ClientName, "mcpbench"))
 	b = append(b, `,"version":`...)
 	b = jsonrpc.AppendString(b, cmp.Or(cfg.ClientVersion, "dev"))
 	b = append(b, "},"...)
-	b = jsonrpc.AppendString(b, MetaClientCapabilities)
-	// The canned answers (DefaultCanned) cover these input requests.
+	b = jsonrpc.AppendString(b, metaClientCapabilities)
+	// The canned answers (defaultCanned) cover these input requests.
 	b = append(b, `:{"elicitation":{},"sampling":{},"roots":{}}`...)
 	if cfg.LogLevel != "" {
 		b = append(b, ',')
@@ -64,11 +64,11 @@ func modernMeta(cfg *Config, proto string) []byte {
 	return b
 }
 
-// EncodeHeaderValue returns v as a header value: as it is when it is
+// encodeHeaderValue returns v as a header value: as it is when it is
 // plain visible ASCII (spaces inside allowed), else the Base64 sentinel
 // "=?base64?…?=" of its UTF-8 bytes (Streamable HTTP §Value Encoding). A
 // plain value that looks like the sentinel is encoded too.
-func EncodeHeaderValue(v string) string {
+func encodeHeaderValue(v string) string {
 	safe := v != "" && v[0] != ' ' && v[0] != '\t' && v[len(v)-1] != ' ' && v[len(v)-1] != '\t'
 	for i := 0; safe && i < len(v); i++ {
 		c := v[i]
@@ -144,7 +144,7 @@ func ParamHeaders(inputSchema, arguments []byte) ([][2]string, error) {
 					return fmt.Errorf("property %s: x-mcp-header on type %v (want string, integer or boolean)", strings.Join(p, "."), prop["type"])
 				}
 				if v, ok := lookupPath(args, p); ok && v != nil {
-					out = append(out, [2]string{HeaderParamPrefix + hs, EncodeHeaderValue(headerString(v))})
+					out = append(out, [2]string{headerParamPrefix + hs, encodeHeaderValue(headerString(v))})
 				}
 			}
 			if err := walk(prop, p); err != nil {
@@ -328,7 +328,7 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 // discoverVersions reads the versions an answer to server/discover lists:
 // a result's supportedVersions, or the data.supported of an
 // UnsupportedProtocolVersionError (code is the JSON-RPC error code; 0 for
-// a result). modern is the first of ModernProtocols among them ("" when
+// a result). modern is the first of modernProtocols among them ("" when
 // none is).
 func discoverVersions(m jsonrpc.Message) (versions []string, code int, modern string) {
 	switch {
@@ -351,7 +351,7 @@ func discoverVersions(m jsonrpc.Message) (versions []string, code int, modern st
 			versions = e.Data.Supported
 		}
 	}
-	for _, v := range ModernProtocols {
+	for _, v := range modernProtocols {
 		if slices.Contains(versions, v) {
 			return versions, code, v
 		}
@@ -366,7 +366,7 @@ func (s *Session) rawPOST(ctx context.Context, method string, params []byte) (bo
 	h := s.hdr.Load().post.Clone()
 	h.Set(HeaderMethod, method)
 	if n := mcpName(method, params); n != "" {
-		h.Set(HeaderName, EncodeHeaderValue(n))
+		h.Set(HeaderName, encodeHeaderValue(n))
 	}
 	resp, err := s.send(ctx, http.MethodPost, b, h, "")
 	if err != nil {
@@ -411,7 +411,7 @@ func (s *Session) modernHeaders(op *Op) http.Header {
 	h := s.hdr.Load().post.Clone()
 	h[HeaderMethod] = []string{op.Method}
 	if op.mcpName != "" {
-		h[HeaderName] = []string{EncodeHeaderValue(op.mcpName)}
+		h[HeaderName] = []string{encodeHeaderValue(op.mcpName)}
 	}
 	for _, kv := range op.ParamHeaders {
 		h[http.CanonicalHeaderKey(kv[0])] = []string{kv[1]}

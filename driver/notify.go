@@ -36,9 +36,9 @@ func (o Notifications) Zero() bool { return o == Notifications{} }
 // Notification methods counted (besides notifications/progress, which the
 // ledger judges).
 const (
-	MethodMessage          = "notifications/message"
-	MethodToolsListChanged = "notifications/tools/list_changed"
-	MethodResourcesUpdated = "notifications/resources/updated"
+	methodMessage          = "notifications/message"
+	methodToolsListChanged = "notifications/tools/list_changed"
+	methodResourcesUpdated = "notifications/resources/updated"
 )
 
 // countNotification counts m in n when it is one of the notifications of
@@ -46,11 +46,11 @@ const (
 // It reports whether m was one of them.
 func (s *Session) countNotification(m jsonrpc.Message, n *Notifications) bool {
 	switch string(m.Method) {
-	case MethodMessage:
+	case methodMessage:
 		n.Messages++
-	case MethodToolsListChanged:
+	case methodToolsListChanged:
 		n.ToolsListChanged++
-	case MethodResourcesUpdated:
+	case methodResourcesUpdated:
 		n.ResourcesUpdated++
 		s.resourceUpdated(m.Params)
 	default:

@@ -16,7 +16,7 @@ import (
 
 // ModernMeta returns the inside (without braces) of the _meta object a
 // Session sends with every 2026-07-28 request (basic §_meta): the protocol
-// version proto (MetaProtocolVersion), clientInfo from c.ClientName and
+// version proto (metaProtocolVersion), clientInfo from c.ClientName and
 // c.ClientVersion ("mcpbench" and "dev" when empty), clientCapabilities,
 // and c.LogLevel (MetaLogLevel) when set. The bytes are fresh: callers may
 // append to them. It reads c only.
@@ -25,12 +25,12 @@ func (c *Config) ModernMeta(proto string) []byte { return modernMeta(c, proto) }
 // NameHeader returns the value of the Mcp-Name request header (HeaderName,
 // 2026-07-28 Streamable HTTP §Request Metadata) for a request of method
 // with params (a JSON object, or empty): params.name for tools/call and
-// prompts/get, params.uri for resources/read, encoded as EncodeHeaderValue
+// prompts/get, params.uri for resources/read, encoded as encodeHeaderValue
 // does. It returns "" for other methods and when the member is missing or
 // not a string: the request then carries no Mcp-Name.
 func NameHeader(method string, params []byte) string {
 	if n := mcpName(method, params); n != "" {
-		return EncodeHeaderValue(n)
+		return encodeHeaderValue(n)
 	}
 	return ""
 }
@@ -39,7 +39,7 @@ func NameHeader(method string, params []byte) string {
 // lists, as Negotiate does: a result's supportedVersions, or the
 // data.supported of an UnsupportedProtocolVersionError
 // (CodeUnsupportedVersion). code is the JSON-RPC error code of an error
-// answer (0 for a result); modern is the first of ModernProtocols the
+// answer (0 for a result); modern is the first of modernProtocols the
 // versions include ("" when none does: the server speaks only the
 // session-based versions). A message that is not a response gives no
 // versions.

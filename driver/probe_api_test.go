@@ -22,17 +22,17 @@ func TestProbeAPI(t *testing.T) {
 		t.Fatalf("ModernMeta is not the inside of an object: %v", err)
 	}
 	got := map[string]string{
-		driver.MetaProtocolVersion: string(meta[driver.MetaProtocolVersion]),
-		driver.MetaClientInfo:      string(meta[driver.MetaClientInfo]),
-		driver.MetaLogLevel:        string(meta[driver.MetaLogLevel]),
+		"io.modelcontextprotocol/protocolVersion": string(meta["io.modelcontextprotocol/protocolVersion"]),
+		"io.modelcontextprotocol/clientInfo":      string(meta["io.modelcontextprotocol/clientInfo"]),
+		driver.MetaLogLevel:                       string(meta[driver.MetaLogLevel]),
 	}
 	want := map[string]string{
-		driver.MetaProtocolVersion: `"2026-07-28"`,
-		driver.MetaClientInfo:      `{"name":"c","version":"1.2"}`,
-		driver.MetaLogLevel:        `"debug"`,
+		"io.modelcontextprotocol/protocolVersion": `"2026-07-28"`,
+		"io.modelcontextprotocol/clientInfo":      `{"name":"c","version":"1.2"}`,
+		driver.MetaLogLevel:                       `"debug"`,
 	}
-	if diff := cmp.Diff(want, got); diff != "" || meta[driver.MetaClientCapabilities] == nil {
-		t.Errorf("ModernMeta (-want +got):\n%s(capabilities %s)", diff, meta[driver.MetaClientCapabilities])
+	if diff := cmp.Diff(want, got); diff != "" || meta["io.modelcontextprotocol/clientCapabilities"] == nil {
+		t.Errorf("ModernMeta (-want +got):\n%s(capabilities %s)", diff, meta["io.modelcontextprotocol/clientCapabilities"])
 	}
 
 	for _, tc := range []struct{ method, params, want string }{
