@@ -241,3 +241,67 @@ func (s *Session) beforeSend(ctx context.Context, op *Op, c *call, first bool, a
 }
 
 func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+
+// opContext starts one operation: a cancellable context and the session's
+// request timer (reused, no timer per op), armed for the first request.
+// endOp must be called when the operation is done.
+//
+// The timeout rule (2025-11-25 transports; documented on
+// Config.RequestTimeout): the timer runs while a request waits for its
+// answer — until the response headers of an SSE answer (POST stream, GET
+// stream, resume), or until the end of a JSON answer. An open stream is
+// bounded by StreamIdleTimeout and the run's end only, so a stream that
+// legitimately runs longer than RequestTimeout while events keep arriving
+// is not cut.
+func (s *Session) opContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	octx, cancel := context.WithCancelCause(ctx)
+	s.opMu.Lock()
+	s.opCancel = cancel
+	s.opMu.Unlock()
+	s.arm()
+	return octx, cancel
+}
+
+// arm (re)starts the request timer of the current operation.
+func (s *Session) arm() {
+	d := s.cfg.requestTimeout()
+	if d <= 0 {
+		return
+	}
+	s.opMu.Lock()
+	if s.opTimer == nil {
+		s.opTimer = time.AfterFunc(d, s.onOpTimeout)
+	} else {
+		s.opTimer.Reset(d)
+	}
+	s.opMu.Unlock()
+}
+
+// disarm stops the request timer: the answer has begun (SSE headers) or
+// ended (JSON).
+func (s *Session) disarm() {
+	s.opMu.Lock()
+	if s.opTimer != nil {
+		s.opTimer.Stop()
+	}
+	s.opMu.Unlock()
+}
+
+func (s *Session) endOp(cancel context.CancelCauseFunc) {
+	s.opMu.Lock()
+	if s.opTimer != nil {
+		s.opTimer.Stop()
+	}
+	s.opCancel = nil
+	s.opMu.Unlock()
+	cancel(nil)
+}
+
+func (s *Session) onOpTimeout() {
+	s.opMu.Lock()
+	c := s.opCancel
+	s.opMu.Unlock()
+	if c != nil {
+		c(requestTimeout(s.cfg.requestTimeout()))
+	}
+}

@@ -2,11 +2,7 @@ package driver
 
 import (
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 )
 
 // Progress that comes after its response on another stream. A request
@@ -19,73 +15,6 @@ import (
 // caller settles the Result beside the lane (Result.Settle, on a copy:
 // Result.Clone), which closes the ledger once the rest came or
 // mailboxGrace after the response.
-
-// lateBoxes are the mailboxes of a session's requests answered before all
-// their expected progress came, shared by its lanes.
-type lateBoxes struct {
-	n     atomic.Int32 // len(boxes): a message checks them only when there are some
-	mu    sync.Mutex
-	boxes []*inflight
-	empty chan struct{} // closed when the last box goes (nil: none yet)
-	due   time.Time     // the latest box's due
-}
-
-func (l *lateBoxes) add(mb *inflight, due time.Time) {
-	l.mu.Lock()
-	if len(l.boxes) == 0 {
-		l.empty = make(chan struct{})
-	}
-	l.boxes = append(l.boxes, mb)
-	l.due = due
-	l.n.Store(int32(len(l.boxes)))
-	l.mu.Unlock()
-}
-
-func (l *lateBoxes) remove(mb *inflight) {
-	l.mu.Lock()
-	if i := slices.Index(l.boxes, mb); i >= 0 {
-		l.boxes = slices.Delete(l.boxes, i, i+1)
-		if len(l.boxes) == 0 {
-			close(l.empty)
-		}
-	}
-	l.n.Store(int32(len(l.boxes)))
-	l.mu.Unlock()
-}
-
-// settled waits until the session's pending Results are settled (their
-// progress may still come on the GET stream, which Close stops), at most
-// a little past the latest one's due.
-func (l *lateBoxes) settled() {
-	l.mu.Lock()
-	empty, due := l.empty, l.due
-	n := len(l.boxes)
-	l.mu.Unlock()
-	if n == 0 {
-		return
-	}
-	t := time.NewTimer(time.Until(due) + 50*time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-empty:
-	case <-t.C:
-	}
-}
-
-// take offers m to the mailboxes (see inflight.take).
-func (l *lateBoxes) take(m jsonrpc.Message, sibling bool) (id int64, ok bool) {
-	if l.n.Load() == 0 {
-		return 0, false
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, mb := range l.boxes {
-		if id, ok := mb.take(m, sibling); ok {
-			return id, true
-		}
-	}
-	return 0, false
-}
 
 // Pending is the rest of a request's ledger, judged once the progress it
 // still expects came on another stream or mailboxGrace after its response

@@ -1,17 +1,14 @@
 package driver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
-	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -206,176 +203,6 @@ func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 	closeMailbox(mb, led, gotResp, c.expect)
 }
 
-// closeMailbox closes the ledger of a request whose mailbox (nil: none)
-// takes nothing more: the values that came on other streams count
-// misrouted, and what never came anywhere lost.
-func closeMailbox(mb *inflight, led *Ledger, gotResp bool, expect int) {
-	var elsewhere []float64
-	var elsewhereTotal float64
-	if mb != nil {
-		mb.mu.Lock()
-		mb.closed = true
-		elsewhere = append(append([]float64(nil), mb.progress...), mb.sibling...)
-		elsewhereTotal = mb.total
-		for _, v := range mb.progress {
-			led.fault(VerdictMisrouted, "progress "+fmtNum(v)+" of this request arrived on the GET stream")
-		}
-		if mb.resp {
-			led.fault(VerdictMisrouted, "the response to this request arrived on the GET stream")
-		}
-		gotResp = gotResp || mb.resp || mb.siblingResp
-		mb.mu.Unlock()
-	}
-	led.finishOp(gotResp, expect, elsewhere, elsewhereTotal)
-}
-
-// mailboxGrace bounds the wait, after a request's response, for its
-// progress notifications that the server sends on another stream.
-const mailboxGrace = 250 * time.Millisecond
-
-// inflight is a lane's request in flight, as the other streams of the
-// session see it: its messages that arrive on the GET stream or on
-// another lane's response stream are dropped here (misrouted), so the
-// request's ledger does not count them lost.
-type inflight struct {
-	mu          sync.Mutex
-	id          int64
-	tok         []byte    // raw JSON progress token
-	progress    []float64 // values that came on the GET stream
-	sibling     []float64 // values that came on another lane's stream
-	total       float64
-	resp        bool // the response came on the GET stream
-	siblingResp bool // … on another lane's stream
-	closed      bool // the request's ledger is closed: takes nothing more
-	notify      chan struct{}
-}
-
-// begin makes c the lane's request in flight, when another stream may
-// carry its messages: the GET stream, or another lane's response stream.
-func (s *Session) begin(c *call) {
-	if s.get.Load() == nil && len(s.lanes) == 1 {
-		return
-	}
-	if s.mbox == nil {
-		s.mbox = &inflight{}
-	}
-	mb := s.mbox
-	mb.mu.Lock()
-	mb.id = c.id
-	mb.tok = append(mb.tok[:0], c.tok...)
-	mb.progress, mb.sibling = mb.progress[:0], mb.sibling[:0]
-	mb.total, mb.resp, mb.siblingResp, mb.closed = 0, false, false, false
-	if mb.notify == nil {
-		mb.notify = make(chan struct{}, 1)
-	}
-	mb.mu.Unlock()
-	s.cur.Store(mb)
-}
-
-// complete reports whether the mailbox plus the values seen on the
-// request's own stream make want.
-func (mb *inflight) complete(want, have int) bool {
-	mb.mu.Lock()
-	defer mb.mu.Unlock()
-	return have+len(mb.progress)+len(mb.sibling) >= want
-}
-
-// awaitUntil waits until the mailbox plus the values seen on the request's
-// own stream make want, or due passes.
-func (mb *inflight) awaitUntil(want, have int, due time.Time) {
-	var t *time.Timer
-	for !mb.complete(want, have) {
-		d := time.Until(due)
-		if d <= 0 {
-			return
-		}
-		if t == nil {
-			t = time.NewTimer(d)
-			defer t.Stop()
-		}
-		select {
-		case <-mb.notify:
-		case <-t.C:
-			return
-		}
-	}
-}
-
-// take puts m in the mailbox when it belongs to the request (a progress
-// notification with its token, or its response) and returns the
-// request's id; sibling: it came on another lane's stream (judged there),
-// else on the GET stream.
-func (mb *inflight) take(m jsonrpc.Message, sibling bool) (id int64, ok bool) {
-	mb.mu.Lock()
-	defer mb.mu.Unlock()
-	if mb.closed {
-		return 0, false
-	}
-	switch m.Kind {
-	case jsonrpc.KindResponse:
-		if !jsonrpc.IDEqual(m.ID, mb.id) {
-			return 0, false
-		}
-		if sibling {
-			mb.siblingResp = true
-		} else {
-			mb.resp = true
-		}
-	case jsonrpc.KindNotification:
-		if len(mb.tok) == 0 || !bytes.Equal(jsonrpc.Field(m.Params, "progressToken"), mb.tok) {
-			return 0, false
-		}
-		v, _ := jsonrpc.FieldNumber(m.Params, "progress")
-		t, _ := jsonrpc.FieldNumber(m.Params, "total")
-		if sibling {
-			mb.sibling = append(mb.sibling, v)
-		} else {
-			mb.progress = append(mb.progress, v)
-		}
-		mb.total = max(mb.total, t)
-	default:
-		return 0, false
-	}
-	select {
-	case mb.notify <- struct{}{}:
-	default:
-	}
-	return mb.id, true
-}
-
-// deliver takes a message of the session's requests that arrived on the
-// GET stream: a progress notification or a response of a request in
-// flight goes to its mailbox (true); anything else is the caller's.
-func (s *Session) deliver(m jsonrpc.Message) bool {
-	for _, l := range s.lanes {
-		if mb := l.cur.Load(); mb != nil {
-			if _, ok := mb.take(m, false); ok {
-				return true
-			}
-		}
-	}
-	_, ok := s.late.take(m, false)
-	return ok
-}
-
-// toSibling takes a message that arrived on this lane's stream and belongs
-// to another lane's request in flight (a progress notification or the
-// response): it goes to that request's mailbox, and toSibling returns that
-// request's id.
-func (s *Session) toSibling(m jsonrpc.Message) (id int64, ok bool) {
-	for _, l := range s.lanes {
-		if l == s {
-			continue
-		}
-		if mb := l.cur.Load(); mb != nil {
-			if id, ok := mb.take(m, true); ok {
-				return id, true
-			}
-		}
-	}
-	return s.late.take(m, true)
-}
-
 // resume waits per the reconnect policy and GETs the stream with
 // Last-Event-ID until the server accepts (2025-11-25 transports
 // §Resumability; SEP-1699 retry). fails counts consecutive attempts that
@@ -450,76 +277,6 @@ func (s *Session) reconnectDelay(hintMS, fails int) time.Duration {
 		return d
 	}
 	return base
-}
-
-// watch arms the session's idle timer for a stream body: a body that
-// completes no event (and no keep-alive) for d is closed (unblocking the
-// read) and the read reports ErrStreamIdle. It returns a reader that
-// counts bytes and re-arms the timer when its decoder (sr.dec, set by the
-// caller) has read a whole event or keep-alive since the last read —
-// unless fixed, when d bounds the whole read (the tail after a response).
-// So a server that drips an event a byte at a time is cut after d, and a
-// large event must arrive whole within d. One stream is watched at a time
-// (the session's op goroutine).
-func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration, fixed bool) io.Reader {
-	s.sr = streamReader{s: s, rc: body, n: &res.BytesIn, d: d}
-	if fixed {
-		s.sr.d = 0
-	}
-	s.idleFired.Store(false)
-	if d > 0 {
-		s.idleMu.Lock()
-		s.idleBody = body
-		if s.idle == nil {
-			s.idle = time.AfterFunc(d, s.onIdle)
-		} else {
-			s.idle.Reset(d)
-		}
-		s.idleMu.Unlock()
-	}
-	return &s.sr
-}
-
-func (s *Session) unwatch() {
-	s.idleMu.Lock()
-	if s.idle != nil {
-		s.idle.Stop()
-	}
-	s.idleBody = nil
-	s.idleMu.Unlock()
-}
-
-func (s *Session) onIdle() {
-	s.idleMu.Lock()
-	b := s.idleBody
-	s.idleBody = nil
-	s.idleMu.Unlock()
-	if b != nil {
-		s.idleFired.Store(true)
-		b.Close()
-	}
-}
-
-// streamReader counts body bytes and re-arms the idle timer when its
-// decoder completed an event or keep-alive since the last read: one
-// comparison per read, nothing per byte.
-type streamReader struct {
-	s    *Session
-	rc   io.ReadCloser
-	n    *int64
-	d    time.Duration // idle timeout re-armed on progress (0: none)
-	dec  *sse.Decoder  // whose progress re-arms the timer (nil: none does)
-	seen uint64        // dec.Progress() when the timer was last armed
-}
-
-func (r *streamReader) Read(p []byte) (int, error) {
-	if r.d > 0 && r.dec != nil && r.dec.Progress() != r.seen {
-		r.seen = r.dec.Progress()
-		r.s.idle.Reset(r.d)
-	}
-	n, err := r.rc.Read(p)
-	*r.n += int64(n)
-	return n, err
 }
 
 func breakCause(err error) string {

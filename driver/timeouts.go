@@ -2,14 +2,18 @@ package driver
 
 import (
 	"context"
+	"io"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
-// Timeout errors say which of the driver's timeouts fired, its limit and
-// the setting that sets it (the flag; the profile's timeouts.* field
-// reads the same), once: not "timeout: request timeout: context deadline
-// exceeded".
+// The request timer's errors and the stream idle watch. Timeout errors say
+// which of the driver's timeouts fired, its limit and the setting that
+// sets it (the flag; the profile's timeouts.* field reads the same), once:
+// not "timeout: request timeout: context deadline exceeded". The request
+// timer itself runs with the operation (do.go: opContext, arm, endOp).
 
 // deadlineError is a timeout sentinel: its text is its own, and it is
 // context.DeadlineExceeded for errors.Is and a net.Error timeout, as a
@@ -51,70 +55,6 @@ func streamIdle(d time.Duration) error {
 // the limit (timeouts.go).
 var ErrRequestTimeout error = &deadlineError{"request timeout: no answer in time (--timeout)"}
 
-// opContext starts one operation: a cancellable context and the session's
-// request timer (reused, no timer per op), armed for the first request.
-// endOp must be called when the operation is done.
-//
-// The timeout rule (2025-11-25 transports; documented on
-// Config.RequestTimeout): the timer runs while a request waits for its
-// answer — until the response headers of an SSE answer (POST stream, GET
-// stream, resume), or until the end of a JSON answer. An open stream is
-// bounded by StreamIdleTimeout and the run's end only, so a stream that
-// legitimately runs longer than RequestTimeout while events keep arriving
-// is not cut.
-func (s *Session) opContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
-	octx, cancel := context.WithCancelCause(ctx)
-	s.opMu.Lock()
-	s.opCancel = cancel
-	s.opMu.Unlock()
-	s.arm()
-	return octx, cancel
-}
-
-// arm (re)starts the request timer of the current operation.
-func (s *Session) arm() {
-	d := s.cfg.requestTimeout()
-	if d <= 0 {
-		return
-	}
-	s.opMu.Lock()
-	if s.opTimer == nil {
-		s.opTimer = time.AfterFunc(d, s.onOpTimeout)
-	} else {
-		s.opTimer.Reset(d)
-	}
-	s.opMu.Unlock()
-}
-
-// disarm stops the request timer: the answer has begun (SSE headers) or
-// ended (JSON).
-func (s *Session) disarm() {
-	s.opMu.Lock()
-	if s.opTimer != nil {
-		s.opTimer.Stop()
-	}
-	s.opMu.Unlock()
-}
-
-func (s *Session) endOp(cancel context.CancelCauseFunc) {
-	s.opMu.Lock()
-	if s.opTimer != nil {
-		s.opTimer.Stop()
-	}
-	s.opCancel = nil
-	s.opMu.Unlock()
-	cancel(nil)
-}
-
-func (s *Session) onOpTimeout() {
-	s.opMu.Lock()
-	c := s.opCancel
-	s.opMu.Unlock()
-	if c != nil {
-		c(requestTimeout(s.cfg.requestTimeout()))
-	}
-}
-
 // headerTimeout bounds the wait for a request's response headers outside
 // an operation (the GET stream's opens and reopens) without bounding the
 // body: the returned context lives until cancel is called; only a timeout
@@ -135,4 +75,74 @@ func headerTimeout(ctx context.Context, d time.Duration) (hctx context.Context, 
 		t.Stop()
 		return state.CompareAndSwap(0, 1)
 	}, cancel
+}
+
+// watch arms the session's idle timer for a stream body: a body that
+// completes no event (and no keep-alive) for d is closed (unblocking the
+// read) and the read reports ErrStreamIdle. It returns a reader that
+// counts bytes and re-arms the timer when its decoder (sr.dec, set by the
+// caller) has read a whole event or keep-alive since the last read —
+// unless fixed, when d bounds the whole read (the tail after a response).
+// So a server that drips an event a byte at a time is cut after d, and a
+// large event must arrive whole within d. One stream is watched at a time
+// (the session's op goroutine).
+func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration, fixed bool) io.Reader {
+	s.sr = streamReader{s: s, rc: body, n: &res.BytesIn, d: d}
+	if fixed {
+		s.sr.d = 0
+	}
+	s.idleFired.Store(false)
+	if d > 0 {
+		s.idleMu.Lock()
+		s.idleBody = body
+		if s.idle == nil {
+			s.idle = time.AfterFunc(d, s.onIdle)
+		} else {
+			s.idle.Reset(d)
+		}
+		s.idleMu.Unlock()
+	}
+	return &s.sr
+}
+
+func (s *Session) unwatch() {
+	s.idleMu.Lock()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.idleBody = nil
+	s.idleMu.Unlock()
+}
+
+func (s *Session) onIdle() {
+	s.idleMu.Lock()
+	b := s.idleBody
+	s.idleBody = nil
+	s.idleMu.Unlock()
+	if b != nil {
+		s.idleFired.Store(true)
+		b.Close()
+	}
+}
+
+// streamReader counts body bytes and re-arms the idle timer when its
+// decoder completed an event or keep-alive since the last read: one
+// comparison per read, nothing per byte.
+type streamReader struct {
+	s    *Session
+	rc   io.ReadCloser
+	n    *int64
+	d    time.Duration // idle timeout re-armed on progress (0: none)
+	dec  *sse.Decoder  // whose progress re-arms the timer (nil: none does)
+	seen uint64        // dec.Progress() when the timer was last armed
+}
+
+func (r *streamReader) Read(p []byte) (int, error) {
+	if r.d > 0 && r.dec != nil && r.dec.Progress() != r.seen {
+		r.seen = r.dec.Progress()
+		r.s.idle.Reset(r.d)
+	}
+	n, err := r.rc.Read(p)
+	*r.n += int64(n)
+	return n, err
 }
