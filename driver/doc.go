@@ -1,8 +1,12 @@
-// Package driver is mcpbench's MCP client over the Streamable HTTP transport
-// (protocol versions 2025-03-26, 2025-06-18 and 2025-11-25): JSON-RPC
-// framing, SSE decoding, sessions, standalone GET streams, resumption with
-// Last-Event-ID honouring retry hints, answers to server→client requests,
-// DELETE. It measures what an SDK client hides: when a stream broke, what
+// Package driver is mcpbench's MCP session over the Streamable HTTP
+// transport (protocol versions 2025-03-26, 2025-06-18 and 2025-11-25, and
+// the stateless 2026-07-28): sessions and their lanes, operations and
+// their results, standalone GET streams, resumption with Last-Event-ID
+// honouring retry hints, the replay ledger, cancellation, subscriptions,
+// answers to server→client requests, DELETE. It builds on httpclient (the
+// HTTP client), internal/sse (the SSE decoder) and internal/jsonrpc (the
+// JSON-RPC scanner and renderers), and must not import chaos, workload,
+// metrics or anything above them (internal/archtest). It measures what an SDK client hides: when a stream broke, what
 // was replayed, how long a reconnect waited.
 //
 // # Wire picture (2025-11-25 transports §Streamable HTTP)
@@ -135,53 +139,55 @@
 //
 // # Files
 //
-// Where each concern lives (the client roughly in the order a request
-// flows through it, then the decoders, the transport and the probe):
+// Where each concern lives, in the order a request flows through a
+// session (the layers under it are packages of their own: the HTTP client
+// is httpclient, the SSE decoder internal/sse, the JSON-RPC scanner and
+// renderers internal/jsonrpc, the conformance probe package probe):
 //
 //   - config.go: Config and its defaults, protocol versions, NewHTTPClient,
-//     header parsing and redaction.
+//     header parsing and redaction; network.go: Config's network settings
+//     as httpclient.Options (ValidateNet) and a session's own connections
+//     (httpclient.PerSession).
 //   - result.go: Op (what to send), Result and Resume (what happened).
-//   - session.go: Session, NewSession, Initialize, Do (one operation: its
-//     request, re-initialize on 404, re-issue, input rounds), Close.
-//   - initialize.go: the initialization exchange (initialize and
-//     notifications/initialized; server/discover for 2026-07-28).
-//   - modern.go: what 2026-07-28 adds (_meta, Mcp-Method/Mcp-Name and
-//     parameter headers, input_required answers), Negotiate, PrepareOps.
-//   - wire.go: one HTTP request (timeouts, redirects, status errors), the
-//     reusable request body, media types, draining and bounded reads.
+//   - session.go: Session (one lane) and sessionState (what the lanes of a
+//     session share), NewSession, Lanes, the session's headers.
+//   - initialize.go: Initialize and the initialization exchange
+//     (initialize and notifications/initialized; server/discover for
+//     2026-07-28).
+//   - do.go: one operation (Do): the request rendered, its timer and
+//     context, re-initialize on 404, re-issue, input rounds, pages, and
+//     its first and last steps (cancel armed, change noted, settled).
+//   - send.go: one HTTP request: the session's headers, redirects, the
+//     reusable request body.
 //   - answer.go: a request's answer: the POST exchange, a JSON answer
 //     (batch, gzip), each incoming message judged (handle), answers to
 //     server→client requests.
+//   - read.go: media types, bodies read within max_message_bytes, large
+//     messages held against the memory budget (budget.go: Budget).
 //   - stream.go: a POST's SSE answer: events, the tail after the response,
-//     resume with Last-Event-ID, the reconnect delay, the idle watchdog,
-//     the mailbox shared with the GET stream.
-//   - late.go: progress still expected after the response, awaited beside
+//     resume with Last-Event-ID, the reconnect delay.
+//   - mailbox.go: how a message finds its request across the lanes and
+//     streams of a session (inflight, deliver, toSibling, the late ones);
+//     late.go: progress still expected after the response, awaited beside
 //     the lane (Config.SettleBeside, Result.Pending, Settle, Clone).
+//   - timeouts.go: the timeout errors and the stream idle watch.
 //   - getstream.go: the standalone GET stream (OpenStream, StreamStats).
 //   - linkheader.go: Link headers (RFC 8288) and a stream's same-origin
 //     rel="stream" resume URL (SEP-1335).
-//   - hygiene.go: the deleted-session check made by Close (Hygiene).
-//   - hooks.go: Do's first and last steps for the files below.
+//   - modern.go: what 2026-07-28 adds (_meta, Mcp-Method/Mcp-Name and
+//     parameter headers, input_required answers), Negotiate, PrepareOps.
 //   - paginate.go: list ops follow nextCursor (Result.Pages, MaxPages).
 //   - cancel.go: Op.Cancel, notifications/cancelled and its judgement.
 //   - notify.go: Notifications (log messages, list changes, updates).
 //   - subscribe.go: subscriptions, changes, ResourceUpdate and its latency.
 //   - ledger.go: the replay ledger and its verdicts.
-//   - budget.go: the memory budget and large-message reads.
-//   - errors.go: sentinels, StatusError, Class and Classify.
-//   - jsonrpc.go: jsonrpc.Message, jsonrpc.Parse, jsonrpc.Field, jsonrpc.Error; jsonscan.go: the
-//     validating JSON scanner under them (strings, numbers, nesting);
-//     jsonrender.go: requests and responses rendered with append.
-//   - sse.go: sse.Decoder and sse.Event (fields, dispatch); sse_scan.go: line
-//     scanning, the read buffer and large events (Reserve/Release).
-//   - network.go: Config's network settings as httpclient.Options
-//     (ValidateNet), and a session's own connections
-//     (httpclient.PerSession); the HTTP client itself is package
-//     httpclient.
+//   - errors.go: sentinels, StatusError (and the status errors of an
+//     answer), Class and Classify.
+//   - close.go, hygiene.go: Close, and the deleted-session check it makes
+//     (Hygiene); applies.go: ProbeGET (does the server offer a GET stream).
 //   - probe_api.go: the wire pieces the conformance probe (package probe)
 //     shares with Session: Config.ModernMeta, NameHeader,
 //     DiscoverVersions, StreamLink.
-//   - util.go: small append helpers.
 //
 // # Cost
 //
