@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/units"
 )
 
@@ -39,10 +40,10 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 	res.Status = resp.StatusCode
 	switch code := resp.StatusCode; {
 	case code == http.StatusNotFound && h.sid != "" && !c.init:
-		res.BytesIn += drain(resp)
+		res.BytesIn += netutil.Drain(resp)
 		return errSession404
 	case code == http.StatusAccepted:
-		res.BytesIn += drain(resp)
+		res.BytesIn += netutil.Drain(resp)
 		return fmt.Errorf("%w: 202 Accepted to a request", ErrBadResponse)
 	case code < 200 || code > 299:
 		return s.statusError(resp, res)
@@ -51,7 +52,7 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 		// Known from the headers on: a resume of this stream carries it.
 		c.sid = resp.Header.Get(HeaderSessionID)
 		if err := s.checkSessionID(c.sid); err != nil {
-			drain(resp)
+			netutil.Drain(resp)
 			return err
 		}
 		s.setHeaders(c.sid, s.proto) // the version negotiated before, if any
@@ -63,12 +64,12 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 	case mtSSE:
 		s.disarm() // the stream is open: StreamIdleTimeout bounds it now
 		if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-			res.BytesIn += drain(resp)
+			res.BytesIn += netutil.Drain(resp)
 			return fmt.Errorf("%w: SSE stream with Content-Encoding %q (a compressed event stream is buffered by the decompressor, so events would arrive late; mcpbench decodes compression on JSON answers only)", ErrBadResponse, ce)
 		}
 		err = s.readPOSTStream(ctx, resp, c, res)
 	default:
-		res.BytesIn += drain(resp)
+		res.BytesIn += netutil.Drain(resp)
 		return fmt.Errorf("%w: content type %q", ErrBadResponse, resp.Header.Get("Content-Type"))
 	}
 	return err
@@ -259,7 +260,7 @@ func toolError(result []byte) error {
 	json.Unmarshal(result, &r)
 	for _, c := range r.Content {
 		if c.Type == "text" && c.Text != "" {
-			return fmt.Errorf("%w: %s", ErrToolError, firstLine([]byte(c.Text)))
+			return fmt.Errorf("%w: %s", ErrToolError, netutil.FirstLine([]byte(c.Text)))
 		}
 	}
 	return ErrToolError
@@ -283,7 +284,7 @@ func (s *Session) answer(ctx context.Context, m jsonrpc.Message, buf []byte) []b
 	}
 	resp, err := s.sendCopy(ctx, buf)
 	if err == nil {
-		drain(resp)
+		netutil.Drain(resp)
 	}
 	return buf
 }

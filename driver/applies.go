@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // ProbeGET sends the session's standalone GET (legacy versions) once and
@@ -27,7 +29,7 @@ func (s *Session) ProbeGET(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		drain(resp)
+		netutil.Drain(resp)
 	} else {
 		resp.Body.Close() // an open stream: not read
 	}

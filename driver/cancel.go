@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // Cancellation (2025-11-25 cancellation utility). An op with Op.Cancel
@@ -197,7 +198,7 @@ func (s *Session) sendCancel(ctx context.Context, id int64, after time.Duration)
 	if err != nil {
 		return false
 	}
-	drain(resp)
+	netutil.Drain(resp)
 	return resp.StatusCode >= http.StatusOK && resp.StatusCode < http.StatusMultipleChoices
 }
 

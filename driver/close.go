@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // Close ends the session: it stops the GET stream and sends DELETE with
@@ -21,7 +23,7 @@ func (s *Session) Close(ctx context.Context) error {
 	if h.sid == "" || s.modern {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, durOr(s.cfg.RequestTimeout, 30*time.Second))
+	ctx, cancel := context.WithTimeout(ctx, netutil.DurOr(s.cfg.RequestTimeout, 30*time.Second))
 	defer cancel()
 	resp, err := s.send(ctx, http.MethodDelete, nil, h.get, "")
 	if err != nil {
@@ -29,13 +31,13 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusAccepted, http.StatusNoContent:
-		drain(resp)
+		netutil.Drain(resp)
 		if s.cfg.CheckDeleted {
 			s.checkDeleted(ctx, h)
 		}
 		return nil
 	case http.StatusMethodNotAllowed, http.StatusNotFound:
-		drain(resp)
+		netutil.Drain(resp)
 		return nil
 	}
 	var scratch Result

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -235,10 +236,14 @@ func (c *Config) Validate() []error {
 
 func (c *Config) protocol() string { return cmp.Or(c.Protocol, DefaultProtocol) }
 
-func (c *Config) requestTimeout() time.Duration    { return durOr(c.RequestTimeout, 30*time.Second) }
-func (c *Config) streamIdleTimeout() time.Duration { return durOr(c.StreamIdleTimeout, 30*time.Second) }
-func (c *Config) defaultRetry() time.Duration      { return durOr(c.DefaultRetry, time.Second) }
-func (c *Config) backoffMax() time.Duration        { return durOr(c.BackoffMax, 30*time.Second) }
+func (c *Config) requestTimeout() time.Duration {
+	return netutil.DurOr(c.RequestTimeout, 30*time.Second)
+}
+func (c *Config) streamIdleTimeout() time.Duration {
+	return netutil.DurOr(c.StreamIdleTimeout, 30*time.Second)
+}
+func (c *Config) defaultRetry() time.Duration { return netutil.DurOr(c.DefaultRetry, time.Second) }
+func (c *Config) backoffMax() time.Duration   { return netutil.DurOr(c.BackoffMax, 30*time.Second) }
 
 // DefaultMaxMessageBytes is the default bound on one JSON answer.
 const DefaultMaxMessageBytes = 64 << 20
@@ -291,17 +296,6 @@ func (c *Config) canned(method string) (json.RawMessage, bool) {
 	}
 	r, ok := defaultCanned[method]
 	return r, ok
-}
-
-// durOr returns d, def for 0, and 0 (disabled) for negative d.
-func durOr(d, def time.Duration) time.Duration {
-	switch {
-	case d == 0:
-		return def
-	case d < 0:
-		return 0
-	}
-	return d
 }
 
 // NewHTTPClient returns the httpclient.New client for cfg's network

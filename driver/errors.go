@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -276,28 +277,8 @@ func (s *Session) statusError(resp *http.Response, res *Result) error {
 			}
 		}
 	}
-	se.Body = firstLine(b)
+	se.Body = netutil.FirstLine(b)
 	return se
-}
-
-// firstLine returns the first non-blank line of a body, trimmed, printable
-// and cut to 200 bytes ("" for an empty or binary body).
-func firstLine(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
-		b = b[:i]
-	}
-	if len(b) > 200 {
-		b = b[:200]
-	}
-	var sb strings.Builder
-	for _, r := range string(b) {
-		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
-			return "" // binary: nothing useful to show
-		}
-		sb.WriteRune(r)
-	}
-	return sb.String()
 }
 
 // parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP-date

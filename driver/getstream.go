@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -110,18 +111,18 @@ func (s *Session) startGET(ctx context.Context) error {
 	}
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
-		drain(resp)
+		netutil.Drain(resp)
 		cancel()
 		s.wantGET = false
 		return ErrNoGETStream
 	case resp.StatusCode == http.StatusConflict:
-		drain(resp)
+		netutil.Drain(resp)
 		cancel()
 		return ErrGETStreamConflict
 	case resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != mtSSE:
 		cancel()
 		if resp.StatusCode == http.StatusOK {
-			drain(resp)
+			netutil.Drain(resp)
 			return fmt.Errorf("%w: GET answered %q", ErrBadResponse, resp.Header.Get("Content-Type"))
 		}
 		var scratch Result

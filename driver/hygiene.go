@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // Hygiene is the verdict of the deleted-session check (Config.CheckDeleted).
@@ -34,7 +35,7 @@ func (s *Session) checkDeleted(ctx context.Context, h *sessHeaders) {
 	if err != nil {
 		return
 	}
-	drain(resp)
+	netutil.Drain(resp)
 	hy := Hygiene{Checked: true, Verdict: NumVerdicts, Status: resp.StatusCode, SessionID: h.sid}
 	switch {
 	case resp.StatusCode == http.StatusNotFound:

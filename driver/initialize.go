@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 func (s *Session) initialize(ctx context.Context, res *Result) error {
@@ -64,7 +65,7 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("notifications/initialized: %w", s.statusError(resp, res))
 	}
-	res.BytesIn += drain(resp)
+	res.BytesIn += netutil.Drain(resp)
 	return nil
 }
 

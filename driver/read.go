@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/units"
@@ -35,14 +34,6 @@ func mediaType(ct string) mt {
 		return mtSSE
 	}
 	return mtOther
-}
-
-// drain reads (up to 64 KiB of) a body and closes it, so the connection can
-// be reused; it returns the bytes read.
-func drain(resp *http.Response) int64 {
-	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	return n
 }
 
 // readAll reads r into buf up to limit bytes (ErrResponseTooLarge beyond).

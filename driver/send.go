@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // Sending a request: the session's headers and body, redirects (307/308,
@@ -63,7 +64,7 @@ func (s *Session) sendTo(ctx context.Context, target *url.URL, method string, bo
 		if rerr != nil || hop >= maxRedirects {
 			return resp, nil // the caller reports the 3xx with its Location
 		}
-		drain(resp)
+		netutil.Drain(resp)
 		s.redirects.Add(1)
 		if resp.StatusCode == http.StatusPermanentRedirect && target == nil {
 			s.u.Store(next)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -244,7 +245,7 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 			res.Resumes = append(res.Resumes, r)
 			return resp, nil
 		}
-		res.BytesIn += drain(resp)
+		res.BytesIn += netutil.Drain(resp)
 		res.Resumes = append(res.Resumes, r)
 		switch {
 		case resp.StatusCode == http.StatusNotFound && h.sid != "":

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -15,37 +16,14 @@ import (
 // not "timeout: request timeout: context deadline exceeded". The request
 // timer itself runs with the operation (do.go: opContext, arm, endOp).
 
-// deadlineError is a timeout sentinel: its text is its own, and it is
-// context.DeadlineExceeded for errors.Is and a net.Error timeout, as a
-// context's deadline is.
-type deadlineError struct{ msg string }
-
-func (e *deadlineError) Error() string        { return e.msg }
-func (e *deadlineError) Is(target error) bool { return target == context.DeadlineExceeded }
-func (e *deadlineError) Timeout() bool        { return true }
-func (e *deadlineError) Temporary() bool      { return true }
-
-// timeoutError is one firing of a timeout: its text names the limit, and
-// it unwraps to its sentinel (ErrRequestTimeout, ErrStreamIdle; the
-// connect timeout is httpclient.ErrConnectTimeout).
-type timeoutError struct {
-	sentinel error
-	msg      string
-}
-
-func (e *timeoutError) Error() string   { return e.msg }
-func (e *timeoutError) Unwrap() error   { return e.sentinel }
-func (e *timeoutError) Timeout() bool   { return true }
-func (e *timeoutError) Temporary() bool { return true }
-
 // requestTimeout is ErrRequestTimeout after d.
 func requestTimeout(d time.Duration) error {
-	return &timeoutError{ErrRequestTimeout, "request timeout: no answer within " + d.String() + " (--timeout)"}
+	return netutil.Timeout(ErrRequestTimeout, "request timeout: no answer within "+d.String()+" (--timeout)")
 }
 
 // streamIdle is ErrStreamIdle after d without a complete event.
 func streamIdle(d time.Duration) error {
-	return &timeoutError{ErrStreamIdle, "stream idle timeout: no complete event or keep-alive for " + d.String() + " (--stream-idle-timeout)"}
+	return netutil.Timeout(ErrStreamIdle, "stream idle timeout: no complete event or keep-alive for "+d.String()+" (--stream-idle-timeout)")
 }
 
 // ErrRequestTimeout: a request got no answer within RequestTimeout: its
@@ -53,7 +31,7 @@ func streamIdle(d time.Duration) error {
 // its whole JSON answer did not arrive in time. It wraps
 // context.DeadlineExceeded (errors.Is); the error of an operation names
 // the limit (timeouts.go).
-var ErrRequestTimeout error = &deadlineError{"request timeout: no answer in time (--timeout)"}
+var ErrRequestTimeout error = netutil.Deadline("request timeout: no answer in time (--timeout)")
 
 // headerTimeout bounds the wait for a request's response headers outside
 // an operation (the GET stream's opens and reopens) without bounding the

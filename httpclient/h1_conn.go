@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // getConn returns an idle connection to scheme://host that passes the
@@ -30,7 +32,7 @@ func (t *h1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 		conns[len(conns)-1] = nil
 		t.idle[key] = conns[:len(conns)-1]
 		t.mu.Unlock()
-		if time.Since(pc.idleAt) > durOr(t.IdleTimeout, 60*time.Second) || !pc.alive() {
+		if time.Since(pc.idleAt) > netutil.DurOr(t.IdleTimeout, 60*time.Second) || !pc.alive() {
 			pc.c.Close()
 			continue
 		}
@@ -76,7 +78,7 @@ func (t *h1Transport) dial(ctx context.Context, scheme, addr, proto string) (net
 // dialDirect is dial without New's dialer: Dial (or a
 // net.Dialer) and TLSConfig.
 func (t *h1Transport) dialDirect(ctx context.Context, scheme, addr, proto string) (net.Conn, error) {
-	timeout := durOr(t.DialTimeout, 5*time.Second)
+	timeout := netutil.DurOr(t.DialTimeout, 5*time.Second)
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var c net.Conn

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -142,7 +143,7 @@ func (s *oauthState) roundTrip(req *http.Request, next http.RoundTripper) (*http
 	if tok != "" {
 		s.rejected.Add(1)
 	}
-	drain(resp)
+	netutil.Drain(resp)
 	tok, err = s.authorize(ctx, ch, tok)
 	if err != nil {
 		return nil, err
@@ -317,11 +318,11 @@ func (s *oauthState) tokenError(cc *clientcredentials.Config, err error) error {
 		switch {
 		case re.ErrorCode != "":
 			msg += ": " + re.ErrorCode
-			if d := firstLine([]byte(re.ErrorDescription)); d != "" {
+			if d := netutil.FirstLine([]byte(re.ErrorDescription)); d != "" {
 				msg += " (" + d + ")"
 			}
-		case firstLine(re.Body) != "":
-			msg += ": " + firstLine(re.Body)
+		case netutil.FirstLine(re.Body) != "":
+			msg += ": " + netutil.FirstLine(re.Body)
 		}
 	}
 	if s.cfg.ClientSecret != "" {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -298,7 +299,7 @@ func (s *oauthState) getJSON(ctx context.Context, u string, v any) (found bool, 
 	case resp.StatusCode == http.StatusNotFound:
 		return false, nil
 	case resp.StatusCode != http.StatusOK:
-		return false, fmt.Errorf("GET %s: HTTP %s: %s", u, resp.Status, firstLine(b))
+		return false, fmt.Errorf("GET %s: HTTP %s: %s", u, resp.Status, netutil.FirstLine(b))
 	case rerr != nil:
 		return false, fmt.Errorf("GET %s: %w", u, rerr)
 	}

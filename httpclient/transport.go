@@ -15,6 +15,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // HTTP versions (Options.HTTP, --http).
@@ -162,7 +163,7 @@ func newTransport(cfg *Options) (*netTransport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tls.%w", err)
 	}
-	d := newDialer(durOr(cfg.ConnectTimeout, 5*time.Second), proxy, tc)
+	d := newDialer(netutil.DurOr(cfg.ConnectTimeout, 5*time.Second), proxy, tc)
 	d.src = newSourcePicker(cfg.SourceAddrs)
 	t := &netTransport{mode: cmp.Or(cfg.HTTP, HTTPAuto), d: d, certs: len(tc.Certificates) > 0}
 	h1 := func() *h1Transport { return &h1Transport{DialTimeout: d.timeout, UserAgent: "mcpbench", d: d} }

@@ -25,6 +25,7 @@ var layers = map[string][]string{
 	"internal/stats":    {},
 	"internal/kube":     {},
 	"internal/jsonrpc":  {},
+	"internal/netutil":  {},
 	"internal/sse":      {"internal/units"},
 	"profiles":          {},
 	"refserver":         {},
@@ -33,11 +34,11 @@ var layers = map[string][]string{
 
 	// The HTTP client under the session: HTTP/1.1, HTTP/2, dialer, OAuth,
 	// and the interfaces chaos and driver meet through.
-	"httpclient": {"internal/secret"},
+	"httpclient": {"internal/netutil", "internal/secret"},
 	// Faults below the session: chaos wraps an HTTP transport.
 	"chaos": {"httpclient", "internal/units"},
 	// The MCP session over Streamable HTTP.
-	"driver": {"httpclient", "internal/jsonrpc", "internal/sse", "internal/secret", "internal/units"},
+	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units"},
 
 	// The conformance probe: raw requests against one server.
 	"probe": {"driver", "internal/jsonrpc", "internal/sse"},
