@@ -262,7 +262,7 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 		// fresh stream, after the same wait; it is a reconnect attempt too.
 		hint := g.dec.RetryMS
 		wait := s.reconnectDelay(hint, fails)
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := netutil.SleepCtx(ctx, wait); err != nil {
 			return
 		}
 		at := time.Now()

@@ -220,7 +220,7 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 		hint := dec.RetryMS
 		wait := s.reconnectDelay(hint, *fails)
 		r := Resume{Hint: hint, Waited: wait, Clean: clean, Link: link != nil}
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := netutil.SleepCtx(ctx, wait); err != nil {
 			return nil, s.ctxErr(ctx, err)
 		}
 		h := s.hdr.Load()
@@ -285,18 +285,4 @@ func breakCause(err error) string {
 		return "stream ended"
 	}
 	return err.Error()
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

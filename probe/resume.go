@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // resumeCases checks resumability: a stream the server closed before its
@@ -269,7 +270,7 @@ func (p *prober) finishedCase(ctx context.Context, name, want string) {
 		if a.status != http.StatusConflict || src != p.getIDs {
 			break
 		}
-		if sleepCtx(ctx, time.Duration(100<<attempt)*time.Millisecond) != nil {
+		if netutil.SleepCtx(ctx, time.Duration(100<<attempt)*time.Millisecond) != nil {
 			break
 		}
 	}
@@ -371,16 +372,4 @@ func (p *prober) closeArgs() string {
 		return `{"count":2,"close_after":2,"retry_ms":250}`
 	}
 	return `{"count":2,"close_after":2}`
-}
-
-// sleepCtx waits d, or until ctx ends (its error then).
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -41,7 +41,7 @@ var layers = map[string][]string{
 	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units"},
 
 	// The conformance probe: raw requests against one server.
-	"probe": {"driver", "internal/jsonrpc", "internal/sse"},
+	"probe": {"driver", "internal/jsonrpc", "internal/netutil", "internal/sse"},
 
 	// Recording and storing (never judging).
 	"metrics":          {"driver", "httpclient", "internal/textfmt"},

@@ -1,8 +1,10 @@
-// Package netutil holds the small pieces the HTTP client (httpclient) and
-// the MCP session (driver) both need and neither owns: timeout errors that
-// name their limit, the duration-or-default rule of the timeout settings,
-// draining a body for connection reuse, and the first line of a body for
-// an error message. It imports nothing of the module.
+// Package netutil holds the small pieces the HTTP client (httpclient), the
+// MCP session (driver) and the probe all need and none owns: timeout
+// errors that name their limit, the duration-or-default rule of the
+// timeout settings, a sleep that ends with its context, draining a body
+// for connection reuse, and the first line of a body for an error
+// message. It imports nothing of the module; every function is safe for
+// concurrent use.
 package netutil
 
 import (
@@ -56,6 +58,21 @@ func DurOr(d, def time.Duration) time.Duration {
 		return 0
 	}
 	return d
+}
+
+// SleepCtx waits d, or until ctx ends (ctx.Err() then; at once when d ≤ 0).
+func SleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Drain reads (up to 64 KiB of) a body and closes it, so the connection can

@@ -66,3 +66,17 @@ func TestDrainReadsAtMost64KiBAndCloses(t *testing.T) {
 		t.Fatalf("drained %d bytes, closed %d times; want 65536 and 1", n, body.closed)
 	}
 }
+
+func TestSleepCtx(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := SleepCtx(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled context: %v, want context.Canceled at once", err)
+	}
+	if err := SleepCtx(context.Background(), 0); err != nil {
+		t.Fatalf("d = 0: %v", err)
+	}
+	if err := SleepCtx(context.Background(), time.Microsecond); err != nil {
+		t.Fatalf("d = 1µs: %v", err)
+	}
+}
