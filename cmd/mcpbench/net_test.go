@@ -147,9 +147,10 @@ func TestServeHTTP2OnlyAndH2C(t *testing.T) {
 }
 
 // Against `serve --auth` with short-lived tokens: a client-credentials run
-// gets 0 errors, the token is refreshed before each expiry (the client's
-// fetches are exactly the tokens the server issued, none presented
-// expired); with long-lived tokens it is fetched once; a wrong secret
+// gets 0 errors, the token is refreshed before its expiry (the client's
+// fetches are exactly the tokens the server issued; a token a loaded
+// machine delivered late is refused, counted by both sides and replaced);
+// with long-lived tokens it is fetched once; a wrong secret
 // fails with the authorization server's answer, the secret nowhere.
 func TestServeAuthClientCredentials(t *testing.T) {
 	t.Setenv("MCPBENCH_OAUTH_CLIENT_SECRET", "right-S3CRET")
@@ -168,7 +169,15 @@ func TestServeAuthClientCredentials(t *testing.T) {
 		t.Fatalf("serve said %q", short.out.String())
 	}
 	issued, _ := strconv.ParseInt(m[1], 10, 64)
-	if o.Fetches < 3 || o.Fetches != issued || o.Refreshes != o.Fetches-1 || o.Failures != 0 || o.Rejected != 0 || m[2] != "0" || m[3] != "0" {
+	expired, _ := strconv.ParseInt(m[3], 10, 64)
+	// A token is sent until 50 ms before its expiry (a 1 s token's margin):
+	// on a loaded machine a request sent just before that can reach the
+	// server after the expiry. The server then refuses it with a 401, and
+	// the client fetches a new token. Exact either way: every expired token
+	// the server saw is one the client counted as rejected, and most
+	// refreshes still came before the expiry, in the background.
+	if o.Fetches < 3 || o.Fetches != issued || o.Refreshes != o.Fetches-1 || o.Failures != 0 || m[2] != "0" ||
+		o.Rejected != expired || o.Refreshes <= o.Rejected {
 		t.Errorf("client %+v; server issued %s, refused %s, expired presented %s", *o, m[1], m[2], m[3])
 	}
 	if !strings.Contains(out, "Authorization (OAuth client credentials, apart from op latency): "+strconv.FormatInt(o.Fetches, 10)+" token fetches") {
