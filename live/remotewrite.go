@@ -58,6 +58,11 @@ type RemoteWriteConfig struct {
 	MaxRetries             int
 	// Client sends the requests (nil: a client of its own).
 	Client *http.Client
+	// Source, when set, is a Prometheus sink that the same run feeds
+	// ahead of this one (--prometheus's): the snapshots are taken from it
+	// and RemoteWrite keeps no counters of its own, so the interval
+	// histograms are not accumulated twice. Nil: a sink of its own.
+	Source *Prometheus
 }
 
 // RemoteWriteAuthFromEnv fills cfg's credentials from the environment
@@ -101,6 +106,7 @@ type RemoteWriteStats struct {
 type RemoteWrite struct {
 	cfg    RemoteWriteConfig
 	prom   *Prometheus
+	own    bool // prom is fed by this sink (not RemoteWriteConfig.Source)
 	client *http.Client
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -154,8 +160,11 @@ func NewRemoteWrite(cfg RemoteWriteConfig) (*RemoteWrite, error) {
 		client = &http.Client{Timeout: cfg.Timeout}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &RemoteWrite{cfg: cfg, prom: NewPrometheus(), client: client, ctx: ctx, cancel: cancel,
+	r := &RemoteWrite{cfg: cfg, prom: cfg.Source, client: client, ctx: ctx, cancel: cancel,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if r.prom == nil {
+		r.prom, r.own = NewPrometheus(), true
+	}
 	go r.run()
 	return r, nil
 }
@@ -165,20 +174,26 @@ func (r *RemoteWrite) URL() string { return secret.RedactURL(r.cfg.URL) }
 
 // Start implements metrics.Sink: every op's series at zero, pushed.
 func (r *RemoteWrite) Start(info *metrics.RunInfo) {
-	r.prom.Start(info)
+	if r.own {
+		r.prom.Start(info)
+	}
 	r.push()
 }
 
 // Interval implements metrics.Sink: the interval added, a snapshot
 // queued.
 func (r *RemoteWrite) Interval(rec *metrics.IntervalRecord) {
-	r.prom.Interval(rec)
+	if r.own {
+		r.prom.Interval(rec)
+	}
 	r.push()
 }
 
 // End implements metrics.Sink: the final counts queued.
 func (r *RemoteWrite) End(end *metrics.RunEnd) {
-	r.prom.End(end)
+	if r.own {
+		r.prom.End(end)
+	}
 	r.push()
 }
 

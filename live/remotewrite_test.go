@@ -210,16 +210,39 @@ func fastConfig(url string) RemoteWriteConfig {
 // series the Prometheus endpoint serves (its names and labels, the
 // run's labels added), counters cumulative, the duration histograms
 // classic (_bucket{le} cumulative, _sum, _count), timestamps rising.
+//
+// Shared: the snapshots come from a Prometheus sink fed ahead of it (as
+// with --prometheus on too), counted once.
 func TestRemoteWriteSeries(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprint("shared=", shared), func(t *testing.T) { testRemoteWriteSeries(t, shared) })
+	}
+}
+
+func testRemoteWriteSeries(t *testing.T, shared bool) {
 	rc, srv := newReceiver(t, nil)
-	rw, err := NewRemoteWrite(fastConfig(srv.URL + "/api/v1/write"))
+	cfg := fastConfig(srv.URL + "/api/v1/write")
+	var sinks []metrics.Sink
+	if shared {
+		cfg.Source = NewPrometheus()
+		sinks = append(sinks, cfg.Source)
+	}
+	rw, err := NewRemoteWrite(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rw.Start(&metrics.RunInfo{Profile: "p", Target: "http://u:secret@x/mcp", Ops: []string{"tools/call:echo"}, Started: time.Now()})
-	rw.Interval(fakeInterval(3, 1, 400, 1000, 2000))
-	rw.Interval(fakeInterval(2, 0, 1000, 1000))
-	rw.End(&metrics.RunEnd{Summary: &metrics.Summary{}})
+	sinks = append(sinks, rw)
+	for _, s := range sinks {
+		s.Start(&metrics.RunInfo{Profile: "p", Target: "http://u:secret@x/mcp", Ops: []string{"tools/call:echo"}, Started: time.Now()})
+	}
+	for _, iv := range []*metrics.IntervalRecord{fakeInterval(3, 1, 400, 1000, 2000), fakeInterval(2, 0, 1000, 1000)} {
+		for _, s := range sinks {
+			s.Interval(iv)
+		}
+	}
+	for _, s := range sinks {
+		s.End(&metrics.RunEnd{Summary: &metrics.Summary{}})
+	}
 	st := rw.Close(10 * time.Second)
 	if st.Sent != 4 || st.Dropped+st.Failed+st.Unsent != 0 {
 		t.Fatalf("stats %+v: want 4 sent, nothing lost", st)

@@ -55,7 +55,11 @@ func startLive(f *liveFlags, stderr interface{ Write([]byte) (int, error) }) (*l
 		fmt.Fprintf(stderr, "mcpbench: live metrics at http://%s/metrics\n", srv.Addr())
 	}
 	if f.rw != "" {
-		rw, err := startRemoteWrite(f.rw)
+		var src *live.Prometheus
+		if lo.srv != nil {
+			src = lo.srv.Sink // fed first (sinks): pushed as served
+		}
+		rw, err := startRemoteWrite(f.rw, src)
 		if err != nil {
 			lo.close(context.Background(), stderr)
 			return nil, err
@@ -132,10 +136,11 @@ func (e *env) openLive() error {
 
 // startRemoteWrite starts the --prometheus-rw sink: the series labelled
 // job="mcpbench" and instance=the host name, credentials from the
-// environment.
-func startRemoteWrite(u string) (*live.RemoteWrite, error) {
+// environment, the snapshots taken from src (--prometheus's sink) when
+// there is one.
+func startRemoteWrite(u string, src *live.Prometheus) (*live.RemoteWrite, error) {
 	host, _ := os.Hostname()
-	cfg := live.RemoteWriteConfig{URL: u, Labels: map[string]string{"job": "mcpbench", "instance": cmp.Or(host, "mcpbench")}}
+	cfg := live.RemoteWriteConfig{URL: u, Labels: map[string]string{"job": "mcpbench", "instance": cmp.Or(host, "mcpbench")}, Source: src}
 	if err := live.RemoteWriteAuthFromEnv(&cfg, os.LookupEnv); err != nil {
 		return nil, err
 	}
