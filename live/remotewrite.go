@@ -177,7 +177,7 @@ func (r *RemoteWrite) Start(info *metrics.RunInfo) {
 	if r.own {
 		r.prom.Start(info)
 	}
-	r.push()
+	r.push(time.Now())
 }
 
 // Interval implements metrics.Sink: the interval added, a snapshot
@@ -186,7 +186,9 @@ func (r *RemoteWrite) Interval(rec *metrics.IntervalRecord) {
 	if r.own {
 		r.prom.Interval(rec)
 	}
-	r.push()
+	// Stamped with the interval's end, which its counts run to (the
+	// close comes a little later, later still on a busy machine).
+	r.push(cmp.Or(rec.Row.End, time.Now()))
 }
 
 // End implements metrics.Sink: the final counts queued.
@@ -194,13 +196,14 @@ func (r *RemoteWrite) End(end *metrics.RunEnd) {
 	if r.own {
 		r.prom.End(end)
 	}
-	r.push()
+	r.push(time.Now())
 }
 
-// push takes a snapshot and queues it, pushing out the oldest when the
-// queue is full.
-func (r *RemoteWrite) push() {
+// push takes a snapshot stamped t and queues it, pushing out the oldest
+// when the queue is full.
+func (r *RemoteWrite) push(t time.Time) {
 	s := r.snapshot()
+	s.ts = t.UnixMilli()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -222,14 +225,14 @@ func (r *RemoteWrite) push() {
 	}
 }
 
-// snapshot collects the Prometheus sink's metrics as series.
+// snapshot collects the Prometheus sink's metrics as series (ts unset).
 func (r *RemoteWrite) snapshot() *snapshot {
 	ch := make(chan prometheus.Metric, 64)
 	go func() {
 		r.prom.Collect(ch)
 		close(ch)
 	}()
-	s := &snapshot{ts: time.Now().UnixMilli()}
+	s := &snapshot{}
 	var m dto.Metric
 	for metric := range ch {
 		m.Reset()

@@ -235,7 +235,9 @@ func testRemoteWriteSeries(t *testing.T, shared bool) {
 	for _, s := range sinks {
 		s.Start(&metrics.RunInfo{Profile: "p", Target: "http://u:secret@x/mcp", Ops: []string{"tools/call:echo"}, Started: time.Now()})
 	}
-	for _, iv := range []*metrics.IntervalRecord{fakeInterval(3, 1, 400, 1000, 2000), fakeInterval(2, 0, 1000, 1000)} {
+	ivs := []*metrics.IntervalRecord{fakeInterval(3, 1, 400, 1000, 2000), fakeInterval(2, 0, 1000, 1000)}
+	ivs[1].Row.End = ivs[0].Row.End.Add(time.Second)
+	for _, iv := range ivs {
 		for _, s := range sinks {
 			s.Interval(iv)
 		}
@@ -284,6 +286,11 @@ func testRemoteWriteSeries(t *testing.T, shared bool) {
 				t.Errorf("push %d: %s at %d, others at %d", i, s.series, s.ts, ts)
 			}
 			last[s.series] = s.value
+		}
+		if i == 1 || i == 2 { // an interval's push: stamped with its end, which its counts run to
+			if want := ivs[i-1].Row.End.UnixMilli(); ts != want {
+				t.Errorf("interval %d pushed at %d ms, want its end %d", i-1, ts, want)
+			}
 		}
 		if i == 0 && last["mcpbench_ops_total{"+ls+"}"] != 0 {
 			t.Errorf("the start push has ops_total %v, want 0", last["mcpbench_ops_total{"+ls+"}"])
