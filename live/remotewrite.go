@@ -172,12 +172,19 @@ func NewRemoteWrite(cfg RemoteWriteConfig) (*RemoteWrite, error) {
 // URL returns the receiver's URL, for display.
 func (r *RemoteWrite) URL() string { return secret.RedactURL(r.cfg.URL) }
 
-// Start implements metrics.Sink: every op's series at zero, pushed.
+// Start implements metrics.Sink: every op's series at zero, pushed,
+// stamped with the run's start.
 func (r *RemoteWrite) Start(info *metrics.RunInfo) {
 	if r.own {
 		r.prom.Start(info)
 	}
-	r.push(time.Now())
+	// Stamped with the run's start: a run replayed after the fact (the
+	// merged run of --processes) keeps its times.
+	t := time.Now()
+	if !info.Started.IsZero() && info.Started.Before(t) {
+		t = info.Started
+	}
+	r.push(t)
 }
 
 // Interval implements metrics.Sink: the interval added, a snapshot
