@@ -1,6 +1,7 @@
 // Package live streams a run's results while it goes, for the tools a
 // user already watches: a Prometheus endpoint (Prometheus, served by
-// Server) and a JSON-lines stream (JSONL). Both are metrics.Sinks fed the
+// Server), Prometheus remote write (RemoteWrite) and a JSON-lines stream
+// (JSONL). All three are metrics.Sinks fed the
 // same interval records as the results directory; neither pushes back on
 // the load: Prometheus updates counters under a short lock and a scrape
 // only copies them, JSONL hands each line to a writer goroutine through a
@@ -38,6 +39,17 @@
 // Response and GET stream verdicts of the replay ledger are judged when a
 // stream ends; GET streams end with their session, so with no churn their
 // verdicts appear at the run's end.
+//
+// # Remote write
+//
+// RemoteWrite pushes the series above (go_* and process_* aside) to a
+// Prometheus remote-write receiver, protocol 1.0: a snappy-compressed
+// protobuf WriteRequest per snapshot, encoded with protowire (the message
+// is four fields deep; prometheus/prometheus is not worth its build), the
+// config's labels (job, instance) on every series, histograms classic
+// (_bucket{le}, _sum, _count). Snapshots queue for a sender goroutine
+// (bounded, oldest dropped and counted) that retries network errors, 5xx
+// and 429 with exponential backoff.
 //
 // # JSON lines
 //

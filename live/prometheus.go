@@ -183,8 +183,14 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 			ls = append(ls, l)
 		}
 	}
-	return prometheus.NewDesc("mcpbench_"+name, help, ls, nil)
+	d := prometheus.NewDesc("mcpbench_"+name, help, ls, nil)
+	descNames[d] = "mcpbench_" + name
+	return d
 }
+
+// descNames are the metrics' names by description (RemoteWrite's series
+// names; client_golang keeps a Desc's name to itself).
+var descNames = map[*prometheus.Desc]string{}
 
 // Describe implements prometheus.Collector.
 func (p *Prometheus) Describe(ch chan<- *prometheus.Desc) {

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# check-prometheus.sh — a real Prometheus scrapes a real run, and says what
-# the summary says.
+# check-prometheus.sh — a real Prometheus scrapes a real run and receives
+# its remote-write pushes, and says what the summary says, both ways.
 #
 # Usage:
 #   scripts/check-prometheus.sh
 #
 # Installs Debian's prometheus package when the prometheus binary is
 # missing (apt-get; needs root), starts it on loopback with a scrape
-# configuration pointing at mcpbench (every 1 s), makes a 30 s open-model
-# run of mcpbench against its embedded reference server with
+# configuration pointing at mcpbench (every 1 s) and its remote-write
+# receiver on (--web.enable-remote-write-receiver), makes a 30 s
+# open-model run of mcpbench against its embedded reference server with
 # --prometheus on loopback (and --prometheus-linger, so the last counts are
-# scraped), then asks Prometheus over its HTTP API (scripts/promcheck):
+# scraped) and --prometheus-rw pushing to that Prometheus's
+# /api/v1/write, then asks Prometheus over its HTTP API
+# (scripts/promcheck), once for the scraped series
+# (instance="127.0.0.1:METRICS_PORT") and once for the pushed ones
+# (instance=the host name):
 #   - sum(rate(mcpbench_ops_total[20s])) inside the measured window must be
 #     within 1 % of the summary's op rate;
 #   - the final totals (ops, errors, the duration histogram's count) must
 #     equal the summary's exactly.
 #
-# Exit status: 0 Prometheus agrees; 1 it does not (or the run failed);
+# Exit status: 0 Prometheus agrees, both ways; 1 it does not (or the run failed);
 # 3 skipped: the prometheus package could not be installed here (a clear
 # message says so).
 #
@@ -67,7 +72,7 @@ scrape_configs:
       - targets: ['127.0.0.1:$metrics_port']
 YAML
 log "starting Prometheus on 127.0.0.1:$prom_port"
-"$prom" --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/data" \
+"$prom" --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/data" --web.enable-remote-write-receiver \
 	--web.listen-address="127.0.0.1:$prom_port" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
 prom_pid=$!
 for _ in $(seq 1 100); do
@@ -83,13 +88,22 @@ if [[ -z "$bin" ]]; then
 	(cd "$repo" && go build -o "$TMP/mcpbench" ./cmd/mcpbench)
 	bin="$TMP/mcpbench"
 fi
-log "30 s run at 200 ops/s with --prometheus 127.0.0.1:$metrics_port"
+rw_url="http://127.0.0.1:$prom_port/api/v1/write"
+log "30 s run at 200 ops/s with --prometheus 127.0.0.1:$metrics_port and --prometheus-rw $rw_url"
 "$bin" run --tool echo --args '{"text":"prometheus"}' --rate 200 --duration 30s --warmup 2s -q \
-	--prometheus "127.0.0.1:$metrics_port" --prometheus-linger 10s --out "$TMP/run" >"$TMP/run.txt" 2>&1 || {
+	--prometheus "127.0.0.1:$metrics_port" --prometheus-linger 10s --prometheus-rw "$rw_url" \
+	--out "$TMP/run" >"$TMP/run.txt" 2>&1 || {
 	cat "$TMP/run.txt" >&2
 	log "the run failed"
 	exit 1
 }
-grep -E "^(all|tools/call)|Throughput" "$TMP/run.txt" >&2 || true
-log "asking Prometheus"
-(cd "$repo" && go run ./scripts/promcheck -prometheus "http://127.0.0.1:$prom_port" -results "$TMP/run")
+grep -E "^(all|tools/call)|Throughput|prometheus-rw" "$TMP/run.txt" >&2 || true
+(cd "$repo" && go build -o "$TMP/promcheck" ./scripts/promcheck)
+status=0
+log "asking Prometheus: the scraped series"
+"$TMP/promcheck" -prometheus "http://127.0.0.1:$prom_port" -results "$TMP/run" -match "instance=\"127.0.0.1:$metrics_port\"" || status=1
+# mcpbench labels its pushed series instance=os.Hostname(): the kernel's
+# node name, as uname -n says it.
+log "asking Prometheus: the remote-written series"
+"$TMP/promcheck" -prometheus "http://127.0.0.1:$prom_port" -results "$TMP/run" -match "instance=\"$(uname -n)\"" || status=1
+exit $status

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -17,11 +18,13 @@ type liveFlags struct {
 	prometheus string
 	linger     time.Duration
 	jsonl      string
+	rw         string
 }
 
 func (l *liveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&l.prometheus, "prometheus", "", "serve live metrics at http://ADDR/metrics while the run goes (Prometheus text/OpenMetrics/protobuf; e.g. 127.0.0.1:9464)")
 	fl.DurationVar(&l.linger, "prometheus-linger", 0, "after the run, keep /metrics up until the next scrape (at most this long), so the final counts reach Prometheus")
+	fl.StringVar(&l.rw, "prometheus-rw", "", "push live metrics to this Prometheus remote-write URL every interval (e.g. http://127.0.0.1:9090/api/v1/write; credentials from $"+live.EnvRemoteWriteToken+" or $"+live.EnvRemoteWriteUser+"/_PASSWORD)")
 	fl.StringVar(&l.jsonl, "out-jsonl", "", "stream one JSON line per interval to this file (start and end lines too)")
 }
 
@@ -33,6 +36,7 @@ type liveOutputs struct {
 	srv  *live.Server
 	file *os.File
 	js   *live.JSONL
+	rw   *live.RemoteWrite
 }
 
 // startLive opens the live outputs the flags ask for; errors name the
@@ -49,6 +53,18 @@ func startLive(f *liveFlags, stderr interface{ Write([]byte) (int, error) }) (*l
 			fmt.Fprintf(stderr, "mcpbench: --prometheus listens on %s, beyond this host: anyone who reaches it sees the run's metrics\n", srv.Addr())
 		}
 		fmt.Fprintf(stderr, "mcpbench: live metrics at http://%s/metrics\n", srv.Addr())
+	}
+	if f.rw != "" {
+		var src *live.Prometheus
+		if lo.srv != nil {
+			src = lo.srv.Sink // fed first (sinks): pushed as served
+		}
+		rw, err := startRemoteWrite(f.rw, src)
+		if err != nil {
+			lo.close(context.Background(), stderr)
+			return nil, err
+		}
+		lo.rw = rw
 	}
 	if f.jsonl != "" {
 		file, err := os.Create(f.jsonl)
@@ -73,6 +89,9 @@ func (lo *liveOutputs) sinks() []metrics.Sink {
 	if lo.js != nil {
 		out = append(out, lo.js)
 	}
+	if lo.rw != nil {
+		out = append(out, lo.rw)
+	}
 	return out
 }
 
@@ -94,6 +113,9 @@ func (lo *liveOutputs) close(ctx context.Context, stderr interface{ Write([]byte
 	if lo.file != nil {
 		lo.file.Close()
 	}
+	if lo.rw != nil {
+		reportRemoteWrite(lo.rw, stderr)
+	}
 	if lo.srv != nil && !lo.srv.Close(ctx, lo.f.linger) && lo.f.linger > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "mcpbench: no scrape of /metrics came within --prometheus-linger %v after the run\n", lo.f.linger)
 	}
@@ -110,4 +132,28 @@ func (e *env) openLive() error {
 	e.live = lo
 	e.closers = append(e.closers, func() { lo.close(e.ctx, e.stderr) })
 	return nil
+}
+
+// startRemoteWrite starts the --prometheus-rw sink: the series labelled
+// job="mcpbench" and instance=the host name, credentials from the
+// environment, the snapshots taken from src (--prometheus's sink) when
+// there is one.
+func startRemoteWrite(u string, src *live.Prometheus) (*live.RemoteWrite, error) {
+	host, _ := os.Hostname()
+	cfg := live.RemoteWriteConfig{URL: u, Labels: map[string]string{"job": "mcpbench", "instance": cmp.Or(host, "mcpbench")}, Source: src}
+	if err := live.RemoteWriteAuthFromEnv(&cfg, os.LookupEnv); err != nil {
+		return nil, err
+	}
+	return live.NewRemoteWrite(cfg)
+}
+
+// reportRemoteWrite flushes the --prometheus-rw queue (5 s at most) and
+// says what reached the receiver.
+func reportRemoteWrite(rw *live.RemoteWrite, stderr interface{ Write([]byte) (int, error) }) {
+	st := rw.Close(5 * time.Second)
+	fmt.Fprintf(stderr, "mcpbench: --prometheus-rw %s: %d pushes sent, %d dropped (queue full), %d failed, %d unsent at the end, %d retries\n",
+		rw.URL(), st.Sent, st.Dropped, st.Failed, st.Unsent, st.Retries)
+	if st.LastErr != "" && st.Failed+st.Unsent > 0 {
+		fmt.Fprintf(stderr, "mcpbench: --prometheus-rw: last error: %s\n", st.LastErr)
+	}
 }

@@ -1,11 +1,15 @@
 // Command promcheck asks a Prometheus server that scraped a run's
-// --prometheus endpoint what it saw, and compares that with the run's
+// --prometheus endpoint (or received its --prometheus-rw pushes) what it
+// saw, and compares that with the run's
 // summary.json: the op rate (PromQL rate() over a stretch of the measured
 // window) within a tolerance, and the final totals (ops, errors, the
 // response-time histogram's count) exactly. scripts/check-prometheus.sh
 // runs it; it exits 0 when everything agrees, 1 when not.
 //
-//	go run ./scripts/promcheck -prometheus http://127.0.0.1:19090 -results DIR
+// -match selects the series (label matchers, e.g. instance="host"), so
+// that one Prometheus can hold the scraped and the pushed copies apart.
+//
+//	go run ./scripts/promcheck -prometheus http://127.0.0.1:19090 -results DIR [-match 'instance="h"']
 package main
 
 import (
@@ -27,7 +31,12 @@ func main() {
 	prom := flag.String("prometheus", "http://127.0.0.1:19090", "Prometheus server (loopback)")
 	dir := flag.String("results", "", "the run's results directory")
 	tol := flag.Float64("tolerance", 0.01, "largest relative difference of the op rate")
+	match := flag.String("match", "", `label matchers selecting the run's series (e.g. instance="host"); "" all`)
 	flag.Parse()
+	sel := ""
+	if *match != "" {
+		sel = "{" + *match + "}"
+	}
 	sum, err := metrics.ReadSummary(filepath.Join(*dir, metrics.FileSummary))
 	if err != nil {
 		fail("%v", err)
@@ -37,7 +46,7 @@ func main() {
 	// measured window (its first and last seconds left out).
 	window := math.Min(20, sum.DurationS-6)
 	at := sum.Started.Add(time.Duration((sum.WarmupS + 3 + window) * float64(time.Second)))
-	q := fmt.Sprintf("sum(rate(mcpbench_ops_total[%ds]))", int(window))
+	q := fmt.Sprintf("sum(rate(mcpbench_ops_total%s[%ds]))", sel, int(window))
 	rate, err := query(*prom, q, at)
 	if err != nil {
 		fail("%s: %v", q, err)
@@ -50,7 +59,7 @@ func main() {
 		fmt.Println("FAIL: the op rate Prometheus saw is not the summary's")
 	}
 	// The totals after the run (mcpbench --prometheus-linger waited for a
-	// scrape after its end).
+	// scrape after its end; --prometheus-rw flushed its last push).
 	now := time.Now()
 	for _, c := range []struct {
 		name string
@@ -60,7 +69,7 @@ func main() {
 		{"mcpbench_op_errors_total", sum.All.Errors},
 		{"mcpbench_op_duration_seconds_count", sum.All.Count},
 	} {
-		q := fmt.Sprintf("sum(max_over_time(%s[5m]))", c.name)
+		q := fmt.Sprintf("sum(max_over_time(%s%s[5m]))", c.name, sel)
 		got, err := query(*prom, q, now)
 		if err != nil {
 			fail("%s: %v", q, err)
