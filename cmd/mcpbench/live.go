@@ -17,12 +17,14 @@ type liveFlags struct {
 	prometheus string
 	linger     time.Duration
 	jsonl      string
+	junit      string // --junit FILE (junit.go)
 }
 
 func (l *liveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&l.prometheus, "prometheus", "", "serve live metrics at http://ADDR/metrics while the run goes (Prometheus text/OpenMetrics/protobuf; e.g. 127.0.0.1:9464)")
 	fl.DurationVar(&l.linger, "prometheus-linger", 0, "after the run, keep /metrics up until the next scrape (at most this long), so the final counts reach Prometheus")
 	fl.StringVar(&l.jsonl, "out-jsonl", "", "stream one JSON line per interval to this file (start and end lines too)")
+	fl.StringVar(&l.junit, "junit", "", "write the verdicts as JUnit XML to this file for CI: one test case per threshold (a sweep: per step's SLO; a soak: per verdict too), failures with the measured value")
 }
 
 // liveOutputs are a command's live sinks: the Prometheus endpoint (one
@@ -39,6 +41,9 @@ type liveOutputs struct {
 // flag.
 func startLive(f *liveFlags, stderr interface{ Write([]byte) (int, error) }) (*liveOutputs, error) {
 	lo := &liveOutputs{f: f}
+	if err := checkJUnitPath(f.junit); err != nil {
+		return nil, err
+	}
 	if f.prometheus != "" {
 		srv, err := live.Serve(f.prometheus)
 		if err != nil {
