@@ -14,8 +14,8 @@ import (
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
-// JUnit XML (--junit FILE): the verdicts of a run, a sweep, a soak or a
-// merge as test cases a CI system renders.
+// JUnit XML (--junit FILE): the verdicts of a run, a sweep, a soak, a
+// merge or a compare as test cases a CI system renders.
 //
 // The shape is the common one CI systems read (Jenkins' junit plugin,
 // GitLab, GitHub test reporters, Azure DevOps): <testsuites> holding
@@ -26,7 +26,7 @@ import (
 // timestamps ISO 8601 in UTC without a zone (as the XSD's xs:dateTime
 // pattern has them).
 //
-// What a case is:
+// What a case is (a compare's --fail-if limits: JUnitLimits):
 //   - a run (JUnitRun): one case per threshold — classname its scope
 //     ("total" without one, else "post", "get", "sessions" or the op as
 //     written), name the expression as written — failed with the
@@ -346,6 +346,35 @@ func JUnitSoak(sk *metrics.Soak, started time.Time) JUnitSuite {
 	}
 	if sk.Interrupted {
 		s.Properties = append(s.Properties, JUnitProperty{"interrupted", fmt.Sprintf("ran %.0f s of %.0f s planned", sk.DurationS, sk.PlannedS)})
+	}
+	return s
+}
+
+// JUnitLimits is the suite of compare --fail-if: one case per limit as
+// written (exprs[i]) and op it checks (results[i], as Regression and
+// SweepLimit Evaluate them: classname the op, "all" for the total, name
+// the limit), failed when crossed, the change against the limit in the
+// message. A limit with no result (nothing to compare) is an error case,
+// so it cannot pass unseen. started is the compared run's (B's) start.
+func JUnitLimits(exprs []string, results [][]LimitResult, started time.Time) JUnitSuite {
+	s := JUnitSuite{Name: "mcpbench compare", Timestamp: junitTime(started)}
+	for i, e := range exprs {
+		var rs []LimitResult
+		if i < len(results) {
+			rs = results[i]
+		}
+		if len(rs) == 0 {
+			s.Cases = append(s.Cases, JUnitCase{Classname: "all", Name: e, Error: &JUnitOutcome{Type: "no-data", Message: e + ": nothing to compare"}})
+		}
+		for _, l := range rs {
+			c := JUnitCase{Classname: cmp.Or(l.Op, "all"), Name: e}
+			if l.Pass {
+				c.SystemOut = l.Text
+			} else {
+				c.Failure = &JUnitOutcome{Type: "regression", Message: l.Text}
+			}
+			s.Cases = append(s.Cases, c)
+		}
 	}
 	return s
 }

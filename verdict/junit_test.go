@@ -412,3 +412,46 @@ func TestJUnitFileWrites(t *testing.T) {
 		t.Errorf("missing directory: %v, want an error naming --junit", err)
 	}
 }
+
+// compare --fail-if: a case per limit and op, the crossed one failed
+// with its change, a limit with nothing to compare an error.
+func TestJUnitLimits(t *testing.T) {
+	a, b := sampleSummary(), sampleSummary()
+	b.Ops[1].Response.P99 = 400 // tools/call:slow: 260 → 400 ms
+	var exprs []string
+	var groups [][]LimitResult
+	for _, e := range []string{"tools/call:p99>+10%", "rate<-5%"} {
+		r, err := ParseRegression(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exprs, groups = append(exprs, e), append(groups, r.Evaluate(a, b, nil, nil))
+	}
+	exprs, groups = append(exprs, "get:lost>+0"), append(groups, nil)
+	path := filepath.Join(t.TempDir(), "cmp.xml")
+	if err := WriteJUnit(path, JUnitLimits(exprs, groups, time.Time{})); err != nil {
+		t.Fatal(err)
+	}
+	r := readJUnit(t, path)
+	s := r.Suites[0]
+	// tools/call:p99 checks echo and slow; rate checks the total; get:lost nothing.
+	if s.Tests != "4" || s.Failures != "1" || s.Errors != "1" {
+		t.Fatalf("tests %s failures %s errors %s, want 4 1 1: %+v", s.Tests, s.Failures, s.Errors, s.Cases)
+	}
+	for _, c := range s.Cases {
+		switch {
+		case c.Classname == "tools/call:slow":
+			if c.Name != "tools/call:p99>+10%" || c.Failure == nil || !strings.Contains(c.Failure.Message, "260.0 → 400.0") || !strings.Contains(c.Failure.Message, "crosses") {
+				t.Errorf("slow: %+v %+v, want a failure with the change", c, c.Failure)
+			}
+		case c.Name == "get:lost>+0":
+			if c.Error == nil {
+				t.Errorf("get:lost>+0 with nothing to compare: %+v, want an error", c)
+			}
+		default:
+			if c.Failure != nil || c.Error != nil || c.SystemOut == "" {
+				t.Errorf("%s %s: %+v, want a pass with its numbers", c.Classname, c.Name, c)
+			}
+		}
+	}
+}

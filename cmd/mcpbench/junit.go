@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -47,5 +50,17 @@ func (e *env) writeJUnit(suites ...verdict.JUnitSuite) {
 	}
 	if err := verdict.WriteJUnit(e.f.live.junit, suites...); err != nil {
 		fmt.Fprintf(e.stderr, "mcpbench: %v\n", err)
+	}
+}
+
+// writeLimitsJUnit writes compare's --fail-if limits (groups[i]: limit
+// exprs[i]'s results) to path (nothing when path is ""); a failure is
+// printed, and does not change the exit code.
+func writeLimitsJUnit(cmd *cobra.Command, path string, exprs []string, groups [][]verdict.LimitResult, started time.Time) {
+	if path == "" {
+		return
+	}
+	if err := verdict.WriteJUnit(path, verdict.JUnitLimits(exprs, groups, started)); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: %v\n", err)
 	}
 }

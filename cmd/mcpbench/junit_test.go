@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -277,4 +278,36 @@ func TestJUnitSweepSoakMerge(t *testing.T) {
 			t.Fatalf("%+v: want the merged run's case and 2 thresholds, 1 failing", d)
 		}
 	})
+}
+
+// compare --fail-if --junit: the crossed limit is a failed case with the
+// change; the passing one passes.
+func TestCompareJUnit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name string, p99 float64) string {
+		s := fmt.Sprintf(`{"profile":"x","ops":[{"name":"tools/call:echo","count":100,"rate":10,"response_time_ms":{"p99":%g}}],"all":{"name":"all","count":100,"rate":10,"response_time_ms":{"p99":%g}}}`, p99, p99)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a, b := write("a.json", 10), write("b.json", 13)
+	path := filepath.Join(dir, "cmp.xml")
+	if _, errs, code := runPar(t, "compare", a, b, "--fail-if", "p99>+20%", "--fail-if", "rate<-5%", "--junit", path); code != exitThresholds {
+		t.Fatalf("exit %d, want 99: %s", code, errs)
+	}
+	d := readJUnitFile(t, path)
+	if d.Tests != 2 || d.Failures != 1 || d.Suites[0].Name != "mcpbench compare" {
+		t.Fatalf("%+v: want 2 cases, 1 failing", d)
+	}
+	for _, c := range d.Suites[0].Cases {
+		if c.Name == "p99>+20%" && (c.Failure == nil || !strings.Contains(c.Failure.Message, "p99 10.00 → 13.00 (+30.0%) crosses p99>+20%")) {
+			t.Errorf("p99>+20%%: %+v, want the failure with the change", c.Failure)
+		}
+		if c.Name == "rate<-5%" && c.Failure != nil {
+			t.Errorf("rate<-5%%: failed: %+v", c.Failure)
+		}
+	}
 }
