@@ -184,7 +184,9 @@ func WriteJUnit(path string, suites ...JUnitSuite) error {
 // completed" case and one case per threshold of sum.Thresholds. sum nil
 // (the run could not start) gives the "run completed" case alone, an
 // error with runErr. runErr, when not nil, makes "run completed" an
-// error (type "interrupted" when the summary says it was).
+// error (type "interrupted" when the summary says it was). A segment of
+// a test (sum.Segment) has the "run completed" case alone, as its exit
+// code ignores its thresholds: the merged run's are the test's.
 func JUnitRun(kind string, sum *metrics.Summary, runErr error) JUnitSuite {
 	s := JUnitSuite{Name: "mcpbench " + kind}
 	run := JUnitCase{Classname: "run", Name: "run completed"}
@@ -216,6 +218,12 @@ func JUnitRun(kind string, sum *metrics.Summary, runErr error) JUnitSuite {
 		run.Failure = &JUnitOutcome{Type: "no-operations", Message: "no operation completed"}
 	case a.Errors == a.Count:
 		run.Failure = &JUnitOutcome{Type: "all-failed", Message: fmt.Sprintf("every operation failed (%d)", a.Count)}
+	}
+	if sum.Segment != nil { // one segment of a test: its thresholds are the merged run's to judge
+		s.Properties = append(s.Properties, JUnitProperty{"segment", sum.Segment.Segment})
+		run.SystemOut += "; one segment of the test: the thresholds are judged on the merged run (mcpbench merge --junit)"
+		s.Cases = append(s.Cases, run)
+		return s
 	}
 	s.Cases = append(s.Cases, run)
 	for _, t := range sum.Thresholds {

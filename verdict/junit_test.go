@@ -455,3 +455,21 @@ func TestJUnitLimits(t *testing.T) {
 		}
 	}
 }
+
+// A segment's thresholds are not its to judge (its exit code ignores
+// them): its file has the run's case alone, and says why.
+func TestJUnitSegment(t *testing.T) {
+	sum := sampleSummary()
+	sum.Segment = &metrics.SegmentInfo{Segment: "0:1/2"}
+	th, _ := ParseThreshold("lost==0")
+	sum.Thresholds = CheckThresholds(sum, []Threshold{th}, nil) // fails on this segment's data
+	path := filepath.Join(t.TempDir(), "seg.xml")
+	if err := WriteJUnit(path, JUnitRun("run", sum, nil)); err != nil {
+		t.Fatal(err)
+	}
+	r := readJUnit(t, path)
+	s := r.Suites[0]
+	if s.Tests != "1" || s.Failures != "0" || !strings.Contains(s.Cases[0].SystemOut, "judged on the merged run") {
+		t.Errorf("tests %s failures %s, case %+v: want the run's case alone, passing, naming the merge", s.Tests, s.Failures, s.Cases)
+	}
+}
