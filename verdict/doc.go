@@ -2,9 +2,11 @@
 // the registry of metrics they read — every number the summary prints,
 // with op, post:, get: and sessions: scopes and any percentile —,
 // comparisons of two runs and their regression limits (compare
-// --fail-if), and the analysis of reconnect-storm waves.
+// --fail-if), the analysis of reconnect-storm waves, and the verdicts
+// as JUnit XML for CI (junit.go: --junit).
 //
 // It owns judging only: it reads metrics.Summary values (and, for
 // percentiles a summary does not keep, a QuantileSource); it must not
-// record, write files or print reports.
+// record or print reports, and writes one file only: the JUnit report,
+// atomically (metrics.WriteFileAtomic), where the command says.
 package verdict

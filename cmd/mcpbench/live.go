@@ -19,6 +19,7 @@ type liveFlags struct {
 	linger     time.Duration
 	jsonl      string
 	rw         string
+	junit      string // --junit FILE (junit.go)
 }
 
 func (l *liveFlags) register(fl *pflag.FlagSet) {
@@ -26,6 +27,7 @@ func (l *liveFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&l.linger, "prometheus-linger", 0, "after the run, keep /metrics up until the next scrape (at most this long), so the final counts reach Prometheus")
 	fl.StringVar(&l.rw, "prometheus-rw", "", "push live metrics to this Prometheus remote-write URL every interval (e.g. http://127.0.0.1:9090/api/v1/write; credentials from $"+live.EnvRemoteWriteToken+" or $"+live.EnvRemoteWriteUser+"/_PASSWORD)")
 	fl.StringVar(&l.jsonl, "out-jsonl", "", "stream one JSON line per interval to this file (start and end lines too)")
+	fl.StringVar(&l.junit, "junit", "", "write the verdicts as JUnit XML to this file for CI: one test case per threshold (a sweep: per step's SLO; a soak: per verdict too), failures with the measured value")
 }
 
 // liveOutputs are a command's live sinks: the Prometheus endpoint (one
@@ -43,6 +45,9 @@ type liveOutputs struct {
 // flag.
 func startLive(f *liveFlags, stderr interface{ Write([]byte) (int, error) }) (*liveOutputs, error) {
 	lo := &liveOutputs{f: f}
+	if err := checkJUnitPath(f.junit); err != nil {
+		return nil, err
+	}
 	if f.prometheus != "" {
 		srv, err := live.Serve(f.prometheus)
 		if err != nil {

@@ -17,7 +17,7 @@ func newMergeCmd() *cobra.Command {
 	var out string
 	var thresholds []string
 	var jsonOut, overwrite bool
-	var format string
+	var format, junit string
 	cmd := &cobra.Command{
 		Use:   "merge DIR... --out DIR",
 		Short: "Merge the results of a test's segments (--segment, --processes, k8s-job) into one results directory",
@@ -58,6 +58,9 @@ files.`,
 					return usageError("--out %s holds %s, one of the directories merged: --overwrite would remove it", out, a)
 				}
 			}
+			if err := checkJUnitPath(junit); err != nil {
+				return usageError("%v", err)
+			}
 			if _, err := checkOut("--out", out, overwrite); err != nil {
 				return err // before reading anything: claimed when the merge is done
 			}
@@ -69,19 +72,20 @@ files.`,
 				}
 				ths = append(ths, th)
 			}
-			return mergeDirs(cmd, args, out, overwrite, ths, format)
+			return mergeDirs(cmd, args, out, overwrite, ths, format, junit)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged results directory (required)")
 	cmd.Flags().StringArrayVar(&thresholds, "threshold", nil, "pass/fail criterion checked on the merged run (repeatable; added to the profile's), as run --threshold")
 	cmd.Flags().BoolVar(&overwrite, "overwrite", false, "empty a non-empty --out results directory first (without it, a non-empty --out is refused)")
+	cmd.Flags().StringVar(&junit, "junit", "", "write the merged run's thresholds as JUnit XML to this file (one test case per threshold), as run --junit")
 	addFormat(cmd.Flags(), &format, &jsonOut, "text", "json", "markdown")
 	return cmd
 }
 
 // mergeDirs merges dirs into out, checks the thresholds and prints the
 // merged summary.
-func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, extra []verdict.Threshold, format string) error {
+func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, extra []verdict.Threshold, format, junit string) error {
 	m, err := procrun.Merge(dirs, extra)
 	if err != nil {
 		code := exitFailed
@@ -91,6 +95,11 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, ex
 		return &exitError{code: code, err: err}
 	}
 	sum := m.Summary
+	if junit != "" {
+		if err := verdict.WriteJUnit(junit, verdict.JUnitRun("merge", sum, nil)); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: %v\n", err)
+		}
+	}
 	o, err := claimOut("--out", out, overwrite)
 	if err != nil {
 		return err

@@ -53,6 +53,7 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 	if len(plan.Thresholds) > 0 {
 		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m)
 	}
+	env.writeJUnit(verdict.JUnitRun("run", sum, nil))
 	env.keepMerged(m.Merged, f.out)
 	if err := env.print(sum); err != nil {
 		return err

@@ -105,7 +105,7 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 func newCompareCmd() *cobra.Command {
 	var failIf []string
 	var jsonOut bool
-	var format string
+	var format, junit string
 	cmd := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two runs, sweeps or soaks; says what is beyond the noise; --fail-if limits turn a regression into exit 99",
@@ -136,27 +136,31 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
   mcpbench compare results/cap-v1 results/cap-v2 --fail-if 'max_sustainable_rate<-5%'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkJUnitPath(junit); err != nil {
+				return usageError("%v", err)
+			}
 			swA, errA := metrics.ReadSweep(args[0])
 			swB, errB := metrics.ReadSweep(args[1])
 			switch {
 			case errA == nil && errB == nil:
-				return compareSweeps(cmd, args, swA, swB, failIf, jsonOut)
+				return compareSweeps(cmd, args, swA, swB, failIf, jsonOut, junit)
 			case errA == nil:
 				return usageError("compare: %s is a sweep and %s is not: compare two sweeps or two runs", args[0], args[1])
 			case errB == nil:
 				return usageError("compare: %s is a sweep and %s is not: compare two sweeps or two runs", args[1], args[0])
 			}
-			return compareRuns(cmd, args, failIf, jsonOut)
+			return compareRuns(cmd, args, failIf, jsonOut, junit)
 		},
 	}
 	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "regression limit (repeatable), e.g. 'p99>+10%', 'rate<-5%', 'error_rate>+0.5pp'; sweeps: 'max_sustainable_rate<-5%'")
+	cmd.Flags().StringVar(&junit, "junit", "", "write the --fail-if limits as JUnit XML to this file (one test case per limit and op), as run --junit")
 	addFormat(cmd.Flags(), &format, &jsonOut, "text", "json")
 	return cmd
 }
 
 // compareRuns compares two runs (or soaks): the table with the noise
 // tests, the limits, a soak's verdicts.
-func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool) error {
+func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool, junit string) error {
 	var regs []verdict.Regression
 	for _, e := range failIf {
 		r, err := verdict.ParseRegression(e)
@@ -180,9 +184,13 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool) error 
 	}
 	var limits []verdict.LimitResult
 	qa, qb := quantiles(ra), quantiles(rb)
+	var groups [][]verdict.LimitResult // per --fail-if, for --junit
 	for _, r := range regs {
-		limits = append(limits, r.Evaluate(a, b, qa, qb)...)
+		g := r.Evaluate(a, b, qa, qb)
+		groups = append(groups, g)
+		limits = append(limits, g...)
 	}
+	writeLimitsJUnit(cmd, junit, failIf, groups, b.Started)
 	out := cmd.OutOrStdout()
 	ska, _ := metrics.ReadSoak(args[0])
 	skb, _ := metrics.ReadSoak(args[1])
@@ -207,7 +215,7 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool) error 
 }
 
 // compareSweeps compares two sweeps.
-func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failIf []string, jsonOut bool) error {
+func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failIf []string, jsonOut bool, junit string) error {
 	var lims []verdict.SweepLimit
 	for _, e := range failIf {
 		l, err := verdict.ParseSweepLimit(e)
@@ -221,9 +229,13 @@ func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failI
 	}
 	c := verdict.CompareSweeps(a, b)
 	var limits []verdict.LimitResult
+	var groups [][]verdict.LimitResult // per --fail-if, for --junit
 	for _, l := range lims {
-		limits = append(limits, l.Evaluate(c)...)
+		g := l.Evaluate(c)
+		groups = append(groups, g)
+		limits = append(limits, g...)
 	}
+	writeLimitsJUnit(cmd, junit, failIf, groups, b.Started)
 	out := cmd.OutOrStdout()
 	if jsonOut {
 		if err := writeJSON(out, struct {

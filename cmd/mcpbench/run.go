@@ -220,8 +220,10 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	}
 	opts := r.options(plan)
 	opts.Segment, opts.StartAt = seg, startAt
+	opts.Sinks = append(env.junitSinks("run"), opts.Sinks...) // before the results directory: written when summary.json is
 	env.shareProcs(seg)
 	sum, runErr := workload.Run(interruptible(env.ctx), plan, opts)
+	env.writeJUnit(verdict.JUnitRun("run", sum, runErr))
 	if sum == nil {
 		return &exitError{code: exitFailed, err: runErr}
 	}

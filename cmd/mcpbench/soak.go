@@ -8,6 +8,7 @@ import (
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/soak"
+	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
@@ -106,11 +107,14 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 	opts := r.options(plan)
 	opts.Checkpoint = every // the results directory writes checkpoint.json
 	opts.Segment, opts.StartAt = seg, startAt
+	opts.Sinks = append(env.junitSinks("soak"), opts.Sinks...) // before the results directory: written when summary.json is
 	env.shareProcs(seg)
 	sum, sk, runErr := soak.Run(interruptible(env.ctx), plan, opts)
 	if sum == nil {
+		env.writeJUnit(verdict.JUnitRun("soak", nil, runErr))
 		return &exitError{code: exitFailed, err: runErr}
 	}
+	env.writeJUnit(verdict.JUnitRun("soak", sum, runErr), verdict.JUnitSoak(sk, sum.Started))
 	if err := printSoak(env, sum, sk); err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 	c := &soak.Collector{}
 	m.Replay(append([]metrics.Sink{c}, env.live.sinks()...)...)
 	sk := c.Soak(plan, sum)
+	env.writeJUnit(verdict.JUnitRun("soak", sum, nil), verdict.JUnitSoak(sk, sum.Started))
 	if err := printSoak(env, sum, sk); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -171,6 +172,9 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		OnStep:  func(st metrics.SweepStep) { reportStep(env, st) },
 		RunStep: runStep,
 	})
+	if sw != nil {
+		env.writeJUnit(verdict.JUnitSweep(sw))
+	}
 	if sw == nil {
 		var pe *workload.ProfileError
 		if errors.As(err, &pe) {

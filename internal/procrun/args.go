@@ -50,7 +50,7 @@ var ScaleDrop = map[string]bool{
 // Read-only.
 var ProcessDrop = func() map[string]bool {
 	m := maps.Clone(ScaleDrop)
-	for _, n := range []string{"target-pid", "prometheus", "prometheus-linger", "out-jsonl"} {
+	for _, n := range []string{"target-pid", "prometheus", "prometheus-linger", "prometheus-rw", "out-jsonl", "junit"} {
 		m[n] = true
 	}
 	return m

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/verdict"
+)
+
+// --junit FILE: the verdicts as JUnit XML (verdict/junit.go builds and
+// writes it; the command says when).
+
+// checkJUnitPath refuses a --junit file whose directory does not exist,
+// or that is a directory, before anything runs.
+func checkJUnitPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--junit %s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "mcpbench-junit.xml"))
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--junit %s: directory %s does not exist: create it first, or write the file elsewhere", path, dir)
+	}
+	return nil
+}
+
+// junitSinks is the --junit sink of an in-process run of kind ("run",
+// "soak"): it writes the file as soon as the run's measured part ends,
+// so a second Ctrl-C keeps it (first among the sinks: the file is
+// there once summary.json is). None without --junit.
+func (e *env) junitSinks(kind string) []metrics.Sink {
+	if e.f.live.junit == "" {
+		return nil
+	}
+	return []metrics.Sink{verdict.NewJUnitFile(e.f.live.junit, kind)}
+}
+
+// writeJUnit writes suites to --junit (nothing without it); a failure is
+// printed, and does not change the exit code.
+func (e *env) writeJUnit(suites ...verdict.JUnitSuite) {
+	if e.f.live.junit == "" {
+		return
+	}
+	if err := verdict.WriteJUnit(e.f.live.junit, suites...); err != nil {
+		fmt.Fprintf(e.stderr, "mcpbench: %v\n", err)
+	}
+}
+
+// writeLimitsJUnit writes compare's --fail-if limits (groups[i]: limit
+// exprs[i]'s results) to path (nothing when path is ""); a failure is
+// printed, and does not change the exit code.
+func writeLimitsJUnit(cmd *cobra.Command, path string, exprs []string, groups [][]verdict.LimitResult, started time.Time) {
+	if path == "" {
+		return
+	}
+	if err := verdict.WriteJUnit(path, verdict.JUnitLimits(exprs, groups, started)); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: %v\n", err)
+	}
+}
