@@ -17,12 +17,16 @@ type liveFlags struct {
 	prometheus string
 	linger     time.Duration
 	jsonl      string
+	dashboard  string
+	dashLinger time.Duration
 }
 
 func (l *liveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&l.prometheus, "prometheus", "", "serve live metrics at http://ADDR/metrics while the run goes (Prometheus text/OpenMetrics/protobuf; e.g. 127.0.0.1:9464)")
 	fl.DurationVar(&l.linger, "prometheus-linger", 0, "after the run, keep /metrics up until the next scrape (at most this long), so the final counts reach Prometheus")
 	fl.StringVar(&l.jsonl, "out-jsonl", "", "stream one JSON line per interval to this file (start and end lines too)")
+	fl.StringVar(&l.dashboard, "dashboard", "", "serve a live web page of the run at http://ADDR/ (e.g. 127.0.0.1:5665; \":PORT\" stays on loopback); it becomes the HTML report at the end")
+	fl.DurationVar(&l.dashLinger, "dashboard-linger", 0, "after the run, keep the dashboard and its report up this long (Ctrl-C ends it sooner)")
 }
 
 // liveOutputs are a command's live sinks: the Prometheus endpoint (one
@@ -33,6 +37,8 @@ type liveOutputs struct {
 	srv  *live.Server
 	file *os.File
 	js   *live.JSONL
+	dash *live.Dashboard
+	dir  string // the results directory, for the dashboard's report ("" none)
 }
 
 // startLive opens the live outputs the flags ask for; errors name the
@@ -58,6 +64,16 @@ func startLive(f *liveFlags, stderr interface{ Write([]byte) (int, error) }) (*l
 		}
 		lo.file, lo.js = file, live.NewJSONL(file)
 	}
+	if f.dashboard != "" {
+		d, err := live.ServeDashboard(f.dashboard)
+		if err != nil {
+			lo.close(context.Background(), stderr)
+			return nil, err
+		}
+		lo.dash = d
+		fmt.Fprint(stderr, live.DashboardExposure(d.Addr()))
+		fmt.Fprintf(stderr, "mcpbench: live dashboard at %s\n", d.URL())
+	}
 	return lo, nil
 }
 
@@ -73,7 +89,17 @@ func (lo *liveOutputs) sinks() []metrics.Sink {
 	if lo.js != nil {
 		out = append(out, lo.js)
 	}
+	if lo.dash != nil {
+		out = append(out, lo.dash)
+	}
 	return out
+}
+
+// step shows a sweep's finished step on the dashboard.
+func (lo *liveOutputs) step(st metrics.SweepStep) {
+	if lo != nil && lo.dash != nil {
+		lo.dash.Step(st)
+	}
 }
 
 // close ends the outputs: the JSON lines flushed, the Prometheus
@@ -94,6 +120,13 @@ func (lo *liveOutputs) close(ctx context.Context, stderr interface{ Write([]byte
 	if lo.file != nil {
 		lo.file.Close()
 	}
+	if lo.dash != nil {
+		lo.dash.Finish(lo.dir)
+		if lo.f.dashLinger > 0 && ctx.Err() == nil {
+			fmt.Fprintf(stderr, "mcpbench: the dashboard stays up at %s for %v (--dashboard-linger; Ctrl-C ends it)\n", lo.dash.URL(), lo.f.dashLinger)
+		}
+		lo.dash.Close(ctx, lo.f.dashLinger)
+	}
 	if lo.srv != nil && !lo.srv.Close(ctx, lo.f.linger) && lo.f.linger > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "mcpbench: no scrape of /metrics came within --prometheus-linger %v after the run\n", lo.f.linger)
 	}
@@ -107,6 +140,7 @@ func (e *env) openLive() error {
 		e.close()
 		return usageError("%v", err)
 	}
+	lo.dir = e.f.out
 	e.live = lo
 	e.closers = append(e.closers, func() { lo.close(e.ctx, e.stderr) })
 	return nil

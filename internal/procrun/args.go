@@ -50,7 +50,7 @@ var ScaleDrop = map[string]bool{
 // Read-only.
 var ProcessDrop = func() map[string]bool {
 	m := maps.Clone(ScaleDrop)
-	for _, n := range []string{"target-pid", "prometheus", "prometheus-linger", "out-jsonl"} {
+	for _, n := range []string{"target-pid", "prometheus", "prometheus-linger", "out-jsonl", "dashboard", "dashboard-linger"} {
 		m[n] = true
 	}
 	return m
