@@ -36,8 +36,8 @@ const DashboardHistory = 4096
 // connected at the end to fetch the HTML report before the server stops.
 const ReportGrace = 3 * time.Second
 
-// writeTimeout bounds one write to a viewer: a browser that stops
-// reading is dropped (its handler returns) after it.
+// writeTimeout bounds the write of one event to a viewer: a browser that
+// stops reading is dropped (its handler returns) after it.
 const writeTimeout = 10 * time.Second
 
 //go:embed dashboard
@@ -459,12 +459,13 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	write := func(evs []dashEvent, extra string) bool {
-		rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		for _, ev := range evs {
+			rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 			if _, err := w.Write(ev.frame); err != nil {
 				return false
 			}
 		}
+		rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		if extra != "" {
 			if _, err := w.Write([]byte(extra)); err != nil {
 				return false
