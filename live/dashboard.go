@@ -424,7 +424,9 @@ func (d *Dashboard) noteFetch() {
 }
 
 // checkFetched closes fetched once every viewer connected at Finish has
-// fetched the report, or none is left connected (mu held).
+// fetched the report (mu held). A viewer that leaves instead is waited
+// for up to ReportGrace: a page that switches to the report may close
+// its event stream before its request for /report arrives.
 func (d *Dashboard) checkFetched() {
 	if d.fetched == nil {
 		return
@@ -432,7 +434,7 @@ func (d *Dashboard) checkFetched() {
 	select {
 	case <-d.fetched:
 	default:
-		if d.waiting <= 0 || len(d.viewers) == 0 {
+		if d.waiting <= 0 {
 			close(d.fetched)
 		}
 	}
@@ -500,13 +502,11 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// drop forgets a viewer that went: once none is left, Close waits for
-// no fetch of the report.
+// drop forgets a viewer that went.
 func (d *Dashboard) drop(v *viewer) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.viewers, v)
-	d.checkFetched()
 }
 
 // Close stops the dashboard. With linger > 0 the server stays up that

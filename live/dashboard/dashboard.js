@@ -215,8 +215,7 @@
 				return;
 			}
 			if (!stay) {
-				es.close();
-				location.replace(d.url);
+				location.replace(d.url); // the event stream ends when the report has come
 				return;
 			}
 			b.append('The run ended: ');
