@@ -168,6 +168,7 @@
 		end(d) {
 			setPhase('ended');
 			$('final-section').hidden = false;
+			$('final-title').textContent = runs > 1 ? `Final numbers of run ${runs} (the last step's)` : 'Final numbers';
 			const rows = [
 				['rate', `${fmt(d.rate, 1)} ops/s` + (d.target_rate ? ` of ${fmt(d.target_rate, 1)} asked` : '')],
 				['ops', `${fmt(d.count, 0)} (${fmt(d.errors, 0)} errors, ${pct(d.error_rate)})`],
