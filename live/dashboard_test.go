@@ -231,7 +231,7 @@ func TestDashboardSlowViewerNeverBlocksInterval(t *testing.T) {
 // The dashboard counts what the run did: its interval events add up to
 // the summary's ops and the planted errors and duplicates, the end event
 // has the summary's headline, and after Finish the page's report is the
-// run's HTML report.
+// run's HTML report, served until the page has fetched it.
 func TestDashboardCountsPlantedFaults(t *testing.T) {
 	d := startDashboard(t)
 	dir := t.TempDir()
@@ -302,6 +302,15 @@ func TestDashboardCountsPlantedFaults(t *testing.T) {
 	if rep.typ != "report" || rep.data["ok"] != true || rep.data["url"] != "/report" {
 		t.Fatalf("after Finish: %s %v, want a report event", rep.typ, rep.data)
 	}
+	// The page leaves for the report: its event stream may close before
+	// its request for /report comes, and the command ends meanwhile
+	// (Close): the server must still be there for that request.
+	viewer.Body.Close()
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		d.Close(t.Context(), 0)
+	}()
 	resp, err := http.Get(d.URL() + "report")
 	if err != nil {
 		t.Fatal(err)
@@ -312,6 +321,7 @@ func TestDashboardCountsPlantedFaults(t *testing.T) {
 		!strings.Contains(string(body), `id="summary-table"`) || !strings.Contains(string(body), `<link rel="icon" href="data:,">`) {
 		t.Errorf("GET /report: %s %q, %d bytes: want the run's HTML report with an empty icon", resp.Status, resp.Header.Get("Content-Type"), len(body))
 	}
+	<-closed // the report was fetched: Close goes on
 }
 
 func num(v any) float64 {
