@@ -1,11 +1,13 @@
 // Package live streams a run's results while it goes, for the tools a
 // user already watches: a Prometheus endpoint (Prometheus, served by
-// Server), Prometheus remote write (RemoteWrite) and a JSON-lines stream
-// (JSONL). All three are metrics.Sinks fed the
-// same interval records as the results directory; neither pushes back on
-// the load: Prometheus updates counters under a short lock and a scrape
-// only copies them, JSONL hands each line to a writer goroutine through a
-// bounded queue and counts the lines it had to drop.
+// Server), Prometheus remote write (RemoteWrite), a JSON-lines stream
+// (JSONL) and a web page (Dashboard). All are metrics.Sinks fed the same
+// interval records as the results directory; none pushes back on the
+// load: Prometheus updates counters under a short lock and a scrape only
+// copies them, RemoteWrite queues snapshots for its sender (bounded,
+// oldest dropped), JSONL hands each line to a writer goroutine through a
+// bounded queue and counts the lines it had to drop, Dashboard hands each
+// event to each viewer's bounded queue.
 //
 // # Prometheus metrics
 //
@@ -56,6 +58,17 @@
 // One object per line: {"type":"start",…} when the measured clock starts,
 // {"type":"interval",…} per interval (the columns of intervals.csv, with
 // the ops by name) and {"type":"end",…} with the summary's headline.
+//
+// # Dashboard
+//
+// Dashboard (--dashboard) serves a web page of the run at / (its files in
+// dashboard/, with uPlot: nothing loads from the network) and its
+// Server-Sent Events at /events: start, interval (the JSON line's fields
+// plus service time percentiles and the ledger's verdicts), end, step (a
+// sweep's), report (the HTML report plots renders, at /report, once
+// Finish is called) and bye. Each event is encoded once and handed to
+// every viewer's bounded queue, the oldest dropped when a viewer falls
+// behind; a late viewer first gets the history it missed.
 //
 // # Owns and must not
 //

@@ -20,6 +20,8 @@ type liveFlags struct {
 	jsonl      string
 	rw         string
 	junit      string // --junit FILE (junit.go)
+	dashboard  string
+	dashLinger time.Duration
 }
 
 func (l *liveFlags) register(fl *pflag.FlagSet) {
@@ -28,6 +30,8 @@ func (l *liveFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&l.rw, "prometheus-rw", "", "push live metrics to this Prometheus remote-write URL every interval (e.g. http://127.0.0.1:9090/api/v1/write; credentials from $"+live.EnvRemoteWriteToken+" or $"+live.EnvRemoteWriteUser+"/_PASSWORD)")
 	fl.StringVar(&l.jsonl, "out-jsonl", "", "stream one JSON line per interval to this file (start and end lines too)")
 	fl.StringVar(&l.junit, "junit", "", "write the verdicts as JUnit XML to this file for CI: one test case per threshold (a sweep: per step's SLO; a soak: per verdict too), failures with the measured value")
+	fl.StringVar(&l.dashboard, "dashboard", "", "serve a live web page of the run at http://ADDR/ (e.g. 127.0.0.1:5665; \":PORT\" stays on loopback); it becomes the HTML report at the end")
+	fl.DurationVar(&l.dashLinger, "dashboard-linger", 0, "after the run, keep the dashboard and its report up this long (Ctrl-C ends it sooner)")
 }
 
 // liveOutputs are a command's live sinks: the Prometheus endpoint (one
@@ -39,6 +43,8 @@ type liveOutputs struct {
 	file *os.File
 	js   *live.JSONL
 	rw   *live.RemoteWrite
+	dash *live.Dashboard
+	dir  string // the results directory, for the dashboard's report ("" none)
 }
 
 // startLive opens the live outputs the flags ask for; errors name the
@@ -79,6 +85,16 @@ func startLive(f *liveFlags, stderr interface{ Write([]byte) (int, error) }) (*l
 		}
 		lo.file, lo.js = file, live.NewJSONL(file)
 	}
+	if f.dashboard != "" {
+		d, err := live.ServeDashboard(f.dashboard)
+		if err != nil {
+			lo.close(context.Background(), stderr)
+			return nil, err
+		}
+		lo.dash = d
+		fmt.Fprint(stderr, live.DashboardExposure(d.Addr()))
+		fmt.Fprintf(stderr, "mcpbench: live dashboard at %s\n", d.URL())
+	}
 	return lo, nil
 }
 
@@ -97,7 +113,17 @@ func (lo *liveOutputs) sinks() []metrics.Sink {
 	if lo.rw != nil {
 		out = append(out, lo.rw)
 	}
+	if lo.dash != nil {
+		out = append(out, lo.dash)
+	}
 	return out
+}
+
+// step shows a sweep's finished step on the dashboard.
+func (lo *liveOutputs) step(st metrics.SweepStep) {
+	if lo != nil && lo.dash != nil {
+		lo.dash.Step(st)
+	}
 }
 
 // close ends the outputs: the JSON lines flushed, the Prometheus
@@ -121,6 +147,13 @@ func (lo *liveOutputs) close(ctx context.Context, stderr interface{ Write([]byte
 	if lo.rw != nil {
 		reportRemoteWrite(lo.rw, stderr)
 	}
+	if lo.dash != nil {
+		lo.dash.Finish(lo.dir)
+		if lo.f.dashLinger > 0 && ctx.Err() == nil {
+			fmt.Fprintf(stderr, "mcpbench: the dashboard stays up at %s for %v (--dashboard-linger; Ctrl-C ends it)\n", lo.dash.URL(), lo.f.dashLinger)
+		}
+		lo.dash.Close(ctx, lo.f.dashLinger)
+	}
 	if lo.srv != nil && !lo.srv.Close(ctx, lo.f.linger) && lo.f.linger > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "mcpbench: no scrape of /metrics came within --prometheus-linger %v after the run\n", lo.f.linger)
 	}
@@ -134,6 +167,7 @@ func (e *env) openLive() error {
 		e.close()
 		return usageError("%v", err)
 	}
+	lo.dir = e.f.out
 	e.live = lo
 	e.closers = append(e.closers, func() { lo.close(e.ctx, e.stderr) })
 	return nil

@@ -169,7 +169,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 			}
 			return append([]metrics.Sink{newProg(), startMark{&started}}, env.live.sinks()...)
 		},
-		OnStep:  func(st metrics.SweepStep) { reportStep(env, st) },
+		OnStep:  func(st metrics.SweepStep) { reportStep(env, st); env.live.step(st) },
 		RunStep: runStep,
 	})
 	if sw != nil {

@@ -57,7 +57,7 @@ var layers = map[string][]string{
 	"internal/procrun": {"metrics", "verdict", "workload"},
 	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "workload"},
 	// Outputs.
-	"live":   {"metrics", "driver", "internal/secret", "internal/textfmt"},
+	"live":   {"metrics", "driver", "plots", "internal/secret", "internal/textfmt"},
 	"report": {"metrics", "verdict", "driver", "internal/textfmt"},
 	"plots":  {"metrics", "driver", "internal/stats", "internal/secret"},
 	// The command wires flags to the libraries.

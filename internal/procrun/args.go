@@ -50,7 +50,7 @@ var ScaleDrop = map[string]bool{
 // Read-only.
 var ProcessDrop = func() map[string]bool {
 	m := maps.Clone(ScaleDrop)
-	for _, n := range []string{"target-pid", "prometheus", "prometheus-linger", "prometheus-rw", "out-jsonl", "junit"} {
+	for _, n := range []string{"target-pid", "prometheus", "prometheus-linger", "prometheus-rw", "out-jsonl", "junit", "dashboard", "dashboard-linger"} {
 		m[n] = true
 	}
 	return m
