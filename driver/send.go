@@ -51,6 +51,13 @@ func (s *Session) sendTo(ctx context.Context, target *url.URL, method string, bo
 		}
 		if body != nil {
 			rb := s.body
+			if rb.used && !rb.closed.Load() {
+				// The transport may still read the previous body (net/http's
+				// write loop after an early answer or a cut connection, the
+				// request before a redirect): a new one, not a reset of it.
+				rb = &reqBody{}
+				s.body = rb
+			}
 			rb.arm(body)
 			req.Body = rb
 			req.ContentLength = int64(len(body))
@@ -120,8 +127,10 @@ func (s *Session) ctxErr(ctx context.Context, err error) error {
 	return err
 }
 
-// reqBody is a reusable request body. The transport may close a body after
-// Do returns; the buffer is reused only once the previous body was closed.
+// reqBody is a reusable request body. The transport may read and close a
+// body after RoundTrip returned; a body (its reader and its buffer) is
+// reused only once the transport closed it, else the next request gets a
+// new one (send, buf).
 type reqBody struct {
 	b      []byte
 	r      bytes.Reader
