@@ -253,31 +253,38 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 			} else {
 				fails, lastResumeID = 0, last
 			}
-			if fails >= max(s.cfg.maxResumes(), 1) {
-				g.fail(fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, fails))
-				return
-			}
 		}
-		// Nothing to resume from (or 2026-07-28, which never resumes): a
-		// fresh stream, after the same wait; it is a reconnect attempt too.
+		// Reconnect attempts until one is accepted: a failed attempt is
+		// counted (Resumes, and toward the limit) but is not another break
+		// of the stream. Nothing to resume from (or 2026-07-28, which never
+		// resumes): a fresh stream, after the same wait; it is a reconnect
+		// attempt too.
 		hint := g.dec.RetryMS
-		wait := s.reconnectDelay(hint, fails)
-		if err := netutil.SleepCtx(ctx, wait); err != nil {
-			return
-		}
-		at := time.Now()
 		from := last
 		if reopen {
 			from = ""
 		}
-		r, err := s.openStreamTimed(ctx, from, link)
-		rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm, Link: link != nil}
-		if !g.accept(r, err, &rec) {
-			fails++
-			if (reopen && fails >= s.cfg.maxResumes()+1) || g.fatal(r) {
+		var r *http.Response
+		for {
+			if !reopen && fails >= max(s.cfg.maxResumes(), 1) {
+				g.fail(fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, fails))
 				return
 			}
-			continue
+			wait := s.reconnectDelay(hint, fails)
+			if err := netutil.SleepCtx(ctx, wait); err != nil {
+				return
+			}
+			at := time.Now()
+			var oerr error
+			r, oerr = s.openStreamTimed(ctx, from, link)
+			rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm, Link: link != nil}
+			if g.accept(r, oerr, &rec) {
+				break
+			}
+			fails++
+			if (reopen && fails >= s.cfg.maxResumes()+1) || g.fatal(r) || ctx.Err() != nil {
+				return
+			}
 		}
 		if reopen {
 			g.mu.Lock()
