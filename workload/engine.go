@@ -525,15 +525,3 @@ type stopCause struct{ why error }
 
 func (c stopCause) Error() string   { return c.why.Error() }
 func (c stopCause) Unwrap() []error { return []error{c.why, context.Canceled} }
-
-// sleepCtx waits d; it returns true if ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return true
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // iterate runs one iteration of scenario j.scen-1: its steps in order,
@@ -39,7 +40,7 @@ func (v *vuState) iterate(j *job) bool {
 			}
 			intended = time.Time{} // later steps are timed from their start
 		}
-		if st.Think > 0 && sleepCtx(e.runCtx, st.Think) {
+		if st.Think > 0 && netutil.SleepCtx(e.runCtx, st.Think) != nil {
 			return false
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
@@ -363,7 +364,7 @@ func (e *engine) waitStart(ctx context.Context, sessions []*driver.Session) {
 		return
 	}
 	if d := time.Until(at); d > 0 {
-		sleepCtx(ctx, d)
+		netutil.SleepCtx(ctx, d)
 	} else if -d >= time.Millisecond {
 		e.mu.Lock()
 		e.notes = append(e.notes, fmt.Sprintf("the clock started at --start-at %s, but the set-up ended %v after it: ops due meanwhile were late (or dropped past max_delay)", at.Format(time.RFC3339Nano), (-d).Round(time.Millisecond)))

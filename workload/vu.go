@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/metrics"
 )
 
@@ -144,7 +145,7 @@ func (v *vuState) open() bool {
 	e := v.e
 	v.s, _ = driver.NewSession(e.cfgFor(v.id), v.id)
 	for !e.initSession(e.runCtx, v.s, v.id) {
-		if sleepCtx(e.admit, time.Second) {
+		if netutil.SleepCtx(e.admit, time.Second) != nil {
 			return false
 		}
 	}
@@ -202,7 +203,7 @@ func (v *vuState) replace() bool {
 		v.lanes = v.s.Lanes(len(v.lanes))
 	}
 	for !e.initSession(e.runCtx, v.s, v.id) {
-		if sleepCtx(e.admit, 100*time.Millisecond) {
+		if netutil.SleepCtx(e.admit, 100*time.Millisecond) != nil {
 			return false
 		}
 	}
@@ -292,7 +293,7 @@ func (v *vuState) record(res *driver.Result, counted bool) bool {
 		if counted {
 			v.shard.Throttled(res.Op, wait)
 		}
-		if sleepCtx(e.admit, wait) {
+		if netutil.SleepCtx(e.admit, wait) != nil {
 			return false
 		}
 	}
@@ -359,7 +360,7 @@ func (v *vuState) closedLoop() {
 		if !v.run(&j) {
 			return
 		}
-		if d := e.pl.ThinkTime; d > 0 && sleepCtx(e.admit, d) {
+		if d := e.pl.ThinkTime; d > 0 && netutil.SleepCtx(e.admit, d) != nil {
 			return
 		}
 	}
@@ -382,7 +383,7 @@ func (e *engine) waitActive(id int) bool {
 		if at <= elapsed {
 			return e.admit.Err() == nil
 		}
-		if sleepCtx(e.admit, at-elapsed) {
+		if netutil.SleepCtx(e.admit, at-elapsed) != nil {
 			return false
 		}
 	}

@@ -49,7 +49,7 @@ var layers = map[string][]string{
 	// Judging recorded results.
 	"verdict": {"driver", "metrics", "internal/stats", "internal/textfmt"},
 	// The engine.
-	"workload": {"chaos", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/secret", "internal/textfmt", "internal/units"},
+	"workload": {"chaos", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
 	// Orchestrating runs.
 	"sweep": {"workload", "metrics", "internal/stats", "internal/textfmt"},
 	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
