@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -225,6 +226,10 @@ func (s *Session) cancelling() bool {
 // endCancel disarms the lane's cancel when its op ends, waiting for a
 // cancel being sent (so no goroutine outlives the op), and judges what
 // came after the cancel in res (judgeCancelled).
+// errCancelNotSent: an op's notifications/cancelled could not be sent
+// (nor its context ended): the call was cut short by the client.
+var errCancelNotSent = fmt.Errorf("%w: notifications/cancelled was not delivered", ErrStreamCancelled)
+
 func (s *Session) endCancel(op *Op, res *Result) {
 	cx := &s.cx
 	cx.mu.Lock()
@@ -239,6 +244,14 @@ func (s *Session) endCancel(op *Op, res *Result) {
 		<-fired
 	}
 	cx.mu.Lock()
+	// A cancel whose send failed (the run ended, the connection broke, the
+	// server refused it) never reached the server: the call was cut short,
+	// not cancelled, and is not counted as cancelled.
+	undelivered := fired != nil && res.Cancelled && !s.modern && cx.state != cxSent
+	var cause error
+	if undelivered && cx.ctx != nil {
+		cause = context.Cause(cx.ctx)
+	}
 	acked := cx.state == cxSent && !s.modern
 	// the server answered the request's headers before the cancel was sent
 	acked = acked && !res.FirstByte.Before(cx.reqAt) && res.FirstByte.Before(cx.sentAt)
@@ -246,6 +259,13 @@ func (s *Session) endCancel(op *Op, res *Result) {
 	ackAfter := cx.ackAt.Sub(cx.reqAt) + rtt
 	cx.state, cx.fired, cx.over, cx.ctx = cxIdle, nil, nil, nil
 	cx.mu.Unlock()
+	if undelivered {
+		res.Cancelled = false
+		if cause == nil {
+			cause = errCancelNotSent
+		}
+		res.fail(cause)
+	}
 	if len(cx.whats) > 0 {
 		s.judgeCancelled(op, res, acked, ackAfter, rtt)
 		cx.whats, cx.doneAt = cx.whats[:0], time.Time{}
