@@ -188,10 +188,13 @@ func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 		due := time.Now().Add(mailboxGrace)
 		if s.cfg.SettleBeside {
 			// The rest may come on another stream: the mailbox stays open
-			// beside the lane, which is free now (late.go).
+			// beside the lane, which is free now (late.go). It joins the
+			// late boxes before it leaves the lane, so a message arriving
+			// meanwhile on another stream always finds it (in between it
+			// would find neither, and be judged lost here).
+			s.late.add(mb, due)
 			s.cur.Store(nil)
 			s.mbox = nil
-			s.late.add(mb, due)
 			res.Pending = &Pending{late: &s.late, mb: mb, expect: c.expect, gotResp: gotResp, due: due}
 			led.Checked = true
 			return
