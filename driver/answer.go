@@ -205,6 +205,9 @@ func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result,
 		case c.list:
 			s.takeCursor(c, m.Result)
 		}
+		if c.inspect != nil && m.Error == nil && c.inputReq == nil && len(m.Result) > 0 {
+			c.inspect(m.Result, res)
+		}
 	case jsonrpc.KindNotification:
 		if string(m.Method) != "notifications/progress" {
 			s.countNotification(m, &res.Notifications)

@@ -28,6 +28,7 @@ type call struct {
 	tok    []byte // raw JSON progress token, nil without one
 	// a list op (more: its result had a nextCursor, in Session.cursor); a cancel is armed (Op.Cancel)
 	list, more, cx bool
+	inspect        func(result []byte, res *Result) // Op.Inspect
 
 	gotResp  bool
 	respAt   time.Time
@@ -71,7 +72,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	retried := false // after a 404 on the session
 	for first := true; ; first = false {
 		attempt := time.Now()
-		c := call{id: s.next(), tool: op.isToolCall, list: op.list, expect: op.ExpectProgress}
+		c := call{id: s.next(), tool: op.isToolCall, list: op.list, expect: op.ExpectProgress, inspect: op.Inspect}
 		body := s.renderCall(&c, op, params, extra)
 		res.Ledger.restart()
 		s.begin(&c)

@@ -49,6 +49,15 @@ type Op struct {
 	// as the reference server's touch tool): a session subscribed to it
 	// expects a notifications/resources/updated (see subscribe.go).
 	Changes string
+	// Inspect, when set, is given the result member of each response of
+	// the op that carries one (a JSON object; each page of a list op; a
+	// tools/call result with isError too, Result.Err set after), on the
+	// session's goroutine, before Do returns. result points into the
+	// session's read buffer and is valid only during the call: copy what
+	// you keep. res is the Result Do fills (res.VU, res.Iteration and
+	// res.Op say whose). It must be safe for concurrent use (every session
+	// calls it) and must not block. nil: no inspection, no cost.
+	Inspect func(result []byte, res *Result)
 	// MaxPages bounds the pages a list op follows (0: DefaultMaxPages;
 	// see paginate.go).
 	MaxPages int
