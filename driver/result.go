@@ -207,6 +207,10 @@ type Result struct {
 
 	Ledger Ledger // replay correctness of the op's response stream
 
+	// Checks is what the op's checks found in its results (checks.go;
+	// zero without checks).
+	Checks CheckOutcome
+
 	// Pending, when set, is the part of Ledger still to be judged: the
 	// request's expected progress had not all come when its response did,
 	// and may still come on another stream. Settle it (late.go) before

@@ -40,6 +40,8 @@ var layers = map[string][]string{
 	// The MCP session over Streamable HTTP.
 	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units"},
 
+	// Checks on an op's results (driver.Op.Inspect).
+	"check": {"driver"},
 	// The conformance probe: raw requests against one server.
 	"probe": {"driver", "internal/jsonrpc", "internal/netutil", "internal/sse"},
 
@@ -49,7 +51,7 @@ var layers = map[string][]string{
 	// Judging recorded results.
 	"verdict": {"driver", "metrics", "internal/stats", "internal/textfmt"},
 	// The engine.
-	"workload": {"chaos", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
+	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
 	// Orchestrating runs.
 	"sweep": {"workload", "metrics", "internal/stats", "internal/textfmt"},
 	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
