@@ -25,6 +25,13 @@ type opState struct {
 	streams, faulty         float64
 	verdicts                [driver.NumVerdicts]float64
 	resp, svc               *cumHist
+	checks                  []checkState // the op's checks (checks_total)
+}
+
+// checkState is one check's counters.
+type checkState struct {
+	expr           string
+	passed, failed float64
 }
 
 func newOpState() *opState { return &opState{resp: newCumHist(), svc: newCumHist()} }
@@ -113,6 +120,7 @@ func (p *Prometheus) Interval(rec *metrics.IntervalRecord) {
 			}
 			o.resp.add(st.Response)
 			o.svc.add(st.Service)
+			o.addChecks(st.Checks)
 		}
 	}
 	p.reconnects += float64(row.Reconnects)
@@ -148,7 +156,7 @@ func (p *Prometheus) End(end *metrics.RunEnd) {
 
 // descs are the metrics' descriptions.
 var descs = struct {
-	ops, errors, dropped, duration, service, inFlight, arrival, vus, sessions, streams,
+	ops, errors, dropped, duration, service, inFlight, arrival, vus, sessions, streams, checks,
 	resumes, reconnects, ledger, faulty, verdicts, genCPU, genRSS, tgtCPU, tgtRSS, tgtFDs, tgtThreads, phase, info *prometheus.Desc
 }{
 	ops:        desc("ops_total", "Completed operations (errors included) of the measured window, counted by intended start.", "op"),
@@ -165,6 +173,7 @@ var descs = struct {
 	reconnects: desc("reconnects_total", "Reconnect attempts of response and GET streams.", ""),
 	ledger:     desc("ledger_streams_total", "Streams the replay ledger judged (op=\"GET\": the GET streams, judged when their session closes).", "op"),
 	faulty:     desc("ledger_faulty_streams_total", "Streams the replay ledger found faulty.", "op"),
+	checks:     desc("checks_total", "Checks run on the operations' results, by check (its expression) and result (pass, fail), counted by completion.", "op", "check", "result"),
 	verdicts:   desc("ledger_verdicts_total", "Replay-ledger verdicts (lost, duplicated, reordered, cross-stream, …).", "op", "verdict"),
 	genCPU:     desc("generator_cpu_cores", "CPU mcpbench used over the last interval, in cores.", ""),
 	genRSS:     desc("generator_resident_memory_bytes", "mcpbench's resident memory.", ""),
@@ -195,7 +204,7 @@ var descNames = map[*prometheus.Desc]string{}
 // Describe implements prometheus.Collector.
 func (p *Prometheus) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descs.ops, descs.errors, descs.dropped, descs.duration, descs.service, descs.inFlight, descs.arrival,
-		descs.vus, descs.sessions, descs.streams, descs.resumes, descs.reconnects, descs.ledger, descs.faulty, descs.verdicts,
+		descs.vus, descs.sessions, descs.streams, descs.resumes, descs.reconnects, descs.ledger, descs.faulty, descs.verdicts, descs.checks,
 		descs.genCPU, descs.genRSS, descs.tgtCPU, descs.tgtRSS, descs.tgtFDs, descs.tgtThreads, descs.phase, descs.info} {
 		ch <- d
 	}
@@ -252,6 +261,10 @@ func (p *Prometheus) collectOp(ch chan<- prometheus.Metric, name string, o *opSt
 		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
 			counter(descs.errors, o.classes[c], name, c.String())
 		}
+		for _, c := range o.checks {
+			counter(descs.checks, c.passed, name, c.expr, "pass")
+			counter(descs.checks, c.failed, name, c.expr, "fail")
+		}
 		for _, h := range []struct {
 			d *prometheus.Desc
 			c *cumHist
@@ -267,5 +280,18 @@ func (p *Prometheus) collectOp(ch chan<- prometheus.Metric, name string, o *opSt
 	counter(descs.faulty, o.faulty, name)
 	for v := range driver.NumVerdicts {
 		counter(descs.verdicts, o.verdicts[v], name, strings.ToLower(v.String()))
+	}
+}
+
+// addChecks adds an interval's check tallies (mu held); an op's checks
+// are the same in every interval, so they are matched by position and
+// expression.
+func (o *opState) addChecks(ts []metrics.CheckTally) {
+	for i, t := range ts {
+		if i >= len(o.checks) || o.checks[i].expr != t.Expr {
+			o.checks = append(o.checks[:min(i, len(o.checks))], checkState{expr: t.Expr})
+		}
+		o.checks[i].passed += float64(t.Passed)
+		o.checks[i].failed += float64(t.Failed)
 	}
 }

@@ -130,6 +130,7 @@ type RowOp struct {
 	Classes                         [driver.NumClasses]int64 // by error class
 	P50, P90, P99, Max              float64
 	SvcP50                          float64 // service time p50 (ms)
+	ChecksFailed                    int64   // failed checks (checks.go), by completion
 }
 
 // RowOf summarizes an interval.
@@ -143,6 +144,7 @@ func RowOf(iv Interval) Row {
 			ro.SvcP50 = textfmt.Round3(float64(o.Service.ValueAtQuantile(50)) / 1000)
 		}
 		copy(ro.Classes[:], o.Classes[:])
+		_, ro.ChecksFailed = checksFailed(o.Checks)
 		return ro
 	}
 	for _, o := range iv.Ops {

@@ -90,10 +90,12 @@ type mergedInterval struct {
 	opErrors   []int64
 	opResumes  []int64
 	opFaulty   []int64
+	opChecks   []int64 // failed checks
 	allCount   int64
 	allErrors  int64
 	allResumes int64
 	allFaulty  int64
+	allChecks  int64
 }
 
 // ErrNotSegments is returned when the directories cannot be merged into
@@ -226,7 +228,7 @@ func (m *Merged) at(k int) *mergedInterval {
 	}
 	n := len(m.ops)
 	mi := &mergedInterval{k: k, response: make([]*hdr.Histogram, n), service: make([]*hdr.Histogram, n), resume: make([]*hdr.Histogram, n),
-		opCount: make([]int64, n), opErrors: make([]int64, n), opResumes: make([]int64, n), opFaulty: make([]int64, n)}
+		opCount: make([]int64, n), opErrors: make([]int64, n), opResumes: make([]int64, n), opFaulty: make([]int64, n), opChecks: make([]int64, n)}
 	m.intervals = slices.Insert(m.intervals, i, mi)
 	return mi
 }
@@ -280,6 +282,7 @@ func (m *Merged) addRows(i int, r *Results) {
 		mi.allErrors += row.All.Errors
 		mi.allResumes += row.All.Resumes
 		mi.allFaulty += row.All.Faulty
+		mi.allChecks += row.All.ChecksFailed
 		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
 			mi.classes[c] += row.ErrorsByClass[c.String()]
 		}
@@ -289,6 +292,7 @@ func (m *Merged) addRows(i int, r *Results) {
 			mi.opErrors[i] += o.Errors
 			mi.opResumes[i] += o.Resumes
 			mi.opFaulty[i] += o.Faulty
+			mi.opChecks[i] += o.ChecksFailed
 		}
 	}
 }
@@ -427,10 +431,10 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 		iv.All.Response.Merge(o.Response)
 		iv.All.Service.Merge(o.Service)
 		l := LatencyOf(o.Response)
-		row.Ops = append(row.Ops, RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Faulty: o.Faulty, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max})
+		row.Ops = append(row.Ops, RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Faulty: o.Faulty, ChecksFailed: mi.opChecks[i], P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max})
 	}
 	l := LatencyOf(iv.All.Response)
-	row.All = RowOp{Count: mi.allCount, Errors: mi.allErrors, Resumes: mi.allResumes, Dropped: mi.rec.Dropped, Faulty: mi.allFaulty, Classes: mi.classes,
+	row.All = RowOp{Count: mi.allCount, Errors: mi.allErrors, Resumes: mi.allResumes, Dropped: mi.rec.Dropped, Faulty: mi.allFaulty, ChecksFailed: mi.allChecks, Classes: mi.classes,
 		P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
 	iv.All.Count, iv.All.Errors, iv.All.Faulty = mi.allCount, mi.allErrors, mi.allFaulty
 	// Rates over the longest of its rows: the span of the merged interval
@@ -479,6 +483,12 @@ func (m *Merged) offenders() {
 		for _, o := range r.Offenders.First {
 			if len(m.Offenders.First) < 100 {
 				m.Offenders.First = append(m.Offenders.First, o)
+			}
+		}
+		m.Offenders.CheckFailures += r.Offenders.CheckFailures
+		for _, o := range r.Offenders.FirstChecks {
+			if len(m.Offenders.FirstChecks) < 100 {
+				m.Offenders.FirstChecks = append(m.Offenders.FirstChecks, o)
 			}
 		}
 	}

@@ -214,7 +214,9 @@ func sumOps(name string, parts []OpSummary, secs float64, hist func(string) *hdr
 	var resumes []*ResumeSummary
 	var ledgers []*LedgerSummary
 	var wasted, throttle float64
+	var checks [][]CheckSummary
 	for _, p := range parts {
+		checks = append(checks, p.Checks)
 		o.Count += p.Count
 		o.Errors += p.Errors
 		o.ErrorsByClass = addCounts(o.ErrorsByClass, p.ErrorsByClass)
@@ -241,6 +243,7 @@ func sumOps(name string, parts []OpSummary, secs float64, hist func(string) *hdr
 	o.addDropped(hist("response"), hist("dropped"), secs)
 	o.Resumes = sumResumes(resumes, hist("resume"), hist("wait"))
 	o.Ledger = sumLedgers(ledgers)
+	o.Checks = sumCheckSummaries(checks)
 	if secs > 0 {
 		o.Rate = textfmt.Round3(float64(o.Count) / secs)
 	}

@@ -34,6 +34,9 @@ type offenders struct {
 	max  int
 	list []Offender
 	seen int64
+	// checks are the first failed checks (checks.go), checkSeen all.
+	checks    []CheckOffender
+	checkSeen int64
 }
 
 func (o *offenders) add(op string, res *driver.Result) {
@@ -91,4 +94,9 @@ func (r *Recorder) Offenders() ([]Offender, int64) {
 type OffendersFile struct {
 	Faulty int64      `json:"faulty_streams"`
 	First  []Offender `json:"first"`
+	// CheckFailures counts the failed checks (one op failing two checks
+	// counts two); FirstChecks are the first (up to 100), with the op's
+	// start and the value seen.
+	CheckFailures int64           `json:"check_failures,omitempty"`
+	FirstChecks   []CheckOffender `json:"first_check_failures,omitempty"`
 }

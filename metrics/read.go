@@ -59,6 +59,7 @@ type IntervalRec struct {
 type IntervalOpRec struct {
 	Count, Errors, Resumes int64
 	Faulty                 int64 // streams the replay ledger found faulty (0 in files written before the column)
+	ChecksFailed           int64 // failed checks (0 in files written before the column)
 	P50, P90, P99, Max     float64
 }
 
@@ -158,7 +159,7 @@ func (r *Results) readIntervals(path string) error {
 		in := func(name string) int64 { v, _ := strconv.ParseInt(get(name), 10, 64); return v }
 		op := func(prefix string) IntervalOpRec {
 			return IntervalOpRec{Count: in(prefix + ".count"), Errors: in(prefix + ".errors"), Resumes: in(prefix + ".resumes"),
-				Faulty: in(prefix + ".faulty"), P50: fl(prefix + ".p50_ms"), P90: fl(prefix + ".p90_ms"), P99: fl(prefix + ".p99_ms"), Max: fl(prefix + ".max_ms")}
+				Faulty: in(prefix + ".faulty"), ChecksFailed: in(prefix + ".checks_failed"), P50: fl(prefix + ".p50_ms"), P90: fl(prefix + ".p90_ms"), P99: fl(prefix + ".p99_ms"), Max: fl(prefix + ".max_ms")}
 		}
 		ir := IntervalRec{T: fl("t_s"), Interval: fl("interval_s"), Phase: Phase(get("phase")), TargetRate: fl("target_rate"), Rate: fl("rate"),
 			VUs: in("vus"), Sessions: in("sessions"), Streams: in("get_streams"), Dropped: in("dropped"), Reconnects: in("reconnects"),

@@ -85,6 +85,9 @@ type OpStats struct {
 	// free text.
 	Examples [driver.NumClasses]string
 	MCP      MCPTally // list pages, cancelled calls, notifications (mcp.go)
+	// Checks are the op's checks (checks.go; nil without): by index for
+	// one op, by expression in the "all" row.
+	Checks []CheckTally
 
 	// Stream links (SEP-1335): resume attempts sent to a stream's
 	// rel="stream" URL, judged streams resumed there, and links refused
@@ -151,6 +154,7 @@ func (o *OpStats) add(b *OpStats) {
 	o.Throttled += b.Throttled
 	o.ThrottleWait += b.ThrottleWait
 	o.MCP.add(&b.MCP)
+	o.Checks = addChecks(o.Checks, b.Checks)
 	for i, e := range b.Examples {
 		if o.Examples[i] == "" {
 			o.Examples[i] = e
@@ -160,7 +164,7 @@ func (o *OpStats) add(b *OpStats) {
 
 // reset zeroes o, keeping its histograms.
 func (o *OpStats) reset() {
-	r, s, t, rs, w, d, ex := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.DropLB, o.Examples
+	r, s, t, rs, w, d, ex, ck := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.DropLB, o.Examples, resetChecks(o.Checks)
 	r.Reset()
 	s.Reset()
 	t.Reset()
@@ -171,7 +175,7 @@ func (o *OpStats) reset() {
 	if d != nil {
 		d.Reset()
 	}
-	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, DropLB: d, Examples: ex}
+	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, DropLB: d, Examples: ex, Checks: ck}
 }
 
 // Shard records results of the VUs striped onto it. Safe for concurrent
@@ -224,7 +228,8 @@ type Recorder struct {
 	sessions  sessionTally
 	iters     iterTally
 	endpoints endpointTally
-	subs      subTally // resource subscriptions (mcp.go)
+	subs      subTally   // resource subscriptions (mcp.go)
+	checks    [][]string // per op, its checks' expressions (checks.go)
 	// winFrom, winTo bound the measured window for Busy (SetWindow); zero:
 	// unbounded. Set before any result is recorded, read-only after.
 	winFrom, winTo time.Time
@@ -381,6 +386,7 @@ func (s *Shard) Record(res *driver.Result) {
 	o.MCP.record(res)
 	s.recordResumes(o, res.Resumes)
 	o.LinksRefused += int64(res.LinksRefused)
+	failed := res.Checks.Ran != 0 && s.recordChecks(o, res) // checks.go
 	faulty := false
 	if res.Ledger.Checked {
 		o.Streams++
@@ -398,6 +404,9 @@ func (s *Shard) Record(res *driver.Result) {
 	s.mu.Unlock()
 	if faulty {
 		s.rec.offenders.add(s.rec.names[res.Op], res)
+	}
+	if failed {
+		s.rec.offenders.addCheckFailures(s.rec.names[res.Op], s.rec.checkExprs(res.Op), res)
 	}
 }
 

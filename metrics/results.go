@@ -133,7 +133,7 @@ func CSVHeader(names []string) []string {
 
 func opColumns(prefix string) []string {
 	var out []string
-	for _, c := range []string{"count", "errors", "p50_ms", "p90_ms", "p99_ms", "max_ms", "resumes", "faulty"} {
+	for _, c := range []string{"count", "errors", "p50_ms", "p90_ms", "p99_ms", "max_ms", "resumes", "faulty", "checks_failed"} {
 		out = append(out, prefix+"."+c)
 	}
 	return out
@@ -143,7 +143,7 @@ func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 func i64(v int64) string  { return strconv.FormatInt(v, 10) }
 
 func opCells(o RowOp) []string {
-	return []string{i64(o.Count), i64(o.Errors), f3(o.P50), f3(o.P90), f3(o.P99), f3(o.Max), i64(o.Resumes), i64(o.Faulty)}
+	return []string{i64(o.Count), i64(o.Errors), f3(o.P50), f3(o.P90), f3(o.P99), f3(o.Max), i64(o.Resumes), i64(o.Faulty), i64(o.ChecksFailed)}
 }
 
 // Interval implements Sink: one row of intervals.csv and the interval's

@@ -260,5 +260,9 @@ func resumeSummary(a *OpStats) *ResumeSummary {
 // streams and how many there were.
 func (r *Recorder) OffendersFile() OffendersFile {
 	first, n := r.Offenders()
-	return OffendersFile{Faulty: n, First: first}
+	f := OffendersFile{Faulty: n, First: first}
+	r.offenders.mu.Lock()
+	f.CheckFailures, f.FirstChecks = r.offenders.checkSeen, append([]CheckOffender(nil), r.offenders.checks...)
+	r.offenders.mu.Unlock()
+	return f
 }

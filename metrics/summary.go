@@ -203,6 +203,10 @@ type OpSummary struct {
 	Resumes     *ResumeSummary `json:"resumes,omitempty"`
 	Ledger      *LedgerSummary `json:"ledger,omitempty"`
 	MCPSummary                 // pages, cancelled calls, notifications (mcp.go)
+	// Checks are the op's checks (checks.go): passed, failed, pass rate
+	// and the first failure; in the "all" row, each check expression over
+	// every op that has it.
+	Checks []CheckSummary `json:"checks,omitempty"`
 }
 
 // ResumeSummary describes resumes of broken response streams.
@@ -426,6 +430,7 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 		s.Ledger.ViaLink, s.Ledger.LinksRefused = o.StreamsLink, o.LinksRefused
 	}
 	s.MCPSummary = mcpSummaryOf(o)
+	s.Checks = checkSummaries(o.Checks)
 	return s
 }
 

@@ -59,6 +59,9 @@ func verdictLine(s *metrics.Summary) string {
 	if s.Dropped > 0 {
 		problems = append(problems, fmt.Sprintf("%d dropped (%.2f%% of arrivals)", s.Dropped, 100*s.DroppedRate))
 	}
+	if n, of := checksFailed(s); n > 0 {
+		problems = append(problems, fmt.Sprintf("%d of %d checks failed", n, of))
+	}
 	judged, faulty, parts := streamsFaulty(s)
 	if faulty > 0 {
 		problems = append(problems, fmt.Sprintf("%d faulty streams (%s)", faulty, strings.Join(parts, ", ")))

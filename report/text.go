@@ -36,6 +36,7 @@ func writeText(w io.Writer, s *metrics.Summary, dir string) error {
 	p.throughput(s)
 	p.streams(s)
 	p.mcp(s)
+	p.checks(s) // checks.go
 	p.chaos(s)
 	p.sessions(s)
 	p.net(s)

@@ -21,6 +21,10 @@ import (
 // be added without this check.
 func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 	s := fixture.PrintedSummary()
+	s.Ops[0].Checks = []metrics.CheckSummary{{Check: `content.0.text == "hello"`, Passed: 9997, Failed: 3, PassRate: 0.9997,
+		FirstFailure: &metrics.CheckFailure{Seen: `"" (empty)`}}, {Check: "is_error == false", Passed: 10000, PassRate: 1}}
+	s.Ops[1].Checks = []metrics.CheckSummary{{Check: "is_error == false", Passed: 4999, Failed: 1, PassRate: 0.9998}}
+	s.All.Checks = []metrics.CheckSummary{{Check: `content.0.text == "hello"`, Passed: 9997, Failed: 3}, {Check: "is_error == false", Passed: 14999, Failed: 1}}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, s); err != nil {
 		t.Fatal(err)
@@ -99,6 +103,11 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 		"iteration_max":      {iter(7)},
 		"iteration_mean":     {iter(8)},
 		"iterations_dropped": {`agent: [^\n]*\(` + num + ` iterations dropped`},
+		"checks":             {`Checks: \d+ of \d+ failed \(` + num + `% passed\)`},
+		"checks_failed":      {`Checks: ` + num + ` of \d+ failed`},
+		"ping:checks":        {`\n  ping +is_error == false +\d+ +\d+ +` + num + `%`},
+		`tools/call:echo:checks{content.0.text  == "hello"}`: {`\n  tools/call:echo +content.0.text == "hello" +\d+ +\d+ +` + num + `%`},
+		`ping:checks_failed{is_error == false}`:              {`\n  ping +is_error == false +\d+ +` + num},
 	} {
 		printed[k] = v
 	}

@@ -45,6 +45,7 @@ type view struct {
 	op    *metrics.OpSummary
 	scope string
 	q     QuantileSource
+	check string // checks{CHECK}: the check selected ("" every one)
 }
 
 // QuantileSource gives any percentile of a recorded distribution, for
@@ -408,6 +409,7 @@ func scopeList(d metricDef) string {
 // per op. q may be nil. It is for tests and tools that check a printed
 // number against its threshold reading.
 func Read(s *metrics.Summary, expr string, q QuantileSource) ([]float64, error) {
+	expr, sel := cutCheckSelector(expr) // checks{CHECK} (metrics_checks.go)
 	scope, name := splitScope(expr)
 	d, ok := lookupMetric(name)
 	if !ok {
@@ -419,6 +421,7 @@ func Read(s *metrics.Summary, expr string, q QuantileSource) ([]float64, error) 
 	}
 	var out []float64
 	for _, v := range views(s, sc, scope, q) {
+		v.check = sel
 		if x, ok := d.read(v); ok {
 			out = append(out, x)
 		} else {

@@ -47,6 +47,9 @@ type Threshold struct {
 	Metric string
 	Cmp    string
 	Value  float64 // in the metric's unit (ms, %, ops/s, s, count)
+	// CheckSel selects one check for the checks metrics (checks{CHECK}: its
+	// expression, runs of spaces made one); "" reads every check.
+	CheckSel string
 
 	def   metricDef
 	scope string
@@ -64,7 +67,9 @@ func ParseThreshold(expr string) (Threshold, error) {
 		return Threshold{}, fmt.Errorf("threshold %q: want [scope:]metric<value[unit], e.g. tools/call:p99<200ms, error_rate<1%%, get:lost==0", expr)
 	}
 	t := Threshold{Expr: expr, Cmp: m[2]}
-	t.Op, t.Metric = splitScope(strings.TrimSpace(m[1]))
+	metric := strings.TrimSpace(m[1])
+	metric, t.CheckSel = cutCheckSelector(metric) // checks{CHECK} (metrics_checks.go)
+	t.Op, t.Metric = splitScope(metric)
 	if hint := k6Hint(t.Op, t.Metric); hint != "" {
 		return t, fmt.Errorf("threshold %q: %s", expr, hint)
 	}
@@ -142,6 +147,7 @@ func (t Threshold) Check(s *metrics.Summary, q QuantileSource) metrics.Threshold
 	res := metrics.ThresholdResult{Expr: t.Expr, Limit: t.Value, Unit: t.def.unit, Pass: true}
 	seen := false
 	for _, v := range views(s, t.scope, t.Op, q) {
+		v.check = t.CheckSel
 		x, ok := t.def.read(v)
 		if !ok {
 			continue

@@ -18,7 +18,6 @@ var k6Names = map[string]string{
 	"http_req_waiting":  "k6's http_req_waiting is our time to first byte: ttfb_p95<100ms",
 	"http_req_failed":   "k6's http_req_failed is our error_rate: error_rate<0.01 (a fraction, as k6's rate<0.01) or error_rate<1%",
 	"http_reqs":         "k6's http_reqs are our completed ops: count>=1000 (ops), rate>=100 (ops/s)",
-	"checks":            "mcpbench has no checks: a failed or wrong answer is an error; use error_rate<0.01 (or errors==0)",
 	"avg":               "k6's avg is our mean: mean<50ms",
 	"med":               "k6's med is our p50: p50<20ms",
 }

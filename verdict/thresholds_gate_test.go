@@ -45,7 +45,7 @@ func TestThresholdErrorsSayWhatToWrite(t *testing.T) {
 		{"http_req_duration:p(95)<200", []string{"k6's http_req_duration", "p(95)<200"}},
 		{"http_req_failed<0.01", []string{"k6's http_req_failed is our error_rate", "error_rate<0.01", "error_rate<1%"}},
 		{"http_req_failed:rate<0.01", []string{"our error_rate"}},
-		{"checks>0.99", []string{"no checks", "error_rate<0.01"}},
+		{"checks>1.5", []string{"checks is a rate", "checks>0.015", "checks>1.5%"}},
 		{"avg<10ms", []string{"our mean"}},
 		{"error_rate<5", []string{"a fraction from 0 to 1", "error_rate<0.05", "error_rate<5%"}},
 		{"error_rate<150%", []string{"over 100%"}},

@@ -245,6 +245,9 @@ func newEngine(pl *Plan, opts Options) *engine {
 		e.rec = metrics.NewRecorder(pl.Names, e.maxVUs*pl.Concurrency)
 	}
 	e.opts.Interval = cmp.Or(e.opts.Interval, time.Second)
+	if pl.HasChecks() {
+		e.rec.SetChecks(pl.CheckExprs())
+	}
 	if len(pl.Scenarios) > 0 {
 		names, steps := make([]string, len(pl.Scenarios)), make([][]string, len(pl.Scenarios))
 		for i, sc := range pl.Scenarios {

@@ -166,6 +166,12 @@ type Profile struct {
 	// command line (--threshold): their problems are reported as
 	// --threshold instead of thresholds[i].
 	ThresholdFlags int `yaml:"-" json:"-"`
+	// Checks apply to every op ("CHECK") or to the ops an op name, method
+	// or scenario selects ("OP => CHECK"), after each op's own checks;
+	// CheckFlags is how many, at the end, came from --check (their
+	// problems are reported as --check instead of checks[i]).
+	Checks     []string `yaml:"checks"`
+	CheckFlags int      `yaml:"-" json:"-"`
 
 	// parseErrs are the YAML problems found while decoding; Validate
 	// reports them with the rest.
@@ -301,6 +307,11 @@ type OpSpec struct {
 	Cancel *CancelSpec `yaml:"cancel"`
 	// MaxPages bounds the pages a list op follows (default 100).
 	MaxPages int `yaml:"max_pages"`
+	// Checks judge each result of the op: PATH OP VALUE on the result
+	// member (content.0.text == "hello", structured.n >= 1, is_error ==
+	// false) or output_schema (package check; at most 64). Counted per
+	// check, reported and thresholdable (checks>0.99).
+	Checks []string `yaml:"checks"`
 }
 
 // Expect is what an op's stream must deliver.

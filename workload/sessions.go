@@ -32,6 +32,9 @@ func (e *engine) initSession(ctx context.Context, s *driver.Session, vu int) boo
 	if n := len(e.cfgs); n > 0 {
 		e.rec.EndpointSession(vu % n)
 	}
+	if sc := e.pl.outputSchemas(); sc != nil { // output_schema checks: the tools' schemas, once a session
+		sc.Fetch(chaos.WithPhase(ctx, chaos.PhaseSetup), s, vu) // a failure fails those checks, saying why
+	}
 	return true
 }
 

@@ -56,6 +56,7 @@ func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 	errs = append(errs, p.validateNet(lookup, &r.net)...)
 	errs = append(errs, p.validateSubscriptions()...)
 	errs = append(errs, p.validateOps()...)
+	errs = append(errs, p.validateChecks()...)
 	errs = append(errs, p.validateScenarios()...)
 	if len(opErrs) == 0 {
 		args, argErrs := p.compileArgs(ops) // templates and data files (args.go)
@@ -322,6 +323,7 @@ func (pl *Plan) checkThresholds(p *Profile) error {
 			errs.add("%s: %v", p.thresholdField(i), err)
 		}
 	}
+	errs = append(errs, pl.checkScopes(p)...) // checks.go
 	if len(errs) > 0 {
 		return &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
