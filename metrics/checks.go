@@ -75,6 +75,9 @@ func addChecks(dst, src []CheckTally) []CheckTally {
 	if len(src) == 0 {
 		return dst
 	}
+	if len(dst) == 0 {
+		return append(dst, src...)
+	}
 	aligned := len(dst) == len(src)
 	for i := 0; aligned && i < len(dst); i++ {
 		aligned = dst[i].Expr == src[i].Expr
