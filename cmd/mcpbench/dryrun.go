@@ -207,6 +207,13 @@ func writePlan(w io.Writer, plan *workload.Plan, target string) {
 	} else {
 		line("chaos", "none")
 	}
+	first := true // checks (workload/checks.go), per op
+	for i, exprs := range plan.CheckExprs() {
+		if len(exprs) > 0 {
+			line(map[bool]string{true: "checks"}[first], "%s: %s", plan.Names[i], strings.Join(exprs, " · "))
+			first = false
+		}
+	}
 	if len(plan.Thresholds) == 0 {
 		line("thresholds", "none")
 	}
