@@ -94,7 +94,7 @@ func TestChecksCountPlantedFaults(t *testing.T) {
 		}
 		want := []row{
 			{`content.0.text != ""`, int64(n) - every(7), every(7), `"" (empty)`},
-			{"output_schema", int64(n) - every(11), every(11), "n"},
+			{"output_schema", int64(n) - every(11), every(11), `/properties/n: type: eleven has type "string", want "integer"`},
 			{"is_error == false", int64(n) - every(13), every(13), "true"},
 			{`content.0.text ~ "^(hello)?$"`, int64(n), 0, ""},
 		}
@@ -115,6 +115,7 @@ func TestChecksCountPlantedFaults(t *testing.T) {
 				t.Errorf("check %d: %s passed %d failed %d seen %q; want %s %d %d seen %q", i, c.Check, c.Passed, c.Failed, seen, w.check, w.passed, w.failed, w.seen)
 			}
 			failed += w.failed
+			t.Logf("%-30s passed %3d failed %2d first failure %q", c.Check, c.Passed, c.Failed, seen)
 		}
 		t.Logf("%d calls: %d empty texts, %d schema violations, %d isError", n, every(7), every(11), every(13))
 		off := rec.OffendersFile()
