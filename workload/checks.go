@@ -184,6 +184,33 @@ func (pl *Plan) checkScopes(p *Profile) []error {
 		}
 		errs.add("%s: %q selects no op: %q is not an op name, method or scenario of the test (ops: %s)", p.checkField(i), s, scope, strings.Join(pl.Names, ", "))
 	}
+	return append(errs, pl.checkThresholdChecks(p)...)
+}
+
+// checkThresholdChecks returns an error for each checks threshold that
+// can read nothing: the test has no checks, or checks{CHECK} names none
+// of its checks (the error lists them).
+func (pl *Plan) checkThresholdChecks(p *Profile) []error {
+	var errs problems
+	var all []string
+	for _, exprs := range pl.CheckExprs() {
+		for _, e := range exprs {
+			if !slices.Contains(all, e) {
+				all = append(all, e)
+			}
+		}
+	}
+	for i, th := range pl.Thresholds {
+		if th.Metric != "checks" && th.Metric != "checks_failed" {
+			continue
+		}
+		switch {
+		case len(all) == 0:
+			errs.add("%s: threshold %q: the test has no checks (give ops checks:, or --check)", p.thresholdField(i), th.Expr)
+		case th.CheckSel != "" && !slices.Contains(all, th.CheckSel):
+			errs.add("%s: threshold %q: no check %q in this test (checks: %s)", p.thresholdField(i), th.Expr, th.CheckSel, strings.Join(all, ", "))
+		}
+	}
 	return errs
 }
 

@@ -218,6 +218,27 @@ ops: [{method: tools/call, tool: echo}, {method: ping}]
 			t.Errorf("missing %q in:\n%v", want, err)
 		}
 	}
+	// A check selector must name a check of the test.
+	p, _ = ParseProfile([]byte(`name: selectors
+url: http://127.0.0.1:1/mcp
+ops: [{method: tools/call, tool: echo, checks: [output_schema]}, {method: ping}]
+checks: ["is_error == false"]
+thresholds: ["checks{is_error ==  false}>0.9", "checks{no such}>0.9", "tools/call:echo:checks_failed{output_schema}==0"]
+`))
+	_, err = Compile(p, nil)
+	want := `thresholds[1]: threshold "checks{no such}>0.9": no check "no such" in this test (checks: output_schema, is_error == false)`
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "thresholds[0]") || strings.Contains(err.Error(), "thresholds[2]") {
+		t.Errorf("err %v, want only %q", err, want)
+	}
+	// A checks threshold in a test without checks reads nothing.
+	p, _ = ParseProfile([]byte(`name: none
+url: http://127.0.0.1:1/mcp
+ops: [{method: ping}]
+thresholds: ["checks>0.99"]
+`))
+	if _, err = Compile(p, nil); err == nil || !strings.Contains(err.Error(), `thresholds[0]: threshold "checks>0.99": the test has no checks`) {
+		t.Errorf("err %v, want the test has no checks", err)
+	}
 }
 
 // An op without checks keeps a nil Inspect (no cost on the hot path); a
