@@ -228,8 +228,9 @@ type Recorder struct {
 	sessions  sessionTally
 	iters     iterTally
 	endpoints endpointTally
-	subs      subTally   // resource subscriptions (mcp.go)
-	checks    [][]string // per op, its checks' expressions (checks.go)
+	subs      subTally // resource subscriptions (mcp.go)
+	// checks are, per op, its checks' expressions (checks.go).
+	checks [][]string
 	// winFrom, winTo bound the measured window for Busy (SetWindow); zero:
 	// unbounded. Set before any result is recorded, read-only after.
 	winFrom, winTo time.Time

@@ -42,10 +42,12 @@ type Plan struct {
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
-	cum       []int      // cumulative weights, for the op mix
-	scum      []int      // cumulative weights of the scenarios
-	args      []*argOp   // the templated ops' renderers
-	checks    planChecks // the ops' checks (checks.go)
+	cum       []int    // cumulative weights, for the op mix
+	scum      []int    // cumulative weights of the scenarios
+	args      []*argOp // the templated ops' renderers
+
+	// checks are the ops' checks (checks.go).
+	checks planChecks
 
 	// Name is the profile's name (the summary's and run.json's).
 	Name string

@@ -194,8 +194,9 @@ func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
 		return nil, err
 	}
 	op.ExpectProgress = o.Expect.Progress
-	o.applyMore(op)              // cancel, pagination, subscriptions (mcpops.go)
-	pl.attachChecks(op, o, name) // checks (checks.go)
+	o.applyMore(op) // cancel, pagination, subscriptions (mcpops.go)
+	// checks (checks.go)
+	pl.attachChecks(op, o, name)
 	if a != nil {
 		op.Render = a.Render              // templated arguments (args.go)
 		if !slices.Contains(pl.args, a) { // two steps may name one op
