@@ -24,7 +24,9 @@ import (
 // unterminated, unresumable, silent-resume); session counters
 // (deleted-session-accepted, wrong-missing-session-status,
 // sessions_failed, close_failures, bad_session_ids); double_executions,
-// storm_reconnects, storm_recovery_s. SCOPE picks an op (an op name like
+// storm_reconnects, storm_recovery_s; checks (the pass rate) and
+// checks_failed, where checks{CHECK} selects one check by its expression
+// (metrics_checks.go). SCOPE picks an op (an op name like
 // tools/call:echo or a method like tools/call: every such op must pass),
 // the response streams (post:), the GET streams (get:) or the sessions
 // (sessions:); without it the total is read — for stream counters the
