@@ -78,7 +78,7 @@ func (e *engine) newVU(local int, s *driver.Session) *vuState {
 	e.live.Add(1)
 	e.started.Add(1)
 	id := e.vuID(local)
-	return &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id)}
+	return &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id), vals: e.pl.corr.forVU(id)}
 }
 
 // ready opens v's GET stream (when the profile asks), draws its session's

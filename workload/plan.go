@@ -42,9 +42,10 @@ type Plan struct {
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
-	cum       []int    // cumulative weights, for the op mix
-	scum      []int    // cumulative weights of the scenarios
-	args      []*argOp // the templated ops' renderers
+	cum       []int       // cumulative weights, for the op mix
+	scum      []int       // cumulative weights of the scenarios
+	args      []*argOp    // the templated ops' renderers
+	corr      *correlator // values steps read from earlier steps (nil: none; correlate.go)
 
 	// Name is the profile's name (the summary's and run.json's).
 	Name string

@@ -166,10 +166,16 @@ type Profile struct {
 	// command line (--threshold): their problems are reported as
 	// --threshold instead of thresholds[i].
 	ThresholdFlags int `yaml:"-" json:"-"`
+	// Env are values for templates ({{env "KEY"}}), like k6's __ENV:
+	// -e KEY=VALUE sets one. A value may hold ${NAME} (a secret from the
+	// environment): expanded for requests only, shown as written.
+	Env map[string]string `yaml:"env"`
 
 	// parseErrs are the YAML problems found while decoding; Validate
 	// reports them with the rest.
 	parseErrs []error
+	// envx is Env with ${NAME} expanded (resolve; never shown).
+	envx map[string]string
 	// maxVUsAuto marks a MaxVUs that Defaults sized from the rate (a sweep
 	// sizes it again for each step's rate).
 	maxVUsAuto bool

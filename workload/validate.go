@@ -57,10 +57,14 @@ func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 	errs = append(errs, p.validateSubscriptions()...)
 	errs = append(errs, p.validateOps()...)
 	errs = append(errs, p.validateScenarios()...)
-	if len(opErrs) == 0 {
+	env, envErrs := p.expandEnv(lookup) // -e values (correlate.go)
+	p.envx = env
+	errs = append(errs, envErrs...)
+	if len(opErrs) == 0 && len(envErrs) == 0 {
 		args, argErrs := p.compileArgs(ops) // templates and data files (args.go)
 		r.args = args
 		errs = append(errs, argErrs...)
+		errs = append(errs, p.validateRefs(args)...) // {{step}} (correlate.go)
 	}
 	return r, errs
 }

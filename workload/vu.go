@@ -49,7 +49,7 @@ func (e *engine) vu(local int, s *driver.Session) {
 	defer e.wg.Done()
 	defer e.live.Add(-1)
 	id := e.vuID(local)
-	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id)}
+	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id), vals: e.pl.corr.forVU(id)}
 	if s == nil {
 		if !e.pl.Open && !e.waitActive(id) {
 			return // a stage never activated this VU
@@ -138,6 +138,7 @@ type vuState struct {
 	lanes   []*driver.Session // the session's lanes for parallel steps (scenarios)
 	pres    []driver.Result   // results of a parallel step's requests
 	iter    int64             // ops run so far: the next op's iteration
+	vals    *vuValues         // values its steps keep for later steps (correlate.go; nil: none)
 }
 
 // open initializes the VU's session, retrying until the window ends.
