@@ -427,3 +427,19 @@ func failMissing(res *driver.Result, err error) {
 	res.Start, res.End = now, now
 	res.Err, res.Class = err, driver.ClassMissingValue
 }
+
+// SetEnv sets Env values from KEY=VALUE pairs (-e), over the profile's.
+// A pair without "=" or with an empty KEY is an error naming it.
+func (p *Profile) SetEnv(pairs []string) error {
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			return fmt.Errorf("-e %q: want KEY=VALUE (a key without spaces; for a secret, KEY='${NAME}')", kv)
+		}
+		if p.Env == nil {
+			p.Env = map[string]string{}
+		}
+		p.Env[k] = v
+	}
+	return nil
+}

@@ -31,6 +31,9 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	}
 	p.Thresholds = append(p.Thresholds, f.thresholds...)
 	p.ThresholdFlags = len(f.thresholds) // their problems are the flag's, not the profile's
+	if err := p.SetEnv(f.envs); err != nil {
+		return err
+	}
 	for _, h := range f.headers {
 		name, value, err := driver.ParseHeader(h)
 		if err != nil {
