@@ -110,6 +110,8 @@ type engine struct {
 	workers, peakWorkers atomic.Int64
 	wwg                  sync.WaitGroup
 
+	iters iterationCount // --iterations (iterations.go)
+
 	late    lateCauses // ops that started late, by cause (late.go)
 	spawnMu sync.Mutex
 
@@ -237,6 +239,7 @@ func (e *engine) measured(sum *metrics.Summary) bool {
 func newEngine(pl *Plan, opts Options) *engine {
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder}
 	e.share()
+	e.startIterations()
 	pl.useSegment(opts.Segment)
 	if pl.Chaos != nil {
 		e.inj = chaos.New(*pl.Chaos, pl.Seed)

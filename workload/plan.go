@@ -61,6 +61,9 @@ type Plan struct {
 	VUs, MaxVUs, PeakVUs int
 	// Concurrency is the requests a session has in flight at once (≥ 1).
 	Concurrency int
+	// Iterations is the number of iterations the VUs share, then stop (0:
+	// none; closed model; iterations.go).
+	Iterations int
 	// Rate is the open model's arrival rate in ops/s (with stages, the
 	// rate they start from).
 	Rate float64
@@ -109,6 +112,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	pl.compileEndpoints(ep, r.more)
 	pl.Profile.URLs = pl.EndpointsShown[min(1, len(pl.EndpointsShown)):]
 	pl.compileLoad(p)
+	pl.Iterations = p.Iterations
 	for _, t := range p.Thresholds {
 		th, _ := verdict.ParseThreshold(t) // resolve checked it
 		pl.Thresholds = append(pl.Thresholds, th)

@@ -94,8 +94,14 @@ type Profile struct {
 	// of its intended start (every VU busy, max_vus reached) is dropped and
 	// counted (default 1 s).
 	MaxDelay Duration `yaml:"max_delay"`
-	// Duration of the measured window (default 10 s).
+	// Duration of the measured window (default 10 s; with Iterations, its
+	// cap: default 10 min).
 	Duration Duration `yaml:"duration"`
+	// Iterations, when > 0, is a fixed number of iterations (ops of the
+	// mix, or scenario iterations) the VUs share in the measured window,
+	// then the run stops (k6's shared-iterations; closed model only;
+	// iterations.go).
+	Iterations int `yaml:"iterations"`
 	// Warmup runs before the measured window; its results are discarded.
 	Warmup Duration `yaml:"warmup"`
 	// GracefulStop lets in-flight ops finish after the window (default 5 s).
@@ -416,6 +422,9 @@ func (p *Profile) Defaults() {
 			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds() / float64(p.Concurrency)))
 			p.MaxVUs, p.maxVUsAuto = max(p.VUs, min(need, DefaultMaxVUsCap)), true
 		}
+	}
+	if p.Duration == 0 && len(p.Stages) == 0 && p.Iterations > 0 {
+		p.Duration = Duration(DefaultIterationsCap)
 	}
 	if p.Duration == 0 && len(p.Stages) == 0 {
 		p.Duration = Duration(10 * time.Second)

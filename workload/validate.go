@@ -51,6 +51,7 @@ func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 	r.more = more
 	errs = append(errs, moreErrs...)
 	errs = append(errs, p.validateLoad()...)
+	errs = append(errs, p.validateIterations()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
 	errs = append(errs, p.validateNet(lookup, &r.net)...)

@@ -356,9 +356,17 @@ func (v *vuState) closedLoop() {
 		if !e.admitting(now) {
 			return
 		}
+		claimed, all := e.claimIteration(now) // --iterations (iterations.go)
+		if all {
+			return
+		}
 		j := e.pl.pickJob(v.rng)
 		j.intended = now
-		if !v.run(&j) {
+		ok := v.run(&j)
+		if claimed {
+			e.iterationDone()
+		}
+		if !ok {
 			return
 		}
 		if d := e.pl.ThinkTime; d > 0 && netutil.SleepCtx(e.admit, d) != nil {

@@ -71,6 +71,7 @@ func (f *runFlags) profileFlags() []profileFlag {
 		{"warmup", "warmup", &f.warmup},
 		{"graceful-stop", "graceful_stop", &f.graceful},
 		{"think-time", "think_time", &f.think},
+		{"iterations", "iterations", &f.iterations},
 		{"get-stream", "get_stream", &f.getStream},
 		{"churn-rate", "churn.rate", &f.churnRate},
 		{"check-deleted", "check_deleted", &f.checkDeleted},

@@ -31,7 +31,7 @@ type runFlags struct {
 	urls                                               []string
 	sourceAddrs                                        string
 	vus, maxVUs, maxResumes, procs, targetPID          int
-	concurrency                                        int
+	concurrency, iterations                            int
 	rate                                               float64
 	duration, warmup, graceful, think, maxDelay        time.Duration
 	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
@@ -137,6 +137,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight per session (default 1): each VU runs this many at once")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
 	fl.DurationVar(&f.maxDelay, "max-delay", 0, "open model: drop an op that cannot start this long after its intended start (default 1s)")
+	fl.IntVar(&f.iterations, "iterations", 0, "closed model: N iterations (ops, or scenario iterations) shared by the VUs in the measured window, then stop (k6's shared-iterations); --duration caps it (default 10m); --processes split N exactly")
 	fl.DurationVarP(&f.duration, "duration", "d", 0, "measured window (a profile with stages: their total; use --stage)")
 	fl.StringArrayVarP(&f.stages, "stage", "s", nil, "ramp stage DURATION:TARGET (repeatable; replaces the profile's stages; the target is ops/s in the open model, VUs in the closed), e.g. -s 10s:500 -s 10s:2000")
 	fl.DurationVar(&f.warmup, "warmup", 0, "warm-up before the measured window (results discarded)")
