@@ -110,7 +110,8 @@ type engine struct {
 	workers, peakWorkers atomic.Int64
 	wwg                  sync.WaitGroup
 
-	iters iterationCount // --iterations (iterations.go)
+	iters   iterationCount         // --iterations (iterations.go)
+	aborted atomic.Pointer[string] // why abort_on_fail stopped the run (abort.go)
 
 	late    lateCauses // ops that started late, by cause (late.go)
 	spawnMu sync.Mutex

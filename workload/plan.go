@@ -35,6 +35,9 @@ type Plan struct {
 	Ops        []*driver.Op
 	Names      []string
 	Thresholds []verdict.Threshold
+	// Aborts are the thresholds that stop the run once crossed (abort.go);
+	// each is among Thresholds too (judged at the end as well).
+	Aborts []verdict.AbortRule
 	// EndpointsShown are the endpoints for display, url first, when the
 	// profile gives urls (nil with one endpoint).
 	EndpointsShown []string

@@ -172,6 +172,11 @@ type Profile struct {
 	// command line (--threshold): their problems are reported as
 	// --threshold instead of thresholds[i].
 	ThresholdFlags int `yaml:"-" json:"-"`
+	// AbortOnFail are thresholds that stop the run as soon as they are
+	// crossed (k6's abortOnFail), judged at the end of each interval of
+	// the measured window: "p99<200ms", or {threshold: ..., delay: 10s}
+	// to judge only from 10 s into the window on (abort.go).
+	AbortOnFail []AbortSpec `yaml:"abort_on_fail"`
 	// Env are values for templates ({{env "KEY"}}), like k6's __ENV:
 	// -e KEY=VALUE sets one. A value may hold ${NAME} (a secret from the
 	// environment): expanded for requests only, shown as written.

@@ -91,6 +91,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	if len(e.pl.Thresholds) > 0 {
 		s.Thresholds = verdict.CheckThresholds(s, e.pl.Thresholds, e.rec)
 	}
+	e.abortSummary(s)
 	return s
 }
 

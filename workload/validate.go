@@ -156,6 +156,7 @@ func (p *Profile) validateSections() []error {
 			errs.add("%s: %v", p.thresholdField(i), err)
 		}
 	}
+	errs = append(errs, p.validateAborts()...)
 	if p.Churn.Rate < 0 {
 		errs.add("churn.rate: %g, want ≥ 0", p.Churn.Rate)
 	}
@@ -327,6 +328,7 @@ func (pl *Plan) checkThresholds(p *Profile) error {
 			errs.add("%s: %v", p.thresholdField(i), err)
 		}
 	}
+	errs = append(errs, pl.compileAborts(p)...) // abort_on_fail (abort.go)
 	if len(errs) > 0 {
 		return &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}

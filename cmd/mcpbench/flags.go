@@ -34,6 +34,9 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	if err := p.SetEnv(f.envs); err != nil {
 		return err
 	}
+	if err := p.AbortAll(f.abortOnFail, f.abortDelay, set("abort-delay")); err != nil {
+		return err
+	}
 	for _, h := range f.headers {
 		name, value, err := driver.ParseHeader(h)
 		if err != nil {

@@ -46,6 +46,8 @@ type runFlags struct {
 	pageSize                                           int
 	headers, chaosSpecs, thresholds, stages            []string
 	envs                                               []string // -e KEY=VALUE (applyFlags)
+	abortOnFail                                        bool     // --abort-on-fail (applyFlags)
+	abortDelay                                         time.Duration
 	storm                                              string
 	chaosSeed                                          int64
 	churnRate                                          float64
@@ -161,6 +163,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.chaosSpecs, "chaos", nil, "add a fault (repeatable): 'cut after_events=2 close=rst target=post p=1', 'cut mid_event=1', 'cut before_first_event', 'cut between=100ms-2s', 'stall after_events=1 stall=2s', 'delay delay=50ms p=0.1'")
 	fl.StringVar(&f.storm, "storm", "", "cut every open stream at a time: 'at=10s every=0 close=rst target=get'")
 	fl.Int64Var(&f.chaosSeed, "chaos-seed", 0, "seed of the fault schedule (default: --seed)")
+	fl.BoolVar(&f.abortOnFail, "abort-on-fail", false, "stop the run as soon as a threshold is crossed, judged at the end of each interval on the measured window so far (k6's abortOnFail): exit 99, results written, the summary says when and why")
+	fl.DurationVar(&f.abortDelay, "abort-delay", 0, "with --abort-on-fail: judge only from this far into the measured window on (k6's delayAbortEval)")
 	fl.StringArrayVarP(&f.envs, "env", "e", nil, "value for templates, {{env \"KEY\"}} (repeatable), like k6's __ENV: -e KEY=VALUE; for a secret pass -e KEY='${NAME}' (read from the environment, never shown)")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'p(95)<150', 'error_rate<1%', 'get:lost==0'; metrics in the help above; a crossed one exits 99")
 	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read; a larger one fails naming the limit")
@@ -251,6 +255,8 @@ func exitFor(sum *metrics.Summary, runErr error) error {
 		return &exitError{code: exitFailed, err: runErr}
 	case sum.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: " + sum.StopReason)}
+	case sum.Aborted:
+		return &exitError{code: exitThresholds, err: errors.New(sum.StopReason)}
 	case metrics.ThresholdsFailed(sum.Thresholds) > 0:
 		var crossed []string
 		for _, t := range sum.Thresholds {
