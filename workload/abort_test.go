@@ -19,9 +19,9 @@ type ivSink struct {
 	end  *metrics.RunEnd
 }
 
-func (s *ivSink) Start(*metrics.RunInfo)               {}
+func (s *ivSink) Start(*metrics.RunInfo)             {}
 func (s *ivSink) Interval(r *metrics.IntervalRecord) { s.ends = append(s.ends, r.Elapsed) }
-func (s *ivSink) End(e *metrics.RunEnd)               { s.end = e }
+func (s *ivSink) End(e *metrics.RunEnd)              { s.end = e }
 
 // turnsSlow answers its first fast calls in 10 ms, the later ones in
 // 300 ms (fake time), and counts them.
