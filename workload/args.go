@@ -107,8 +107,9 @@ type argOp struct {
 	failed   atomic.Int64                 // requests whose full template failed at run time
 	firstErr atomic.Pointer[failedRender] // the first failure
 
-	refs []valueRef        // the {{step}} values the op reads (correlate.go)
-	env  map[string]string // the -e values (Profile.Env), for {{env "KEY"}}
+	refs    []valueRef        // the {{step}} values the op reads (correlate.go)
+	dynName bool              // the tool, prompt or uri is a template
+	env     map[string]string // the -e values (Profile.Env), for {{env "KEY"}}
 }
 
 type failedRender struct {
@@ -356,13 +357,15 @@ func compileOp(p *Profile, i int, written, o *OpSpec, src *dataSource) (*argOp, 
 	case "resources/read":
 		nameField, written1, name = ".uri", written.URI, o.URI
 	}
-	if !hasTemplate(written.Arguments) && !strings.Contains(written1, "{{") {
+	dynName := strings.Contains(written1, "{{")
+	if !hasTemplate(written.Arguments) && !dynName {
 		return nil, nil
 	}
 	f := "ops[" + strconv.Itoa(i) + "]"
 	field := f + ".arguments"
 	a := &argOp{field: field, data: src, seed: mix64(uint64(p.Seed)) ^ mix64(uint64(i)+0x51), env: p.envx}
 	c := &argCompiler{a: a, strs: o.Method == "prompts/get", hasData: src != nil}
+	a.dynName = dynName
 	if o.Method == "resources/read" {
 		c.strs = true
 		c.lit(`{"uri":`)

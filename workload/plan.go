@@ -49,6 +49,7 @@ type Plan struct {
 	scum      []int       // cumulative weights of the scenarios
 	args      []*argOp    // the templated ops' renderers
 	corr      *correlator // values steps read from earlier steps (nil: none; correlate.go)
+	dynNames  []string    // ops whose tool, prompt or uri is a template (not under 2026-07-28)
 
 	// Name is the profile's name (the summary's and run.json's).
 	Name string

@@ -204,6 +204,9 @@ func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
 		if !slices.Contains(pl.args, a) { // two steps may name one op
 			pl.args = append(pl.args, a)
 		}
+		if a.dynName {
+			pl.dynNames = append(pl.dynNames, name)
+		}
 	}
 	return op, nil
 }
