@@ -29,21 +29,6 @@ type iterationCount struct {
 	doneAt  atomic.Pointer[time.Time] // when the last completed
 }
 
-// validateIterations checks iterations: a count of the closed model.
-func (p *Profile) validateIterations() []error {
-	var errs problems
-	switch {
-	case p.Iterations < 0:
-		errs.add("iterations: %d, want ≥ 1 (or 0: run for the duration)", p.Iterations)
-	case p.Iterations == 0:
-	case p.Open():
-		errs.add("iterations: %d shared iterations run the closed model (VUs back to back): leave rate out", p.Iterations)
-	case len(p.Stages) > 0:
-		errs.add("iterations: %d with stages: shared iterations run a fixed number of VUs; leave stages out", p.Iterations)
-	}
-	return errs
-}
-
 // startIterations sets the segment's share of the plan's iterations.
 func (e *engine) startIterations() {
 	if e.pl.Iterations > 0 {
