@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/template/parse"
 
 	"github.com/mcpbench/mcpbench/driver"
@@ -72,11 +74,13 @@ type correlator struct {
 	slots int
 	caps  map[int][]capture // by plan op (a scenario step): the values its result keeps
 	deps  map[int]*binding  // by plan op: the values its request reads
-	// vus are the run's VUs' values by VU number (whole test), set when
-	// each VU starts (newEngine sizes it): each VU's are touched only by
-	// the goroutine running it (and the requests of its parallel steps,
-	// which only read).
-	vus []*vuValues
+	// vus are the run's VUs' values by VU number (whole test), each set
+	// when its VU starts (forVU, under grow; the table is replaced when it
+	// grows, read with a load): each VU's values are touched only by the
+	// goroutine running it (and the requests of its parallel steps, which
+	// only read).
+	vus  atomic.Pointer[[]*vuValues]
+	grow sync.Mutex
 }
 
 type vuValues struct{ vals []captured }
@@ -301,8 +305,8 @@ func (pl *Plan) correlate(sc *ScenarioSpec, s *Scenario, args []*argOp, p *Profi
 		c.deps[op] = b
 		pl.Ops[op].Render = func(dst []byte, rc driver.RenderContext) []byte {
 			var vals []captured
-			if rc.VU < len(c.vus) && c.vus[rc.VU] != nil {
-				vals = c.vus[rc.VU].vals
+			if vv := c.of(rc.VU); vv != nil {
+				vals = vv.vals
 			}
 			return a.render(dst, rc, vals, b.slots)
 		}

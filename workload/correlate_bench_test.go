@@ -26,7 +26,7 @@ func BenchmarkCorrelate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			pl.corr.start(2)
+			pl.corr.start()
 			vv := pl.corr.forVU(1)
 			s, err := driver.NewSession(&pl.Driver, 1)
 			if err != nil {

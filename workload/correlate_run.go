@@ -17,10 +17,11 @@ import (
 // value outgrows its buffer.
 func (c *correlator) inspector(caps []capture) func([]byte, *driver.Result) {
 	return func(result []byte, res *driver.Result) {
-		if res.VU >= len(c.vus) || c.vus[res.VU] == nil || len(result) == 0 {
+		vv := c.of(res.VU)
+		if vv == nil || len(result) == 0 {
 			return
 		}
-		vals := c.vus[res.VU].vals
+		vals := vv.vals
 		js := unsafe.String(&result[0], len(result)) // read here only, not kept
 		for _, cp := range caps {
 			v := &vals[cp.slot]
@@ -35,21 +36,42 @@ func (c *correlator) inspector(caps []capture) func([]byte, *driver.Result) {
 	}
 }
 
-// start sizes the values of a run whose VU numbers are below n.
-func (c *correlator) start(n int) {
+// start clears the values of a run (nil: no correlation).
+func (c *correlator) start() {
 	if c != nil {
-		c.vus = make([]*vuValues, n)
+		c.vus.Store(nil)
 	}
 }
 
-// forVU makes VU id's values (nil without correlation).
+// forVU makes VU id's values (nil without correlation). Called once per
+// VU, before its first op.
 func (c *correlator) forVU(id int) *vuValues {
-	if c == nil || id >= len(c.vus) {
+	if c == nil {
 		return nil
 	}
 	v := &vuValues{vals: make([]captured, c.slots)}
-	c.vus[id] = v
+	c.grow.Lock()
+	defer c.grow.Unlock()
+	var t []*vuValues
+	if p := c.vus.Load(); p != nil {
+		t = *p
+	}
+	if id >= len(t) {
+		n := make([]*vuValues, max(2*len(t), id+1, 64))
+		copy(n, t)
+		t = n
+	}
+	t[id] = v // each entry is written once, before its VU's first op
+	c.vus.Store(&t)
 	return v
+}
+
+// of returns VU id's values (nil: none): a load, no lock.
+func (c *correlator) of(id int) *vuValues {
+	if p := c.vus.Load(); p != nil && id >= 0 && id < len(*p) {
+		return (*p)[id]
+	}
+	return nil
 }
 
 // before prepares the step of plan op op for VU v: its values are

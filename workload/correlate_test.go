@@ -185,14 +185,19 @@ func TestCorrelateOnRefServer(t *testing.T) {
 		{Name: "resources", Method: "resources/list"},
 		{Name: "read", Method: "resources/read", URI: `{{step "resources" "resources.0.uri"}}`},
 	}
-	p := &Profile{Name: "corr", VUs: 2, Duration: Duration(time.Second), Protocol: driver.Protocol20251125, Ops: ops,
-		Scenario: []StepSpec{{Op: "tools"}, {Op: "call"}, {Op: "resources"}, {Op: "read"}}}
-	sum, st := runRef(t, refserver.Options{}, p)
-	c := stepCounts(sum)
-	if sum.All.Errors != 0 || c["corr#1:tools"] == 0 || c["corr#2:call"] != c["corr#1:tools"] || c["corr#4:read"] != c["corr#3:resources"] {
-		t.Fatalf("steps %v errors %v %v", c, sum.All.ErrorsByClass, sum.All.ErrorExamples)
-	}
-	if st.ToolCalls < c["corr#2:call"] {
-		t.Fatalf("the server ran %d calls, the step completed %d", st.ToolCalls, c["corr#2:call"])
+	for _, open := range []bool{false, true} {
+		p := &Profile{Name: "corr", VUs: 2, Duration: Duration(time.Second), Protocol: driver.Protocol20251125, Ops: ops,
+			Scenario: []StepSpec{{Op: "tools"}, {Op: "call"}, {Op: "resources"}, {Op: "read"}}}
+		if open {
+			p.Rate = 200 // iterations/s, on VUs added as needed
+		}
+		sum, st := runRef(t, refserver.Options{}, p)
+		c := stepCounts(sum)
+		if sum.All.Errors != 0 || c["corr#1:tools"] == 0 || c["corr#2:call"] != c["corr#1:tools"] || c["corr#4:read"] != c["corr#3:resources"] {
+			t.Fatalf("open %v: steps %v errors %v %v", open, c, sum.All.ErrorsByClass, sum.All.ErrorExamples)
+		}
+		if st.ToolCalls < c["corr#2:call"] {
+			t.Fatalf("open %v: the server ran %d calls, the step completed %d", open, st.ToolCalls, c["corr#2:call"])
+		}
 	}
 }

@@ -260,7 +260,7 @@ func newEngine(pl *Plan, opts Options) *engine {
 		e.rec.SetScenarios(names, steps)
 	}
 	pl.Driver.OnResourceUpdate = e.onResourceUpdate
-	pl.corr.start(e.vuID(max(e.vus, e.maxVUs)) + 1) // VU numbers below it (correlate.go)
+	pl.corr.start() // correlate_run.go
 	if pl.Open {
 		e.maxDelay = pl.MaxDelay
 	}

@@ -473,7 +473,7 @@ func (e *engine) spawn() {
 	e.spawning.Add(1)
 	if e.idle != nil {
 		e.wwg.Add(1)
-		go e.spawned(int(e.started.Load()))
+		go e.spawned(int(e.started.Add(1) - 1)) // its number taken here: two spawns never share one
 		return
 	}
 	e.launch(int(e.started.Load()), nil)
