@@ -140,6 +140,7 @@ const (
 	ClassCanceled                    // the run ended (or Ctrl-C) while the operation ran
 	ClassHeaderMismatch              // 2026-07-28: -32020, headers do not match the body
 	ClassVersion                     // unsupported protocol version (-32022, or a version the driver does not speak)
+	ClassMissingValue                // not sent: a value it reads from an earlier step is missing (correlate.go)
 	NumClasses                       // number of classes
 )
 
@@ -158,6 +159,7 @@ var classNames = [...]string{
 	ClassCanceled:       "canceled",
 	ClassHeaderMismatch: "header-mismatch",
 	ClassVersion:        "unsupported-version",
+	ClassMissingValue:   "missing-value",
 }
 
 // String returns the class name used in reports ("ok", "transport", ...).
@@ -197,6 +199,8 @@ func Classify(err error) Class {
 		return ClassToolError
 	case errors.Is(err, ErrUnsupportedVersion):
 		return ClassVersion
+	case errors.Is(err, ErrMissingValue):
+		return ClassMissingValue
 	case errors.As(err, &re):
 		switch re.Code {
 		case CodeHeaderMismatch:

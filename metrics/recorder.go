@@ -362,6 +362,10 @@ func (s *Shard) Record(res *driver.Result) {
 	if res.Err != nil && o.Examples[res.Class] == "" {
 		o.Examples[res.Class] = res.Err.Error()
 	}
+	if res.Class == driver.ClassMissingValue { // never sent (a correlated value was missing): no time to record
+		s.mu.Unlock()
+		return
+	}
 	if res.Status >= 0 && res.Status < len(o.Status) {
 		o.Status[res.Status]++
 	}

@@ -50,6 +50,10 @@ type Summary struct {
 	DropWarning string `json:"drop_warning,omitempty"`
 	Interrupted bool   `json:"interrupted"`
 	StopReason  string `json:"stop_reason,omitempty"`
+	// Aborted: a threshold of abort_on_fail was crossed during the run,
+	// which stopped there (StopReason says when and why); the run fails
+	// its thresholds (exit 99).
+	Aborted bool `json:"aborted,omitempty"`
 
 	Ops []OpSummary `json:"ops"`
 	All OpSummary   `json:"all"`

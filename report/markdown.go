@@ -32,6 +32,9 @@ func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
 	if s.Interrupted {
 		p.F("| **interrupted** | %s |\n", s.StopReason)
 	}
+	if s.Aborted {
+		p.F("| **aborted** | %s |\n", s.StopReason)
+	}
 	table := func(title string, pick func(*metrics.OpSummary) metrics.Latency) {
 		p.F("\n### %s\n\n| op | count | rate/s | errors | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", title)
 		rows := append(slices.Clone(s.Ops), s.All)

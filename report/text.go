@@ -80,6 +80,9 @@ func (p *printer) header(s *metrics.Summary, dir string) {
 	if s.Interrupted {
 		p.F("INTERRUPTED: %s — results cover the run up to that point\n", s.StopReason)
 	}
+	if s.Aborted {
+		p.F("ABORTED: %s — results cover the run up to that point\n", s.StopReason)
+	}
 	for _, n := range s.Notes {
 		p.F("note: %s\n", n)
 	}

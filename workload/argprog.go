@@ -50,6 +50,9 @@ func (c *argCompiler) simpleAction(field string, n *parse.ActionNode) (step, boo
 	if !ok {
 		return step{}, false
 	}
+	if id.Ident == fnStep || id.Ident == fnEnv {
+		return c.refAction(field, n, id.Ident, args[1:])
+	}
 	var consts []int64
 	for _, x := range args[1:] {
 		num, ok := x.(*parse.NumberNode)

@@ -53,6 +53,8 @@ const (
 	fnSeq        = "seq"
 	fnVU         = "vu"
 	fnIteration  = "iteration"
+	fnStep       = "step" // an earlier step's value (correlate.go)
+	fnEnv        = "env"  // a value given with -e KEY=VALUE (correlate.go)
 )
 
 // maxRandString bounds {{rand_string N}}.
@@ -75,6 +77,8 @@ const (
 	stepCellInner                  // {{.column}} inside a string
 	stepCellWhole                  // {{.column}} as the whole value
 	stepTemplate                   // a full text/template, inside a string
+	stepRefInner                   // {{step "name" "path"}} inside a string (correlate.go)
+	stepRefWhole                   // {{step "name" "path"}} as the whole value
 )
 
 // step is one instruction of a rendering program.
@@ -84,6 +88,7 @@ type step struct {
 	a, b int64 // rand_int bounds; rand_string length
 	col  int   // data column
 	tmpl int   // index in argOp.tmpls
+	ref  int   // index in argOp.refs
 }
 
 // argOp renders the params of one templated op: a program of steps
@@ -101,6 +106,10 @@ type argOp struct {
 
 	failed   atomic.Int64                 // requests whose full template failed at run time
 	firstErr atomic.Pointer[failedRender] // the first failure
+
+	refs    []valueRef        // the {{step}} values the op reads (correlate.go)
+	dynName bool              // the tool, prompt or uri is a template
+	env     map[string]string // the -e values (Profile.Env), for {{env "KEY"}}
 }
 
 type failedRender struct {
@@ -115,19 +124,28 @@ type renderState struct {
 	seq   int64 // 0 until {{seq}} is first used
 	row   []dataCell
 	rowAt int
-	dry   bool // a compile-time trial: takes no seq and no row of the run
+	dry   bool       // a compile-time trial: takes no seq and no row of the run
+	vals  []captured // the VU's captured values ({{step}}; correlate.go)
+	bind  []int      // slot in vals of each of the op's refs
 }
 
 // Render appends the op's params for the request c (driver.Op.Render).
 // Safe for concurrent use.
 func (a *argOp) Render(dst []byte, c driver.RenderContext) []byte {
+	return a.render(dst, c, nil, nil)
+}
+
+// render is Render with the VU's captured values and the op's slots in
+// them (both nil without {{step}}).
+func (a *argOp) render(dst []byte, c driver.RenderContext, vals []captured, bind []int) []byte {
 	if len(a.tmpls) == 0 {
 		var st renderState
 		a.begin(&st, c)
+		st.vals, st.bind = vals, bind
 		return a.emit(dst, &st, nil)
 	}
 	x := a.pool.Get().(*execState)
-	x.st = renderState{}
+	x.st = renderState{vals: vals, bind: bind}
 	a.begin(&x.st, c)
 	dst = a.emit(dst, &x.st, x)
 	a.pool.Put(x)
@@ -181,6 +199,10 @@ func (a *argOp) emit(dst []byte, st *renderState, x *execState) []byte {
 			dst = append(dst, st.row[s.col].whole...)
 		case stepTemplate:
 			dst = a.execute(dst, s.tmpl, x)
+		case stepRefInner:
+			dst = appendRef(dst, st, s.ref, false)
+		case stepRefWhole:
+			dst = appendRef(dst, st, s.ref, true)
 		}
 	}
 	return dst
@@ -285,6 +307,8 @@ var parseFuncs = template.FuncMap{
 	fnSeq:        func() int64 { return 0 },
 	fnVU:         func() int { return 0 },
 	fnIteration:  func() int64 { return 0 },
+	fnStep:       func(name, path string) string { return "" }, // simple form only (simpleAction)
+	fnEnv:        func(key string) string { return "" },        // simple form only
 }
 
 // compileArgs compiles the argument templates of every op of p (ops are
@@ -301,7 +325,7 @@ func (p *Profile) compileArgs(ops []OpSpec) ([]*argOp, []error) {
 		if p.Ops[i].Data != nil && data[i+1] == nil || p.Data != nil && data[0] == nil {
 			continue // its data file failed: reported
 		}
-		if m := ops[i].Method; m != "tools/call" && m != "prompts/get" {
+		if m := ops[i].Method; m != "tools/call" && m != "prompts/get" && m != "resources/read" {
 			continue // validateOps refuses arguments here
 		}
 		a, opErrs := compileOp(p, i, &p.Ops[i], &ops[i], src)
@@ -324,21 +348,39 @@ type argCompiler struct {
 // compileOp compiles op i (written: as in the profile; o: expanded). It
 // returns nil without errors when no argument is a template.
 func compileOp(p *Profile, i int, written, o *OpSpec, src *dataSource) (*argOp, []error) {
-	if !hasTemplate(written.Arguments) {
+	// The name (tool, prompt) or uri may be a template too (an earlier
+	// step's value: correlate.go); it is always a string.
+	nameField, written1, name := ".tool", written.Tool, o.Tool
+	switch o.Method {
+	case "prompts/get":
+		nameField, written1, name = ".prompt", written.Prompt, o.Prompt
+	case "resources/read":
+		nameField, written1, name = ".uri", written.URI, o.URI
+	}
+	dynName := strings.Contains(written1, "{{")
+	if !hasTemplate(written.Arguments) && !dynName {
 		return nil, nil
 	}
-	field := "ops[" + strconv.Itoa(i) + "].arguments"
-	a := &argOp{field: field, data: src, seed: mix64(uint64(p.Seed)) ^ mix64(uint64(i)+0x51)}
+	f := "ops[" + strconv.Itoa(i) + "]"
+	field := f + ".arguments"
+	a := &argOp{field: field, data: src, seed: mix64(uint64(p.Seed)) ^ mix64(uint64(i)+0x51), env: p.envx}
 	c := &argCompiler{a: a, strs: o.Method == "prompts/get", hasData: src != nil}
-	name := o.Tool
-	if o.Method == "prompts/get" {
-		name = o.Prompt
+	a.dynName = dynName
+	if o.Method == "resources/read" {
+		c.strs = true
+		c.lit(`{"uri":`)
+		c.value(f+nameField, written1, name)
+		c.lit(`}`)
+	} else {
+		c.lit(`{"arguments":`)
+		c.value(field, written.Arguments, o.Arguments)
+		c.lit(`,"name":`)
+		strs := c.strs
+		c.strs = true
+		c.value(f+nameField, written1, name)
+		c.strs = strs
+		c.lit(`}`)
 	}
-	c.lit(`{"arguments":`)
-	c.value(field, written.Arguments, o.Arguments)
-	c.lit(`,"name":`)
-	c.lit(string(appendEscapedString(nil, name)))
-	c.lit(`}`)
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
@@ -441,9 +483,13 @@ func (c *argCompiler) template(field, text string) {
 	if len(c.errs) > 0 {
 		return
 	}
+	if !ok && usesFunc(t.Tree.Root, fnStep, fnEnv) {
+		c.errs = append(c.errs, fmt.Errorf(`%s: {{step}} and {{env}} work as actions of their own with quoted arguments ({{step "list" "tools.0.name"}}, {{env "KEY"}}), not inside pipelines or blocks`, field))
+		return
+	}
 	if ok && len(prog) == 1 && !c.strs {
 		switch prog[0].kind {
-		case stepSeq, stepVU, stepIteration, stepRandInt, stepCellWhole:
+		case stepSeq, stepVU, stepIteration, stepRandInt, stepCellWhole, stepRefWhole:
 			c.a.steps = append(c.a.steps, prog[0]) // a JSON number, or the row's value
 			return
 		}
@@ -453,6 +499,9 @@ func (c *argCompiler) template(field, text string) {
 		for _, s := range prog {
 			if s.kind == stepCellWhole {
 				s.kind = stepCellInner
+			}
+			if s.kind == stepRefWhole {
+				s.kind = stepRefInner
 			}
 			if s.kind == stepLit {
 				c.lit(string(s.lit))

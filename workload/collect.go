@@ -84,6 +84,7 @@ func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 		select {
 		case <-t.C:
 			e.report(end, end.Add(iv), &reconnects)
+			e.judgeAbort(end) // abort_on_fail (abort.go)
 			if cp := e.opts.Checkpoint; cp > 0 && end.After(e.warmEnd) && end.Sub(lastCP) >= cp {
 				lastCP = end
 				e.checkpoint(end)

@@ -110,6 +110,9 @@ type engine struct {
 	workers, peakWorkers atomic.Int64
 	wwg                  sync.WaitGroup
 
+	iters   iterationCount         // --iterations (iterations.go)
+	aborted atomic.Pointer[string] // why abort_on_fail stopped the run (abort.go)
+
 	late    lateCauses // ops that started late, by cause (late.go)
 	spawnMu sync.Mutex
 
@@ -237,6 +240,7 @@ func (e *engine) measured(sum *metrics.Summary) bool {
 func newEngine(pl *Plan, opts Options) *engine {
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder}
 	e.share()
+	e.startIterations()
 	pl.useSegment(opts.Segment)
 	if pl.Chaos != nil {
 		e.inj = chaos.New(*pl.Chaos, pl.Seed)
@@ -259,6 +263,7 @@ func newEngine(pl *Plan, opts Options) *engine {
 		e.rec.SetScenarios(names, steps)
 	}
 	pl.Driver.OnResourceUpdate = e.onResourceUpdate
+	pl.corr.start() // correlate_run.go
 	if pl.Open {
 		e.maxDelay = pl.MaxDelay
 	}

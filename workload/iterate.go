@@ -59,12 +59,19 @@ func (v *vuState) step(st Step, intended time.Time, counted bool) (ok, more bool
 	if intended.IsZero() {
 		intended = time.Now()
 	}
+	corr := e.pl.corr
+	miss := corr.before(v.vals, st.Op) // a value it reads is missing: not sent (correlate.go)
 	if st.Parallel <= 1 {
 		res := &v.res
 		res.Reset()
 		res.Op, res.Intended = st.Op, intended
 		v.stamp(res)
-		v.s.Do(e.opCtx(intended), op, res)
+		if miss != nil {
+			failMissing(res, miss)
+		} else {
+			v.s.Do(e.opCtx(intended), op, res)
+		}
+		corr.after(v.vals, st.Op, res.Class)
 		return res.Err == nil, v.record(res, counted)
 	}
 	if len(v.pres) < st.Parallel {
@@ -76,6 +83,10 @@ func (v *vuState) step(st Step, intended time.Time, counted bool) (ok, more bool
 		res.Reset()
 		res.Op, res.Intended = st.Op, intended
 		v.stamp(res) // each parallel request its own iteration: its own random values and data row
+		if miss != nil {
+			failMissing(res, miss)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

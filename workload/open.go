@@ -49,6 +49,7 @@ func (e *engine) launchPool(sessions []*driver.Session) {
 	var vs []*vuState
 	for i, s := range sessions {
 		if s != nil {
+			e.started.Add(1)
 			vs = append(vs, e.newVU(i, s))
 		}
 	}
@@ -73,12 +74,12 @@ func (e *engine) launchPool(sessions []*driver.Session) {
 }
 
 // newVU makes the state of the segment's VU local (vuID(local) in the
-// whole test) on session s (nil: initialized later) and counts it live.
+// whole test) on session s (nil: initialized later) and counts it live
+// (the caller counted it started, taking its number).
 func (e *engine) newVU(local int, s *driver.Session) *vuState {
 	e.live.Add(1)
-	e.started.Add(1)
 	id := e.vuID(local)
-	return &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id)}
+	return &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id), vals: e.pl.corr.forVU(id)}
 }
 
 // ready opens v's GET stream (when the profile asks), draws its session's

@@ -35,6 +35,9 @@ type Plan struct {
 	Ops        []*driver.Op
 	Names      []string
 	Thresholds []verdict.Threshold
+	// Aborts are the thresholds that stop the run once crossed (abort.go);
+	// each is among Thresholds too (judged at the end as well).
+	Aborts []verdict.AbortRule
 	// EndpointsShown are the endpoints for display, url first, when the
 	// profile gives urls (nil with one endpoint).
 	EndpointsShown []string
@@ -42,9 +45,11 @@ type Plan struct {
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
-	cum       []int    // cumulative weights, for the op mix
-	scum      []int    // cumulative weights of the scenarios
-	args      []*argOp // the templated ops' renderers
+	cum       []int       // cumulative weights, for the op mix
+	scum      []int       // cumulative weights of the scenarios
+	args      []*argOp    // the templated ops' renderers
+	corr      *correlator // values steps read from earlier steps (nil: none; correlate.go)
+	dynNames  []string    // ops whose tool, prompt or uri is a template (not under 2026-07-28)
 
 	// checks are the ops' checks (checks.go).
 	checks planChecks
@@ -63,6 +68,9 @@ type Plan struct {
 	VUs, MaxVUs, PeakVUs int
 	// Concurrency is the requests a session has in flight at once (≥ 1).
 	Concurrency int
+	// Iterations is the number of iterations the VUs share, then stop (0:
+	// none; closed model; iterations.go).
+	Iterations int
 	// Rate is the open model's arrival rate in ops/s (with stages, the
 	// rate they start from).
 	Rate float64
@@ -111,6 +119,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 	pl.compileEndpoints(ep, r.more)
 	pl.Profile.URLs = pl.EndpointsShown[min(1, len(pl.EndpointsShown)):]
 	pl.compileLoad(p)
+	pl.Iterations = p.Iterations
 	for _, t := range p.Thresholds {
 		th, _ := verdict.ParseThreshold(t) // resolve checked it
 		pl.Thresholds = append(pl.Thresholds, th)

@@ -22,7 +22,7 @@ import (
 // the engine's, which reads the Plan only.
 var compileFiles = []string{
 	"args.go", "checks.go", "data.go", "endpoints.go", "env.go", "load.go", "mcpops.go", "net.go", "overrides.go", "procs.go",
-	"plan.go", "profile.go", "scenario.go", "specs.go", "validate.go",
+	"plan.go", "profile.go", "scenario.go", "specs.go", "validate.go", "correlate.go", "abort_spec.go", "iterations_spec.go",
 }
 
 // engineTypes are the engine's types: their methods read the Plan only,

@@ -94,8 +94,14 @@ type Profile struct {
 	// of its intended start (every VU busy, max_vus reached) is dropped and
 	// counted (default 1 s).
 	MaxDelay Duration `yaml:"max_delay"`
-	// Duration of the measured window (default 10 s).
+	// Duration of the measured window (default 10 s; with Iterations, its
+	// cap: default 10 min).
 	Duration Duration `yaml:"duration"`
+	// Iterations, when > 0, is a fixed number of iterations (ops of the
+	// mix, or scenario iterations) the VUs share in the measured window,
+	// then the run stops (k6's shared-iterations; closed model only;
+	// iterations.go).
+	Iterations int `yaml:"iterations"`
 	// Warmup runs before the measured window; its results are discarded.
 	Warmup Duration `yaml:"warmup"`
 	// GracefulStop lets in-flight ops finish after the window (default 5 s).
@@ -172,10 +178,21 @@ type Profile struct {
 	// problems are reported as --check instead of checks[i]).
 	Checks     []string `yaml:"checks"`
 	CheckFlags int      `yaml:"-" json:"-"`
+	// AbortOnFail are thresholds that stop the run as soon as they are
+	// crossed (k6's abortOnFail), judged at the end of each interval of
+	// the measured window: "p99<200ms", or {threshold: ..., delay: 10s}
+	// to judge only from 10 s into the window on (abort.go).
+	AbortOnFail []AbortSpec `yaml:"abort_on_fail"`
+	// Env are values for templates ({{env "KEY"}}), like k6's __ENV:
+	// -e KEY=VALUE sets one. A value may hold ${NAME} (a secret from the
+	// environment): expanded for requests only, shown as written.
+	Env map[string]string `yaml:"env"`
 
 	// parseErrs are the YAML problems found while decoding; Validate
 	// reports them with the rest.
 	parseErrs []error
+	// envx is Env with ${NAME} expanded (resolve; never shown).
+	envx map[string]string
 	// maxVUsAuto marks a MaxVUs that Defaults sized from the rate (a sweep
 	// sizes it again for each step's rate).
 	maxVUsAuto bool
@@ -421,6 +438,9 @@ func (p *Profile) Defaults() {
 			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds() / float64(p.Concurrency)))
 			p.MaxVUs, p.maxVUsAuto = max(p.VUs, min(need, DefaultMaxVUsCap)), true
 		}
+	}
+	if p.Duration == 0 && len(p.Stages) == 0 && p.Iterations > 0 {
+		p.Duration = Duration(DefaultIterationsCap)
 	}
 	if p.Duration == 0 && len(p.Stages) == 0 {
 		p.Duration = Duration(10 * time.Second)

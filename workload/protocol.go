@@ -49,6 +49,9 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 			e.notApply(featResume, pl.Driver.Protocol+" has no stream resumption: every cut request fails as stream-broken or is re-issued")
 		}
 		pl.ChurnRate, pl.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
+		if len(pl.dynNames) > 0 { // correlate.go
+			return fmt.Errorf("%w: op %s: its tool, prompt or uri is a template, but %s sends it in the Mcp-Name header, set once per op: give it a fixed one, or --protocol 2025-11-25", ErrSetup, pl.dynNames[0], pl.Driver.Protocol)
+		}
 		for i, op := range pl.Ops {
 			if len(pl.Scenarios) > 0 && driver.RemovedInModern(op.Method) {
 				return fmt.Errorf("%w: scenario step %s: %s has no %s (removed by SEP-2575)", ErrSetup, op.Name, pl.Driver.Protocol, op.Method)

@@ -30,6 +30,9 @@ type StepSpec struct {
 	// Op names an entry of ops: (its name, or its default name such as
 	// tools/call:echo).
 	Op string `yaml:"op"`
+	// Name is how later steps read its result ({{step "name" "path"}};
+	// default: Op).
+	Name string `yaml:"name"`
 	// Think is a pause after the step (part of the iteration's time).
 	Think Duration `yaml:"think"`
 	// Repeat runs the step this many times in a row (default 1).
@@ -175,6 +178,7 @@ func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec, args []*argOp) error 
 			pl.Ops = append(pl.Ops, op)
 			pl.Names = append(pl.Names, op.Name)
 		}
+		pl.correlate(&sc, &s, args, p) // {{step}} (correlate.go)
 		total += w
 		pl.Scenarios = append(pl.Scenarios, s)
 		pl.scum = append(pl.scum, total)
@@ -201,6 +205,9 @@ func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
 		op.Render = a.Render              // templated arguments (args.go)
 		if !slices.Contains(pl.args, a) { // two steps may name one op
 			pl.args = append(pl.args, a)
+		}
+		if a.dynName {
+			pl.dynNames = append(pl.dynNames, name)
 		}
 	}
 	return op, nil

@@ -38,6 +38,9 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 		Scenarios: e.rec.Scenarios(secs), Endpoints: e.rec.Endpoints(secs), Segment: e.opts.Segment.Info(e.opts.StartAt),
 	}
 	e.mu.Unlock()
+	if n := e.iterationsNote(); n != "" && e.admit != nil && e.admit.Err() != nil {
+		s.Notes = append(s.Notes, n)
+	}
 	if secs > 0 && s.VUs > 0 {
 		s.InFlight = textfmt.Round3(e.rec.Busy().Seconds() / (secs * float64(s.VUs)))
 	}
@@ -88,6 +91,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	if len(e.pl.Thresholds) > 0 {
 		s.Thresholds = verdict.CheckThresholds(s, e.pl.Thresholds, e.rec)
 	}
+	e.abortSummary(s)
 	return s
 }
 

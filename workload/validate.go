@@ -51,6 +51,7 @@ func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 	r.more = more
 	errs = append(errs, moreErrs...)
 	errs = append(errs, p.validateLoad()...)
+	errs = append(errs, p.validateIterations()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
 	errs = append(errs, p.validateNet(lookup, &r.net)...)
@@ -58,10 +59,14 @@ func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 	errs = append(errs, p.validateOps()...)
 	errs = append(errs, p.validateChecks()...)
 	errs = append(errs, p.validateScenarios()...)
-	if len(opErrs) == 0 {
+	env, envErrs := p.expandEnv(lookup) // -e values (correlate.go)
+	p.envx = env
+	errs = append(errs, envErrs...)
+	if len(opErrs) == 0 && len(envErrs) == 0 {
 		args, argErrs := p.compileArgs(ops) // templates and data files (args.go)
 		r.args = args
 		errs = append(errs, argErrs...)
+		errs = append(errs, p.validateRefs(args)...) // {{step}} (correlate.go)
 	}
 	return r, errs
 }
@@ -152,6 +157,7 @@ func (p *Profile) validateSections() []error {
 			errs.add("%s: %v", p.thresholdField(i), err)
 		}
 	}
+	errs = append(errs, p.validateAborts()...)
 	if p.Churn.Rate < 0 {
 		errs.add("churn.rate: %g, want ≥ 0", p.Churn.Rate)
 	}
@@ -324,6 +330,7 @@ func (pl *Plan) checkThresholds(p *Profile) error {
 		}
 	}
 	errs = append(errs, pl.checkScopes(p)...) // checks.go
+	errs = append(errs, pl.compileAborts(p)...) // abort_on_fail (abort.go)
 	if len(errs) > 0 {
 		return &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}

@@ -49,7 +49,7 @@ func (e *engine) vu(local int, s *driver.Session) {
 	defer e.wg.Done()
 	defer e.live.Add(-1)
 	id := e.vuID(local)
-	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id)}
+	v := &vuState{e: e, id: id, s: s, shard: e.rec.Shard(local), rng: newVURand(e.pl.Seed, id), vals: e.pl.corr.forVU(id)}
 	if s == nil {
 		if !e.pl.Open && !e.waitActive(id) {
 			return // a stage never activated this VU
@@ -138,6 +138,7 @@ type vuState struct {
 	lanes   []*driver.Session // the session's lanes for parallel steps (scenarios)
 	pres    []driver.Result   // results of a parallel step's requests
 	iter    int64             // ops run so far: the next op's iteration
+	vals    *vuValues         // values its steps keep for later steps (correlate.go; nil: none)
 }
 
 // open initializes the VU's session, retrying until the window ends.
@@ -355,9 +356,17 @@ func (v *vuState) closedLoop() {
 		if !e.admitting(now) {
 			return
 		}
+		claimed, all := e.claimIteration(now) // --iterations (iterations.go)
+		if all {
+			return
+		}
 		j := e.pl.pickJob(v.rng)
 		j.intended = now
-		if !v.run(&j) {
+		ok := v.run(&j)
+		if claimed {
+			e.iterationDone()
+		}
+		if !ok {
 			return
 		}
 		if d := e.pl.ThinkTime; d > 0 && netutil.SleepCtx(e.admit, d) != nil {
@@ -464,7 +473,7 @@ func (e *engine) spawn() {
 	e.spawning.Add(1)
 	if e.idle != nil {
 		e.wwg.Add(1)
-		go e.spawned(int(e.started.Load()))
+		go e.spawned(int(e.started.Add(1) - 1)) // its number taken here: two spawns never share one
 		return
 	}
 	e.launch(int(e.started.Load()), nil)

@@ -220,6 +220,12 @@ func writePlan(w io.Writer, plan *workload.Plan, target string) {
 	for i, t := range p.Thresholds {
 		line(map[bool]string{true: "thresholds"}[i == 0], "%s", t)
 	}
+	for i, a := range plan.Aborts {
+		line(map[bool]string{true: "abort"}[i == 0], "when %s fails, judged from %v into the window", a.Threshold.Expr, a.Delay)
+	}
+	if plan.Iterations > 0 {
+		line("iterations", "%d shared by the VUs (the duration caps them)", plan.Iterations)
+	}
 	var to []string // the driver's defaults when none is given (see --help)
 	for _, t := range []struct {
 		name string

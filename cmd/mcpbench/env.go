@@ -79,6 +79,9 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 		return nil, err
 	}
 	e.profile = p
+	if cmd.Name() != "run" && (p.Iterations > 0 || len(p.AbortOnFail) > 0) { // workload/iterations.go, abort.go
+		return nil, usageError("%s: --iterations and --abort-on-fail (iterations:, abort_on_fail:) are run's: a %s judges its own runs", cmd.Name(), cmd.Name())
+	}
 	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
 		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
 	}

@@ -33,6 +33,12 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	p.ThresholdFlags = len(f.thresholds) // their problems are the flag's, not the profile's
 	p.Checks = append(p.Checks, f.checks...)
 	p.CheckFlags = len(f.checks) // likewise
+	if err := p.SetEnv(f.envs); err != nil {
+		return err
+	}
+	if err := p.AbortAll(f.abortOnFail, f.abortDelay, set("abort-delay")); err != nil {
+		return err
+	}
 	for _, h := range f.headers {
 		name, value, err := driver.ParseHeader(h)
 		if err != nil {
@@ -70,6 +76,7 @@ func (f *runFlags) profileFlags() []profileFlag {
 		{"warmup", "warmup", &f.warmup},
 		{"graceful-stop", "graceful_stop", &f.graceful},
 		{"think-time", "think_time", &f.think},
+		{"iterations", "iterations", &f.iterations},
 		{"get-stream", "get_stream", &f.getStream},
 		{"churn-rate", "churn.rate", &f.churnRate},
 		{"check-deleted", "check_deleted", &f.checkDeleted},

@@ -121,6 +121,9 @@ func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]b
 	if err != nil {
 		return nil, err
 	}
+	if len(p.AbortOnFail) > 0 {
+		return nil, usageError("--abort-on-fail (abort_on_fail) with k8s-job: each pod would judge only its own share of the load")
+	}
 	s.StartAt, s.GracefulStop, s.Profile, s.ProfileData = startAt, p.GracefulStop.D(), f.profile, profileFile(f.profile)
 	drop := k8sDrop
 	if s.ProfileData != nil { // the pods read it from its ConfigMap

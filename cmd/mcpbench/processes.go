@@ -42,6 +42,9 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 	if err := procrun.CheckShare(plan, n); err != nil {
 		return usageError("%v", err)
 	}
+	if len(plan.Aborts) > 0 {
+		return usageError("--abort-on-fail (abort_on_fail) with --processes: each process would judge only its own share of the load; run it in one process")
+	}
 	m, err := runChildren(env.ctx, env, plan, env.launch(childBase(cmd, env, procrun.ProcessDrop), f.out, plan, startAt))
 	if err != nil {
 		return err

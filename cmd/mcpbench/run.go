@@ -31,7 +31,7 @@ type runFlags struct {
 	urls                                               []string
 	sourceAddrs                                        string
 	vus, maxVUs, maxResumes, procs, targetPID          int
-	concurrency                                        int
+	concurrency, iterations                            int
 	rate                                               float64
 	duration, warmup, graceful, think, maxDelay        time.Duration
 	timeout, connectTimeout, idleTimeout, retryDefault time.Duration
@@ -45,6 +45,9 @@ type runFlags struct {
 	cancel                                             string
 	pageSize                                           int
 	headers, chaosSpecs, thresholds, stages, checks    []string
+	envs                                               []string // -e KEY=VALUE (applyFlags)
+	abortOnFail                                        bool     // --abort-on-fail (applyFlags)
+	abortDelay                                         time.Duration
 	storm                                              string
 	chaosSeed                                          int64
 	churnRate                                          float64
@@ -136,6 +139,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.concurrency, "concurrency", 0, "requests in flight per session (default 1): each VU runs this many at once")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: arrival rate in ops/s (0: closed model)")
 	fl.DurationVar(&f.maxDelay, "max-delay", 0, "open model: drop an op that cannot start this long after its intended start (default 1s)")
+	fl.IntVar(&f.iterations, "iterations", 0, "closed model: N iterations (ops, or scenario iterations) shared by the VUs in the measured window, then stop (k6's shared-iterations); --duration caps it (default 10m); --processes split N exactly")
 	fl.DurationVarP(&f.duration, "duration", "d", 0, "measured window (a profile with stages: their total; use --stage)")
 	fl.StringArrayVarP(&f.stages, "stage", "s", nil, "ramp stage DURATION:TARGET (repeatable; replaces the profile's stages; the target is ops/s in the open model, VUs in the closed), e.g. -s 10s:500 -s 10s:2000")
 	fl.DurationVar(&f.warmup, "warmup", 0, "warm-up before the measured window (results discarded)")
@@ -160,6 +164,9 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.storm, "storm", "", "cut every open stream at a time: 'at=10s every=0 close=rst target=get'")
 	fl.Int64Var(&f.chaosSeed, "chaos-seed", 0, "seed of the fault schedule (default: --seed)")
 	fl.StringArrayVar(&f.checks, "check", nil, `check on every result (repeatable): 'PATH OP VALUE' with a gjson PATH on the result (structured.X, is_error aliases) and OP one of == != < <= > >= ~ (regex), or output_schema; for some ops only: 'OP => CHECK' (an op name, method or scenario), e.g. 'tools/call:echo => content.0.text == "hello"'; counted per check, thresholdable: checks>0.99`)
+	fl.BoolVar(&f.abortOnFail, "abort-on-fail", false, "stop the run as soon as a threshold is crossed, judged at the end of each interval on the measured window so far (k6's abortOnFail): exit 99, results written, the summary says when and why")
+	fl.DurationVar(&f.abortDelay, "abort-delay", 0, "with --abort-on-fail: judge only from this far into the measured window on (k6's delayAbortEval)")
+	fl.StringArrayVarP(&f.envs, "env", "e", nil, "value for templates, {{env \"KEY\"}} (repeatable), like k6's __ENV: -e KEY=VALUE; for a secret pass -e KEY='${NAME}' (read from the environment, never shown)")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'p(95)<150', 'error_rate<1%', 'get:lost==0'; metrics in the help above; a crossed one exits 99")
 	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read; a larger one fails naming the limit")
 	fl.Lookup("max-message-bytes").DefValue = units.Size(driver.DefaultMaxMessageBytes).String() // the flag's zero means: not given
@@ -249,6 +256,8 @@ func exitFor(sum *metrics.Summary, runErr error) error {
 		return &exitError{code: exitFailed, err: runErr}
 	case sum.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: " + sum.StopReason)}
+	case sum.Aborted:
+		return &exitError{code: exitThresholds, err: errors.New(sum.StopReason)}
 	case metrics.ThresholdsFailed(sum.Thresholds) > 0:
 		var crossed []string
 		for _, t := range sum.Thresholds {
