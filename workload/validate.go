@@ -329,7 +329,7 @@ func (pl *Plan) checkThresholds(p *Profile) error {
 			errs.add("%s: %v", p.thresholdField(i), err)
 		}
 	}
-	errs = append(errs, pl.checkScopes(p)...) // checks.go
+	errs = append(errs, pl.checkScopes(p)...)   // checks.go
 	errs = append(errs, pl.compileAborts(p)...) // abort_on_fail (abort.go)
 	if len(errs) > 0 {
 		return &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
