@@ -40,6 +40,9 @@ var layers = map[string][]string{
 	// The MCP session over Streamable HTTP.
 	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units"},
 
+	// The fault-injecting proxy between any MCP client and any server.
+	"proxy": {"internal/jsonrpc", "internal/sse", "internal/units"},
+
 	// The conformance probe: raw requests against one server.
 	"probe": {"driver", "internal/jsonrpc", "internal/netutil", "internal/sse"},
 
