@@ -166,11 +166,12 @@ func (j *judge) answered(session string, rid []byte) {
 }
 
 // streamEnd judges a stream that ended: broken if the client was still
-// there and the stream ended without its response (POST) or at all (GET).
+// there and the stream ended without a response (a POST's, or a resumed
+// POST stream's) or at all (a GET stream).
 func (j *judge) streamEnd(s *stream, now time.Time) {
 	pp := s.pp
-	if s.ctx.Err() != nil || (s.kind == TargetPOST && pp.answered) {
-		return // the client left, or the stream ended as it should
+	if s.ctx.Err() != nil || pp.answered {
+		return // the client left, or the stream delivered its response and ended as it should
 	}
 	select {
 	case <-s.p.done:

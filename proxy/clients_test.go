@@ -1,0 +1,138 @@
+package proxy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbench/mcpbench/proxy"
+	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sdkRun is what the official go-sdk client did through the proxy.
+type sdkRun struct {
+	callErr  error
+	verdicts proxy.ClientVerdicts
+	planted  map[proxy.Kind]int
+	log      string
+}
+
+// goSDKThrough runs the official go-sdk client (connect, one progress
+// tool call, close) through the proxy planting specs.
+func goSDKThrough(t *testing.T, opts refserver.Options, specs ...string) sdkRun {
+	t.Helper()
+	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	up, _ := url.Parse(srv.URL())
+	var faults []proxy.Fault
+	for _, s := range specs {
+		f, err := proxy.ParseFault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faults = append(faults, f)
+	}
+	var log bytes.Buffer
+	px, err := proxy.New(proxy.Config{Upstream: up, Faults: faults, Seed: 1, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: px}
+	go hs.Serve(ln)
+	defer hs.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "sdk-through-proxy", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", DisableStandaloneSSE: true}, nil)
+	var run sdkRun
+	if err != nil {
+		run.callErr = err
+	} else {
+		_, run.callErr = cs.CallTool(ctx, &mcp.CallToolParams{Meta: mcp.Meta{"progressToken": "sdk-1"}, Name: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 5}})
+		cs.Close()
+	}
+	px.Close()
+	run.verdicts, run.planted, run.log = px.Verdicts(), px.Planted(), log.String()
+	return run
+}
+
+// linesOf returns the log lines with any of the words.
+func linesOf(log string, words ...string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		for _, w := range words {
+			if strings.Contains(l, w) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func verdictJSON(v proxy.ClientVerdicts) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// The official go-sdk client (v1.8.0, go.mod) through the proxy: what it
+// does under each fault, judged by the proxy (run with -v for the log
+// lines as evidence). The expectations pin the SDK's behaviour as found:
+// it resumes a cut stream with the right Last-Event-ID, after the retry
+// hint; it never re-sends the call; after a 404 it fails the call (no
+// re-initialization, no DELETE); a 503 fails the call at once (Retry-After
+// not honoured); a resumed stream that ends without the response fails the
+// call (no second resume).
+func TestGoSDKClientThroughProxy(t *testing.T) {
+	for _, tt := range []struct {
+		specs  []string
+		callOK bool
+		check  func(v proxy.ClientVerdicts) bool
+	}{
+		{[]string{"cut after=2 target=tools/call"}, true, func(v proxy.ClientVerdicts) bool {
+			return v.StreamsBroken == 1 && v.ResumesRightID == 1 && v.Checks["resume_last_event_id"] == "pass" && v.Checks["delete_at_end"] == "pass"
+		}},
+		{[]string{"cut after=2 close=fin target=tools/call"}, true, func(v proxy.ClientVerdicts) bool { return v.ResumesRightID == 1 && v.NotResumed == 0 }},
+		{[]string{"cut before_id target=tools/call"}, false, func(v proxy.ClientVerdicts) bool {
+			return v.BrokenWithoutID == 1 && v.Resumes == 0 && v.RequestsResent == 0
+		}},
+		{[]string{"cut after=2 target=tools/call", "retry retry=400"}, true, func(v proxy.ClientVerdicts) bool {
+			return v.ResumesRightID == 1 && v.Checks["retry_hint"] == "pass"
+		}},
+		{[]string{"cut after=2 target=tools/call", "replay mode=too-little"}, true, func(v proxy.ClientVerdicts) bool { return v.ResumesRightID == 1 }},
+		{[]string{"cut after=2 target=tools/call", "replay mode=silent for=300ms"}, false, func(v proxy.ClientVerdicts) bool {
+			return v.ResumesRightID == 1 && v.Resumes == 1 && v.RequestsResent == 0
+		}},
+		{[]string{"status code=404 target=tools/call"}, false, func(v proxy.ClientVerdicts) bool {
+			return v.Planted404 == 1 && v.Checks["reinitialize_after_404"] == "fail" && v.SessionsDeleted == 0
+		}},
+		{[]string{"status code=503 retry_after=1 target=tools/call"}, false, func(v proxy.ClientVerdicts) bool { return v.SessionsDeleted == 1 }},
+	} {
+		t.Run(strings.Join(tt.specs, "+"), func(t *testing.T) {
+			t.Parallel() // most of each run is the SDK's back-off before it resumes
+			r := goSDKThrough(t, refserver.Options{}, tt.specs...)
+			report := fmt.Sprintf("call error: %v\nplanted %v\nverdicts %s\nevidence:\n%s", r.callErr, r.planted, verdictJSON(r.verdicts),
+				linesOf(r.log, `"ev":"request"`, `"ev":"fault"`, `"ev":"end"`, `"ev":"answer"`))
+			if (r.callErr == nil) != tt.callOK || !tt.check(r.verdicts) {
+				t.Fatalf("the go-sdk client did not do what it did when this test was written:\n%s", report)
+			}
+			t.Log(report)
+		})
+	}
+}
