@@ -28,6 +28,12 @@ type sdkRun struct {
 // goSDKThrough runs the official go-sdk client (connect, one progress
 // tool call, close) through the proxy planting specs.
 func goSDKThrough(t *testing.T, opts refserver.Options, specs ...string) sdkRun {
+	return goSDKThroughH2(t, opts, false, specs...)
+}
+
+// goSDKThroughH2 is goSDKThrough, with HTTP/2 without TLS (h2c, prior
+// knowledge) on both sides of the proxy when h2c is set.
+func goSDKThroughH2(t *testing.T, opts refserver.Options, h2c bool, specs ...string) sdkRun {
 	t.Helper()
 	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", opts)
 	if err != nil {
@@ -44,7 +50,7 @@ func goSDKThrough(t *testing.T, opts refserver.Options, specs ...string) sdkRun 
 		faults = append(faults, f)
 	}
 	var log bytes.Buffer
-	px, err := proxy.New(proxy.Config{Upstream: up, Faults: faults, Seed: 1, Log: &log})
+	px, err := proxy.New(proxy.Config{Upstream: up, Faults: faults, Seed: 1, Log: &log, UpstreamH2C: h2c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +58,23 @@ func goSDKThrough(t *testing.T, opts refserver.Options, specs ...string) sdkRun 
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &http.Server{Handler: px}
+	hs := &http.Server{Handler: px, Protocols: new(http.Protocols)}
+	hs.Protocols.SetHTTP1(true)
+	hs.Protocols.SetUnencryptedHTTP2(true)
 	go hs.Serve(ln)
 	defer hs.Close()
+	hc := &http.Client{Transport: http.DefaultTransport}
+	if h2c {
+		tr := &http.Transport{Protocols: new(http.Protocols)}
+		tr.Protocols.SetUnencryptedHTTP2(true)
+		defer tr.CloseIdleConnections()
+		hc.Transport = tr
+	}
 
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "sdk-through-proxy", Version: "0"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", DisableStandaloneSSE: true}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", DisableStandaloneSSE: true, HTTPClient: hc}, nil)
 	var run sdkRun
 	if err != nil {
 		run.callErr = err
@@ -134,5 +149,20 @@ func TestGoSDKClientThroughProxy(t *testing.T) {
 			}
 			t.Log(report)
 		})
+	}
+}
+
+// HTTP/2 without TLS on both sides (client → proxy → server): requests
+// arrive and leave as HTTP/2, and a cut (RST_STREAM) is resumed as over
+// HTTP/1.1.
+func TestH2CBothSides(t *testing.T) {
+	r := goSDKThroughH2(t, refserver.Options{H2C: true}, true, "cut after=2 target=tools/call")
+	if r.callErr != nil || r.verdicts.ResumesRightID != 1 || r.planted[proxy.KindCut] != 1 {
+		t.Fatalf("call error %v, verdicts %s, planted %v", r.callErr, verdictJSON(r.verdicts), r.planted)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(r.log), "\n") {
+		if (strings.Contains(l, `"ev":"request"`) || strings.Contains(l, `"ev":"answer"`)) && !strings.Contains(l, `"proto":"HTTP/2.0"`) {
+			t.Fatalf("not HTTP/2: %s", l)
+		}
 	}
 }

@@ -25,6 +25,7 @@ type Line struct {
 	Stream      int64   `json:"stream,omitempty"`
 	StreamKind  string  `json:"kind,omitempty"` // post, get, resume, delete
 	HTTP        string  `json:"http,omitempty"`
+	Proto       string  `json:"proto,omitempty"` // the client's protocol: HTTP/1.1, HTTP/2.0`
 	Session     string  `json:"session,omitempty"`
 	Method      string  `json:"method,omitempty"`
 	RID         string  `json:"rid,omitempty"`   // JSON-RPC id, raw JSON

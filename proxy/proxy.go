@@ -236,7 +236,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.kind = "other"
 	}
-	p.log.log(Line{Ev: "request", Stream: s.idx, StreamKind: s.kind, HTTP: r.Method, Session: s.session, Method: s.method, RID: s.rid, LastEventID: s.lastEventID})
+	p.log.log(Line{Ev: "request", Stream: s.idx, StreamKind: s.kind, HTTP: r.Method, Proto: r.Proto, Session: s.session, Method: s.method, RID: s.rid, LastEventID: s.lastEventID})
 	p.judge.request(s, time.Now())
 	s.pick()
 
@@ -313,7 +313,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	}
 	ct := resp.Header.Get("Content-Type")
 	sse := isEventStream(ct)
-	p.log.log(Line{Ev: "answer", Stream: s.idx, Session: s.session, Status: resp.StatusCode, Msg: ct})
+	p.log.log(Line{Ev: "answer", Stream: s.idx, Session: s.session, Status: resp.StatusCode, Msg: ct, Proto: resp.Proto})
 	if s.kind == "delete" && resp.StatusCode < 300 {
 		p.judge.deleted(s.session)
 	}
