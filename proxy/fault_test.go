@@ -104,7 +104,7 @@ func TestAppendEvent(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
-	if got := string(appendEvent(nil, []byte("p"), true, nil, nil, -1)); got != "id: p\n\n" {
+	if got := string(appendEvent(nil, []byte("p"), true, nil, nil, -1)); got != "id: p\ndata: \n\n" {
 		t.Fatalf("priming event %q", got)
 	}
 }

@@ -66,7 +66,7 @@ type Proxy struct {
 	once  sync.Once
 	storm []*time.Timer
 
-	hasInject, hasReplay bool
+	hasInject, hasReplay, hasStorm bool
 
 	mu      sync.Mutex
 	open    map[int64]*stream // open SSE streams, for storms
@@ -116,6 +116,7 @@ func New(cfg Config) (*Proxy, error) {
 		},
 		Transport:      tr,
 		FlushInterval:  -1,
+		BufferPool:     copyBuffers{},
 		ModifyResponse: p.modifyResponse,
 		ErrorLog:       log.New(io.Discard, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -133,6 +134,7 @@ func New(cfg Config) (*Proxy, error) {
 		case KindReplay:
 			p.hasReplay = true
 		case KindStorm:
+			p.hasStorm = true
 			p.startStorm(f)
 		}
 	}
@@ -262,12 +264,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer p.ended(s)
-	p.rp.ServeHTTP(&flushWriter{ResponseWriter: w}, r.WithContext(context.WithValue(r.Context(), streamKey{}, s)))
+	if len(s.faults) > 0 || p.hasStorm {
+		w = &flushWriter{ResponseWriter: w}
+	}
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), streamKey{}, s)))
 }
 
 // flushWriter sends an SSE answer's headers at once, so that a cut before
 // the first event still reaches the client as an accepted stream that
 // broke (the ReverseProxy would hold them until the first body write).
+// Only streams that may meet a fault pay the extra write.
 type flushWriter struct{ http.ResponseWriter }
 
 func (w *flushWriter) WriteHeader(code int) {
@@ -318,6 +324,10 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 		p.judge.deleted(s.session)
 	}
 	if sse && resp.StatusCode == http.StatusOK {
+		// Events are re-encoded (and faults change them): the upstream's
+		// length no longer holds.
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
 		resp.Body = s.newPipe(resp.Body)
 		p.mu.Lock()
 		p.open[s.idx] = s
@@ -471,4 +481,20 @@ func IsLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// copyBuffers lends the ReverseProxy 4 KiB copy buffers (its own are 32
+// KiB, held for a stream's whole life: 320 MiB for 10,000 open streams).
+// A pipe hands over one encoded event per Read, so a small buffer costs
+// only more Reads for the rare large event.
+type copyBuffers struct{}
+
+var copyBufPool = sync.Pool{New: func() any { return new([4 << 10]byte) }}
+
+func (copyBuffers) Get() []byte { return copyBufPool.Get().(*[4 << 10]byte)[:] }
+
+func (copyBuffers) Put(b []byte) {
+	if cap(b) == 4<<10 {
+		copyBufPool.Put((*[4 << 10]byte)(b[:4<<10]))
+	}
 }

@@ -546,7 +546,8 @@ func (pp *pipe) emit(id []byte, hasID bool, typ, data []byte, retry int, mi msgI
 }
 
 // appendEvent encodes one SSE event: id, retry, event and data lines (one
-// per line of data; none for an empty data buffer), then a blank line.
+// per line of data; "data: " alone for empty data, as MCP servers write a
+// priming event), then a blank line.
 func appendEvent(dst, id []byte, hasID bool, typ, data []byte, retry int) []byte {
 	if hasID {
 		dst = append(append(append(dst, "id: "...), id...), '\n')
@@ -557,6 +558,9 @@ func appendEvent(dst, id []byte, hasID bool, typ, data []byte, retry int) []byte
 	}
 	if len(typ) > 0 {
 		dst = append(append(append(dst, "event: "...), typ...), '\n')
+	}
+	if len(data) == 0 {
+		dst = append(dst, "data: \n"...)
 	}
 	for len(data) > 0 {
 		line := data
