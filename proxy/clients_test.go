@@ -113,7 +113,7 @@ func verdictJSON(v proxy.ClientVerdicts) string {
 // hint; it never re-sends the call; after a 404 it fails the call (no
 // re-initialization, no DELETE); a 503 fails the call at once (Retry-After
 // not honoured); a resumed stream that ends without the response fails the
-// call (no second resume).
+// call (no second resume: judged not resumed).
 func TestGoSDKClientThroughProxy(t *testing.T) {
 	for _, tt := range []struct {
 		specs  []string
@@ -132,7 +132,7 @@ func TestGoSDKClientThroughProxy(t *testing.T) {
 		}},
 		{[]string{"cut after=2 target=tools/call", "replay mode=too-little"}, true, func(v proxy.ClientVerdicts) bool { return v.ResumesRightID == 1 }},
 		{[]string{"cut after=2 target=tools/call", "replay mode=silent for=300ms"}, false, func(v proxy.ClientVerdicts) bool {
-			return v.ResumesRightID == 1 && v.Resumes == 1 && v.RequestsResent == 0
+			return v.ResumesRightID == 1 && v.Resumes == 1 && v.RequestsResent == 0 && v.NotResumed == 1 && v.Checks["resume_last_event_id"] == "fail"
 		}},
 		{[]string{"status code=404 target=tools/call"}, false, func(v proxy.ClientVerdicts) bool {
 			return v.Planted404 == 1 && v.Checks["reinitialize_after_404"] == "fail" && v.SessionsDeleted == 0

@@ -64,10 +64,11 @@ type judge struct {
 	cutKeys map[string]int          // keys of those calls → how many
 	dead    map[string]bool         // sessions answered a planted 404
 	open    map[string]bool         // sessions opened → deleted
+	closing map[string]bool         // sessions the client sent DELETE for
 }
 
 func newJudge() *judge {
-	return &judge{broken: map[string]brokenStream{}, cut: map[string]string{}, cutKeys: map[string]int{}, dead: map[string]bool{}, open: map[string]bool{}}
+	return &judge{broken: map[string]brokenStream{}, cut: map[string]string{}, cutKeys: map[string]int{}, dead: map[string]bool{}, open: map[string]bool{}, closing: map[string]bool{}}
 }
 
 // callKey is a tools/call's session, method and params without _meta.
@@ -93,6 +94,9 @@ func (j *judge) request(s *stream, now time.Time) {
 			delete(j.dead, k)
 			break
 		}
+	}
+	if s.kind == "delete" && s.session != "" && len(j.closing) < maxTracked {
+		j.closing[s.session] = true // before the server acts on it: its streams' ends are no breaks
 	}
 	if s.session != "" && j.dead[s.session] {
 		j.v.DeadSessionUsed++
@@ -180,6 +184,9 @@ func (j *judge) streamEnd(s *stream, now time.Time) {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.closing[s.session] {
+		return // the client is deleting the session: its streams end
+	}
 	if len(pp.lastID) == 0 {
 		j.v.BrokenWithoutID++
 	} else {
@@ -193,6 +200,25 @@ func (j *judge) streamEnd(s *stream, now time.Time) {
 			j.cut[s.session+"\x00"+s.rid] = k
 			j.cutKeys[k]++
 		}
+	}
+}
+
+// silentEnded judges a silent resume that ended while the client was
+// there: a broken stream whose last id is the one the client resumed with.
+func (j *judge) silentEnded(s *stream, now time.Time) {
+	select {
+	case <-s.p.done:
+		return
+	default:
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closing[s.session] {
+		return
+	}
+	j.v.StreamsBroken++
+	if len(j.broken) < maxTracked {
+		j.broken[s.session+"\x00"+s.lastEventID] = brokenStream{at: now, retry: -1}
 	}
 }
 

@@ -135,6 +135,11 @@ func (s *stream) serveSilent(w http.ResponseWriter, r *http.Request, f *Fault) {
 		}
 	}
 	s.p.log.log(Line{Ev: "end", Stream: s.idx, What: "silent"})
+	if r.Context().Err() == nil {
+		// The client still holds the Last-Event-ID it resumed with: the
+		// next resume should carry it again.
+		s.p.judge.silentEnded(s, time.Now())
+	}
 }
 
 // heldEvent is an event copied out of the decoder's buffers.
