@@ -216,7 +216,7 @@ func (p *Proxy) plant(s *stream, k Kind, what string) {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := &stream{p: p, idx: p.next.Add(1), session: r.Header.Get("Mcp-Session-Id"), lastEventID: r.Header.Get("Last-Event-ID")}
 	s.ctx = r.Context()
-	s.rng = rand.New(rand.NewPCG(p.cfg.Seed, uint64(s.idx)))
+	s.rng = newRNG(p.cfg.Seed, s.idx)
 	var body []byte
 	switch r.Method {
 	case http.MethodPost:
@@ -284,6 +284,9 @@ func (w *flushWriter) WriteHeader(code int) {
 }
 
 func (w *flushWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// newRNG is stream idx's generator: a PCG seeded with (seed, idx).
+func newRNG(seed uint64, idx int64) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(idx))) }
 
 // readBody reads up to MaxBody of a POST body for its JSON-RPC header and
 // puts it back in front of the rest.
