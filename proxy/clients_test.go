@@ -3,10 +3,12 @@ package proxy_test
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -161,6 +163,47 @@ func TestH2CBothSides(t *testing.T) {
 		t.Fatalf("call error %v, verdicts %s, planted %v", r.callErr, verdictJSON(r.verdicts), r.planted)
 	}
 	for _, l := range strings.Split(strings.TrimSpace(r.log), "\n") {
+		if (strings.Contains(l, `"ev":"request"`) || strings.Contains(l, `"ev":"answer"`)) && !strings.Contains(l, `"proto":"HTTP/2.0"`) {
+			t.Fatalf("not HTTP/2: %s", l)
+		}
+	}
+}
+
+// HTTPS with HTTP/2 by ALPN on both sides (client → proxy → server with a
+// private CA): the requests and the upstream's answers are HTTP/2, and a
+// cut is resumed.
+func TestTLSBothSides(t *testing.T) {
+	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", refserver.Options{TLS: &refserver.TLSOptions{HTTP2Only: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	up, _ := url.Parse(srv.URL())
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(srv.CACertPEM())
+	f, _ := proxy.ParseFault("cut after=2 target=tools/call")
+	var log bytes.Buffer
+	px, err := proxy.New(proxy.Config{Upstream: up, Faults: []proxy.Fault{f}, Log: &log, UpstreamCAs: roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(px)
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	defer ts.Close()
+	c := mcp.NewClient(&mcp.Implementation{Name: "tls", Version: "0"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: ts.Client(), DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, callErr := cs.CallTool(t.Context(), &mcp.CallToolParams{Meta: mcp.Meta{"progressToken": 1}, Name: "progress", Arguments: map[string]any{"count": 3}})
+	cs.Close()
+	px.Close()
+	v := px.Verdicts()
+	if callErr != nil || v.ResumesRightID != 1 || px.Planted()[proxy.KindCut] != 1 {
+		t.Fatalf("call error %v, verdicts %s, planted %v\n%s", callErr, verdictJSON(v), px.Planted(), log.String())
+	}
+	for _, l := range strings.Split(strings.TrimSpace(log.String()), "\n") {
 		if (strings.Contains(l, `"ev":"request"`) || strings.Contains(l, `"ev":"answer"`)) && !strings.Contains(l, `"proto":"HTTP/2.0"`) {
 			t.Fatalf("not HTTP/2: %s", l)
 		}

@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +45,9 @@ type Config struct {
 	// UpstreamH2C speaks HTTP/2 without TLS (prior knowledge) to an
 	// http:// upstream.
 	UpstreamH2C bool
+	// UpstreamCAs, when set, are the roots that verify an https://
+	// upstream's certificate (a private CA); nil means the system's.
+	UpstreamCAs *x509.CertPool
 	// MaxBody bounds the part of a POST body the proxy reads to learn its
 	// JSON-RPC method and id, in bytes; 0 means 4 MiB. A longer body is
 	// forwarded whole, logged without a method.
@@ -102,6 +107,9 @@ func New(cfg Config) (*Proxy, error) {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.Proxy = nil // the upstream is reached directly, whatever the environment says
 		t.MaxIdleConnsPerHost = 1024
+		if cfg.UpstreamCAs != nil {
+			t.TLSClientConfig = &tls.Config{RootCAs: cfg.UpstreamCAs}
+		}
 		if cfg.UpstreamH2C {
 			t.Protocols = new(http.Protocols)
 			t.Protocols.SetUnencryptedHTTP2(true)

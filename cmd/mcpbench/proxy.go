@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,7 +56,7 @@ const proxyExamples = `  mcpbench serve --addr 127.0.0.1:8080 &
 func newProxyCmd() *cobra.Command {
 	var (
 		listen, upstream, logPath string
-		tlsCert, tlsKey           string
+		tlsCert, tlsKey, upCA     string
 		faults                    []string
 		seed                      uint64
 		h2c                       bool
@@ -79,6 +80,15 @@ func newProxyCmd() *cobra.Command {
 					errs = append(errs, fmt.Errorf("--fault: %w", err))
 				}
 				cfg.Faults = append(cfg.Faults, f)
+			}
+			if upCA != "" {
+				pem, err := os.ReadFile(upCA)
+				cfg.UpstreamCAs = x509.NewCertPool()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("--upstream-ca: %w", err))
+				} else if !cfg.UpstreamCAs.AppendCertsFromPEM(pem) {
+					errs = append(errs, fmt.Errorf("--upstream-ca %s: no PEM certificate in it", upCA))
+				}
 			}
 			if (tlsCert == "") != (tlsKey == "") {
 				errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
@@ -162,6 +172,7 @@ func newProxyCmd() *cobra.Command {
 	f.Uint64Var(&seed, "seed", 1, "seed of the fault choices (stream n draws from (seed, n))")
 	f.StringVar(&logPath, "log", "", "write the ground truth here as JSON lines (and the verdicts to LOG.summary.json)")
 	f.BoolVar(&h2c, "upstream-h2c", false, "speak HTTP/2 without TLS (prior knowledge) to an http:// upstream")
+	f.StringVar(&upCA, "upstream-ca", "", "verify an https:// upstream with these CA certificates (PEM) instead of the system's")
 	f.StringVar(&tlsCert, "tls-cert", "", "serve HTTPS (HTTP/2 by ALPN) with this certificate (PEM)")
 	f.StringVar(&tlsKey, "tls-key", "", "the key of --tls-cert (PEM)")
 	cmd.MarkFlagRequired("upstream")
