@@ -110,7 +110,7 @@ func TestProxyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"ev":"request","stream":1,"kind":"post","http":"POST","method":"initialize","rid":"1"`) || !strings.Contains(string(b), `"fault":"status"`) {
+	if !strings.Contains(string(b), `"ev":"request","stream":1,"kind":"post","http":"POST","proto":"HTTP/1.1","method":"initialize","rid":"1"`) || !strings.Contains(string(b), `"fault":"status"`) {
 		t.Fatalf("log:\n%s", b)
 	}
 	var sum struct {
