@@ -178,6 +178,7 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 			name = "no faults"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			p := progressProfile()
 			opts := refserver.Options{}
 			if c.get {
