@@ -201,6 +201,11 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("verdicts (-planted +judged by mcpbench), planted %v:\n%s", pl, diff)
 			}
+			var resumes int64
+			if r := sum.All.Resumes; r != nil {
+				resumes = r.Accepted
+			}
+			t.Logf("planted %v | judged %v | ops %d, accepted resumes %d, GET breaks %d, errors %v", pl, got, sum.All.Count, resumes, getBreaks(sum), sum.All.ErrorsByClass)
 			var n int64
 			switch c.recovered {
 			case "resumes":
@@ -208,7 +213,7 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 					n = r.Accepted
 				}
 			case "breaks":
-				n = sum.GETStreams.Breaks
+				n = getBreaks(sum)
 			case "":
 				if c.kind == "" && len(pl) != 0 {
 					t.Fatalf("planted %v with no fault in the plan", pl)
@@ -222,4 +227,11 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+func getBreaks(s *metrics.Summary) int64 {
+	if s.GETStreams == nil {
+		return 0
+	}
+	return s.GETStreams.Breaks
 }
