@@ -205,7 +205,7 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 			if r := sum.All.Resumes; r != nil {
 				resumes = r.Accepted
 			}
-			t.Logf("planted %v | judged %v | ops %d, accepted resumes %d, GET breaks %d, errors %v", pl, got, sum.All.Count, resumes, getBreaks(sum), sum.All.ErrorsByClass)
+			t.Logf("%s: planted %v | judged %v | ops %d, accepted resumes %d, GET breaks %d, errors %v", name, pl, got, sum.All.Count, resumes, getBreaks(sum), sum.All.ErrorsByClass)
 			var n int64
 			switch c.recovered {
 			case "resumes":
