@@ -321,7 +321,6 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if s == nil {
 		return nil
 	}
-	s.status = resp.StatusCode
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && s.session == "" {
 		s.session = sid
 		if s.method == "initialize" {

@@ -26,7 +26,6 @@ type stream struct {
 	method, rid string
 	msgKind     jsonrpc.Kind
 	params      []byte
-	status      int
 	rng         *rand.Rand
 
 	// Faults drawn for this stream.
@@ -224,7 +223,6 @@ type pipe struct {
 	skip      int // replay too-little: replayed events left to skip
 	injecting bool
 	linger    *Fault // keep-open: hold the stream after the upstream's end
-	cutHow    string
 }
 
 func (s *stream) newPipe(body io.ReadCloser) io.ReadCloser {
@@ -285,7 +283,6 @@ func (pp *pipe) wait(d time.Duration) bool {
 // end sets how the stream ends: fin (io.EOF) or rst (an error: the
 // ReverseProxy aborts the response).
 func (pp *pipe) end(how Close, what string) {
-	pp.cutHow = what
 	if how == CloseFIN {
 		pp.err = io.EOF
 	} else {

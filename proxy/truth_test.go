@@ -148,6 +148,7 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 	}
 	cases := []truthCase{
 		{},
+		{get: true},
 		{specs: []string{"drop target=progress"}, verdict: "post:lost", kind: "drop"},
 		{specs: []string{"drop target=get event=any at=1"}, get: true, verdict: "get:lost", kind: "drop"},
 		{specs: []string{"duplicate target=progress"}, verdict: "post:duplicated", kind: "duplicate"},
@@ -176,6 +177,9 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 		name := strings.Join(c.specs, "+")
 		if name == "" {
 			name = "no faults"
+		}
+		if c.get {
+			name += " (GET stream)"
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
