@@ -120,3 +120,31 @@ func TestProxyCommand(t *testing.T) {
 		t.Fatalf("summary %s (%v)", b, err)
 	}
 }
+
+// Listening off loopback, the proxy warns on stderr (only started and
+// stopped: no traffic is sent).
+func TestProxyWarnsOffLoopback(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cliTo(ctx, &out, &errb, "proxy", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:1/mcp")
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "Ctrl-C to stop"); {
+		select {
+		case code := <-done:
+			t.Fatalf("proxy ended (%d): %s\n%s", code, out.String(), errb.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("proxy not listening after 10 s: %s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond) // polling its output, bounded by the deadline
+	}
+	cancel()
+	<-done
+	if w := errb.String(); !strings.Contains(w, "WARNING: proxy listening on ") || !strings.Contains(w, "not a loopback address") || !strings.Contains(w, "--listen 127.0.0.1:PORT") {
+		t.Fatalf("stderr %q: want the off-loopback warning", w)
+	}
+}
