@@ -100,6 +100,11 @@ func TestReadmeCommands(t *testing.T) {
 			}
 			continue
 		}
+		if args[0] == "proxy" { // runs until stopped, as serve does
+			startServer(t, dir, args, environ)
+			waitListening(t, args[slices.Index(args, "--listen")+1])
+			continue
+		}
 		j := &job{name: name, args: args, env: slices.Clone(environ), cwd: dir}
 		ch := make(chan struct{})
 		shared := false

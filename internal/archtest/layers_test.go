@@ -42,6 +42,10 @@ var layers = map[string][]string{
 
 	// Checks on an op's results (driver.Op.Inspect).
 	"check": {"driver"},
+
+	// The fault-injecting proxy between any MCP client and any server.
+	"proxy": {"internal/jsonrpc", "internal/sse", "internal/units"},
+
 	// The conformance probe: raw requests against one server.
 	"probe": {"driver", "internal/jsonrpc", "internal/netutil", "internal/sse"},
 

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpbench/mcpbench/proxy"
+	"github.com/spf13/cobra"
+)
+
+const proxyLong = `proxy sits between any MCP client and any MCP server (Streamable HTTP) and
+plants seeded faults at SSE event boundaries, so that you can see whether a
+client survives a cut stream, resumes with the right Last-Event-ID, honours
+the retry hint, never re-sends a tool call and re-initializes after a 404.
+
+Every request goes to --upstream (POST answers, JSON or SSE; GET streams;
+resumes; DELETE), Host and Origin unchanged. SSE answers are parsed event by
+event and re-sent with a flush per event; nothing is buffered whole.
+
+--fault takes "KIND key=value ...", repeatable; each has p= (probability per
+stream, default 1) and target= (post, get, resume, any, a JSON-RPC method
+such as tools/call, or progress / response for the events of any stream):
+  drop | duplicate [id=strip] | swap      one event (at=K: the K-th the target selects)
+  inject from=session|other               a progress event of another stream
+  hold-progress | drop-response           progress after the response; no response
+  cut after=N | mid=N | before_id [close=fin|rst]
+  stall after=N for=D | delay delay=D | keep-open [for=D]
+  retry retry=MS|none                     rewrite or remove retry hints
+  replay mode=too-much|too-little|wrong-place|silent [n=N] [for=D]   (on resumes)
+  status code=404|429|503 [retry_after=S]
+  storm at=D [every=D] [close=fin|rst]    close every open GET stream
+
+--log writes the ground truth as JSON lines: every request, every event
+forwarded, every planted fault ("fault": kind) and every stream's end. On
+exit (Ctrl-C) the proxy prints its verdicts on the client and writes them,
+with the planted counts, to LOG.summary.json.`
+
+const proxyExamples = `  mcpbench serve --addr 127.0.0.1:8080 &
+  mcpbench proxy --listen 127.0.0.1:9090 --upstream http://127.0.0.1:8080/mcp \
+      --fault "cut after=2 p=0.5" --fault "retry retry=2000" --seed 7 --log /tmp/proxy.jsonl
+  # then point your client at http://127.0.0.1:9090/mcp, run it, and Ctrl-C the proxy`
+
+func newProxyCmd() *cobra.Command {
+	var (
+		listen, upstream, logPath string
+		tlsCert, tlsKey, upCA     string
+		faults                    []string
+		seed                      uint64
+		h2c                       bool
+	)
+	cmd := &cobra.Command{
+		Use:     "proxy",
+		Short:   "Plant seeded SSE faults between any MCP client and server, with a ground-truth log",
+		Long:    proxyLong,
+		Example: proxyExamples,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			up, err := url.Parse(upstream)
+			if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+				return usageError("--upstream %q: want the server's MCP endpoint, e.g. http://127.0.0.1:8080/mcp", upstream)
+			}
+			cfg := proxy.Config{Upstream: up, Seed: seed, UpstreamH2C: h2c}
+			var errs []error
+			for _, s := range faults {
+				f, err := proxy.ParseFault(s)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("--fault: %w", err))
+				}
+				cfg.Faults = append(cfg.Faults, f)
+			}
+			if upCA != "" {
+				pem, err := os.ReadFile(upCA)
+				cfg.UpstreamCAs = x509.NewCertPool()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("--upstream-ca: %w", err))
+				} else if !cfg.UpstreamCAs.AppendCertsFromPEM(pem) {
+					errs = append(errs, fmt.Errorf("--upstream-ca %s: no PEM certificate in it", upCA))
+				}
+			}
+			if (tlsCert == "") != (tlsKey == "") {
+				errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
+			}
+			if len(errs) > 0 {
+				return usageError("%w", errors.Join(errs...))
+			}
+			var logFile *os.File
+			if logPath != "" {
+				if logFile, err = os.Create(logPath); err != nil {
+					return usageError("--log: %v", err)
+				}
+				defer logFile.Close()
+				cfg.Log = logFile
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			raiseFileLimit()
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return &exitError{code: exitFailed, err: fmt.Errorf("--listen: %w", err)}
+			}
+			px, err := proxy.New(cfg)
+			if err != nil {
+				ln.Close()
+				return usageError("%v", err)
+			}
+			srv := &http.Server{Handler: px, Protocols: new(http.Protocols), ReadHeaderTimeout: 10 * time.Second}
+			srv.Protocols.SetHTTP1(true)
+			srv.Protocols.SetUnencryptedHTTP2(true) // h2c with prior knowledge
+			srv.Protocols.SetHTTP2(true)            // HTTP/2 by ALPN with --tls-cert
+			scheme := "http"
+			if tlsCert != "" {
+				scheme = "https"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench proxy listening on %s://%s%s → %s (%d faults, seed %d); Ctrl-C to stop\n", scheme, ln.Addr(), up.Path, up, len(cfg.Faults), seed)
+			fmt.Fprint(cmd.ErrOrStderr(), proxyWarning(ln.Addr().String()))
+			done := make(chan error, 1)
+			go func() {
+				if tlsCert != "" {
+					done <- srv.ServeTLS(ln, tlsCert, tlsKey)
+				} else {
+					done <- srv.Serve(ln)
+				}
+			}()
+			select {
+			case <-ctx.Done():
+			case err := <-done:
+				px.Close()
+				return &exitError{code: exitFailed, err: err}
+			}
+			px.Close() // ends held streams first, so Shutdown need not wait for them
+			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			if srv.Shutdown(sctx) != nil {
+				srv.Close()
+			}
+			if err := px.Close(); err != nil {
+				return &exitError{code: exitFailed, err: fmt.Errorf("--log: %w", err)}
+			}
+			v := px.Verdicts()
+			printProxyVerdicts(cmd.OutOrStdout(), v, px.Planted())
+			if logPath != "" {
+				path := summaryPath(logPath)
+				b, _ := json.MarshalIndent(struct {
+					Planted map[proxy.Kind]int   `json:"planted"`
+					Client  proxy.ClientVerdicts `json:"client"`
+				}{px.Planted(), v}, "", "  ")
+				if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+					return &exitError{code: exitFailed, err: fmt.Errorf("summary: %w", err)}
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "log %s, summary %s\n", logPath, path)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "127.0.0.1:9090", "listen address (a non-loopback address gets a warning)")
+	f.StringVar(&upstream, "upstream", "", "the server's MCP endpoint, e.g. http://127.0.0.1:8080/mcp (required)")
+	f.StringArrayVar(&faults, "fault", nil, "a fault: \"KIND key=value ...\" (repeatable; see above)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the fault choices (stream n draws from (seed, n))")
+	f.StringVar(&logPath, "log", "", "write the ground truth here as JSON lines (and the verdicts to LOG.summary.json)")
+	f.BoolVar(&h2c, "upstream-h2c", false, "speak HTTP/2 without TLS (prior knowledge) to an http:// upstream")
+	f.StringVar(&upCA, "upstream-ca", "", "verify an https:// upstream with these CA certificates (PEM) instead of the system's")
+	f.StringVar(&tlsCert, "tls-cert", "", "serve HTTPS (HTTP/2 by ALPN) with this certificate (PEM)")
+	f.StringVar(&tlsKey, "tls-key", "", "the key of --tls-cert (PEM)")
+	cmd.MarkFlagRequired("upstream")
+	return cmd
+}
+
+// proxyWarning is the proxy's warning for a listen address that is not
+// loopback ("" when it is).
+func proxyWarning(addr string) string {
+	if proxy.IsLoopback(addr) {
+		return ""
+	}
+	return fmt.Sprintf("mcpbench: WARNING: proxy listening on %s, not a loopback address: anyone on the network can reach the upstream through it, with faults (use --listen 127.0.0.1:PORT to keep it local)\n", addr)
+}
+
+// summaryPath is the summary's path beside the log: x.jsonl → x.summary.json.
+func summaryPath(log string) string {
+	for _, ext := range []string{".jsonl", ".json", ".log"} {
+		if s, ok := strings.CutSuffix(log, ext); ok {
+			return s + ".summary.json"
+		}
+	}
+	return log + ".summary.json"
+}
+
+func printProxyVerdicts(w io.Writer, v proxy.ClientVerdicts, planted map[proxy.Kind]int) {
+	kinds := make([]string, 0, len(planted))
+	for k, n := range planted {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(kinds)
+	if len(kinds) == 0 {
+		kinds = []string{"none"}
+	}
+	fmt.Fprintf(w, "Planted: %s\n", strings.Join(kinds, ", "))
+	fmt.Fprintf(w, "Client: %d streams broken (+%d before any id), %d resumes (%d with the right Last-Event-ID, %d wrong, %d before the retry hint), %d not resumed\n",
+		v.StreamsBroken, v.BrokenWithoutID, v.Resumes, v.ResumesRightID, v.ResumesWrongID, v.ResumesEarly, v.NotResumed)
+	fmt.Fprintf(w, "        %d calls re-sent after a broken stream; %d planted 404s, %d re-initializations, %d requests on a 404'd session; %d of %d sessions deleted\n",
+		v.RequestsResent, v.Planted404, v.Reinitialized, v.DeadSessionUsed, v.SessionsDeleted, v.SessionsOpened)
+	checks := make([]string, 0, len(v.Checks))
+	for k, r := range v.Checks {
+		checks = append(checks, k+" "+r)
+	}
+	sort.Strings(checks)
+	fmt.Fprintf(w, "Checks: %s\n", strings.Join(checks, ", "))
+}

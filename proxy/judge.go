@@ -1,0 +1,253 @@
+package proxy
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// ClientVerdicts judge the client the proxy served, from what it sent
+// (MCP 2025-11-25, Transports: §Resumability and Redelivery, §Session
+// Management). Counts are requests or streams; a check with nothing to
+// judge is "n/a".
+type ClientVerdicts struct {
+	// StreamsBroken counts SSE streams that ended while the client was
+	// still reading them without their response (POST) or at all (GET),
+	// after an event id was forwarded: the client should resume them.
+	StreamsBroken int `json:"streams_broken"`
+	// BrokenWithoutID counts such streams that ended before any event id:
+	// not resumable.
+	BrokenWithoutID int `json:"streams_broken_without_id"`
+	// Resumes counts GETs with Last-Event-ID; RightID those whose
+	// Last-Event-ID was the last id forwarded on a broken stream; WrongID
+	// the others (a stale or unknown id).
+	Resumes        int `json:"resumes"`
+	ResumesRightID int `json:"resumes_right_last_event_id"`
+	ResumesWrongID int `json:"resumes_wrong_last_event_id"`
+	// ResumesEarly counts right resumes sent before the retry hint the
+	// stream last carried had passed since it broke.
+	ResumesEarly int `json:"resumes_before_retry_hint"`
+	// NotResumed counts broken streams with an id that no resume named.
+	NotResumed int `json:"broken_not_resumed"`
+	// RequestsResent counts tools/call POSTs repeating (same session,
+	// method and params, _meta aside) a call whose stream broke before its
+	// response and that no stream answered since: the tool may run twice.
+	RequestsResent int `json:"requests_resent"`
+	// Planted404 counts the 404s planted for live sessions;
+	// Reinitialized the initialize requests that followed one; DeadSessionUsed
+	// the requests that still carried a session id answered 404.
+	Planted404      int `json:"planted_404"`
+	Reinitialized   int `json:"reinitialized_after_404"`
+	DeadSessionUsed int `json:"dead_session_used"`
+	// SessionsOpened counts sessions initialized through the proxy;
+	// SessionsDeleted those the client ended with DELETE (of the first
+	// 65,536 sessions: each table the judge keeps is bounded so).
+	SessionsOpened  int `json:"sessions_opened"`
+	SessionsDeleted int `json:"sessions_deleted"`
+	// Checks is pass, fail or n/a for each check: resume_last_event_id,
+	// retry_hint, no_resend, reinitialize_after_404, delete_at_end.
+	Checks map[string]string `json:"checks"`
+}
+
+// maxTracked bounds each of the judge's tables.
+const maxTracked = 1 << 16
+
+type brokenStream struct {
+	at    time.Time
+	retry int // ms, -1 none
+}
+
+type judge struct {
+	mu        sync.Mutex
+	v         ClientVerdicts
+	broken    map[string]brokenStream // session + "\x00" + last id forwarded → when it broke
+	cut       map[string]string       // session + rid of an unanswered call whose stream broke → its key
+	cutKeys   map[string]int          // keys of those calls → how many
+	dead      map[string]bool         // sessions answered a planted 404
+	open      map[string]bool         // sessions opened → deleted
+	closing   map[string]bool         // sessions the client sent DELETE for
+	untracked int                     // sessions opened beyond maxTracked
+}
+
+func newJudge() *judge {
+	return &judge{broken: map[string]brokenStream{}, cut: map[string]string{}, cutKeys: map[string]int{}, dead: map[string]bool{}, open: map[string]bool{}, closing: map[string]bool{}}
+}
+
+// callKey is a tools/call's session, method and params without _meta.
+func callKey(s *stream) string {
+	if s.method != "tools/call" || s.params == nil {
+		return ""
+	}
+	var m map[string]any
+	if json.Unmarshal(s.params, &m) != nil {
+		return ""
+	}
+	delete(m, "_meta")
+	b, _ := json.Marshal(m) // map keys sorted: a canonical form
+	return s.session + "\x00" + string(b)
+}
+
+func (j *judge) request(s *stream, now time.Time) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if s.method == "initialize" && len(j.dead) > 0 {
+		j.v.Reinitialized++
+		for k := range j.dead {
+			delete(j.dead, k)
+			break
+		}
+	}
+	if s.kind == "delete" && s.session != "" && len(j.closing) < maxTracked {
+		j.closing[s.session] = true // before the server acts on it: its streams' ends are no breaks
+	}
+	if s.session != "" && j.dead[s.session] {
+		j.v.DeadSessionUsed++
+	}
+	if s.kind == TargetResume {
+		j.v.Resumes++
+		k := s.session + "\x00" + s.lastEventID
+		if b, ok := j.broken[k]; ok {
+			delete(j.broken, k)
+			j.v.ResumesRightID++
+			if b.retry > 0 && now.Sub(b.at) < time.Duration(b.retry)*time.Millisecond {
+				j.v.ResumesEarly++
+			}
+		} else {
+			j.v.ResumesWrongID++
+		}
+	}
+	if len(j.cutKeys) > 0 {
+		if k := callKey(s); k != "" && j.cutKeys[k] > 0 {
+			j.v.RequestsResent++
+			j.cutKeys[k]--
+			if j.cutKeys[k] == 0 {
+				delete(j.cutKeys, k)
+			}
+		}
+	}
+}
+
+func (j *judge) planted404(session string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.v.Planted404++
+	if len(j.dead) < maxTracked {
+		j.dead[session] = true
+	}
+}
+
+func (j *judge) opened(session string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.v.SessionsOpened++
+	if len(j.open) < maxTracked {
+		j.open[session] = false
+	} else {
+		j.untracked++ // its DELETE cannot be matched: left out of delete_at_end
+	}
+}
+
+func (j *judge) deleted(session string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if done, ok := j.open[session]; ok && !done {
+		j.open[session] = true
+		j.v.SessionsDeleted++
+	}
+}
+
+// answered records a response forwarded for rid in session: a call
+// whose stream broke is answered after all (on a resume).
+func (j *judge) answered(session string, rid []byte) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.cut) == 0 {
+		return
+	}
+	k := session + "\x00" + string(rid)
+	if key, ok := j.cut[k]; ok {
+		delete(j.cut, k)
+		if j.cutKeys[key]--; j.cutKeys[key] <= 0 {
+			delete(j.cutKeys, key)
+		}
+	}
+}
+
+// streamEnd judges a stream that ended: broken if the client was still
+// there and the stream ended without a response (a POST's, or a resumed
+// POST stream's) or at all (a GET stream).
+func (j *judge) streamEnd(s *stream, now time.Time) {
+	pp := s.pp
+	if s.ctx.Err() != nil || pp.answered {
+		return // the client left, or the stream delivered its response and ended as it should
+	}
+	select {
+	case <-s.p.done:
+		return // the proxy is closing
+	default:
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closing[s.session] {
+		return // the client is deleting the session: its streams end
+	}
+	if len(pp.lastID) == 0 {
+		j.v.BrokenWithoutID++
+	} else {
+		j.v.StreamsBroken++
+		if len(j.broken) < maxTracked {
+			j.broken[s.session+"\x00"+string(pp.lastID)] = brokenStream{at: now, retry: pp.retryMS}
+		}
+	}
+	if s.kind == TargetPOST && s.rid != "" && len(j.cut) < maxTracked {
+		if k := callKey(s); k != "" {
+			j.cut[s.session+"\x00"+s.rid] = k
+			j.cutKeys[k]++
+		}
+	}
+}
+
+// silentEnded judges a silent resume that ended while the client was
+// there: a broken stream whose last id is the one the client resumed with.
+func (j *judge) silentEnded(s *stream, now time.Time) {
+	select {
+	case <-s.p.done:
+		return
+	default:
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closing[s.session] {
+		return
+	}
+	j.v.StreamsBroken++
+	if len(j.broken) < maxTracked {
+		j.broken[s.session+"\x00"+s.lastEventID] = brokenStream{at: now, retry: -1}
+	}
+}
+
+// Verdicts returns the client verdicts so far.
+func (p *Proxy) Verdicts() ClientVerdicts {
+	j := p.judge
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	v := j.v
+	v.NotResumed = len(j.broken)
+	check := func(judged bool, pass bool) string {
+		switch {
+		case !judged:
+			return "n/a"
+		case pass:
+			return "pass"
+		}
+		return "fail"
+	}
+	v.Checks = map[string]string{
+		"resume_last_event_id":   check(v.StreamsBroken > 0 || v.Resumes > 0, v.ResumesWrongID == 0 && v.NotResumed == 0),
+		"retry_hint":             check(v.ResumesRightID > 0, v.ResumesEarly == 0),
+		"no_resend":              check(v.StreamsBroken+v.BrokenWithoutID > 0, v.RequestsResent == 0),
+		"reinitialize_after_404": check(v.Planted404 > 0, v.Reinitialized > 0 && v.DeadSessionUsed == 0),
+		"delete_at_end":          check(v.SessionsOpened > 0, v.SessionsDeleted == v.SessionsOpened-j.untracked),
+	}
+	return v
+}
