@@ -133,6 +133,10 @@ type truthCase struct {
 	// GET stream breaks (breaks) or errors of a class equal the planted
 	// count.
 	recovered string
+	// faulty: each cut stream resumed by a faulty replay is one faulty
+	// stream whose verdicts mix (a replay from the wrong place: lost,
+	// misrouted, cross-stream): faulty streams = planted cuts.
+	faulty bool
 }
 
 // Our own truth, tested through the proxy: for each fault kind, the
@@ -172,6 +176,14 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 		{specs: []string{"cut after=3 target=get"}, get: true, kind: "cut", recovered: "breaks"},
 		{specs: []string{"storm at=150ms close=fin"}, get: true, kind: "storm", recovered: "breaks"},
 		{specs: []string{"status code=503 retry_after=0"}, kind: "status", recovered: "http-status"},
+		{specs: []string{"status code=429 retry_after=0 p=0.2"}, kind: "status", recovered: "http-status"},
+		// A 404 for a live session: mcpbench re-initializes and re-sends
+		// the call once; a second 404 on the re-sent call is an error
+		// (session-missing). Re-initializations + those errors = planted.
+		{specs: []string{"status code=404 target=tools/call p=0.2"}, kind: "status", recovered: "reinits"},
+		// Timing only: a delay on every event judges nothing.
+		{specs: []string{"delay delay=1ms"}, kind: "delay"},
+		{specs: []string{"cut after=2", "replay mode=wrong-place"}, kind: "replay", faulty: true},
 	}
 	for _, c := range cases {
 		name := strings.Join(c.specs, "+")
@@ -202,6 +214,13 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 			if c.kind != "" && pl[c.kind] == 0 {
 				t.Fatalf("the proxy planted no %s (planted %v): the row checks nothing", c.kind, pl)
 			}
+			if c.faulty {
+				if f := sum.All.Ledger.Faulty; f != pl["cut"] || f == 0 {
+					t.Fatalf("faulty streams %d (verdicts %v), planted %v", f, got, pl)
+				}
+				t.Logf("%s: planted %v | %d faulty streams, verdicts %v", name, pl, sum.All.Ledger.Faulty, got)
+				return
+			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("verdicts (-planted +judged by mcpbench), planted %v:\n%s", pl, diff)
 			}
@@ -218,6 +237,8 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 				}
 			case "breaks":
 				n = getBreaks(sum)
+			case "reinits":
+				n = sum.All.Reinits + sum.All.ErrorsByClass["session-missing"]
 			case "":
 				if c.kind == "" && len(pl) != 0 {
 					t.Fatalf("planted %v with no fault in the plan", pl)
