@@ -257,8 +257,12 @@ func TestProcessesRunAndMerge(t *testing.T) {
 		t.Fatalf("did not finish:\n%s", errb)
 	}
 	s0, s1, m := readSum(t, filepath.Join(out, "segment-0")), readSum(t, filepath.Join(out, "segment-1")), readSum(t, out)
-	if m.All.Count != s0.All.Count+s1.All.Count || m.All.Count != 200 || len(m.Segments) != 2 || !m.Embedded || m.Server == nil {
-		t.Fatalf("merged %d ops (segments %d + %d), %d segments, embedded %v, server %+v", m.All.Count, s0.All.Count, s1.All.Count, len(m.Segments), m.Embedded, m.Server)
+	// 200 arrivals (100/s for 2 s) split over the two segments: each one
+	// completed, or dropped (a busy machine can start one too late), or
+	// interrupted at the end.
+	arrivals := func(s *metrics.Summary) int64 { return s.All.Count + s.All.Dropped + s.All.Interrupted }
+	if m.All.Count != s0.All.Count+s1.All.Count || arrivals(m) != 200 || arrivals(m) != arrivals(s0)+arrivals(s1) || len(m.Segments) != 2 || !m.Embedded || m.Server == nil {
+		t.Fatalf("merged %d ops, %d dropped, %d interrupted (segments %d + %d), %d segments, embedded %v, server %+v", m.All.Count, m.All.Dropped, m.All.Interrupted, s0.All.Count, s1.All.Count, len(m.Segments), m.Embedded, m.Server)
 	}
 	if s0.Segment == nil || s0.Segment.Segment != "0:1/2" || s1.Segment == nil || s1.Segment.Segment != "1/2:1" || !s0.Segment.StartAt.Equal(s1.Segment.StartAt) {
 		t.Fatalf("segments %+v %+v: want 0:1/2 and 1/2:1 on one clock", s0.Segment, s1.Segment)
@@ -269,8 +273,9 @@ func TestProcessesRunAndMerge(t *testing.T) {
 			calls += o.Count
 		}
 	}
-	if m.Server.ToolCalls != calls || calls == 0 {
-		t.Errorf("the parent's embedded server counted %d tool calls; the children made %d", m.Server.ToolCalls, calls)
+	// An interrupted call may or may not have run on the server.
+	if m.Server.ToolCalls < calls || m.Server.ToolCalls > calls+m.All.Interrupted || calls == 0 {
+		t.Errorf("the parent's embedded server counted %d tool calls; the children made %d (+%d interrupted ops)", m.Server.ToolCalls, calls, m.All.Interrupted)
 	}
 	if !strings.Contains(errb.String(), "ops/s") || !strings.Contains(errb.String(), "2 processes") {
 		t.Errorf("no merged progress line:\n%s", errb)
