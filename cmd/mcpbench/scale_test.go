@@ -170,8 +170,9 @@ func TestSegmentRecordedAndNotJudgedAlone(t *testing.T) {
 	if !res.Run.Started.Equal(s.Segment.StartAt) {
 		t.Errorf("the clock started at %v, not --start-at %v", res.Run.Started, s.Segment.StartAt)
 	}
-	if s.All.Count != 30 || s.TargetRate != 30 {
-		t.Errorf("a third of 90 ops/s for 1 s: %d ops at a target of %v/s", s.All.Count, s.TargetRate)
+	// Arrivals: completed, or dropped or interrupted on a busy machine.
+	if n := s.All.Count + s.All.Dropped + s.All.Interrupted; n != 30 || s.All.Count == 0 || s.TargetRate != 30 {
+		t.Errorf("a third of 90 ops/s for 1 s: %d arrivals (%d completed) at a target of %v/s", n, s.All.Count, s.TargetRate)
 	}
 }
 
