@@ -20,7 +20,7 @@ import (
 // getConn returns an idle connection to scheme://host that passes the
 // liveness check or, with none (or fresh), a new one.
 func (t *h1Transport) getConn(ctx context.Context, scheme, host string, fresh bool) (*h1conn, error) {
-	key := scheme + "://" + host
+	key := t.poolKey(scheme, host)
 	for !fresh { // bounded by the pool, which only shrinks here
 		t.mu.Lock()
 		conns := t.idle[key]
@@ -63,6 +63,19 @@ func (t *h1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 	pc.hop = hop
 	return pc, nil
 }
+
+// poolKey returns scheme://host, the idle pool's key; the last one made is
+// kept, so a transport that talks to one endpoint makes it once.
+func (t *h1Transport) poolKey(scheme, host string) string {
+	if k := t.lastKey.Load(); k != nil && k.scheme == scheme && k.host == host {
+		return k.key
+	}
+	k := &poolKey{scheme: scheme, host: host, key: scheme + "://" + host}
+	t.lastKey.Store(k)
+	return k.key
+}
+
+type poolKey struct{ scheme, host, key string }
 
 // dial connects to addr, with a TLS handshake offering ALPN proto for
 // https; hop is the forward proxy an http:// connection goes to (nil:
