@@ -8,6 +8,7 @@
 #   scripts/bench-clients.sh -rate 500 -duration 5s -rounds 5
 #   scripts/bench-clients.sh -closed 4            # saturated closed loop, 4 workers each
 #   scripts/bench-clients.sh -v                   # every child's figures too
+#   scripts/bench-clients.sh -base /tmp/mcpbench-main   # before/after: another build as client "base"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)

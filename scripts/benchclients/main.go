@@ -55,6 +55,7 @@ var echoArgs = map[string]any{"text": "hello"}
 
 type options struct {
 	mcpbench string
+	base     string
 	url      string
 	rate     float64
 	duration time.Duration
@@ -70,6 +71,7 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.mcpbench, "mcpbench", "mcpbench", "the mcpbench binary (serve and run)")
+	flag.StringVar(&o.base, "base", "", "another mcpbench binary (e.g. built from main) run as client \"base\" in the same rounds: before/after in one run")
 	flag.StringVar(&o.url, "url", "", "an MCP endpoint already running (default: start `mcpbench serve` on a free loopback port)")
 	flag.Float64Var(&o.rate, "rate", 2000, "open model: tools/call per second")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long each client runs")
@@ -134,8 +136,11 @@ type sample struct {
 
 func orchestrate(o options) error {
 	clients := strings.Split(o.clients, ",")
+	if o.base != "" {
+		clients = append([]string{"base"}, clients...)
+	}
 	for _, c := range clients {
-		if c != "mcpbench" && c != "sdk" && c != "raw" {
+		if c != "mcpbench" && c != "base" && c != "sdk" && c != "raw" {
 			return fmt.Errorf("-clients: unknown client %q (mcpbench, sdk, raw)", c)
 		}
 	}
@@ -214,7 +219,7 @@ func printTable(clients []string, all map[string][]sample, rounds int) {
 		if a := med(func(s sample) float64 { return s.allocs }); a >= 0 {
 			allocs = fmt.Sprintf("%.1f", a)
 		}
-		name := map[string]string{"mcpbench": "mcpbench run", "sdk": "go-sdk client", "raw": "raw net/http"}[c]
+		name := map[string]string{"mcpbench": "mcpbench run", "base": "mcpbench run (-base)", "sdk": "go-sdk client", "raw": "raw net/http"}[c]
 		fmt.Printf("| %s | %.0f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f | %s | %s | %s |\n", name,
 			med(func(s sample) float64 { return float64(s.calls) }), med(func(s sample) float64 { return float64(s.errs) }),
 			med(func(s sample) float64 { return s.user }), med(func(s sample) float64 { return s.sys }),
@@ -276,7 +281,7 @@ func runOne(o options, self, url, client string) (sample, error) {
 	var cmd *exec.Cmd
 	dur := o.duration.String()
 	switch client {
-	case "mcpbench":
+	case "mcpbench", "base":
 		args := []string{"run", "--url", url, "--protocol", protocol, "--tool", "echo", "--args", `{"text":"hello"}`,
 			"--duration", dur, "--warmup", "0", "--no-results", "--no-progress", "--format", "json",
 			"--procs", strconv.Itoa(o.procs)}
@@ -285,7 +290,11 @@ func runOne(o options, self, url, client string) (sample, error) {
 		} else {
 			args = append(args, "--rate", strconv.FormatFloat(o.rate, 'f', -1, 64))
 		}
-		cmd = exec.CommandContext(ctx, o.mcpbench, args...)
+		bin := o.mcpbench
+		if client == "base" {
+			bin = o.base
+		}
+		cmd = exec.CommandContext(ctx, bin, args...)
 		cmd.Env = append(os.Environ(), "MCPBENCH_ALLOCS_FILE="+allocFile.Name())
 	default:
 		cmd = exec.CommandContext(ctx, self, "-child", client, "-url", url, "-duration", dur,
@@ -304,7 +313,7 @@ func runOne(o options, self, url, client string) (sample, error) {
 	}
 	var rep childReport
 	switch client {
-	case "mcpbench":
+	case "mcpbench", "base":
 		var sum struct {
 			All struct {
 				Count  int64 `json:"count"`
