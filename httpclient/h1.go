@@ -93,6 +93,7 @@ type h1conn struct {
 	key    string // scheme://host, the pool key
 	addr   string // host:port dialed
 	c      net.Conn
+	rw     io.ReadWriter // c's reads and writes: c, or raw I/O on plain TCP (rawio_linux.go)
 	br     *bufio.Reader // pooled; nil while the connection is idle
 	cw     connWriter    // under the (pooled) write buffer: counts the bytes the connection accepted
 	hop    *proxyHop     // a forward proxy taking absolute-form requests (nil: direct or tunnelled)
@@ -117,7 +118,7 @@ func (pc *h1conn) abortIO() { pc.c.SetDeadline(aLongTimeAgo) }
 // connWriter writes to the connection and counts what it accepted, so that
 // a failed request is known to be unsent (n == 0) or possibly seen.
 type connWriter struct {
-	c   net.Conn
+	c   io.Writer
 	n   int64 // bytes of the current request accepted
 	err error // the write error, once a write failed
 }

@@ -37,7 +37,7 @@ func (t *h1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 			continue
 		}
 		pc.reused = true
-		pc.br = getReader(pc.c)
+		pc.br = getReader(pc.rw)
 		return pc, nil
 	}
 	addr := host
@@ -141,8 +141,12 @@ func (t *h1Transport) acceptsH2(ctx context.Context, addr string) bool {
 }
 
 func newH1conn(t *h1Transport, key, addr string, c net.Conn) *h1conn {
-	pc := &h1conn{t: t, key: key, addr: addr, c: c, br: getReader(c)}
-	pc.cw.c = c
+	pc := &h1conn{t: t, key: key, addr: addr, c: c, rw: c}
+	if r := newRawIO(c); r != nil {
+		pc.rw = r
+	}
+	pc.br = getReader(pc.rw)
+	pc.cw.c = pc.rw
 	nc := c
 	if tc, ok := c.(*tls.Conn); ok {
 		nc = tc.NetConn()
@@ -174,7 +178,7 @@ func (pc *h1conn) alive() bool {
 // does not block as Go's sockets are non-blocking. It always returns true:
 // RawConn.Read must not wait for the socket to become readable.
 func (pc *h1conn) peek(fd uintptr) bool {
-	n, err := peekSocket(syscall.Recvfrom, fd, pc.peekBuf[:])
+	n, err := peekFD(fd, pc.peekBuf[:])
 	// Nothing to read is the healthy state; a byte (n > 0), the end of the
 	// stream (n == 0) or an error (ECONNRESET) means drop the connection.
 	pc.peekLive = n <= 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK || err == syscall.EINTR)

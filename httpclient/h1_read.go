@@ -225,10 +225,10 @@ func (pc *h1conn) shrinkReader(b *h1body) {
 	if pc.br.Size() <= streamBufSize {
 		return
 	}
-	var src io.Reader = pc.c
+	var src io.Reader = pc.rw
 	if n := pc.br.Buffered(); n > 0 {
 		rest, _ := pc.br.Peek(n)
-		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), pc.c)
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), pc.rw)
 		b.keep = false
 	}
 	putReader(pc.br)
