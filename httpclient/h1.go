@@ -108,8 +108,8 @@ type h1conn struct {
 	peekBuf  [1]byte
 	peekLive bool
 
-	abortFn func()   // aborts blocked I/O (RoundTrip's context.AfterFunc); made once
-	hdrs    hdrCache // the previous response's header values
+	abortFn func()    // aborts blocked I/O (RoundTrip's context.AfterFunc); made once
+	hdrs    *hdrCache // the previous response's header values (nil: none yet, or a GET stream's connection)
 }
 
 // abortIO aborts the connection's blocked reads and writes.

@@ -225,6 +225,11 @@ func (pc *h1conn) shrinkReader(b *h1body) {
 	if pc.br.Size() <= streamBufSize {
 		return
 	}
+	// The stream mostly waits, and what an idle session holds matters
+	// more than its rare reads: no header cache, the connection's own
+	// Read and Write (raw I/O saves wakeups at high request rates).
+	pc.hdrs = nil
+	pc.rw, pc.cw.c = pc.c, pc.c
 	var src io.Reader = pc.rw
 	if n := pc.br.Buffered(); n > 0 {
 		rest, _ := pc.br.Peek(n)
@@ -311,6 +316,9 @@ func (pc *h1conn) readHeader(h http.Header, budget *int) error {
 			return fmt.Errorf("%w: header line %s", errH1, excerpt(line))
 		}
 		key := canonicalKey(line[:i])
+		if pc.hdrs == nil {
+			pc.hdrs = new(hdrCache)
+		}
 		v := pc.hdrs.value(key, bytes.TrimSpace(line[i+1:]))
 		if old, ok := h[key]; ok {
 			h[key] = append(old, v) // a repeated field: its own array
@@ -330,7 +338,7 @@ func (pc *h1conn) readHeader(h http.Header, budget *int) error {
 // rather than allocated again. Used by the goroutine that reads the
 // connection's responses only.
 type hdrCache struct {
-	ents [8]struct{ k, v string }
+	ents [6]struct{ k, v string }
 	next int
 }
 
