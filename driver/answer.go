@@ -83,7 +83,9 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 	if resp.ContentLength > limit {
 		return fmt.Errorf("%w %s (Content-Length %s; not read); raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit), units.Size(resp.ContentLength))
 	}
-	var r io.Reader = &countingReader{r: resp.Body, n: &res.BytesIn}
+	s.cr = countingReader{r: resp.Body, n: &res.BytesIn} // the lane's: no allocation per answer
+	defer func() { s.cr = countingReader{} }()
+	var r io.Reader = &s.cr
 	size := resp.ContentLength
 	switch ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); ce {
 	case "", "identity":

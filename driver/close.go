@@ -18,6 +18,9 @@ func (s *Session) Close(ctx context.Context) error {
 	s.settleUpdates() // the notifications of pending changes come on the GET stream
 	s.late.settled()  // so may the progress of requests answered before it (late.go)
 	defer s.releaseConns()
+	for _, l := range s.lanes {
+		l.dropKept() // the contexts kept for the lanes' next ops
+	}
 	s.stopGET()
 	h := s.hdr.Load()
 	if h.sid == "" || s.modern {

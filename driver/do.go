@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -61,7 +62,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 	ctx, cancel := s.opContext(ctx)
 	s.opCtx = ctx
 	var changed time.Time // the pending change of a subscribed resource (Op.Changes)
-	defer s.endDo(op, res, cancel, &changed)
+	defer s.endDo(ctx, op, res, cancel, &changed)
 	params := s.opParams(op, res)
 	seen := s.hdr.Load()
 	hdr := seen.post
@@ -213,12 +214,15 @@ func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
 
 // endDo ends Do: the op's cancel, mailbox, timer and context, its End,
 // and what it did to the session's subscriptions.
-func (s *Session) endDo(op *Op, res *Result, cancel context.CancelCauseFunc, changed *time.Time) {
+func (s *Session) endDo(ctx context.Context, op *Op, res *Result, cancel context.CancelCauseFunc, changed *time.Time) {
 	if op.Cancel != nil {
 		s.endCancel(op, res)
 	}
 	s.cur.Store(nil)
-	s.endOp(cancel)
+	// A plain op's context is kept for the next; one that cancels, changes
+	// or subscribes, or re-initialized the session (whose GET stream was
+	// reopened on it), ends with its op.
+	s.endOp(cancel, ctx, op.Cancel == nil && op.Changes == "" && op.subURI == "" && res.Reinits == 0)
 	s.opCtx = nil
 	if res.End.IsZero() {
 		res.End = time.Now()
@@ -245,7 +249,9 @@ func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10
 
 // opContext starts one operation: a cancellable context and the session's
 // request timer (reused, no timer per op), armed for the first request.
-// endOp must be called when the operation is done.
+// endOp must be called when the operation is done. The context of the
+// lane's previous op is reused when it has the same parent and was not
+// cancelled (endOp kept it): a context costs several allocations.
 //
 // The timeout rule (2025-11-25 transports; documented on
 // Config.RequestTimeout): the timer runs while a request waits for its
@@ -255,12 +261,30 @@ func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10
 // legitimately runs longer than RequestTimeout while events keep arriving
 // is not cut.
 func (s *Session) opContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
-	octx, cancel := context.WithCancelCause(ctx)
 	s.opMu.Lock()
+	octx, cancel := s.kept, s.keptCancel
+	s.kept, s.keptCancel = nil, nil
+	if octx == nil || !sameContext(s.keptOf, ctx) || octx.Err() != nil {
+		if cancel != nil {
+			cancel(nil)
+		}
+		octx, cancel = context.WithCancelCause(ctx)
+		s.keptOf = ctx
+	}
 	s.opCancel = cancel
 	s.opMu.Unlock()
 	s.arm()
 	return octx, cancel
+}
+
+// sameContext reports whether a and b are the same context (a context of
+// a type that is not comparable never is).
+func sameContext(a, b context.Context) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
 }
 
 // arm (re)starts the request timer of the current operation.
@@ -288,14 +312,35 @@ func (s *Session) disarm() {
 	s.opMu.Unlock()
 }
 
-func (s *Session) endOp(cancel context.CancelCauseFunc) {
+// endOp ends the op whose context's cancel is cancel: with keep, the
+// context is kept for the lane's next op (opContext) when nothing
+// cancelled it, else it is cancelled.
+func (s *Session) endOp(cancel context.CancelCauseFunc, octx context.Context, keep bool) {
 	s.opMu.Lock()
 	if s.opTimer != nil {
 		s.opTimer.Stop()
 	}
 	s.opCancel = nil
+	if keep && octx.Err() == nil {
+		s.kept, s.keptCancel = octx, cancel
+		cancel = nil
+	}
 	s.opMu.Unlock()
-	cancel(nil)
+	if cancel != nil {
+		cancel(nil)
+	}
+}
+
+// dropKept cancels the context kept for the lane's next op (the session
+// closes).
+func (s *Session) dropKept() {
+	s.opMu.Lock()
+	cancel := s.keptCancel
+	s.kept, s.keptCancel, s.keptOf = nil, nil, nil
+	s.opMu.Unlock()
+	if cancel != nil {
+		cancel(nil)
+	}
 }
 
 func (s *Session) onOpTimeout() {

@@ -119,7 +119,7 @@ func (s *Session) Initialize(ctx context.Context, res *Result) error {
 	ctx, cancel := s.opContext(ctx)
 	s.opCtx = ctx
 	err := s.initialize(ctx, res)
-	s.endOp(cancel)
+	s.endOp(cancel, ctx, false)
 	s.opCtx = nil
 	res.End = time.Now()
 	if err != nil {

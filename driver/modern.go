@@ -297,7 +297,7 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 		return Negotiation{}, err
 	}
 	ctx, cancel := s.opContext(ctx)
-	defer s.endOp(cancel)
+	defer s.endOp(cancel, nil, false)
 	body, status, ct, err := s.rawPOST(ctx, "server/discover", nil)
 	if err != nil {
 		return Negotiation{}, err
@@ -456,7 +456,7 @@ func PrepareOps(ctx context.Context, cfg *Config, ops []*Op) error {
 		}
 		octx, cancel := s.opContext(ctx)
 		body, status, ct, err := s.rawPOST(octx, "tools/list", params)
-		s.endOp(cancel)
+		s.endOp(cancel, octx, false)
 		if err != nil {
 			return fmt.Errorf("tools/list: %w", err)
 		}

@@ -61,7 +61,10 @@ func (s *Session) sendTo(ctx context.Context, target *url.URL, method string, bo
 			rb.arm(body)
 			req.Body = rb
 			req.ContentLength = int64(len(body))
-			req.GetBody = rb.getBody
+			if rb.gb == nil {
+				rb.gb = rb.getBody // a method value allocates: made once per body
+			}
+			req.GetBody = rb.gb
 		}
 		resp, err := s.rt.RoundTrip(req.WithContext(ctx))
 		if err != nil || !s.cfg.FollowRedirects || (resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusPermanentRedirect) {
@@ -136,6 +139,7 @@ type reqBody struct {
 	r      bytes.Reader
 	closed atomic.Bool
 	used   bool
+	gb     func() (io.ReadCloser, error) // getBody, for http.Request.GetBody
 }
 
 // buf returns an empty buffer to render the next request into.

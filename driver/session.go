@@ -45,6 +45,7 @@ type Session struct {
 	jbuf  []byte          // a JSON answer's bytes, reused (read.go)
 	dec   *sse.Decoder    // the SSE answer's decoder, reset per stream
 	ans   []byte          // the answer to a server→client request
+	cr    countingReader  // a JSON answer's body, counted (answer.go: readJSON)
 	rng   *mrand.Rand     // this lane's draws (cancel, jitter), seeded by Config.Seed
 	opCtx context.Context // the operation in progress (for the decoder's budget hook)
 
@@ -55,6 +56,11 @@ type Session struct {
 	opMu     sync.Mutex
 	opTimer  *time.Timer
 	opCancel context.CancelCauseFunc
+	// The context of the lane's last op, kept for the next one while it
+	// is not cancelled (do.go: opContext, endOp); keptOf is its parent.
+	kept       context.Context
+	keptCancel context.CancelCauseFunc
+	keptOf     context.Context
 
 	idleMu    sync.Mutex
 	idle      *time.Timer

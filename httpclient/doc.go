@@ -57,4 +57,8 @@
 //     the 401 challenge, protected resource and authorization server
 //     metadata.
 //   - util.go: the connect timeout's error, and small body helpers.
+//   - rawio_linux.go: plain TCP reads, writes and the liveness peek as raw
+//     system calls within the netpoller (no entersyscall, which wakes the
+//     runtime's sysmon thread after every idle spell: ~3 fewer sleeps and
+//     wakes per request at 2000/s); rawio_other.go: elsewhere, none.
 package httpclient

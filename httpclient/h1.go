@@ -65,7 +65,8 @@ type h1Transport struct {
 	mu      sync.Mutex
 	idle    map[string][]*h1conn
 	retries atomic.Int64
-	d       *dialer // New's: proxies, TLS settings, counts (nil: Dial and TLSConfig)
+	lastKey atomic.Pointer[poolKey] // poolKey's last key
+	d       *dialer                 // New's: proxies, TLS settings, counts (nil: Dial and TLSConfig)
 }
 
 var _ http.RoundTripper = (*h1Transport)(nil)
@@ -92,6 +93,7 @@ type h1conn struct {
 	key    string // scheme://host, the pool key
 	addr   string // host:port dialed
 	c      net.Conn
+	rw     io.ReadWriter // c's reads and writes: c, or raw I/O on plain TCP (rawio_linux.go)
 	br     *bufio.Reader // pooled; nil while the connection is idle
 	cw     connWriter    // under the (pooled) write buffer: counts the bytes the connection accepted
 	hop    *proxyHop     // a forward proxy taking absolute-form requests (nil: direct or tunnelled)
@@ -105,12 +107,18 @@ type h1conn struct {
 	peekFn   func(fd uintptr) bool
 	peekBuf  [1]byte
 	peekLive bool
+
+	abortFn func()    // aborts blocked I/O (RoundTrip's context.AfterFunc); made once
+	hdrs    *hdrCache // the previous response's header values (nil: none yet, or a GET stream's connection)
 }
+
+// abortIO aborts the connection's blocked reads and writes.
+func (pc *h1conn) abortIO() { pc.c.SetDeadline(aLongTimeAgo) }
 
 // connWriter writes to the connection and counts what it accepted, so that
 // a failed request is known to be unsent (n == 0) or possibly seen.
 type connWriter struct {
-	c   net.Conn
+	c   io.Writer
 	n   int64 // bytes of the current request accepted
 	err error // the write error, once a write failed
 }
@@ -158,7 +166,10 @@ func (t *h1Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		stop := context.AfterFunc(ctx, func() { pc.c.SetDeadline(aLongTimeAgo) })
+		if pc.abortFn == nil {
+			pc.abortFn = pc.abortIO
+		}
+		stop := context.AfterFunc(ctx, pc.abortFn)
 		resp, got, err := pc.exchange(req, body)
 		if err == nil {
 			b := resp.Body.(*h1body)
@@ -292,9 +303,8 @@ func (pc *h1conn) writeRequest(req *http.Request, body []byte) error {
 		w.WriteString("\r\n")
 	}
 	if body != nil || method == http.MethodPost || method == http.MethodPut {
-		var nb [20]byte
 		w.WriteString("Content-Length: ")
-		w.Write(strconv.AppendInt(nb[:0], int64(len(body)), 10))
+		w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(len(body)), 10))
 		w.WriteString("\r\n")
 	}
 	w.WriteString("\r\n")

@@ -20,7 +20,7 @@ import (
 // getConn returns an idle connection to scheme://host that passes the
 // liveness check or, with none (or fresh), a new one.
 func (t *h1Transport) getConn(ctx context.Context, scheme, host string, fresh bool) (*h1conn, error) {
-	key := scheme + "://" + host
+	key := t.poolKey(scheme, host)
 	for !fresh { // bounded by the pool, which only shrinks here
 		t.mu.Lock()
 		conns := t.idle[key]
@@ -37,7 +37,7 @@ func (t *h1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 			continue
 		}
 		pc.reused = true
-		pc.br = getReader(pc.c)
+		pc.br = getReader(pc.rw)
 		return pc, nil
 	}
 	addr := host
@@ -63,6 +63,19 @@ func (t *h1Transport) getConn(ctx context.Context, scheme, host string, fresh bo
 	pc.hop = hop
 	return pc, nil
 }
+
+// poolKey returns scheme://host, the idle pool's key; the last one made is
+// kept, so a transport that talks to one endpoint makes it once.
+func (t *h1Transport) poolKey(scheme, host string) string {
+	if k := t.lastKey.Load(); k != nil && k.scheme == scheme && k.host == host {
+		return k.key
+	}
+	k := &poolKey{scheme: scheme, host: host, key: scheme + "://" + host}
+	t.lastKey.Store(k)
+	return k.key
+}
+
+type poolKey struct{ scheme, host, key string }
 
 // dial connects to addr, with a TLS handshake offering ALPN proto for
 // https; hop is the forward proxy an http:// connection goes to (nil:
@@ -128,8 +141,12 @@ func (t *h1Transport) acceptsH2(ctx context.Context, addr string) bool {
 }
 
 func newH1conn(t *h1Transport, key, addr string, c net.Conn) *h1conn {
-	pc := &h1conn{t: t, key: key, addr: addr, c: c, br: getReader(c)}
-	pc.cw.c = c
+	pc := &h1conn{t: t, key: key, addr: addr, c: c, rw: c}
+	if r := newRawIO(c); r != nil {
+		pc.rw = r
+	}
+	pc.br = getReader(pc.rw)
+	pc.cw.c = pc.rw
 	nc := c
 	if tc, ok := c.(*tls.Conn); ok {
 		nc = tc.NetConn()
@@ -161,7 +178,7 @@ func (pc *h1conn) alive() bool {
 // does not block as Go's sockets are non-blocking. It always returns true:
 // RawConn.Read must not wait for the socket to become readable.
 func (pc *h1conn) peek(fd uintptr) bool {
-	n, err := peekSocket(syscall.Recvfrom, fd, pc.peekBuf[:])
+	n, err := peekFD(fd, pc.peekBuf[:])
 	// Nothing to read is the healthy state; a byte (n > 0), the end of the
 	// stream (n == 0) or an error (ECONNRESET) means drop the connection.
 	pc.peekLive = n <= 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK || err == syscall.EINTR)

@@ -120,13 +120,17 @@ func (pc *h1conn) readHead(req *http.Request, budget *int) (*http.Response, erro
 	if err != nil {
 		return nil, err
 	}
+	status := "200 OK"
+	if string(line[9:]) != status {
+		status = string(line[9:])
+	}
 	resp := &http.Response{
 		StatusCode: code,
-		Status:     string(line[9:]),
+		Status:     status,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
 		ProtoMinor: 1,
-		Header:     make(http.Header, 6),
+		Header:     make(http.Header, 8),
 		Request:    req,
 	}
 	if line[7] == '0' {
@@ -221,10 +225,15 @@ func (pc *h1conn) shrinkReader(b *h1body) {
 	if pc.br.Size() <= streamBufSize {
 		return
 	}
-	var src io.Reader = pc.c
+	// The stream mostly waits, and what an idle session holds matters
+	// more than its rare reads: no header cache, the connection's own
+	// Read and Write (raw I/O saves wakeups at high request rates).
+	pc.hdrs = nil
+	pc.rw, pc.cw.c = pc.c, pc.c
+	var src io.Reader = pc.rw
 	if n := pc.br.Buffered(); n > 0 {
 		rest, _ := pc.br.Peek(n)
-		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), pc.c)
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), pc.rw)
 		b.keep = false
 	}
 	putReader(pc.br)
@@ -284,8 +293,12 @@ func (pc *h1conn) http2Start(b []byte) string {
 }
 
 // readHeader reads header lines up to the blank line into h, within budget
-// bytes (decreased by what it reads).
+// bytes (decreased by what it reads). The values of one response share
+// one backing array, and a value equal to the one the connection's
+// previous response had for that key reuses its string (see hdrCache), so
+// a response head costs the map and one array.
 func (pc *h1conn) readHeader(h http.Header, budget *int) error {
+	var vals []string
 	for { // bounded by budget
 		line, n, err := pc.readLine(*budget)
 		switch {
@@ -303,9 +316,46 @@ func (pc *h1conn) readHeader(h http.Header, budget *int) error {
 			return fmt.Errorf("%w: header line %s", errH1, excerpt(line))
 		}
 		key := canonicalKey(line[:i])
-		v := bytes.TrimSpace(line[i+1:])
-		h[key] = append(h[key], string(v))
+		if pc.hdrs == nil {
+			pc.hdrs = new(hdrCache)
+		}
+		v := pc.hdrs.value(key, bytes.TrimSpace(line[i+1:]))
+		if old, ok := h[key]; ok {
+			h[key] = append(old, v) // a repeated field: its own array
+			continue
+		}
+		if len(vals) == cap(vals) {
+			vals = make([]string, 0, 8)
+		}
+		vals = append(vals, v)
+		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 	}
+}
+
+// hdrCache holds the header values of a connection's previous response,
+// by key: a server sends the same Content-Type, Cache-Control, session id
+// and (within a second) Date on every answer, and the strings are reused
+// rather than allocated again. Used by the goroutine that reads the
+// connection's responses only.
+type hdrCache struct {
+	ents [6]struct{ k, v string }
+	next int
+}
+
+// value returns v as a string, the cached one when key had that value.
+func (c *hdrCache) value(key string, v []byte) string {
+	for i := range c.ents {
+		if e := &c.ents[i]; e.k == key {
+			if e.v != string(v) {
+				e.v = string(v)
+			}
+			return e.v
+		}
+	}
+	e := &c.ents[c.next]
+	c.next = (c.next + 1) % len(c.ents)
+	e.k, e.v = key, string(v)
+	return e.v
 }
 
 // canonicalKey returns the canonical header key, without allocating for

@@ -33,6 +33,7 @@ func usageError(format string, args ...any) error {
 func main() {
 	root := newRootCmd()
 	err := root.Execute()
+	writeAllocs()
 	if err == nil {
 		os.Exit(exitOK)
 	}
