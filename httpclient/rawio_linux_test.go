@@ -28,7 +28,7 @@ func rawPair(t *testing.T) (*net.TCPConn, io.ReadWriter, net.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(); s.Close() })
-	rw := newRawIO(c)
+	rw := rawIOFor(c)
 	if rw == nil {
 		t.Fatal("no raw I/O for a TCP connection")
 	}

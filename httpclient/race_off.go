@@ -1,0 +1,6 @@
+//go:build !race
+
+package httpclient
+
+// raceBuild: built with -race (see newRawIO).
+const raceBuild = false
