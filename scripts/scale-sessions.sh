@@ -4,8 +4,12 @@
 # run split over P child processes (--processes), sessions spread over
 # the servers by VU. Loopback only; bounded by --duration.
 #
-#   scripts/scale-sessions.sh [SESSIONS] [SERVERS] [PROCESSES] [DURATION]
-#   scripts/scale-sessions.sh 50000 10 10 60s
+#   scripts/scale-sessions.sh [SESSIONS] [SERVERS] [PROCESSES] [RAMP] [HOLD]
+#   scripts/scale-sessions.sh 50000 10 10 50s 30s
+#
+# The VUs ramp from 0 to SESSIONS over RAMP (k6's ramping VUs: on a small
+# machine 50,000 sessions opened at once overflow the servers' accept
+# queues), then hold SESSIONS for HOLD.
 #
 # Each session holds two connections (the GET stream and one for POSTs), so
 # a process holds about 2 × its sessions sockets: keep SESSIONS/SERVERS and
@@ -13,7 +17,7 @@
 # Prints the run's summary and each process's peak RSS (KiB per session).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-sessions=${1:-50000} servers=${2:-10} procs=${3:-10} duration=${4:-60s}
+sessions=${1:-50000} servers=${2:-10} procs=${3:-10} ramp=${4:-50s} hold=${5:-30s}
 bin=${MCPBENCH:-$(mktemp -d)/mcpbench}
 [ -x "$bin" ] || go build -o "$bin" ./cmd/mcpbench
 out=$(mktemp -d)
@@ -32,10 +36,10 @@ for i in $(seq 0 $((servers - 1))); do   # wait until each server answers
     sleep 0.1
   done
 done
-# Closed model: every session runs one echo call per --think-time and holds
-# its GET stream in between (about SESSIONS/60 calls per second).
+# Closed model: every session runs one echo call per --think-time ($THINK, 300 s) and holds
+# its GET stream in between: one call per session while the VUs ramp up.
 /usr/bin/time -v "$bin" run "${urls[@]}" --vus "$sessions" --processes "$procs" --get-stream \
-  --tool echo --args '{"text":"hi"}' --think-time 60s --duration "$duration" --warmup 0s \
+  --tool echo --args '{"text":"hi"}' --think-time "${THINK:-300s}" -s "$ramp:$sessions" -s "$hold:$sessions" --warmup 0s \
   --out "$out/run" 2>"$out/time.txt" | tail -n 40
 grep -E "Maximum resident" "$out/time.txt" | sed 's/^\s*/parent+children (largest one): /'
 echo "per server (peak RSS KiB):"
