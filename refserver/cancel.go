@@ -24,7 +24,34 @@ import (
 type inflightCalls struct {
 	mu    sync.Mutex
 	calls map[callKey]*mutedWriter
+	// early are cancels that named a call whose POST was not handled yet:
+	// sent on another connection after the call, a cancel can overtake it
+	// on a loaded server. The call, when it comes, is cancelled at once.
+	// The newest maxEarlyCancels are kept (a cancel for a call already
+	// answered names one that never comes): ring holds them in arrival
+	// order, next is the oldest once it is full.
+	early map[callKey]struct{}
+	ring  []callKey
+	next  int
 }
+
+// rememberEarly keeps a cancel for a call not handled yet (c.mu held).
+func (c *inflightCalls) rememberEarly(k callKey) {
+	if c.early == nil {
+		c.early = map[callKey]struct{}{}
+	}
+	if len(c.ring) < maxEarlyCancels {
+		c.ring = append(c.ring, k)
+	} else {
+		delete(c.early, c.ring[c.next])
+		c.ring[c.next] = k
+		c.next = (c.next + 1) % maxEarlyCancels
+	}
+	c.early[k] = struct{}{}
+}
+
+// maxEarlyCancels bounds inflightCalls.early.
+const maxEarlyCancels = 1024
 
 type callKey struct{ session, id string }
 
@@ -181,12 +208,21 @@ func (h *handler) watchCancel(w http.ResponseWriter, r *http.Request) (http.Resp
 			c.calls = map[callKey]*mutedWriter{}
 		}
 		c.calls[mw.key] = mw
+		if _, ok := c.early[mw.key]; ok { // its cancel came first
+			delete(c.early, mw.key)
+			h.cancels.Add(1)
+			mw.muted = true
+		}
 		c.mu.Unlock()
 		return mw, mw
 	case method == "notifications/cancelled" && reqID != nil:
 		c := &h.calls
+		key := callKey{sid, string(reqID)}
 		c.mu.Lock()
-		mw := c.calls[callKey{sid, string(reqID)}]
+		mw := c.calls[key]
+		if mw == nil {
+			c.rememberEarly(key)
+		}
 		c.mu.Unlock()
 		if mw != nil {
 			h.cancels.Add(1)

@@ -46,7 +46,9 @@ type Stats struct {
 	Touches, ToolToggles int64
 
 	// Cancels counts notifications/cancelled that named a tools/call in
-	// flight (the stateful modes); Muted counts the writes of cancelled
+	// flight (the stateful modes), or one that came later (a cancel that
+	// overtook its call on another connection: the call is cancelled on
+	// arrival); Muted counts the writes of cancelled
 	// calls the server kept from the client (the SDK's response to a
 	// cancelled request among them).
 	Cancels, Muted int64
