@@ -33,7 +33,7 @@ func TestCancelBeforeItsCall(t *testing.T) {
 func TestEarlyCancelsBounded(t *testing.T) {
 	var c inflightCalls
 	for i := range maxEarlyCancels + 10 {
-		c.rememberEarly(callKey{"s", string(rune('a' + i%26)) + strings.Repeat("x", i/26)})
+		c.rememberEarly(callKey{"s", string(rune('a'+i%26)) + strings.Repeat("x", i/26)})
 	}
 	if len(c.early) != maxEarlyCancels || len(c.ring) != maxEarlyCancels {
 		t.Fatalf("%d remembered (%d in the ring), want %d", len(c.early), len(c.ring), maxEarlyCancels)
