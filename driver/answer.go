@@ -72,6 +72,9 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 		res.BytesIn += netutil.Drain(resp)
 		return fmt.Errorf("%w: content type %q", ErrBadResponse, resp.Header.Get("Content-Type"))
 	}
+	// The readers point at this answer's body and res: an idle session
+	// keeps neither.
+	s.cr, s.sr = countingReader{}, streamReader{}
 	return err
 }
 

@@ -24,10 +24,11 @@ func (s *Session) ProbeGET(ctx context.Context) (int, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	resp, err := s.openStreamTimed(ctx, "", nil)
+	resp, hcancel, err := s.openStreamTimed(ctx, "", nil)
 	if err != nil {
 		return 0, err
 	}
+	defer hcancel(nil)
 	if resp.StatusCode != http.StatusOK {
 		netutil.Drain(resp)
 	} else {

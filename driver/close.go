@@ -28,7 +28,7 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, netutil.DurOr(s.cfg.RequestTimeout, 30*time.Second))
 	defer cancel()
-	resp, err := s.send(ctx, http.MethodDelete, nil, h.get, "")
+	resp, err := s.send(ctx, http.MethodDelete, nil, h.forGET(""), "")
 	if err != nil {
 		return s.ctxErr(ctx, err)
 	}

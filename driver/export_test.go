@@ -3,3 +3,10 @@ package driver
 // JSONBufferCap exposes the capacity of the JSON buffer a session keeps
 // between messages (tests check that large answers do not pin it).
 func JSONBufferCap(s *Session) int { return cap(s.jbuf) }
+
+// GETIdle reports whether the session's GET stream waits idle, its
+// goroutine parked in getStream.idle.
+func (s *Session) GETIdle() bool {
+	g := s.get.Load()
+	return g != nil && g.idling.Load()
+}

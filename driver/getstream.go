@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpbench/mcpbench/httpclient"
@@ -62,6 +63,20 @@ type getStream struct {
 	stats StreamStats
 	dec   *sse.Decoder
 	ans   []byte
+
+	// The reading loop's state, kept here because the goroutine ends while
+	// the stream waits for input (see idle). Only the loop touches it.
+	resp         *http.Response          // the answer to read next (begin keeps its body only)
+	body         io.ReadCloser           // the body being read
+	hcancel      context.CancelCauseFunc // ends resp's context (openStreamTimed)
+	reading      bool                    // resp's body is being read (the decoder was reset for it)
+	waiter       httpclient.IdleWaiter   // resp's body's, or nil
+	fails        int                     // reconnect attempts without progress
+	lastResumeID string                  // the id of the last resume; NUL before any
+	link, base   *url.URL                // the stream's rel="stream" URL (SEP-1335), nil when none; resolution base
+	nread        int64                   // bytes of resp's body read
+	idling       atomic.Bool             // waiting for input, with or without a goroutine (tests)
+	wake         func()                  // reads on after an idle wait without a goroutine (WatchReadable)
 }
 
 // OpenStream opens the standalone GET stream (2025-11-25 transports
@@ -80,7 +95,7 @@ func (s *Session) OpenStream(ctx context.Context) error {
 // GET stream and no resumption: lastID is ignored).
 func (s *Session) openStream(ctx context.Context, lastID string, link *url.URL) (*http.Response, error) {
 	if !s.modern {
-		return s.sendTo(ctx, link, http.MethodGet, nil, s.hdr.Load().get, lastID)
+		return s.sendTo(ctx, link, http.MethodGet, nil, s.hdr.Load().forGET(lastID), "")
 	}
 	params := []byte(`{"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}`)
 	body := jsonrpc.AppendRequest(nil, s.nextListenID(), "subscriptions/listen", params, s.metaModern)
@@ -104,7 +119,7 @@ func (s *Session) startGET(ctx context.Context) error {
 	// the operation that opened it; Close cancels it. RequestTimeout bounds
 	// only the wait for its response headers.
 	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	resp, err := s.openStreamTimed(gctx, "", nil)
+	resp, hcancel, err := s.openStreamTimed(gctx, "", nil)
 	if err != nil {
 		cancel()
 		return err
@@ -130,19 +145,23 @@ func (s *Session) startGET(ctx context.Context) error {
 	}
 	g := &getStream{s: s, cancel: cancel, done: make(chan struct{}), dec: sse.NewStreamDecoder(), ctx: gctx}
 	g.dec.MaxEvent = s.cfg.maxEvent()
-	s.hookBudget(g.dec, func() context.Context { return g.ctx })
+	g.dec.Reserve, g.dec.Release = s.budgetHooks(func() context.Context { return g.ctx })
 	g.stats.Opened = 1
 	g.stats.Open = true
 	g.stats.Since = time.Now()
 	s.get.Store(g)
-	go g.run(gctx, resp)
+	g.wake = func() { go g.run(gctx) }
+	g.resp, g.hcancel, g.lastResumeID, g.base = resp, hcancel, "\x00", s.u.Load() // no event id is NUL (an SSE id with NUL is ignored)
+	go g.run(gctx)
 	return nil
 }
 
 // openStreamTimed opens (or resumes) the session's stream with its
-// response headers bounded by RequestTimeout; the body lives on ctx. A
-// resume goes to link (the stream's rel="stream" URL) when not nil.
-func (s *Session) openStreamTimed(ctx context.Context, lastID string, link *url.URL) (*http.Response, error) {
+// response headers bounded by RequestTimeout; the body lives on a context
+// derived from ctx, which the returned cancel ends: call it once the body
+// is closed (it ends with ctx too). A resume goes to link (the stream's
+// rel="stream" URL) when not nil. On error, cancel is nil.
+func (s *Session) openStreamTimed(ctx context.Context, lastID string, link *url.URL) (*http.Response, context.CancelCauseFunc, error) {
 	hctx, inTime, cancel := headerTimeout(ctx, s.cfg.requestTimeout())
 	resp, err := s.openStream(hctx, lastID, link)
 	if !inTime() {
@@ -150,15 +169,13 @@ func (s *Session) openStreamTimed(ctx context.Context, lastID string, link *url.
 			resp.Body.Close()
 		}
 		cancel(nil)
-		return nil, requestTimeout(s.cfg.requestTimeout())
+		return nil, nil, requestTimeout(s.cfg.requestTimeout())
 	}
 	if err != nil {
 		cancel(nil)
-		return nil, s.ctxErr(hctx, err)
+		return nil, nil, s.ctxErr(hctx, err)
 	}
-	// hctx ends with ctx (the stream's life); cancel is not needed before.
-	context.AfterFunc(ctx, func() { cancel(nil) })
-	return resp, nil
+	return resp, cancel, nil
 }
 
 // restartGET reopens the GET stream after a re-initialize.
@@ -206,31 +223,68 @@ func (g *getStream) snapshot() StreamStats {
 	return st
 }
 
-func (g *getStream) run(ctx context.Context, resp *http.Response) {
-	defer close(g.done)
+// run reads the stream (loop) until it is over, or until it waits for
+// input: the goroutine then ends, and idle waits on a goroutine of its
+// own. An idle stream's goroutine thus has the smallest stack (2 KiB): the
+// reading grows a goroutine's stack beyond that, and the runtime shrinks a
+// parked goroutine's stack only when it uses less than a quarter of it,
+// which a goroutine parked in the netpoller never does.
+func (g *getStream) run(ctx context.Context) {
+	g.idling.Store(false)
+	if !g.loop(ctx) {
+		close(g.done)
+		return
+	}
+	g.idling.Store(true)
+	if g.waiter.WatchReadable(g.wake) {
+		return // no goroutine while idle: wake starts one
+	}
+	go g.idle(ctx)
+}
+
+// idle waits for the stream's next bytes in a goroutine of its own, where
+// the body cannot be watched without one (httpclient.IdleWaiter: no read
+// buffer held, a 2 KiB stack), then reads on.
+func (g *getStream) idle(ctx context.Context) {
+	g.waiter.WaitReadable()
+	g.run(ctx)
+}
+
+// loop reads the stream and reconnects when it breaks. It returns true
+// when the stream waits for input (its body implements IdleWaiter): call
+// loop again once g.waiter.WaitReadable returned. It returns false when
+// the stream is over (the session closed it, or reconnecting gave up).
+func (g *getStream) loop(ctx context.Context) bool {
 	s := g.s
-	var fails int
-	lastResumeID := "\x00" // no event id is NUL (an SSE id with NUL is ignored)
-	var link *url.URL      // the stream's rel="stream" URL (SEP-1335), nil when none
-	base := s.u.Load()
 	for {
-		if len(resp.Header["Link"]) > 0 && !s.modern {
-			if l, refused := streamLink(resp.Header, base); l != nil {
-				link, base = l, l
-			} else if refused {
-				g.mu.Lock()
-				g.stats.LinksRefused++
-				g.mu.Unlock()
+		if !g.reading {
+			resp := g.resp
+			if len(resp.Header["Link"]) > 0 && !s.modern {
+				if l, refused := streamLink(resp.Header, g.base); l != nil {
+					g.link, g.base = l, l
+				} else if refused {
+					g.mu.Lock()
+					g.stats.LinksRefused++
+					g.mu.Unlock()
+				}
 			}
+			g.begin(resp)
 		}
-		err := g.read(ctx, resp)
-		storm := stormCut(resp.Body)
-		resp.Body.Close()
+		err := g.read(ctx)
+		if err == sse.ErrIdle {
+			return true
+		}
+		g.reading = false
+		body := g.body
+		storm := stormCut(body)
+		body.Close()
+		g.hcancel(nil)
+		g.body = nil
 		g.mu.Lock()
 		g.stats.Open = false
 		g.mu.Unlock()
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		brokeAt := time.Now()
 		cause := "ended"
@@ -246,12 +300,13 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 		g.mu.Unlock()
 		clean := errors.Is(err, io.EOF)
 		last := string(g.dec.LastEventID())
+		link := g.link
 		reopen := (last == "" && link == nil) || s.modern
 		if !reopen {
-			if last == lastResumeID {
-				fails++
+			if last == g.lastResumeID {
+				g.fails++
 			} else {
-				fails, lastResumeID = 0, last
+				g.fails, g.lastResumeID = 0, last
 			}
 		}
 		// Reconnect attempts until one is accepted: a failed attempt is
@@ -266,24 +321,29 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 		}
 		var r *http.Response
 		for {
-			if !reopen && fails >= max(s.cfg.maxResumes(), 1) {
-				g.fail(fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, fails))
-				return
+			if !reopen && g.fails >= max(s.cfg.maxResumes(), 1) {
+				g.fail(fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, g.fails))
+				return false
 			}
-			wait := s.reconnectDelay(hint, fails)
+			wait := s.reconnectDelay(hint, g.fails)
 			if err := netutil.SleepCtx(ctx, wait); err != nil {
-				return
+				return false
 			}
 			at := time.Now()
 			var oerr error
-			r, oerr = s.openStreamTimed(ctx, from, link)
+			var hcancel context.CancelCauseFunc
+			r, hcancel, oerr = s.openStreamTimed(ctx, from, link)
 			rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm, Link: link != nil}
 			if g.accept(r, oerr, &rec) {
+				g.hcancel = hcancel
 				break
 			}
-			fails++
-			if (reopen && fails >= s.cfg.maxResumes()+1) || g.fatal(r) || ctx.Err() != nil {
-				return
+			if hcancel != nil {
+				hcancel(nil) // accept read or closed the answer's body
+			}
+			g.fails++
+			if (reopen && g.fails >= s.cfg.maxResumes()+1) || g.fatal(r) || ctx.Err() != nil {
+				return false
 			}
 		}
 		if reopen {
@@ -292,7 +352,7 @@ func (g *getStream) run(ctx context.Context, resp *http.Response) {
 			g.mu.Unlock()
 			g.dec.Start(nil)
 		}
-		resp = r
+		g.resp = r
 	}
 }
 
@@ -337,11 +397,27 @@ func (g *getStream) fail(err error) {
 	g.mu.Unlock()
 }
 
-func (g *getStream) read(ctx context.Context, resp *http.Response) error {
+// begin points the decoder at resp's body. While the stream has nothing
+// to read, a body that implements httpclient.IdleWaiter (plain TCP,
+// HTTP/1.1) lets it wait with no read buffer held and no reading stack
+// (run): an idle session costs less (BenchmarkIdleSessionMemory).
+func (g *getStream) begin(resp *http.Response) {
+	g.nread = 0
+	// Only the body is kept: an idle stream holds no request or headers.
+	g.body, g.resp = resp.Body, nil
+	g.dec.Reset(&countReader{rc: g.body, n: &g.nread})
+	g.waiter = nil
+	if w, ok := g.body.(httpclient.IdleWaiter); ok && w.CanWaitIdle() {
+		g.waiter = w
+	}
+	g.dec.ReturnIdle = g.waiter != nil
+	g.reading = true
+}
+
+// read handles the stream's events until it ends (the error), or until it
+// waits for input (sse.ErrIdle).
+func (g *getStream) read(ctx context.Context) error {
 	s := g.s
-	var n int64
-	r := &countReader{rc: resp.Body, n: &n}
-	g.dec.Reset(r)
 	// An idle GET stream is normal (the server may have nothing to say), so
 	// no idle timeout applies here; the session's Close ends it.
 	for {

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -16,6 +17,10 @@ import (
 // live heap and goroutine stacks after a GC are divided by b.N. Skipped
 // without the variable. Run: MCPBENCH_MEM_URL=http://127.0.0.1:18095/mcp
 // go test ./driver -run xxx -bench IdleSessionMemory -benchtime 2000x
+// stackKiB/session is the goroutine stacks' part (an idle GET stream's
+// goroutine: 2 KiB). With MCPBENCH_MEM_PROF=FILE it also writes the live
+// heap's profile (add -memprofilerate 1 for every allocation) and the
+// goroutines' stacks (FILE.goroutines) while the sessions are open.
 func BenchmarkIdleSessionMemory(b *testing.B) {
 	url := os.Getenv("MCPBENCH_MEM_URL")
 	if url == "" {
@@ -24,14 +29,14 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 	cfg := &driver.Config{URL: url, RequestTimeout: 10 * time.Second}
 	cfg.HTTPClient = driver.NewHTTPClient(cfg)
 	op, _ := driver.NewOp("echo", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hi"}}`), false)
-	live := func() uint64 {
+	live := func() (total, stacks uint64) {
 		runtime.GC()
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		return m.HeapAlloc + m.StackInuse
+		return m.HeapAlloc + m.StackInuse, m.StackInuse
 	}
-	before := live()
+	before, stacksBefore := live()
 	sessions := make([]*driver.Session, 0, b.N)
 	for i := range b.N {
 		s, _ := driver.NewSession(cfg, i)
@@ -45,8 +50,17 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		}
 		sessions = append(sessions, s)
 	}
-	after := live()
+	after, stacksAfter := live()
+	if f := os.Getenv("MCPBENCH_MEM_PROF"); f != "" {
+		w, _ := os.Create(f)
+		pprof.Lookup("heap").WriteTo(w, 0)
+		w.Close()
+		w, _ = os.Create(f + ".goroutines")
+		pprof.Lookup("goroutine").WriteTo(w, 1)
+		w.Close()
+	}
 	b.ReportMetric(float64(after-before)/float64(b.N)/1024, "KiB/session")
+	b.ReportMetric(float64(stacksAfter-stacksBefore)/float64(b.N)/1024, "stackKiB/session")
 	b.StopTimer()
 	for _, s := range sessions {
 		s.Close(b.Context())

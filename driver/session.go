@@ -41,13 +41,16 @@ type Session struct {
 	*sessionState // what the session's lanes share
 
 	// The rest is this lane's own: the request in flight and its buffers.
-	body  *reqBody        // the request body, reused (the transports read it without copying)
-	jbuf  []byte          // a JSON answer's bytes, reused (read.go)
-	dec   *sse.Decoder    // the SSE answer's decoder, reset per stream
-	ans   []byte          // the answer to a server→client request
-	cr    countingReader  // a JSON answer's body, counted (answer.go: readJSON)
-	rng   *mrand.Rand     // this lane's draws (cancel, jitter), seeded by Config.Seed
-	opCtx context.Context // the operation in progress (for the decoder's budget hook)
+	body *reqBody // the request body, reused (the transports read it without copying)
+	jbuf []byte   // a JSON answer's bytes, reused (read.go)
+	// reserve and release are the budget hooks of the lane's SSE decoder
+	// (a pooled one per answer, takeDecoder: an idle lane holds none).
+	reserve func() error
+	release func()
+	ans     []byte          // the answer to a server→client request
+	cr      countingReader  // a JSON answer's body, counted (answer.go: readJSON)
+	rng     *mrand.Rand     // this lane's draws (cancel, jitter), seeded by Config.Seed
+	opCtx   context.Context // the operation in progress (for the decoder's budget hook)
 
 	tokBuf []byte // the progress token of the request in flight
 	mbuf   []byte // _meta render buffer
@@ -129,7 +132,31 @@ type sessionState struct {
 type sessHeaders struct {
 	sid  string
 	post http.Header
-	get  http.Header
+}
+
+// Header values every session sends: shared, never modified (a request
+// that adds a header clones the map first).
+var (
+	hdrJSON      = []string{"application/json"}
+	hdrAcceptAll = []string{"application/json, text/event-stream"}
+	hdrAcceptSSE = []string{"text/event-stream"}
+)
+
+// forGET returns the headers of a GET (the stream, a resume with
+// lastEventID when not "") or a DELETE: the POST's without Content-Type,
+// accepting only SSE. Built per request (they are rare), so an idle
+// session does not hold a second header map.
+func (h *sessHeaders) forGET(lastEventID string) http.Header {
+	g := make(http.Header, len(h.post)+1)
+	for k, v := range h.post {
+		g[k] = v
+	}
+	delete(g, "Content-Type")
+	g["Accept"] = hdrAcceptSSE
+	if lastEventID != "" {
+		g[HeaderLastEventID] = []string{lastEventID}
+	}
+	return g
 }
 
 // runID tells this process's progress tokens from another's.
@@ -145,7 +172,7 @@ var sessionSerial atomic.Uint64
 // number) in seeds. It sends nothing until Initialize. cfg must be valid
 // (Config.Validate).
 func NewSession(cfg *Config, num int) (*Session, error) {
-	u, err := url.Parse(cfg.URL)
+	u, err := parseShared(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
 	}
@@ -173,18 +200,39 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 	return s, nil
 }
 
+// urlCache is parseShared's: the last URL parsed.
+var urlCache atomic.Pointer[cachedURL]
+
+type cachedURL struct {
+	raw string
+	u   *url.URL
+}
+
+// parseShared parses a session's URL once for all the sessions of a run:
+// they share the result, which nothing modifies (a redirect stores a new
+// one).
+func parseShared(raw string) (*url.URL, error) {
+	if c := urlCache.Load(); c != nil && c.raw == raw {
+		return c.u, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	urlCache.Store(&cachedURL{raw: raw, u: u})
+	return u, nil
+}
+
 // newLane returns lane k of the session: its own request state.
 func (c *sessionState) newLane(k int) *Session {
 	s := &Session{
 		sessionState: c,
 		lane:         k,
 		body:         &reqBody{},
-		dec:          sse.NewDecoder(nil),
 		rng:          mrand.New(mrand.NewPCG(uint64(c.cfg.Seed), c.num|uint64(k)<<48)),
 		idleDur:      c.cfg.streamIdleTimeout(),
 	}
-	s.dec.MaxEvent = c.cfg.maxEvent()
-	s.hookBudget(s.dec, func() context.Context { return s.opCtx })
+	s.reserve, s.release = s.budgetHooks(func() context.Context { return s.opCtx })
 	return s
 }
 
@@ -205,23 +253,49 @@ func (s *Session) Lanes(n int) []*Session {
 	return c.lanes[:max(n, 1)]
 }
 
-// hookBudget makes dec reserve its large buffers from the session's
-// budget, waiting under the context ctx returns.
-func (s *Session) hookBudget(dec *sse.Decoder, ctx func() context.Context) {
+// budgetHooks returns an SSE decoder's Reserve and Release hooks (set
+// on one decoder at a time) that reserve its large buffers from the
+// session's memory budget (Config.Budget), waiting on ctx().
+func (s *Session) budgetHooks(ctx func() context.Context) (reserve func() error, release func()) {
+	limit := s.cfg.maxEvent()
+	if limit <= 0 {
+		limit = sse.MaxEventBytes // the decoder's own default (Decoder.Limit)
+	}
 	var held int64
-	dec.Reserve = func() error {
+	reserve = func() error {
 		c := ctx()
 		if c == nil {
 			c = context.Background()
 		}
-		n, err := s.budget.acquire(c, 2*int64(dec.Limit()))
+		n, err := s.budget.acquire(c, 2*int64(limit))
 		held = n
 		return err
 	}
-	dec.Release = func() {
+	release = func() {
 		s.budget.release(held)
 		held = 0
 	}
+	return reserve, release
+}
+
+// postDecoders holds the SSE decoders of POST answers between answers.
+var postDecoders = sync.Pool{New: func() any { return sse.NewDecoder(nil) }}
+
+// takeDecoder returns a decoder for one SSE answer of the lane, with the
+// lane's event limit and budget hooks; giveDecoder returns it.
+func (s *Session) takeDecoder() *sse.Decoder {
+	d := postDecoders.Get().(*sse.Decoder)
+	d.MaxEvent = s.cfg.maxEvent()
+	d.Reserve, d.Release = s.reserve, s.release
+	return d
+}
+
+// giveDecoder parks d (its large buffers and any budget reservation go
+// back: Reset) and pools it.
+func (s *Session) giveDecoder(d *sse.Decoder) {
+	d.Reset(nil)
+	d.Reserve, d.Release = nil, nil
+	postDecoders.Put(d)
 }
 
 // Modern reports whether the session speaks a modern (stateless) version.
@@ -244,22 +318,18 @@ func (s *Session) setHeaders(sid, proto string) { s.hdr.Store(s.buildHeaders(sid
 // buildHeaders returns the request headers of a session with id sid at
 // protocol version proto ("" for none).
 func (s *Session) buildHeaders(sid, proto string) *sessHeaders {
-	h := &sessHeaders{sid: sid, post: make(http.Header, 6+len(s.cfg.Header)), get: make(http.Header, 4+len(s.cfg.Header))}
+	h := &sessHeaders{sid: sid, post: make(http.Header, 4+len(s.cfg.Header))}
 	for k, v := range s.cfg.Header {
 		h.post[k] = v
-		h.get[k] = v
 	}
-	h.post["Content-Type"] = []string{"application/json"}
-	h.post["Accept"] = []string{"application/json, text/event-stream"}
-	h.get["Accept"] = []string{"text/event-stream"}
+	h.post["Content-Type"] = hdrJSON
+	h.post["Accept"] = hdrAcceptAll
 	if sid != "" {
 		h.post[HeaderSessionID] = []string{sid}
-		h.get[HeaderSessionID] = []string{sid}
 	}
 	// The header exists since 2025-06-18 (transports §Protocol Version Header).
 	if proto != "" && proto != Protocol20250326 {
 		h.post[HeaderProtocolVersion] = []string{proto}
-		h.get[HeaderProtocolVersion] = []string{proto}
 	}
 	return h
 }

@@ -25,7 +25,8 @@ import (
 func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *call, res *Result) error {
 	led := &res.Ledger
 	led.Checked = true
-	dec := s.dec
+	dec := s.takeDecoder()
+	defer s.giveDecoder(dec)
 	dec.Start(nil)
 	lastResumeID := "\x00" // no event id is NUL (an SSE id with NUL is ignored)
 	fails := 0
@@ -230,7 +231,7 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 		r.At = time.Now()
 		r.Delay = r.At.Sub(brokeAt)
 		s.arm()
-		resp, err := s.sendTo(ctx, link, http.MethodGet, nil, h.get, last)
+		resp, err := s.sendTo(ctx, link, http.MethodGet, nil, h.forGET(last), "")
 		r.TimeToResume = time.Since(brokeAt)
 		if err != nil {
 			res.Resumes = append(res.Resumes, r)

@@ -107,13 +107,26 @@ type h1conn struct {
 	peekFn   func(fd uintptr) bool
 	peekBuf  [1]byte
 	peekLive bool
+	// waitFn is IdleWaiter's look at a GET stream's socket (peekWait),
+	// set when the stream's connection is a plain TCP socket read through
+	// br alone; nil: the stream cannot wait idle.
+	waitFn func(fd uintptr) bool
+	rest   *restReader // a GET stream's bytes buffered with its head, read first (nil: none)
+	// watchID is the epoll watch of an idle GET stream (WatchReadable),
+	// 0 when none is armed.
+	watchID atomic.Uint64
+	aborted atomic.Bool // abortIO was called (the connection is not reused after)
 
 	abortFn func()    // aborts blocked I/O (RoundTrip's context.AfterFunc); made once
 	hdrs    *hdrCache // the previous response's header values (nil: none yet, or a GET stream's connection)
 }
 
 // abortIO aborts the connection's blocked reads and writes.
-func (pc *h1conn) abortIO() { pc.c.SetDeadline(aLongTimeAgo) }
+func (pc *h1conn) abortIO() {
+	pc.aborted.Store(true)
+	pc.c.SetDeadline(aLongTimeAgo)
+	pc.unwatch() // an idle stream has no blocked read: wake its reader
+}
 
 // connWriter writes to the connection and counts what it accepted, so that
 // a failed request is known to be unsent (n == 0) or possibly seen.

@@ -67,6 +67,9 @@ func (b *h1body) Read(p []byte) (int, error) {
 var errBodyClosed = errors.New("h1: body closed")
 
 func (b *h1body) read(p []byte) (int, error) {
+	if b.pc.br == nil { // back from an idle wait (goIdle)
+		b.pc.br = getStreamReader(b.pc.rw)
+	}
 	br := b.pc.br
 	switch b.mode {
 	case modeNone:
@@ -231,6 +234,7 @@ func (b *h1body) abort() {
 		if b.stop != nil {
 			b.stop()
 		}
+		b.pc.unwatch()
 		b.pc.c.Close()
 	}
 }
@@ -244,6 +248,7 @@ func (b *h1body) Reset() error {
 		if b.stop != nil {
 			b.stop()
 		}
+		b.pc.unwatch()
 		c := b.pc.c
 		if tc, ok := c.(*tls.Conn); ok {
 			c = tc.NetConn()

@@ -252,9 +252,15 @@ func getReader(r io.Reader) *bufio.Reader {
 }
 
 func putReader(br *bufio.Reader) {
-	if br != nil && br.Size() == readBufSize { // not a GET stream's small one
-		br.Reset(nil)
+	if br == nil {
+		return
+	}
+	br.Reset(nil)
+	switch br.Size() {
+	case readBufSize:
 		readerPool.Put(br)
+	case streamBufSize: // a GET stream's small one
+		streamReaderPool.Put(br)
 	}
 }
 

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 )
 
 // errLineTooLong: a line is longer than readLine's limit.
@@ -233,11 +237,145 @@ func (pc *h1conn) shrinkReader(b *h1body) {
 	var src io.Reader = pc.rw
 	if n := pc.br.Buffered(); n > 0 {
 		rest, _ := pc.br.Peek(n)
-		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), pc.rw)
+		pc.rest = &restReader{rest: bytes.Clone(rest), r: pc.rw}
+		src = pc.rest
 		b.keep = false
 	}
 	putReader(pc.br)
-	pc.br = bufio.NewReaderSize(src, streamBufSize)
+	pc.br = getStreamReader(src)
+	if _, plain := pc.c.(*net.TCPConn); plain && pc.rc != nil && pc.waitFn == nil {
+		pc.waitFn = pc.peekWait
+	}
+}
+
+// restReader reads the bytes a GET stream's connection had buffered
+// beyond the response head (often the first event), then the connection.
+type restReader struct {
+	rest []byte
+	r    io.Reader
+}
+
+func (r *restReader) Read(p []byte) (int, error) {
+	if len(r.rest) == 0 {
+		return r.r.Read(p)
+	}
+	n := copy(p, r.rest)
+	r.rest = r.rest[n:]
+	return n, nil
+}
+
+// streamReaderPool holds the read buffers of GET streams that wait idle
+// (h1body.WaitReadable): an idle stream holds none.
+var streamReaderPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, streamBufSize) }}
+
+func getStreamReader(r io.Reader) *bufio.Reader {
+	br := streamReaderPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	return br
+}
+
+// CanWaitIdle implements IdleWaiter: a GET stream's body on a plain TCP
+// connection.
+func (b *h1body) CanWaitIdle() bool { return b.pc.waitFn != nil }
+
+// goIdle prepares an idle wait: with nothing buffered (a chunk's CRLF
+// taken first), the connection's read buffer goes back to the pool and it
+// returns true; the next read takes one again (read). False: the body
+// cannot wait idle, or a Read would not block.
+func (b *h1body) goIdle() bool {
+	pc := b.pc
+	if b.mode == modeChunked && b.left == 0 && b.crlf && pc.br != nil && pc.br.Buffered() >= 2 {
+		// The last chunk's CRLF is buffered, the next chunk is not: take
+		// it now, so that what is left to wait for is on the socket.
+		if p, _ := pc.br.Peek(2); string(p) == "\r\n" {
+			pc.br.Discard(2)
+			b.crlf = false
+		}
+	}
+	if pc.waitFn == nil || pc.br == nil || pc.br.Buffered() > 0 || pc.rest != nil && len(pc.rest.rest) > 0 ||
+		b.err != nil || b.state.Load() != 0 || b.mode == modeNone || b.mode == modeLength && b.left == 0 {
+		return false
+	}
+	br := pc.br
+	pc.br, pc.rest = nil, nil
+	br.Reset(nil)
+	streamReaderPool.Put(br)
+	return true
+}
+
+// WaitReadable implements IdleWaiter for a GET stream's body on a plain
+// TCP connection: with nothing buffered, the connection's read buffer goes
+// back to the pool and the socket is watched by the netpoller
+// (RawConn.Read with peekWait) until it has bytes, its end or an error.
+func (b *h1body) WaitReadable() {
+	if !b.goIdle() {
+		return
+	}
+	pc := b.pc
+	if hook := testHookIdleWait.Load(); hook != nil {
+		(*hook)(pc)
+	}
+	pc.rc.Read(pc.waitFn) //nolint:errcheck // closed or aborted: the next Read says so
+}
+
+// WatchReadable implements IdleWaiter: as WaitReadable, but the socket is
+// watched by the process's epoll watcher (idlewatch_linux.go), and ready
+// is called once (on the watcher's goroutine: it must return quickly)
+// when a Read would not block, or when the body is closed or its
+// connection aborted. It returns false, and will not call ready, when the
+// body cannot be watched (no epoll) or a Read would not block now.
+func (b *h1body) WatchReadable(ready func()) bool {
+	w := theWatcher()
+	if w == nil || !b.goIdle() {
+		return false
+	}
+	pc := b.pc
+	if hook := testHookIdleWait.Load(); hook != nil {
+		(*hook)(pc)
+	}
+	var id uint64
+	// The watch id is stored before the socket is armed: an abort that
+	// comes after finds it (unwatch); one that came before, while this
+	// goroutine was still reading, is seen here.
+	err := pc.rc.Control(func(fd uintptr) {
+		id = w.arm(fd, ready, &pc.watchID)
+	})
+	if err != nil || id == 0 {
+		return false
+	}
+	if pc.aborted.Load() || b.state.Load() != 0 {
+		pc.unwatch()
+	}
+	return true
+}
+
+// unwatch ends a watch armed by WatchReadable, if it has not fired: the
+// socket leaves the epoll set and ready is called, so the reader finds
+// the body closed or aborted. Safe for concurrent use.
+func (pc *h1conn) unwatch() {
+	id := pc.watchID.Swap(0)
+	if id == 0 {
+		return
+	}
+	w := theWatcher()
+	ready := w.take(id)
+	if ready == nil {
+		return // fired: the reader is on its way
+	}
+	pc.rc.Control(w.forget) //nolint:errcheck // closed: the kernel dropped it from the set
+	ready()
+}
+
+// testHookIdleWait, when set (tests), is called by WaitReadable before it
+// waits.
+var testHookIdleWait atomic.Pointer[func(*h1conn)]
+
+// peekWait is WaitReadable's look at the socket: recvfrom(2) with
+// MSG_PEEK of one byte. Nothing to read (EAGAIN) waits for readiness; a
+// byte, the end of the stream or an error ends the wait.
+func (pc *h1conn) peekWait(fd uintptr) bool {
+	_, err := peekFD(fd, pc.peekBuf[:])
+	return err != syscall.EAGAIN && err != syscall.EWOULDBLOCK
 }
 
 // checkStart looks at the first buffered bytes of a response head (at

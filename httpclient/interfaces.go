@@ -56,3 +56,24 @@ type StormCutReporter interface {
 type BytesBody interface {
 	Bytes() []byte
 }
+
+// IdleWaiter is a response body that can wait for its next bytes without
+// a read buffer in use, and without a goroutine: an idle GET stream waits
+// this way, its connection's read buffer back in a pool meanwhile.
+// WatchReadable arranges for ready to be called once, on another
+// goroutine (it must return quickly: start one), when a Read would not
+// block (bytes are buffered or the socket is readable, at its end, or
+// failed), or when the body is closed or its connection aborted (the next
+// Read then reports why); it returns false, and never calls ready, when it
+// cannot (no epoll: not Linux) or a Read would not block now.
+// WaitReadable is the same wait in the calling goroutine: it returns at
+// once when a Read would not block. Neither is safe for concurrent use
+// with Read; Close may be called from another goroutine to end a wait.
+type IdleWaiter interface {
+	// CanWaitIdle reports whether the body can wait this way (false:
+	// TLS, a wrapped connection, HTTP/2; WaitReadable then returns at
+	// once, WatchReadable false).
+	CanWaitIdle() bool
+	WaitReadable()
+	WatchReadable(ready func()) bool
+}

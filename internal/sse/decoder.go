@@ -164,7 +164,21 @@ type Decoder struct {
 	// Both are called synchronously from Next, Reset or Start, in the
 	// caller's goroutine.
 	Release func()
+	// ReturnIdle makes Next return ErrIdle in place of a read that finds
+	// nothing left in the read buffer (every byte read so far consumed),
+	// once per such read: the caller waits for input without the decoder's
+	// stack or read buffer (httpclient.IdleWaiter), and calls Next again,
+	// which then reads. The read buffer goes back to the pool meanwhile, so
+	// a long-lived stream that mostly waits (a GET stream) holds none. Set
+	// by the caller; Reset and Start keep it.
+	ReturnIdle bool
+	idled      bool // ErrIdle was returned: the next fill reads
 }
+
+// ErrIdle is Next's answer, with ReturnIdle set, when it would have to wait
+// for input: the decoder is intact (an event may be under way); call Next
+// again once input is there.
+var ErrIdle = errors.New("sse: waiting for input")
 
 // NewDecoder returns a decoder reading from r.
 func NewDecoder(r io.Reader) *Decoder {
@@ -194,6 +208,7 @@ func (d *Decoder) Reset(r io.Reader) {
 	d.lf, d.lfScan, d.crScan = -1, 0, 0
 	d.eof = false
 	d.err = nil
+	d.idled = false
 	d.bomChecked = false
 	d.skipLF = false
 	d.partial = false

@@ -165,6 +165,19 @@ func (d *Decoder) fill() error {
 		}
 		d.shift(make([]byte, n))
 	}
+	if d.ReturnIdle && d.end == 0 && !d.large && !d.idled {
+		// Nothing unconsumed: the caller waits without the read buffer.
+		if len(d.buf) == initialBuffer {
+			decBufPool.Put((*[initialBuffer]byte)(d.buf))
+		}
+		d.buf = nil
+		d.idled = true
+		return ErrIdle
+	}
+	d.idled = false
+	if d.buf == nil {
+		d.buf = decBufPool.Get().(*[initialBuffer]byte)[:]
+	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := d.r.Read(d.buf[d.end:])
 		d.end += n
