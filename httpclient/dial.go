@@ -18,6 +18,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"golang.org/x/net/http/httpproxy"
 )
@@ -165,7 +166,7 @@ type dialer struct {
 
 func newDialer(timeout time.Duration, proxy *proxySetting, tc *tls.Config) *dialer {
 	return &dialer{timeout: timeout, proxy: proxy, tls: tc,
-		nd: net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second},
+		nd: net.Dialer{Timeout: timeout},
 		hs: hdr.New(1, 60_000_000, 3), protos: map[string]int64{}, versions: map[uint16]int64{}, proxiesUsed: map[string]string{}}
 }
 
@@ -175,6 +176,7 @@ func (d *dialer) tcp(ctx context.Context, addr string) (net.Conn, error) {
 	defer cancel()
 	nd := d.nd
 	nd.LocalAddr = d.src.pick()
+	nd.KeepAliveConfig = netutil.KeepAlive() // jittered: see there
 	c, err := nd.DialContext(dctx, "tcp", addr)
 	if err == nil {
 		d.conns.Add(1)

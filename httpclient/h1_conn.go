@@ -100,7 +100,7 @@ func (t *h1Transport) dialDirect(ctx context.Context, scheme, addr, proto string
 		c, err = t.Dial(dctx, "tcp", addr)
 	} else {
 		t.srcOnce.Do(func() { t.src = newSourcePicker(t.SourceAddrs) })
-		d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, LocalAddr: t.src.pick()}
+		d := net.Dialer{Timeout: timeout, KeepAliveConfig: netutil.KeepAlive(), LocalAddr: t.src.pick()}
 		c, err = d.DialContext(dctx, "tcp", addr)
 	}
 	if err != nil {

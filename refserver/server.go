@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // DefaultAddr is the address Start listens on when given "": a free port on
@@ -55,12 +57,13 @@ func Start(ctx context.Context, addr string, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 		}
 	}
-	var lc net.ListenConfig
+	lc := net.ListenConfig{KeepAlive: -1} // set per connection, jittered (netutil.KeepAlive)
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
 		h.Close()
 		return nil, err
 	}
+	ln = netutil.KeepAliveListener{Listener: ln}
 	s.ln = ln
 	mux := http.NewServeMux()
 	var mcp http.Handler = h

@@ -38,7 +38,9 @@ for i in $(seq 0 $((servers - 1))); do   # wait until each server answers
 done
 # Closed model: every session runs one echo call per --think-time ($THINK, 300 s) and holds
 # its GET stream in between: one call per session while the VUs ramp up.
-/usr/bin/time -v "$bin" run "${urls[@]}" --vus "$sessions" --processes "$procs" --get-stream \
+# --vus 0: the ramp starts from no VU (a stage ramps from --vus), so
+# sessions open at SESSIONS/RAMP per second.
+/usr/bin/time -v "$bin" run "${urls[@]}" --vus 0 --processes "$procs" --get-stream \
   --tool echo --args '{"text":"hi"}' --think-time "${THINK:-300s}" -s "$ramp:$sessions" -s "$hold:$sessions" --warmup 0s \
   --out "$out/run" 2>"$out/time.txt" | tail -n 40
 grep -E "Maximum resident" "$out/time.txt" | sed 's/^\s*/parent+children (largest one): /'
