@@ -28,7 +28,7 @@ var layers = map[string][]string{
 	"internal/netutil":  {},
 	"internal/sse":      {"internal/units"},
 	"profiles":          {},
-	"refserver":         {},
+	"refserver":         {"internal/netutil"}, // its connections' jittered keep-alive
 	"internal/mcptest":  {},
 	"internal/archtest": {},
 
