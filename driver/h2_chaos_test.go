@@ -36,7 +36,10 @@ func TestH2ChaosCutLayers(t *testing.T) {
 				t.Fatal(errs)
 			}
 			inj := chaos.New(plan, 1)
-			base := &driver.Config{URL: srv.URL(), HTTP: tc.http, TLS: httpclient.TLSFiles{CAFile: ca}, DefaultRetry: time.Millisecond}
+			// A loaded server may answer the GET stream's re-open 409 until it
+			// has seen the cut connection: the stream keeps trying (MaxResumes)
+			// rather than give up after a few milliseconds.
+			base := &driver.Config{URL: srv.URL(), HTTP: tc.http, TLS: httpclient.TLSFiles{CAFile: ca}, DefaultRetry: time.Millisecond, MaxResumes: 1000}
 			base.HTTPClient = driver.NewHTTPClient(base)
 			cfg := *base
 			cfg.HTTPClient = &http.Client{Transport: inj.Wrap(0, base.HTTPClient.Transport)}

@@ -154,12 +154,15 @@ func TestStreamLinkResume(t *testing.T) {
 					atLink++
 				}
 			}
+			// The server counts every resume at a link it hands to the SDK,
+			// those the SDK then refuses with 409 included: one per attempt,
+			// at least one per call.
 			want := 0
 			if tc.links {
 				want = calls
 			}
-			if viaLink != atLink || srv.Stats().LinkResumes != int64(want) || (tc.links && viaLink < want) || (!tc.links && viaLink != 0) {
-				t.Fatalf("resumes at the link: driver %d, requests %d, server served %d; want %d served, every attempt at the link seen by both", viaLink, atLink, srv.Stats().LinkResumes, want)
+			if viaLink != atLink || srv.Stats().LinkResumes != int64(viaLink) || viaLink < want || (!tc.links && viaLink != 0) {
+				t.Fatalf("resumes at the link: driver %d, requests %d, server served %d; want at least %d, every attempt at the link seen by all three", viaLink, atLink, srv.Stats().LinkResumes, want)
 			}
 			if tc.links || tc.after != 0 {
 				if accepted != calls {
