@@ -2,29 +2,18 @@ package driver_test
 
 import (
 	"testing"
-	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
-// An idle GET stream (plain HTTP/1.1) waits on a goroutine of its own with
-// no read buffer (BenchmarkIdleSessionMemory measures what that saves);
+// An idle GET stream (plain HTTP/1.1) waits with no goroutine (the epoll
+// watch) and no read buffer (BenchmarkIdleSessionMemory measures what that saves);
 // notifications wake it, each arrives once and in order (the ledger of
 // numbered notifications), and it waits again. Three rounds of 5 against
 // the reference server: 15 events, no break, a clean ledger.
 func TestGETStreamIdleWaitsAndWakes(t *testing.T) {
 	t.Parallel()
-	srv := startRef(t, refserver.ModeStateful)
-	cfg := &driver.Config{URL: srv.URL(), RequestTimeout: 10 * time.Second}
-	s, err := driver.NewSession(cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res driver.Result
-	if err := s.Initialize(t.Context(), &res); err != nil {
-		t.Fatal(err)
-	}
+	s := refSession(t, startRef(t, refserver.ModeStateful))
 	if err := s.OpenStream(t.Context()); err != nil {
 		t.Fatal(err)
 	}

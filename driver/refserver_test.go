@@ -38,6 +38,21 @@ func do(t *testing.T, s *driver.Session, o *driver.Op) driver.Result {
 	return res
 }
 
+// refSession returns an initialized session with the reference server
+// srv (10 s request timeout).
+func refSession(t *testing.T, srv *refserver.Server) *driver.Session {
+	t.Helper()
+	s, err := driver.NewSession(&driver.Config{URL: srv.URL(), RequestTimeout: 10 * time.Second}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res driver.Result
+	if err := s.Initialize(t.Context(), &res); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -56,15 +71,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestRefServerSessionLifecycle(t *testing.T) {
 	t.Parallel()
 	srv := startRef(t, refserver.ModeStateful)
-	cfg := &driver.Config{URL: srv.URL(), RequestTimeout: 10 * time.Second}
-	s, err := driver.NewSession(cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res driver.Result
-	if err := s.Initialize(t.Context(), &res); err != nil {
-		t.Fatal(err)
-	}
+	s := refSession(t, srv)
 	if s.Protocol() != "2025-11-25" || s.ID() == "" {
 		t.Fatalf("protocol %q session %q", s.Protocol(), s.ID())
 	}

@@ -47,13 +47,35 @@ func chunk(s string) string {
 	return string(hex[len(s)>>4]) + string(hex[len(s)&15]) + "\r\n" + s + "\r\n"
 }
 
+// stagedGET sends a GET to a stagedServer (feeding next) and returns its
+// body, closed at the end of the test.
+func stagedGET(t *testing.T, ctx context.Context, next <-chan string) *h1body {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", stagedServer(t, next)+"/mcp", nil)
+	resp, err := (&h1Transport{}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp.Body.(*h1body)
+}
+
+// readWant reads once from b and wants exactly want.
+func readWant(t *testing.T, b *h1body, want string) {
+	t.Helper()
+	p := make([]byte, 64)
+	n, err := b.Read(p)
+	if string(p[:n]) != want || err != nil {
+		t.Fatalf("Read = %q, %v; want %q", p[:n], err, want)
+	}
+}
+
 // A GET stream's body waits idle (WaitReadable) with its connection's read
 // buffer given back — also when the chunk's CRLF is what is left buffered
 // — returns when the next chunk arrives, and the reads then return every
 // byte in order, up to the end of the stream.
 func TestWaitReadableWaitsWithoutBuffer(t *testing.T) {
 	next := make(chan string)
-	url := stagedServer(t, next)
 	waiting := make(chan bool, 1)
 	var pc *h1conn
 	hook := func(c *h1conn) {
@@ -64,27 +86,12 @@ func TestWaitReadableWaitsWithoutBuffer(t *testing.T) {
 	testHookIdleWait.Store(&hook)
 	t.Cleanup(func() { testHookIdleWait.Store(nil) })
 
-	req, _ := http.NewRequest("GET", url+"/mcp", nil)
-	resp, err := (&h1Transport{}).RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b := resp.Body.(*h1body)
+	b := stagedGET(t, t.Context(), next)
 	pc = b.pc
-	w := resp.Body.(IdleWaiter)
-	read := func(want string) {
-		t.Helper()
-		p := make([]byte, 64)
-		n, err := b.Read(p)
-		if string(p[:n]) != want || err != nil {
-			t.Fatalf("Read = %q, %v; want %q", p[:n], err, want)
-		}
-	}
-	read(": ok\n\n") // buffered with the head
+	readWant(t, b, ": ok\n\n") // buffered with the head
 	for _, ev := range []string{"data: 1\n\n", "data: 22\n\n", "id: 3\ndata: 333\n\n"} {
 		done := make(chan struct{})
-		go func() { w.WaitReadable(); close(done) }()
+		go func() { b.WaitReadable(); close(done) }()
 		select {
 		case released := <-waiting:
 			if !released {
@@ -95,11 +102,11 @@ func TestWaitReadableWaitsWithoutBuffer(t *testing.T) {
 		}
 		next <- ev
 		<-done
-		read(ev)
+		readWant(t, b, ev)
 	}
 	close(next)
 	done := make(chan struct{})
-	go func() { w.WaitReadable(); close(done) }()
+	go func() { b.WaitReadable(); close(done) }()
 	<-waiting
 	<-done
 	if n, err := b.Read(make([]byte, 8)); n != 0 || err != io.EOF {
@@ -111,19 +118,11 @@ func TestWaitReadableWaitsWithoutBuffer(t *testing.T) {
 func TestWaitReadableEndsOnClose(t *testing.T) {
 	next := make(chan string)
 	t.Cleanup(func() { close(next) })
-	url := stagedServer(t, next)
-	req, _ := http.NewRequest("GET", url+"/mcp", nil)
-	resp, err := (&h1Transport{}).RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := resp.Body.(*h1body)
-	if n, err := b.Read(make([]byte, 64)); n != 6 || err != nil {
-		t.Fatalf("first read %d, %v", n, err)
-	}
+	b := stagedGET(t, t.Context(), next)
+	readWant(t, b, ": ok\n\n")
 	done := make(chan struct{})
 	go func() { b.WaitReadable(); close(done) }()
-	resp.Body.Close()
+	b.Close()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
@@ -137,7 +136,6 @@ func TestWaitReadableEndsOnClose(t *testing.T) {
 // Bytes already buffered: WaitReadable returns at once, without waiting.
 func TestWaitReadableBuffered(t *testing.T) {
 	next := make(chan string)
-	url := stagedServer(t, next)
 	t.Cleanup(func() { close(next) })
 	var waits int
 	var pc *h1conn
@@ -148,13 +146,7 @@ func TestWaitReadableBuffered(t *testing.T) {
 	}
 	testHookIdleWait.Store(&hook)
 	t.Cleanup(func() { testHookIdleWait.Store(nil) })
-	req, _ := http.NewRequest("GET", url+"/mcp", nil)
-	resp, err := (&h1Transport{}).RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b := resp.Body.(*h1body)
+	b := stagedGET(t, t.Context(), next)
 	pc = b.pc
 	b.WaitReadable() // ": ok" is buffered with the head
 	if waits != 0 {
@@ -170,23 +162,8 @@ func TestWatchReadableFiresOncePerArrival(t *testing.T) {
 		t.Skip("no epoll watcher on " + runtime.GOOS)
 	}
 	next := make(chan string)
-	url := stagedServer(t, next)
-	req, _ := http.NewRequest("GET", url+"/mcp", nil)
-	resp, err := (&h1Transport{}).RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b := resp.Body.(*h1body)
-	read := func(want string) {
-		t.Helper()
-		p := make([]byte, 64)
-		n, err := b.Read(p)
-		if string(p[:n]) != want || err != nil {
-			t.Fatalf("Read = %q, %v; want %q", p[:n], err, want)
-		}
-	}
-	read(": ok\n\n")
+	b := stagedGET(t, t.Context(), next)
+	readWant(t, b, ": ok\n\n")
 	var calls atomic.Int32
 	fired := make(chan struct{}, 4)
 	ready := func() { calls.Add(1); fired <- struct{}{} }
@@ -202,7 +179,7 @@ func TestWatchReadableFiresOncePerArrival(t *testing.T) {
 		if n := calls.Load(); n != int32(i+1) {
 			t.Fatalf("ready called %d times after %d arrivals", n, i+1)
 		}
-		read(ev)
+		readWant(t, b, ev)
 	}
 	close(next)
 	if !b.WatchReadable(ready) {
@@ -227,19 +204,10 @@ func TestWatchReadableEndsOnAbort(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			next := make(chan string)
 			t.Cleanup(func() { close(next) })
-			url := stagedServer(t, next)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "GET", url+"/mcp", nil)
-			resp, err := (&h1Transport{}).RoundTrip(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b := resp.Body.(*h1body)
-			if n, err := b.Read(make([]byte, 64)); n != 6 || err != nil {
-				t.Fatalf("first read %d, %v", n, err)
-			}
+			b := stagedGET(t, ctx, next)
+			readWant(t, b, ": ok\n\n")
 			if how == "cancel before" {
 				cancel()
 				for deadline := time.Now().Add(30 * time.Second); !b.pc.aborted.Load(); {
@@ -255,7 +223,7 @@ func TestWatchReadableEndsOnAbort(t *testing.T) {
 			}
 			switch how {
 			case "close":
-				resp.Body.Close()
+				b.Close()
 			case "cancel after":
 				cancel()
 			}
