@@ -1,7 +1,11 @@
+//go:build linux || darwin
+
 // Command benchclients measures what three MCP clients cost the machine
 // for the same load against the same server: mcpbench itself (`mcpbench
 // run`), a small load generator on the official go-sdk's public client API,
-// and a raw net/http loop that POSTs tools/call and reads the SSE answer.
+// and a raw net/http loop that POSTs tools/call and reads the SSE answer;
+// with -clients …,floor also the floor, a bare-socket loop that does only
+// the write and the reads a call needs (floorClient).
 //
 // It starts one `mcpbench serve` (stateful, SSE answers, 2025-11-25), then
 // runs each client as a child process, one after another, the order
@@ -22,7 +26,7 @@
 //
 //	benchclients -mcpbench /path/to/mcpbench [-rate 2000] [-duration 10s] [-rounds 3] [-closed 0]
 //
-// The children are this same program with -child sdk|raw.
+// The children are this same program with -child sdk|raw|floor.
 package main
 
 import (
@@ -35,6 +39,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"runtime/metrics"
@@ -45,6 +50,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -79,7 +85,7 @@ func main() {
 	flag.IntVar(&o.closed, "closed", 0, "closed model: this many workers calling back to back (saturation); 0: open model at -rate")
 	flag.IntVar(&o.sessions, "sessions", 16, "open model: sessions (one worker each) of the go-sdk and raw clients")
 	flag.IntVar(&o.procs, "procs", 1, "GOMAXPROCS of every client (mcpbench: --procs)")
-	flag.StringVar(&o.clients, "clients", "mcpbench,sdk,raw", "clients to run, comma separated")
+	flag.StringVar(&o.clients, "clients", "mcpbench,sdk,raw,floor", "clients to run, comma separated (mcpbench, sdk, raw, floor)")
 	flag.BoolVar(&o.verbose, "v", false, "print every child's figures as it ends")
 	flag.StringVar(&o.child, "child", "", "internal: run as the sdk or raw client")
 	flag.Parse()
@@ -132,6 +138,7 @@ type sample struct {
 	vcsw, ivcsw        float64 // per call
 	allocs             float64 // per call; -1 unknown
 	ratioSDK, ratioRaw float64 // total vs the same round's; 0 unknown
+	ratioFloor         float64
 }
 
 func orchestrate(o options) error {
@@ -140,8 +147,8 @@ func orchestrate(o options) error {
 		clients = append([]string{"base"}, clients...)
 	}
 	for _, c := range clients {
-		if c != "mcpbench" && c != "base" && c != "sdk" && c != "raw" {
-			return fmt.Errorf("-clients: unknown client %q (mcpbench, sdk, raw)", c)
+		if c != "mcpbench" && c != "base" && c != "sdk" && c != "raw" && c != "floor" {
+			return fmt.Errorf("-clients: unknown client %q (mcpbench, sdk, raw, floor)", c)
 		}
 	}
 	self, err := os.Executable()
@@ -185,6 +192,9 @@ func orchestrate(o options) error {
 			if b, ok := round["raw"]; ok && b.total > 0 {
 				s.ratioRaw = s.total / b.total
 			}
+			if b, ok := round["floor"]; ok && b.total > 0 {
+				s.ratioFloor = s.total / b.total
+			}
 			all[c] = append(all[c], s)
 		}
 	}
@@ -194,8 +204,8 @@ func orchestrate(o options) error {
 
 func printTable(clients []string, all map[string][]sample, rounds int) {
 	fmt.Printf("\nmedians of %d rounds, per call (ratios: the total against the same round's client)\n", rounds)
-	fmt.Printf("| client | calls | errors | user µs | sys µs | total µs | vol. cs | invol. cs | allocs | total vs go-sdk | total vs raw |\n")
-	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| client | calls | errors | user µs | sys µs | total µs | vol. cs | invol. cs | allocs | total vs go-sdk | total vs raw | total vs floor |\n")
+	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range clients {
 		ss := all[c]
 		med := func(f func(sample) float64) float64 {
@@ -219,13 +229,14 @@ func printTable(clients []string, all map[string][]sample, rounds int) {
 		if a := med(func(s sample) float64 { return s.allocs }); a >= 0 {
 			allocs = fmt.Sprintf("%.1f", a)
 		}
-		name := map[string]string{"mcpbench": "mcpbench run", "base": "mcpbench run (-base)", "sdk": "go-sdk client", "raw": "raw net/http"}[c]
-		fmt.Printf("| %s | %.0f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f | %s | %s | %s |\n", name,
+		name := map[string]string{"mcpbench": "mcpbench run", "base": "mcpbench run (-base)", "sdk": "go-sdk client", "raw": "raw net/http", "floor": "floor (bare socket)"}[c]
+		fmt.Printf("| %s | %.0f | %.0f | %.1f | %.1f | %.1f | %.2f | %.2f | %s | %s | %s | %s |\n", name,
 			med(func(s sample) float64 { return float64(s.calls) }), med(func(s sample) float64 { return float64(s.errs) }),
 			med(func(s sample) float64 { return s.user }), med(func(s sample) float64 { return s.sys }),
 			med(func(s sample) float64 { return s.total }), med(func(s sample) float64 { return s.vcsw }),
 			med(func(s sample) float64 { return s.ivcsw }), allocs,
-			ratio(med(func(s sample) float64 { return s.ratioSDK })), ratio(med(func(s sample) float64 { return s.ratioRaw })))
+			ratio(med(func(s sample) float64 { return s.ratioSDK })), ratio(med(func(s sample) float64 { return s.ratioRaw })),
+			ratio(med(func(s sample) float64 { return s.ratioFloor })))
 	}
 }
 
@@ -375,8 +386,14 @@ func runChild(o options) error {
 			return err
 		}
 		call, closeAll = c, func() {}
+	case "floor":
+		c, cl, err := floorClient(ctx, o.url, workers)
+		if err != nil {
+			return err
+		}
+		call, closeAll = c, cl
 	default:
-		return fmt.Errorf("-child %q: want sdk or raw", o.child)
+		return fmt.Errorf("-child %q: want sdk, raw or floor", o.child)
 	}
 	var rep childReport
 	var calls, errs atomic.Int64
@@ -559,4 +576,164 @@ func rawClient(ctx context.Context, url string, n int) (func(context.Context, in
 		}
 		return nil
 	}, nil
+}
+
+// floorClient is the least a Go client can do per call, to show the floor
+// under every other client's cost: it initializes n sessions with net/http,
+// then worker w keeps one TCP connection and per call writes a POST built
+// by appending to one buffer and reads until the chunked answer's last
+// chunk, checking only that "result" came: no HTTP parsing, no SSE
+// decoding, no liveness check, no timers, no latency recording. Its reads
+// and writes go through Go's netpoller like every Go client's. It works
+// only against a server that answers every POST with chunked SSE or an
+// empty 202, as `mcpbench serve` does.
+func floorClient(ctx context.Context, url string, n int) (func(context.Context, int) error, func(), error) {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs := make([]*floorConn, n)
+	hc := &http.Client{}
+	for i := range n {
+		init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + protocol +
+			`","capabilities":{},"clientInfo":{"name":"benchclients-floor","version":"1"}}}`
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(init))
+		req.Header["Content-Type"] = []string{"application/json"}
+		req.Header["Accept"] = []string{"application/json, text/event-stream"}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, nil, fmt.Errorf("floor initialize: %w", err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		sid := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != http.StatusOK || sid == "" {
+			return nil, nil, fmt.Errorf("floor initialize: status %d, session id %q", resp.StatusCode, sid)
+		}
+		c, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			return nil, nil, err
+		}
+		rc, err := c.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			return nil, nil, err
+		}
+		fc := &floorConn{c: c, rc: rc, host: u.Host, path: u.RequestURI(), sid: sid, buf: make([]byte, 4096)}
+		fc.readF, fc.writeF = fc.readFD, fc.writeFD
+		cs[i] = fc
+		if err := fc.do(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, "\r\n\r\n", false); err != nil {
+			return nil, nil, fmt.Errorf("floor notifications/initialized: %w", err)
+		}
+		// One call whose head is checked: the loop below reads until the
+		// last chunk, which an answer of another shape never sends.
+		if err := fc.call(true); err != nil {
+			return nil, nil, err
+		}
+	}
+	call := func(ctx context.Context, w int) error { return cs[w].call(false) }
+	closeAll := func() {
+		for _, c := range cs {
+			c.c.Close()
+		}
+	}
+	return call, closeAll, nil
+}
+
+var floorResult = []byte(`"result"`)
+
+// call makes one tools/call echo; checkHead checks that the answer is a
+// chunked event stream (its head, once complete).
+func (c *floorConn) call(checkHead bool) error {
+	c.next++
+	c.body = append(c.body[:0], `{"jsonrpc":"2.0","id":`...)
+	c.body = strconv.AppendInt(c.body, c.next, 10)
+	c.body = append(c.body, `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`...)
+	return c.do(string(c.body), floorResult, "\r\n0\r\n\r\n", checkHead)
+}
+
+// floorConn is one floorClient worker's connection.
+type floorConn struct {
+	c               net.Conn
+	rc              syscall.RawConn
+	readF, writeF   func(fd uintptr) bool
+	rn, wn          int
+	rerr, werr      syscall.Errno
+	host, path, sid string
+	next            int64
+	body, req, buf  []byte
+}
+
+// readFD and writeFD are raw read(2) and write(2) inside the RawConn, as
+// mcpbench's own connections make them (httpclient/rawio_linux.go): the
+// netpoller waits, the calls skip the scheduler's syscall bookkeeping.
+func (c *floorConn) readFD(fd uintptr) bool {
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.buf[c.rn])), uintptr(len(c.buf)-c.rn))
+	if e == syscall.EAGAIN {
+		return false
+	}
+	c.rerr = e
+	if e == 0 {
+		c.rn += int(n)
+	}
+	return true
+}
+
+func (c *floorConn) writeFD(fd uintptr) bool {
+	for c.wn < len(c.req) {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.req[c.wn])), uintptr(len(c.req)-c.wn))
+		if e == syscall.EAGAIN {
+			return false
+		}
+		if c.werr = e; e != 0 {
+			return true
+		}
+		c.wn += int(n)
+	}
+	return true
+}
+
+// do POSTs body and reads until the answer ends with end; want, if not
+// nil, must be in the answer. checkHead: the answer must be a 200 with a
+// chunked text/event-stream body (checked once its head is complete).
+func (c *floorConn) do(body string, want []byte, end string, checkHead bool) error {
+	c.req = append(c.req[:0], "POST "...)
+	c.req = append(c.req, c.path...)
+	c.req = append(c.req, " HTTP/1.1\r\nHost: "...)
+	c.req = append(c.req, c.host...)
+	c.req = append(c.req, "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: "...)
+	c.req = append(c.req, protocol...)
+	c.req = append(c.req, "\r\nMcp-Session-Id: "...)
+	c.req = append(c.req, c.sid...)
+	c.req = append(c.req, "\r\nContent-Length: "...)
+	c.req = strconv.AppendInt(c.req, int64(len(body)), 10)
+	c.req = append(c.req, "\r\n\r\n"...)
+	c.req = append(c.req, body...)
+	c.wn, c.werr = 0, 0
+	if err := c.rc.Write(c.writeF); err != nil || c.werr != 0 {
+		return fmt.Errorf("floor: write: %v %v", err, c.werr)
+	}
+	c.rn = 0
+	for !bytes.HasSuffix(c.buf[:c.rn], []byte(end)) {
+		if c.rn == len(c.buf) {
+			return fmt.Errorf("floor: answer over %d bytes", len(c.buf))
+		}
+		n := c.rn
+		c.rerr = 0
+		if err := c.rc.Read(c.readF); err != nil || c.rerr != 0 || c.rn == n {
+			return fmt.Errorf("floor: read: %v %v after %q", err, c.rerr, c.buf[:c.rn])
+		}
+		if i := bytes.Index(c.buf[:c.rn], []byte("\r\n\r\n")); checkHead && i >= 0 {
+			head := strings.ToLower(string(c.buf[:i]))
+			if !strings.HasPrefix(head, "http/1.1 200 ") || !strings.Contains(head, "\r\ntransfer-encoding: chunked") ||
+				!strings.Contains(head, "\r\ncontent-type: text/event-stream") {
+				return fmt.Errorf("floor: the server must answer tools/call with a chunked event stream (mcpbench serve's default mode); it answered %q", c.buf[:i])
+			}
+			checkHead = false
+		}
+	}
+	n := c.rn
+	if want != nil && !bytes.Contains(c.buf[:n], want) {
+		return fmt.Errorf("floor: no %s in %q", want, c.buf[:n])
+	}
+	return nil
 }
