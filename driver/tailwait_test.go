@@ -33,15 +33,7 @@ func TestTailWaitOfUnterminatedStream(t *testing.T) {
 
 // The official Go SDK server ends every response stream: no tail wait.
 func TestTailWaitRefServerNone(t *testing.T) {
-	srv := startRef(t, refserver.ModeStateful)
-	s, err := driver.NewSession(&driver.Config{URL: srv.URL(), RequestTimeout: 10 * time.Second}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res driver.Result
-	if err := s.Initialize(t.Context(), &res); err != nil {
-		t.Fatal(err)
-	}
+	s := refSession(t, startRef(t, refserver.ModeStateful))
 	for range 20 {
 		r := do(t, s, op(t, "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`, false))
 		if r.TailWait != 0 || r.Ledger.Faulty() {
