@@ -45,6 +45,9 @@ func (m *Merged) summarize() {
 		if x.DropWarning != "" {
 			drops = append(drops, segLabel(r)+": "+x.DropWarning)
 		}
+		if x.Saturation != "" && s.Saturation == "" {
+			s.Saturation = segLabel(r) + ": " + x.Saturation
+		}
 		s.Segments = append(s.Segments, segmentResult(r))
 	}
 	if s.VUs > 0 {
@@ -224,6 +227,7 @@ func sumOps(name string, parts []OpSummary, secs float64, hist func(string) *hdr
 		o.Status = addCounts(o.Status, p.Status)
 		o.Dropped += p.Dropped
 		o.Interrupted += p.Interrupted
+		o.LateStarts += p.LateStarts
 		o.Throttled += p.Throttled
 		throttle += p.ThrottleWaitS
 		o.BytesIn += p.BytesIn

@@ -78,6 +78,7 @@ type OpStats struct {
 	Faulty       int64 // streams with at least one verdict
 	Dropped      int64 // ops the schedule could not start (no free VU, queue full)
 	Interrupted  int64 // ops cut short by the end of the run (not in latency)
+	LateStarts   int64 // completed ops sent late enough to change their response time (LateStartFraction)
 	Throttled    int64 // ops answered 429/503 with a Retry-After the VU then waited
 	ThrottleWait time.Duration
 	// Examples holds the first error message seen per class: one example
@@ -151,6 +152,7 @@ func (o *OpStats) add(b *OpStats) {
 	o.Faulty += b.Faulty
 	o.Dropped += b.Dropped
 	o.Interrupted += b.Interrupted
+	o.LateStarts += b.LateStarts
 	o.Throttled += b.Throttled
 	o.ThrottleWait += b.ThrottleWait
 	o.MCP.add(&b.MCP)
@@ -371,7 +373,11 @@ func (s *Shard) Record(res *driver.Result) {
 	}
 	o.Response.RecordValue(us(res.ResponseTime()))
 	if !res.Intended.IsZero() {
-		s.lag.RecordValue(us(res.Start.Sub(res.Intended)))
+		lag := res.Start.Sub(res.Intended)
+		s.lag.RecordValue(us(lag))
+		if lag > LateStartFloor && float64(lag) > LateStartFraction*float64(res.ResponseTime()) {
+			o.LateStarts++
+		}
 	}
 	o.Service.RecordValue(us(res.ServiceTime()))
 	if t := res.TTFB(); t >= 0 {

@@ -48,8 +48,18 @@ type Summary struct {
 	// DropWarning says, when more than 1 % of arrivals were dropped, how
 	// many and why (the cause the numbers show); "" otherwise.
 	DropWarning string `json:"drop_warning,omitempty"`
-	Interrupted bool   `json:"interrupted"`
-	StopReason  string `json:"stop_reason,omitempty"`
+	// Saturation is what the engine saw of the target's service time when
+	// it climbed during the run or rose with load ("" when neither): the
+	// sign of a saturated target that verdict.Warnings names as the cause
+	// of drops.
+	Saturation string `json:"saturation,omitempty"`
+	// Warnings are the warnings the numbers call for (verdict.Warnings),
+	// each with its stable id, cause and remedy (docs/troubleshooting.md);
+	// nil when none. Reports recompute them from the summary, so a merged
+	// run's are judged on the merged numbers.
+	Warnings    []Warning `json:"warnings,omitempty"`
+	Interrupted bool      `json:"interrupted"`
+	StopReason  string    `json:"stop_reason,omitempty"`
 	// Aborted: a threshold of abort_on_fail was crossed during the run,
 	// which stopped there (StopReason says when and why); the run fails
 	// its thresholds (exit 99).
@@ -96,6 +106,27 @@ type Summary struct {
 	// own generator cost (nil for a run).
 	Segments []SegmentResult `json:"segments,omitempty"`
 }
+
+// Warning is one thing a run's numbers show that makes its results say
+// less than they seem to (no threshold): ID is stable (W-START-LAG …: the
+// entry of docs/troubleshooting.md), Text what was seen with its
+// numbers, Cause why, Remedy what to do about it.
+type Warning struct {
+	ID     string `json:"id"`
+	Text   string `json:"text"`
+	Cause  string `json:"cause"`
+	Remedy string `json:"remedy"`
+}
+
+// A completed op counts as a late start (OpSummary.LateStarts) when it
+// was sent more than LateStartFloor after its intended start and its
+// start lag is more than LateStartFraction of its response time: then
+// the lag, not the server, is a stated part of what was measured. Below
+// the floor, timer granularity and scheduling noise are not told apart.
+const (
+	LateStartFraction = 0.1
+	LateStartFloor    = time.Millisecond
+)
 
 // ThresholdResult is one threshold checked against the run.
 type ThresholdResult struct {
@@ -169,6 +200,10 @@ type OpSummary struct {
 	Status        map[string]int64  `json:"status,omitempty"` // by HTTP status; "0" = no response
 	Dropped       int64             `json:"dropped,omitempty"`
 	Interrupted   int64             `json:"interrupted,omitempty"`
+	// LateStarts counts the completed ops that started late enough to
+	// change their response time: start lag over LateStartFloor and over
+	// LateStartFraction of the op's response time.
+	LateStarts int64 `json:"late_starts,omitempty"`
 	// Throttled counts ops answered 429/503 with a Retry-After that the VU
 	// waited before its next op; ThrottleWaitS is the total wait.
 	Throttled     int64   `json:"throttled,omitempty"`
@@ -318,6 +353,10 @@ type Generator struct {
 	// timer granularity, goroutine scheduling, waiting for a free VU. It is
 	// part of response time and not of service time.
 	StartLag Latency `json:"start_lag_ms"`
+	// LateWhy says what made the ops that started more than 10 ms late
+	// late (every VU busy on the target, the generator waking late,
+	// session churn); "" when the engine did not say.
+	LateWhy string `json:"late_why,omitempty"`
 	// Budget is the large-message memory budget's use: its size (MB), its
 	// peak (MB reserved at once: the buffers of the large messages being
 	// read, which max RSS exceeds by the small buffers and by dropped
@@ -392,6 +431,7 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 		WastedMS:    textfmt.Round3(float64(o.Wasted) / 1e6),
 		InputRounds: o.InputRounds,
 		Throttled:   o.Throttled,
+		LateStarts:  o.LateStarts,
 	}
 	if o.Throttled > 0 {
 		s.ThrottleWaitS = textfmt.Round3(o.ThrottleWait.Seconds())

@@ -163,43 +163,32 @@ func (e *engine) targetSummary(count int64) *metrics.TargetSummary {
 
 func mib(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }
 
-// bottleneck says what limited the run, from the numbers: drops over 1 %
-// of arrivals get a first-lines warning naming the cause (generator CPU,
-// a saturated target — its service time climbed or rose with load, at the
-// VU cap or not —, the VU cap, or VUs that could not be added fast
-// enough); otherwise the generator's CPU or a late start is a warning of
-// its own.
+// bottleneck adds what the warnings need from the engine — a saturated
+// target's sign (its service time climbed or rose with load) when over
+// 1 % of arrivals were dropped, what made late ops late — and the
+// warnings (verdict.Warnings: drops with their cause, the generator's
+// CPU, start lag); DropWarning and Bottleneck repeat them for readers of
+// the older fields.
 func (e *engine) bottleneck(s *metrics.Summary) {
-	open := e.pl.Open
 	g := &s.Generator
 	procs := runtime.GOMAXPROCS(0)
-	genBusy := !e.opts.Embedded && g.Cores >= 0.8*float64(procs)
-	if open && s.DroppedRate > 0.01 {
-		pct := fmt.Sprintf("dropped %d of %d arrivals (%.1f%%): they never started, and the latency table covers completed ops only", s.Dropped, s.All.Count+s.Dropped+s.All.Interrupted, 100*s.DroppedRate)
-		svc := s.All.Service.Mean
-		need := math.Ceil(s.TargetRate * svc / 1000)
-		sat := ""
-		if !genBusy {
-			sat = e.saturation(svc)
-		}
-		switch {
-		case genBusy:
-			s.DropWarning = fmt.Sprintf("%s; cause: the generator ran out of CPU (%.2f of its %d cores busy): run fewer VUs, more processes or a bigger machine", pct, g.Cores, procs)
-		case sat != "" && s.VUs >= e.maxVUs:
-			s.DropWarning = fmt.Sprintf("%s; cause: the target is saturated: %s and all %d VUs (max_vus) were waiting on it", pct, sat, e.maxVUs)
-		case sat != "":
-			s.DropWarning = fmt.Sprintf("%s; cause: the target is saturated: %s; %d of max %d VUs were started, and more would only queue more work", pct, sat, s.VUs, e.maxVUs)
-		case s.VUs >= e.maxVUs:
-			s.DropWarning = fmt.Sprintf("%s; cause: the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %.0f VUs in flight: raise --max-vus", pct, e.maxVUs, svc, s.TargetRate, need)
-		default:
-			s.DropWarning = fmt.Sprintf("%s; cause: VUs could not be added fast enough (%d of max %d started; new sessions initialize in p99 %.1f ms, at most %d at a time)", pct, s.VUs, e.maxVUs, s.Sessions.Initialize.P99, maxSpawning)
-		}
+	genBusy := !e.opts.Embedded && g.Cores >= verdict.BusyShare*float64(procs)
+	if e.pl.Open && s.DroppedRate > verdict.DropShare && !genBusy {
+		s.Saturation = e.saturation(s.All.Service.Mean)
 	}
-	switch {
-	case genBusy:
-		g.Bottleneck = fmt.Sprintf("mcpbench used %.2f of its %d cores: the generator may be the bottleneck, and the results may understate the server", g.Cores, procs)
-	case open && g.StartLag.P99 > 10 && s.DropWarning == "":
-		g.Bottleneck = fmt.Sprintf("ops started up to %.0f ms late (start lag p99, in response time): %s", g.StartLag.P99, e.late.why(procs, g.Cores))
+	if e.pl.Open {
+		g.LateWhy = e.late.why(procs, g.Cores)
+	}
+	s.Warnings = verdict.Warnings(s)
+	for _, w := range s.Warnings {
+		switch w.ID {
+		case verdict.WGeneratorCPU:
+			g.Bottleneck = w.Text
+		case verdict.WStartLag:
+			g.Bottleneck = w.Text + ": " + w.Cause
+		default:
+			s.DropWarning = w.Text + "; cause: " + w.Cause + "; remedy: " + w.Remedy
+		}
 	}
 }
 
