@@ -28,16 +28,18 @@ func WriteTextIn(w io.Writer, s *metrics.Summary, dir string) error {
 // wrong, before any table:
 //
 //	Verdict: FAIL — 1 of 2 thresholds failed (p(95)<1s: actual 1006 ms) · 9 errors (3.00% of ops) · …
-//	Verdict: WARN — 21 dropped (6.42% of arrivals) · mcpbench used 1.93 of its 2 cores (WARNING below)
+//	Verdict: WARN — 21 dropped (6.42% of arrivals; WARNING W-DROPS-VU-CAP below) · mcpbench used 1.93 of its 2 cores (WARNING W-GENERATOR-CPU below)
 //	Verdict: OK — no errors · no drops · 5190 streams judged, none faulty · no thresholds set
 //
 // FAIL: a threshold failed (the run exits 99). WARN: none failed, but
 // something is wrong: errors, drops, faulty streams (replay ledger of
 // response and GET streams), sessions that failed to open, deleted
 // sessions the server mishandled, requested features that could not
-// apply, tool calls the reference server ran twice, the generator's warning (busy cores, ops started late: its
-// first clause). OK: none of that.
+// apply, tool calls the reference server ran twice, the warnings
+// (verdict.Warnings: each named by its id; drops over 1 % by the drop
+// count's). OK: none of that.
 func verdictLine(s *metrics.Summary) string {
+	warns := verdict.Warnings(s)
 	var problems []string
 	failed := metrics.ThresholdsFailed(s.Thresholds)
 	if failed > 0 {
@@ -56,8 +58,14 @@ func verdictLine(s *metrics.Summary) string {
 	if a.Errors > 0 {
 		problems = append(problems, fmt.Sprintf("%d errors (%.2f%% of ops)", a.Errors, 100*a.ErrorRate))
 	}
+	dropWarn := ""
+	for _, w := range warns {
+		if strings.HasPrefix(w.ID, "W-DROPS-") {
+			dropWarn = "; WARNING " + w.ID + " below"
+		}
+	}
 	if s.Dropped > 0 {
-		problems = append(problems, fmt.Sprintf("%d dropped (%.2f%% of arrivals)", s.Dropped, 100*s.DroppedRate))
+		problems = append(problems, fmt.Sprintf("%d dropped (%.2f%% of arrivals%s)", s.Dropped, 100*s.DroppedRate, dropWarn))
 	}
 	if n, of := checksFailed(s); n > 0 {
 		problems = append(problems, fmt.Sprintf("%d of %d checks failed", n, of))
@@ -82,12 +90,13 @@ func verdictLine(s *metrics.Summary) string {
 	if sv := s.Server; sv != nil && sv.DoubleExecutions > 0 {
 		problems = append(problems, fmt.Sprintf("%d tool calls ran twice on the server", sv.DoubleExecutions))
 	}
-	if b := s.Generator.Bottleneck; b != "" {
-		head, _, _ := strings.Cut(b, ":") // "mcpbench used 1.93 of its 2 cores", "ops started up to 15 ms late (…)"
-		if strings.HasSuffix(head, ")") { // "… late (start lag p99, in response time; WARNING below)"
-			problems = append(problems, strings.TrimSuffix(head, ")")+"; WARNING below)")
-		} else {
-			problems = append(problems, head+" (WARNING below)")
+	for _, w := range warns {
+		switch w.ID {
+		case verdict.WGeneratorCPU:
+			head, _, _ := strings.Cut(w.Text, ":") // "mcpbench used 1.93 of its 2 cores"
+			problems = append(problems, head+" (WARNING "+w.ID+" below)")
+		case verdict.WStartLag:
+			problems = append(problems, fmt.Sprintf("%d of %d ops started late (WARNING %s below)", s.All.LateStarts, s.All.Count, w.ID))
 		}
 	}
 	switch {

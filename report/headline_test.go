@@ -48,7 +48,7 @@ func TestSummaryOpensWithTheVerdict(t *testing.T) {
 	passed := clean()
 	passed.Thresholds = []metrics.ThresholdResult{{Expr: "p99<1s", Actual: 191.5, Unit: "ms", Pass: true}}
 	busy := clean()
-	busy.Generator.Bottleneck = "mcpbench used 1.93 of its 2 cores: the generator may be the bottleneck, and the results may understate the server"
+	busy.Generator.Cores, busy.Generator.GOMAXPROCS, busy.Generator.IncludesServer = 1.93, 2, false
 	tests := []struct {
 		name string
 		s    *metrics.Summary
@@ -57,10 +57,10 @@ func TestSummaryOpensWithTheVerdict(t *testing.T) {
 	}{
 		{"clean", clean(), []string{"Verdict: OK — no errors · 68165 streams judged, none faulty · no thresholds set"}, []string{"drops"}},
 		{"passed", passed, []string{"Verdict: OK — ", "1 thresholds passed"}, nil},
-		{"warn", warn, []string{"Verdict: WARN — 9 errors (3.00% of ops)", "21 dropped (6.42% of arrivals)", "30 faulty streams (27 of 270 response, 3 of 40 GET)",
+		{"warn", warn, []string{"Verdict: WARN — 9 errors (3.00% of ops)", "21 dropped (6.42% of arrivals; WARNING W-DROPS-VU-CAP below)", "30 faulty streams (27 of 270 response, 3 of 40 GET)",
 			"43 sessions failed to open", "31 of 59 deleted sessions mishandled", "61 tool calls ran twice"}, []string{"threshold"}},
 		{"fail", fail, []string{"Verdict: FAIL — 1 of 2 thresholds failed (p99<1ms: actual 17.25 ms)", "9 errors"}, []string{"errors==0"}},
-		{"generator", busy, []string{"Verdict: WARN — mcpbench used 1.93 of its 2 cores (WARNING below)"}, nil},
+		{"generator", busy, []string{"Verdict: WARN — mcpbench used 1.93 of its 2 cores (WARNING W-GENERATOR-CPU below)"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ func WriteText(w io.Writer, s *metrics.Summary) error {
 }
 
 func writeText(w io.Writer, s *metrics.Summary, dir string) error {
-	p := &printer{Printer: textfmt.Printer{W: w}}
+	p := &printer{Printer: textfmt.Printer{W: w}, m: Build(s)}
 	p.header(s, dir)
 	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
 		p.F("No operation ran: no session could be initialized (%d attempts failed: %s)\n", s.Sessions.Failed, textfmt.Counts(s.Sessions.FailClasses))
@@ -73,24 +73,15 @@ func (p *printer) header(s *metrics.Summary, dir string) {
 		model += fmt.Sprintf(", %d requests in flight per session (measured mean %.2f)", s.Concurrency, s.InFlight)
 	}
 	p.F("profile %s  ·  %s  ·  %.1fs measured after %.1fs warm-up\n", s.Profile, model, s.DurationS, s.WarmupS)
-	p.F("%s\n", verdictLine(s))
+	p.F("%s\n", p.m.Verdict)
 	if next := nextLine(s, dir); next != "" {
 		p.F("%s\n", next)
 	}
-	if s.Interrupted {
-		p.F("INTERRUPTED: %s — results cover the run up to that point\n", s.StopReason)
-	}
-	if s.Aborted {
-		p.F("ABORTED: %s — results cover the run up to that point\n", s.StopReason)
-	}
-	for _, n := range s.Notes {
-		p.F("note: %s\n", n)
-	}
-	for _, n := range s.NotApplicable {
-		p.F("%s\n", n)
-	}
-	if s.DropWarning != "" {
-		p.F("WARNING: %s\n", s.DropWarning)
+	for _, l := range p.m.Lines()[1:] {
+		if strings.HasPrefix(l, "cause: ") || strings.HasPrefix(l, "remedy: ") {
+			l = "  " + l
+		}
+		p.F("%s\n", l)
 	}
 	p.F("\n")
 }
@@ -107,9 +98,9 @@ func (p *printer) latency(s *metrics.Summary) {
 		p.F("\n")
 		p.latencyTable("Service time (ms, completed ops, from the actual send)", s, func(o *metrics.OpSummary) metrics.Latency { return o.Service })
 	}
-	if s.All.WithDropped != nil {
+	if t := p.m.Dropped; t != nil {
 		p.F("\n")
-		p.droppedTable(s)
+		p.table(t, s)
 	}
 }
 
@@ -289,9 +280,6 @@ func (p *printer) generator(s *metrics.Summary) {
 		// them, which max RSS counts too.
 		p.F("Large messages: %d reads waited for the %.0f MB large-message memory budget (their buffers peaked at %.0f MB in use at once; max RSS also counts dropped ones the Go collector had not yet reclaimed); the wait is in their latency\n", g.BudgetWaits, g.BudgetMB, g.BudgetPeakMB)
 	}
-	if g.Bottleneck != "" {
-		p.F("WARNING: %s\n", g.Bottleneck)
-	}
 	if t := s.TargetProc; t != nil {
 		if t.Error != "" {
 			p.F("Target process %d: not sampled: %s\n", t.PID, t.Error)
@@ -312,7 +300,10 @@ func (p *printer) examples(m map[string]string) {
 	}
 }
 
-type printer struct{ textfmt.Printer }
+type printer struct {
+	textfmt.Printer
+	m *Model // what the text shares with the HTML report
+}
 
 func (p *printer) latencyTable(title string, s *metrics.Summary, pick func(*metrics.OpSummary) metrics.Latency) {
 	p.F("%s\n", title)
@@ -333,49 +324,30 @@ func (p *printer) latencyTable(title string, s *metrics.Summary, pick func(*metr
 	}
 }
 
-// droppedTable prints response time over completed and dropped ops: count
-// and rate are the offered ops (completed and dropped: what the
-// percentiles cover); a dropped op enters at its lower bound, so a value
-// that rests on one — at or above the op's smallest bound, and max and
-// mean always — is a lower bound of the truth and printed "≥".
-func (p *printer) droppedTable(s *metrics.Summary) {
-	interrupted := ""
-	if n := s.All.Interrupted; n > 0 {
-		interrupted = fmt.Sprintf("; the %d ops interrupted by the end of the run left out", n)
-	}
-	p.F("Response time with the %d dropped ops (ms; count and rate: offered ops, completed and dropped%s; a dropped op enters at its lower bound, how late it was when dropped, so a value marked ≥ rests on such bounds and the truth is at least that)\n", s.All.Dropped, interrupted)
+// table prints t as the latency tables are: the op column as wide as
+// the longest op name, the others right-aligned.
+func (p *printer) table(t *Table, s *metrics.Summary) {
+	p.F("%s\n", t.Title)
 	width := len("op")
 	for _, o := range s.Ops {
 		width = max(width, len(o.Name))
 	}
-	p.F("%-*s %9s %9s %7s %9s %9s %9s %9s %9s %9s\n", width, "op", "offered", "rate/s", "errors", "p50", "p90", "p99", "p99.9", "max", "mean")
-	row := func(o *metrics.OpSummary) {
-		if o.WithDropped == nil { // this op dropped nothing: its completed ops
-			l := o.Response
-			p.F("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s %9s\n", width, o.Name, o.Count, o.Rate, o.Errors, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.P999), textfmt.MS(l.Max), textfmt.MS(l.Mean))
-			return
-		}
-		l := *o.WithDropped
-		n, rate := o.Offered, o.OfferedRate
-		if n == 0 { // a summary written before offered was recorded
-			n = o.Count + o.Dropped
-			if s.DurationS > 0 {
-				rate = float64(n) / s.DurationS
+	widths := []int{9, 9, 7, 9, 9, 9, 9, 9, 9}
+	line := func(cells []string) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%-*s", width, cells[0])
+		for i, c := range cells[1:] {
+			w := 9
+			if i < len(widths) {
+				w = widths[i]
 			}
+			fmt.Fprintf(&b, " %*s", w, c)
 		}
-		bound := func(v float64) string {
-			if v >= o.CensoredFromMS {
-				return "≥" + textfmt.MS(v)
-			}
-			return textfmt.MS(v)
-		}
-		p.F("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s %9s\n", width, o.Name, n, rate, o.Errors, bound(l.P50), bound(l.P90), bound(l.P99), bound(l.P999), "≥"+textfmt.MS(l.Max), "≥"+textfmt.MS(l.Mean))
+		p.F("%s\n", b.String())
 	}
-	for i := range s.Ops {
-		row(&s.Ops[i])
-	}
-	if len(s.Ops) > 1 {
-		row(&s.All)
+	line(t.Header)
+	for _, r := range t.Rows {
+		line(r)
 	}
 }
 

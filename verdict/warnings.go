@@ -141,7 +141,7 @@ func dropWarning(s *metrics.Summary, genBusy bool) (metrics.Warning, bool) {
 	case atCap:
 		return metrics.Warning{ID: WDropsVUCap, Text: text,
 			Cause:  fmt.Sprintf("the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %d VUs in flight", s.MaxVUs, svc, s.TargetRate, need),
-			Remedy: fmt.Sprintf("raise --max-vus to at least %d", max(need+need/4, s.MaxVUs+1))}, true
+			Remedy: fmt.Sprintf("raise --max-vus above %d: about %d are needed at the mean service time, more while it spikes", s.MaxVUs, need)}, true
 	}
 	want := max(need, s.VUs+1)
 	if s.MaxVUs > 0 {
