@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
 )
 
 //go:embed report.html.tmpl
@@ -96,6 +97,7 @@ func htmlReport(w io.Writer, res *metrics.Results, sk *metrics.Soak) error {
 		d.Sum, d.Rebuilt = res.Rebuild(), true
 	}
 	s := d.Sum
+	d.addModel(report.Build(s))
 	d.Open = s.Model == "open"
 	d.Subtitle = subtitle(res)
 	d.Meta = metaRows(res, s)
@@ -120,6 +122,17 @@ func htmlReport(w io.Writer, res *metrics.Results, sk *metrics.Soak) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// addModel takes what the report shares with the text summary from m:
+// the verdict, the lines that stop or qualify the run, each warning's
+// lines (as report.WarningLines prints them) and the dropped-ops table.
+func (d *reportData) addModel(m *report.Model) {
+	d.Model = m
+	for _, w := range m.Warnings {
+		h, c, r := report.WarningLines(w)
+		d.Warnings = append(d.Warnings, warningView{ID: w.ID, Anchor: strings.ToLower(w.ID), Head: h, Cause: c, Remedy: r})
+	}
 }
 
 // flagRows lists the run's flags, sorted, with credentials redacted from
@@ -199,6 +212,10 @@ func chartSections(items []Item) ([]chartData, error) {
 }
 
 type reportData struct {
+	// Model is what the text summary says too: verdict, stops, notes,
+	// not-applicable lines, warnings, the dropped-ops table.
+	Model        *report.Model
+	Warnings     []warningView
 	Run          *metrics.RunInfo
 	Sum          *metrics.Summary
 	Rebuilt      bool
@@ -220,6 +237,10 @@ type reportData struct {
 }
 
 type kv struct{ K, V string }
+
+// warningView is a warning as the page shows it: its id (and anchor)
+// and its three lines, the text summary's.
+type warningView struct{ ID, Anchor, Head, Cause, Remedy string }
 
 type errorRow struct {
 	Op, Class, Example string

@@ -143,9 +143,9 @@ func dropWarning(s *metrics.Summary, genBusy bool) (metrics.Warning, bool) {
 			Cause:  fmt.Sprintf("the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %d VUs in flight", s.MaxVUs, svc, s.TargetRate, need),
 			Remedy: fmt.Sprintf("raise --max-vus above %d: about %d are needed at the mean service time, more while it spikes", s.MaxVUs, need)}, true
 	}
-	want := max(need, s.VUs+1)
+	want := max(need, s.VUs+1) // all of max_vus up front: the run needed more than it reached
 	if s.MaxVUs > 0 {
-		want = min(want, s.MaxVUs)
+		want = s.MaxVUs
 	}
 	return metrics.Warning{ID: WDropsVUSpawn, Text: text,
 		Cause:  fmt.Sprintf("VUs could not be added fast enough (%d of max %d started; new sessions initialize in p99 %.1f ms)", s.VUs, s.MaxVUs, s.Sessions.Initialize.P99),

@@ -65,7 +65,7 @@ var layers = map[string][]string{
 	// Outputs.
 	"live":   {"metrics", "driver", "plots", "internal/secret", "internal/textfmt"},
 	"report": {"metrics", "verdict", "driver", "internal/textfmt"},
-	"plots":  {"metrics", "driver", "internal/stats", "internal/secret"},
+	"plots":  {"metrics", "driver", "report", "internal/stats", "internal/secret"},
 	// The command wires flags to the libraries.
 	"cmd/mcpbench": {"*"},
 }
