@@ -372,3 +372,12 @@ func TestMergeReplay(t *testing.T) {
 		t.Errorf("intervals.csv faulty: %v %+v", err, res.Intervals)
 	}
 }
+
+// A merged row's late starts are the segments' summed, so the start-lag
+// warning is judged on the merged counts (verdict.Warnings).
+func TestMergeSumsLateStarts(t *testing.T) {
+	o := sumOps("all", []OpSummary{{Count: 1000, LateStarts: 30}, {Count: 3000, LateStarts: 0}}, 10, func(string) *hdr.Histogram { return nil })
+	if o.Count != 4000 || o.LateStarts != 30 {
+		t.Fatalf("count %d, late starts %d: want 4000, 30", o.Count, o.LateStarts)
+	}
+}
