@@ -53,6 +53,7 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 		return env.abandonRun(fmt.Errorf("no process could start its run: %s", procrun.LastLine(m.Children[0].Stderr)))
 	}
 	sum := m.Summary
+	sum.Warnings = verdict.Warnings(sum) // judged on the merged numbers
 	if len(plan.Thresholds) > 0 {
 		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m)
 	}

@@ -43,6 +43,7 @@ func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 		return env.abandonRun(fmt.Errorf("no process could start its run: %s", procrun.LastLine(m.Children[0].Stderr)))
 	}
 	sum := m.Summary
+	sum.Warnings = verdict.Warnings(sum) // judged on the merged numbers
 	if len(plan.Thresholds) > 0 {
 		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m.Merged)
 	}

@@ -35,6 +35,7 @@ func Merge(dirs []string, extra []verdict.Threshold) (*metrics.Merged, error) {
 		}
 	}
 	ths = append(ths, extra...)
+	m.Summary.Warnings = verdict.Warnings(m.Summary) // judged on the merged numbers
 	if len(ths) > 0 {
 		m.Summary.Thresholds = verdict.CheckThresholds(m.Summary, ths, m)
 	}
