@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,6 +108,57 @@ func (tl *Timeline) Total() int64 {
 	return tl.count.Load()
 }
 
+// CountMove gives counts back to the interval of their ops' intended
+// start: they were counted in the row of the interval To (the one open
+// when the ops completed or were dropped) and belong to the row of the
+// interval From, which had closed. From and To are the intervals' ends.
+type CountMove struct {
+	From, To               time.Time
+	Op                     int // index in the recorder's names
+	Count, Errors, Dropped int64
+	Classes                [driver.NumClasses]int64
+}
+
+// moves turns the late results of the interval ending at end into
+// CountMoves, one per earlier interval and op (r.mu held; nil when none).
+func (r *Recorder) moves(late []lateOp, end time.Time) []CountMove {
+	if len(late) == 0 || len(r.endsNS) == 0 {
+		return nil
+	}
+	type key struct{ from, op int }
+	at := map[key]int{}
+	var out []CountMove
+	for _, l := range late {
+		t := l.intended.UnixNano()
+		if t < r.startNS {
+			continue // intended before the first interval: no row of its own
+		}
+		// The first closed interval whose end is after t holds it.
+		j, _ := slices.BinarySearch(r.endsNS, t+1)
+		if j >= len(r.endsNS) {
+			continue // (not before a closed interval's end: it counted where it belongs)
+		}
+		k := key{j, l.op}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, CountMove{From: time.Unix(0, r.endsNS[j]), To: end, Op: l.op})
+		}
+		m := &out[i]
+		if l.dropped {
+			m.Dropped++
+			continue
+		}
+		m.Count++
+		if l.class != driver.ClassOK {
+			m.Errors++
+		}
+		m.Classes[l.class]++
+	}
+	return out
+}
+
 // Row is one interval of a run: what intervals.csv holds.
 type Row struct {
 	Start, End time.Time
@@ -131,6 +183,11 @@ type RowOp struct {
 	P50, P90, P99, Max              float64
 	SvcP50                          float64 // service time p50 (ms)
 	ChecksFailed                    int64   // failed checks (checks.go), by completion
+	// Timed counts the response times the interval's histogram holds (the
+	// ops that completed in it, by completion): P50…Max are theirs, and
+	// intervals.csv leaves them empty when it is 0 (no op completed: no
+	// percentile, not 0).
+	Timed int64
 }
 
 // RowOf summarizes an interval.
@@ -139,7 +196,7 @@ func RowOf(iv Interval) Row {
 	secs := iv.End.Sub(iv.Start).Seconds()
 	row := func(o *OpStats) RowOp {
 		l := LatencyOf(o.Response)
-		ro := RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Dropped: o.Dropped, Faulty: o.Faulty, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+		ro := RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Dropped: o.Dropped, Faulty: o.Faulty, P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max, Timed: o.Response.TotalCount()}
 		if o.Count > 0 {
 			ro.SvcP50 = textfmt.Round3(float64(o.Service.ValueAtQuantile(50)) / 1000)
 		}

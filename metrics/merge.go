@@ -431,11 +431,11 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 		iv.All.Response.Merge(o.Response)
 		iv.All.Service.Merge(o.Service)
 		l := LatencyOf(o.Response)
-		row.Ops = append(row.Ops, RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Faulty: o.Faulty, ChecksFailed: mi.opChecks[i], P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max})
+		row.Ops = append(row.Ops, RowOp{Count: o.Count, Errors: o.Errors, Resumes: o.Resumes, Faulty: o.Faulty, ChecksFailed: mi.opChecks[i], P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max, Timed: o.Response.TotalCount()})
 	}
 	l := LatencyOf(iv.All.Response)
 	row.All = RowOp{Count: mi.allCount, Errors: mi.allErrors, Resumes: mi.allResumes, Dropped: mi.rec.Dropped, Faulty: mi.allFaulty, ChecksFailed: mi.allChecks, Classes: mi.classes,
-		P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max}
+		P50: l.P50, P90: l.P90, P99: l.P99, Max: l.Max, Timed: iv.All.Response.TotalCount()}
 	iv.All.Count, iv.All.Errors, iv.All.Faulty = mi.allCount, mi.allErrors, mi.allFaulty
 	// Rates over the longest of its rows: the span of the merged interval
 	// when the segments are aligned, and no shorter than a segment's own

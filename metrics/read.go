@@ -60,7 +60,9 @@ type IntervalOpRec struct {
 	Count, Errors, Resumes int64
 	Faulty                 int64 // streams the replay ledger found faulty (0 in files written before the column)
 	ChecksFailed           int64 // failed checks (0 in files written before the column)
-	P50, P90, P99, Max     float64
+	// P50…Max are the response times of the ops that completed in the
+	// interval; 0 where none did (an empty cell).
+	P50, P90, P99, Max float64
 }
 
 // ReadResults reads a results directory. Missing files leave their fields

@@ -190,8 +190,14 @@ type Shard struct {
 	// following interval's row (see Tick).
 	early    []opCounts
 	boundary time.Time
-	lag      *hdr.Histogram // start lag: actual start − intended start, µs
-	busy     time.Duration  // Σ End − Start of the results: the time their requests were in flight
+	// open is the start of the interval the collector closes next: a
+	// result intended before it is counted in that interval's row as it
+	// comes in (the live row), and noted in late, so that the interval of
+	// its intended start gets it back (Interval.Moves).
+	open time.Time
+	late []lateOp
+	lag  *hdr.Histogram // start lag: actual start − intended start, µs
+	busy time.Duration  // Σ End − Start of the results: the time their requests were in flight
 	// offender collects the first faulty streams (see Recorder.Offenders).
 	rec *Recorder
 }
@@ -201,6 +207,15 @@ type Shard struct {
 type opCounts struct {
 	count, errors, dropped int64
 	classes                [driver.NumClasses]int64
+}
+
+// lateOp is a result (or a drop) that came in after the interval of its
+// intended start had closed.
+type lateOp struct {
+	intended time.Time
+	op       int
+	class    driver.Class
+	dropped  bool
 }
 
 // addTo adds c to o's counters.
@@ -233,6 +248,11 @@ type Recorder struct {
 	subs      subTally // resource subscriptions (mcp.go)
 	// checks are, per op, its checks' expressions (checks.go).
 	checks [][]string
+	// startNS and endsNS are the start of the first interval and the end
+	// of each closed one (Unix ns): where a late result's intended start
+	// falls (Tick's moves).
+	startNS int64
+	endsNS  []int64
 	// winFrom, winTo bound the measured window for Busy (SetWindow); zero:
 	// unbounded. Set before any result is recorded, read-only after.
 	winFrom, winTo time.Time
@@ -277,9 +297,10 @@ func (r *Recorder) Begin(start, firstEnd time.Time) {
 	r.mu.Lock()
 	r.lastTick = start
 	r.mu.Unlock()
+	r.startNS = start.UnixNano()
 	for _, s := range r.shards {
 		s.mu.Lock()
-		s.boundary = firstEnd
+		s.boundary, s.open = firstEnd, start
 		s.mu.Unlock()
 	}
 }
@@ -360,6 +381,9 @@ func (s *Shard) Record(res *driver.Result) {
 			o.Errors++
 		}
 		o.Classes[res.Class]++
+		if res.Intended.Before(s.open) {
+			s.late = append(s.late, lateOp{intended: res.Intended, op: res.Op, class: res.Class})
+		}
 	}
 	if res.Err != nil && o.Examples[res.Class] == "" {
 		o.Examples[res.Class] = res.Err.Error()
@@ -480,6 +504,9 @@ func (s *Shard) Dropped(op int, intended time.Time, late time.Duration) {
 		s.early[op].dropped++
 	} else {
 		o.Dropped++
+		if intended.Before(s.open) {
+			s.late = append(s.late, lateOp{intended: intended, op: op, dropped: true})
+		}
 	}
 	if o.DropLB == nil {
 		o.DropLB = NewHistogram()
@@ -505,4 +532,8 @@ type Interval struct {
 	Start, End time.Time
 	Ops        []*OpStats // index = op
 	All        *OpStats   // every op merged
+	// Moves give the counts of results that came in during this interval
+	// but were intended in an earlier one back to that one (see Tick);
+	// nil when none.
+	Moves []CountMove
 }

@@ -47,6 +47,11 @@ type ResultsDir struct {
 	hb      *bufio.Writer
 	lw      *hdr.HistogramLogWriter
 	err     error
+	// rowAt maps each row's interval end (Unix ns) to its line (0: the
+	// first after the header); moves are the counts to give back to the
+	// interval of their ops' intended start at End (restate.go).
+	rowAt map[int64]int
+	moves []CountMove
 }
 
 var _ Sink = (*ResultsDir)(nil)
@@ -142,12 +147,20 @@ func opColumns(prefix string) []string {
 func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 func i64(v int64) string  { return strconv.FormatInt(v, 10) }
 
+// opCells are an op's columns; its percentiles are empty when no op
+// completed in the interval (RowOp.Timed 0): there is none, not 0.
 func opCells(o RowOp) []string {
-	return []string{i64(o.Count), i64(o.Errors), f3(o.P50), f3(o.P90), f3(o.P99), f3(o.Max), i64(o.Resumes), i64(o.Faulty), i64(o.ChecksFailed)}
+	p50, p90, p99, mx := f3(o.P50), f3(o.P90), f3(o.P99), f3(o.Max)
+	if o.Timed == 0 {
+		p50, p90, p99, mx = "", "", "", ""
+	}
+	return []string{i64(o.Count), i64(o.Errors), p50, p90, p99, mx, i64(o.Resumes), i64(o.Faulty), i64(o.ChecksFailed)}
 }
 
 // Interval implements Sink: one row of intervals.csv and the interval's
-// histograms in histograms.hlog.
+// histograms in histograms.hlog. The row is written as the interval
+// closes; the counts of its ops that come in later (rec.Interval.Moves)
+// are given back to it at End (restate.go).
 func (w *ResultsDir) Interval(r *IntervalRecord) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -178,6 +191,11 @@ func (w *ResultsDir) interval(iv Interval, row Row, phase string) error {
 	if err := w.cw.Error(); err != nil {
 		return err
 	}
+	if w.rowAt == nil {
+		w.rowAt = map[int64]int{}
+	}
+	w.rowAt[row.End.UnixNano()] = len(w.rowAt)
+	w.moves = append(w.moves, iv.Moves...)
 	for i, o := range iv.Ops {
 		if o.Count == 0 && o.Response.TotalCount() == 0 {
 			continue // (an interval may hold completions of ops counted in the next)
@@ -269,6 +287,7 @@ func (w *ResultsDir) End(end *RunEnd) {
 	if w.cw != nil {
 		w.cw.Flush()
 		w.fail(w.csvf.Close())
+		w.fail(w.restate())
 	}
 	if w.hb != nil {
 		w.fail(w.hb.Flush())

@@ -16,17 +16,24 @@ import (
 // completed after end, so that achieved compares with the arrivals the
 // schedule made due in the interval (the target rate); call Tick a little
 // after end to let those ops complete. One intended before end that
-// completes after the Tick counts in the next interval. The histograms
-// (and every other counter) go by completion: they hold what completed
-// by the time of the Tick.
+// completes (or is dropped) after the Tick counts in the interval open
+// when it comes in — the live row — and the returned Interval's Moves
+// give it back to the interval of its intended start (ResultsDir rewrites
+// intervals.csv with them at the end). The histograms (and every other
+// counter) go by completion: they hold what completed by the time of the
+// Tick.
 func (r *Recorder) Tick(end, next time.Time) Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, o := range r.interval {
 		o.reset()
 	}
+	var late []lateOp
 	for _, s := range r.shards {
 		s.mu.Lock()
+		late = append(late, s.late...)
+		s.late = s.late[:0]
+		s.open = end
 		for i, o := range s.ops {
 			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0 || o.MCP.Cancelled > 0 || o.Response.TotalCount() > 0) {
 				r.interval[i].add(o)
@@ -60,7 +67,8 @@ func (r *Recorder) Tick(end, next time.Time) Interval {
 		r.total[i].add(o)
 		r.all.add(o)
 	}
-	iv := Interval{Start: r.lastTick, End: end, Ops: r.interval, All: r.all}
+	iv := Interval{Start: r.lastTick, End: end, Ops: r.interval, All: r.all, Moves: r.moves(late, end)}
+	r.endsNS = append(r.endsNS, end.UnixNano())
 	r.lastTick = end
 	return iv
 }

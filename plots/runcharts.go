@@ -203,7 +203,7 @@ func LatencyPerOp(res *metrics.Results) (*Chart, error) {
 		for i, op := range ops {
 			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) {
 				o := iv.Ops[op]
-				return pc.get(o), o.Count > 0 && pc.get(o) > 0
+				return pc.get(o), pc.get(o) > 0 // none where no op completed: a gap
 			})
 			for _, s := range segs {
 				for _, xy := range s {

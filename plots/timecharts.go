@@ -85,10 +85,10 @@ func addPercentiles(lat *Panel, res *metrics.Results, pick func(*metrics.Interva
 		segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) {
 			o := pick(iv)
 			v := pc.get(o)
-			if o.Count > 0 && v > 0 && pc.name == "p50" {
+			if v > 0 && pc.name == "p50" {
 				p50s = append(p50s, v)
 			}
-			return v, o.Count > 0 && v > 0
+			return v, v > 0 // an interval where no op completed has none (an empty cell): a gap
 		})
 		ss = append(ss, series{pc.name, segs, lineStyle(pc.color, pc.width, false)})
 	}

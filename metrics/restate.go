@@ -1,0 +1,86 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mcpbench/mcpbench/driver"
+)
+
+// restate rewrites intervals.csv (closed) with every count by its op's
+// intended start: the counts of ops that completed, failed or were
+// dropped after the interval of their intended start had closed were
+// written in the row of the interval they came in (the live row); the
+// moves give them back (Recorder.Tick). The completed rate is the row's
+// count over its span again. The file is replaced atomically; nothing to
+// do without moves. Errors: the file cannot be read or written.
+func (w *ResultsDir) restate() error {
+	if len(w.moves) == 0 || w.err != nil {
+		return nil
+	}
+	path := filepath.Join(w.dir, FileIntervals)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil || len(recs) == 0 {
+		return fmt.Errorf("%s: restating by intended start: %v", path, err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	add := func(line int, name string, d int64) {
+		i, ok := col[name]
+		if !ok || line+1 >= len(recs) || i >= len(recs[line+1]) || d == 0 {
+			return
+		}
+		cell := &recs[line+1][i]
+		v, _ := strconv.ParseInt(*cell, 10, 64)
+		*cell = strconv.FormatInt(v+d, 10)
+	}
+	touched := map[int]bool{}
+	for _, m := range w.moves {
+		from, ok1 := w.rowAt[m.From.UnixNano()]
+		to, ok2 := w.rowAt[m.To.UnixNano()]
+		if !ok1 || !ok2 || from == to || m.Op < 0 || m.Op >= len(w.names) {
+			continue
+		}
+		for _, l := range []struct {
+			line int
+			sign int64
+		}{{from, 1}, {to, -1}} {
+			touched[l.line] = true
+			op := "op:" + w.names[m.Op]
+			add(l.line, "all.count", l.sign*m.Count)
+			add(l.line, "all.errors", l.sign*m.Errors)
+			add(l.line, op+".count", l.sign*m.Count)
+			add(l.line, op+".errors", l.sign*m.Errors)
+			add(l.line, "dropped", l.sign*m.Dropped)
+			for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+				add(l.line, "errors_"+c.String(), l.sign*m.Classes[c])
+			}
+		}
+	}
+	ci, si, ri := col["all.count"], col["interval_s"], col["rate"]
+	for line := range touched {
+		rec := recs[line+1]
+		n, _ := strconv.ParseInt(rec[ci], 10, 64)
+		if secs, _ := strconv.ParseFloat(rec[si], 64); secs > 0 {
+			rec[ri] = f3(float64(n) / secs)
+		}
+	}
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	if err := cw.WriteAll(recs); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b.Bytes())
+}
