@@ -1,19 +1,24 @@
 // check-html.mjs — the browser half of check-html.sh (see its header).
 //
-// node check-html.mjs PROFILE_DIR KIND=REPORT.html=SCREENSHOT.png ...
+// node check-html.mjs PROFILE_DIR KIND=REPORT.html=SCREENSHOT.png[=TERMINAL.txt] ...
 //
 // Opens each REPORT.html in the system Chromium (/usr/bin/chromium, through
 // playwright-core; no browser download), fails on console or page errors,
 // on any request that is not file: or data:, on a report missing what its
 // kind must show (run: the summary table and at least 3 rendered <svg>
 // charts; sweep: the verdict, at least 2 step rows and 3 charts; soak: 4
-// verdict rows, the trend chart, the summary table and at least 5 charts),
+// verdict rows, the trend chart, the summary table and at least 5 charts;
+// drops: a run that dropped arrivals, with its warning and dropped-ops
+// table), on a run's verdict, notes, not-applicable lines and warnings
+// (head, cause, remedy) that differ from what TERMINAL.txt (the run's
+// terminal output) printed before its first table,
 // on a table header whose text overflows its cell (over its neighbours)
 // or on a page that scrolls sideways at 1280 px; then takes a full-page
 // screenshot of each (and of its replay ledger table, beside it as
 // *-ledger.png).
 import { chromium } from 'playwright-core';
 import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 
 const [profile, ...jobs] = process.argv.slice(2);
 if (!profile || jobs.length === 0) {
@@ -23,11 +28,29 @@ if (!profile || jobs.length === 0) {
 
 // What each kind of report must show: CSS selector → fewest matches.
 const wants = {
-	run: { '#summary-table tbody tr': 1 },
+	run: { '#summary-table tbody tr': 1, '#verdict .verdict': 1 },
+	drops: { '#summary-table tbody tr': 1, '#verdict .verdict': 1, '#verdict .warning': 1, '#dropped-table tbody tr': 1 },
 	sweep: { '#verdict': 1, '#steps-table tbody tr': 2, '#chart-capacity-latency svg': 1 },
 	soak: { '#soak-table tbody tr': 4, '#chart-soak-trends svg': 1, '#summary-table tbody tr': 1 },
 };
-const minCharts = { run: 3, sweep: 3, soak: 5 };
+const minCharts = { run: 3, drops: 3, sweep: 3, soak: 5 };
+
+// The lines of a run's terminal output that its report must show too: from
+// the verdict to the first blank line, those the report model makes (the
+// Next: line, which names files, apart).
+function terminalLines(path) {
+	const text = readFileSync(path, 'utf8');
+	const lines = text.split('\n');
+	const at = lines.findIndex((l) => l.startsWith('Verdict: '));
+	if (at < 0) return null;
+	const out = [];
+	for (const l of lines.slice(at)) {
+		if (l.trim() === '') break;
+		const t = l.trim();
+		if (/^(Verdict: |INTERRUPTED: |ABORTED: |note: |not applicable: |WARNING |cause: |remedy: )/.test(t)) out.push(t);
+	}
+	return out;
+}
 
 const problems = [];
 const context = await chromium.launchPersistentContext(profile, {
@@ -41,12 +64,12 @@ const context = await chromium.launchPersistentContext(profile, {
 });
 try {
 	for (const job of jobs) {
-		const [kind, html, shot] = job.split('=');
+		const [kind, html, shot, terminal] = job.split('=');
 		if (!wants[kind] || !html || !shot) {
-			problems.push(`bad job ${job}: want KIND=REPORT.html=SCREENSHOT.png, KIND one of ${Object.keys(wants)}`);
+			problems.push(`bad job ${job}: want KIND=REPORT.html=SCREENSHOT.png[=TERMINAL.txt], KIND one of ${Object.keys(wants)}`);
 			continue;
 		}
-		await check(kind, html, shot);
+		await check(kind, html, shot, terminal);
 	}
 } finally {
 	await context.close();
@@ -56,7 +79,7 @@ if (problems.length > 0) {
 	process.exit(1);
 }
 
-async function check(kind, html, shot) {
+async function check(kind, html, shot, terminal) {
 	const page = await context.newPage();
 	const tag = (m) => problems.push(`${kind}: ${m}`);
 	page.on('console', (msg) => {
@@ -80,6 +103,7 @@ async function check(kind, html, shot) {
 		const sections = [...document.querySelectorAll('section[id]')].map((s) => s.id);
 		return {
 			title: document.title,
+			vlines: [...document.querySelectorAll('#verdict .vline')].map((e) => e.innerText.trim()),
 			counts,
 			svgs,
 			sections,
@@ -103,6 +127,14 @@ async function check(kind, html, shot) {
 	if (info.scripts > 0) tag(`${info.scripts} <script> elements (the report needs none)`);
 	if (info.overflowX) tag('the page or one of its tables scrolls horizontally at 1280 px');
 	for (const h of info.spilled) tag(`table header overflows its cell, over its neighbours: ${h}`);
+	if (terminal) {
+		const want = terminalLines(terminal);
+		if (!want) tag(`no Verdict: line in the terminal output ${terminal}`);
+		else if (JSON.stringify(want) !== JSON.stringify(info.vlines)) {
+			tag(`the report's verdict and warnings differ from the terminal's:\n  terminal ${JSON.stringify(want)}\n  report   ${JSON.stringify(info.vlines)}`);
+		}
+		if (kind === 'drops' && !(info.vlines[0] || '').startsWith('Verdict: WARN')) tag(`a run with drops reads ${info.vlines[0]}`);
+	}
 
 	await page.screenshot({ path: shot, fullPage: true });
 	// The replay ledger's table alone, where long op names head columns.
@@ -111,5 +143,5 @@ async function check(kind, html, shot) {
 	}
 	await page.close();
 	console.error(`check-html: ${kind} "${info.title}": sections ${info.sections.join(', ')}; ` +
-		`${JSON.stringify(info.counts)}; svg charts ${rendered.map((s) => `${s.w}x${s.h}`).join(', ')}; screenshot ${shot}`);
+		`${JSON.stringify(info.counts)}; ${info.vlines.length} verdict and warning lines as the terminal's; svg charts ${rendered.map((s) => `${s.w}x${s.h}`).join(', ')}; screenshot ${shot}`);
 }

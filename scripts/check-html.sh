@@ -6,24 +6,28 @@
 #   scripts/check-html.sh [SCREENSHOT.png]
 #
 # Builds mcpbench and, against the embedded reference server (loopback
-# only), makes a short run (3 s), a short rate sweep (3 steps of 5 s, every
-# step run: a loaded machine must not cut it short) and a
-# short soak (20 s) into temporary results directories, runs
+# only), makes a short run (3 s), a short open-model run that drops most
+# of its arrivals (3 s at 200/s on 4 VUs of a 200 ms tool), a short rate
+# sweep (3 steps of 5 s, every step run: a loaded machine must not cut it
+# short) and a short soak (20 s) into temporary results directories, runs
 # `mcpbench plot` on each, opens each report.html via file:// in headless
 # Chromium (driven by playwright-core) and fails if a page
 #   - logs a console error or throws a page error,
 #   - makes any request other than file:// or data: (it must be
 #     self-contained),
 #   - lacks what its kind must show: the run's summary table; the sweep's
-#     verdict and step rows; the soak's verdict rows and trend chart,
+#     verdict and step rows; the soak's verdict rows and trend chart; the
+#     dropping run's warning and dropped-ops table,
+#   - (the two runs) does not show the same verdict, notes, not-applicable
+#     lines and warnings (id, cause, remedy) as the terminal printed,
 #   - has too few rendered <svg> charts of non-zero size (run 3, sweep 3,
 #     soak 5), or fewer captions than charts,
 #   - has a table header whose text overflows its cell (over its
 #     neighbours),
 #   - scrolls sideways at 1280 px.
 # Then it takes a full-page screenshot of each (the run's at SCREENSHOT.png,
-# default $TMP/report.png; the others beside it as *-sweep.png and
-# *-soak.png; the replay ledger table of each alone as *-ledger.png),
+# default $TMP/report.png; the others beside it as *-drops.png, *-sweep.png
+# and *-soak.png; the replay ledger table of each alone as *-ledger.png),
 # prints their paths and exits 0.
 #
 # Installs what it needs: Debian's chromium (apt-get, skipped when
@@ -79,12 +83,12 @@ kind() {
 
 shots=()
 checks=()
-add_job() { # DIR SCREENSHOT
-	local k
-	k=$(kind "$1")
+add_job() { # DIR SCREENSHOT [KIND [TERMINAL.txt]]
+	local k=${3:-}
+	[[ -n "$k" ]] || k=$(kind "$1")
 	log "plotting the $k in $1"
 	"$bin" plot "$1" --html "$TMP/$k.html" --out "$TMP/plots-$k" >&2
-	checks+=("$k=$TMP/$k.html=$2")
+	checks+=("$k=$TMP/$k.html=$2${4:+=$4}")
 	shots+=("$2")
 }
 
@@ -93,6 +97,9 @@ if [[ -n "${MCPBENCH_RESULTS:-}" ]]; then
 else
 	log "short run into $TMP/run"
 	"$bin" run --duration 3s -q --out "$TMP/run" >"$TMP/run.txt" 2>&1 || { cat "$TMP/run.txt" >&2; exit 1; }
+	log "short run that drops most arrivals into $TMP/drops"
+	"$bin" run --duration 3s --warmup 0s --rate 200 --vus 2 --max-vus 4 --tool slow --args '{"ms":200}' -q --out "$TMP/drops" \
+		>"$TMP/drops.txt" 2>&1 || { cat "$TMP/drops.txt" >&2; exit 1; }
 	log "short sweep into $TMP/sweep"
 	"$bin" sweep --by rate --from 100 --to 300 --steps 3 --step 5s --step-warmup 1s --keep-going --slo-p99 2s --tool echo --args '{"text":"hi"}' -q --out "$TMP/sweep" \
 		>"$TMP/sweep.txt" 2>&1 || { cat "$TMP/sweep.txt" >&2; exit 1; }
@@ -102,7 +109,8 @@ else
 		# 99: a verdict failed — the report must still show it.
 		if [[ $status -ne 99 ]]; then cat "$TMP/soak.txt" >&2; exit 1; fi
 	}
-	add_job "$TMP/run" "$shot"
+	add_job "$TMP/run" "$shot" run "$TMP/run.txt"
+	add_job "$TMP/drops" "${shot%.png}-drops.png" drops "$TMP/drops.txt"
 	add_job "$TMP/sweep" "${shot%.png}-sweep.png"
 	add_job "$TMP/soak" "${shot%.png}-soak.png"
 fi
