@@ -12,10 +12,23 @@ import (
 )
 
 // WriteMarkdown prints the summary as Markdown tables (for a pull request
-// or a wiki page).
+// or a wiki page), after the report model's lines (the verdict, notes,
+// not-applicable lines, each warning with its cause and remedy: what the
+// text and HTML reports say too).
 func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
-	p := &printer{Printer: textfmt.Printer{W: w}}
+	p := &printer{Printer: textfmt.Printer{W: w}, m: Build(s)}
 	p.F("## mcpbench: %s\n\n", s.Profile)
+	p.F("**%s**\n\n", p.m.Verdict)
+	for _, l := range p.m.Lines()[1:] {
+		if strings.HasPrefix(l, "cause: ") || strings.HasPrefix(l, "remedy: ") {
+			p.F("  - %s\n", l)
+		} else {
+			p.F("- %s\n", l)
+		}
+	}
+	if len(p.m.Lines()) > 1 {
+		p.F("\n")
+	}
 	p.F("| | |\n|---|---|\n")
 	p.F("| target | `%s`%s |\n", s.Target, map[bool]string{true: " (embedded reference server)"}[s.Embedded])
 	p.F("| protocol | %s |\n| model | %s |\n", s.Protocol, s.Model)
