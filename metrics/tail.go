@@ -43,10 +43,13 @@ type TailRow struct {
 	Count, Errors          int64
 }
 
-// tailFile reads a growing file from an offset, complete lines only.
+// tailFile reads a growing file from an offset, complete lines only. A
+// file replaced at its path (intervals.csv, restated by intended start at
+// the end of the run) is not read again: its lines were read as written.
 type tailFile struct {
 	path string
 	off  int64
+	seen os.FileInfo // the file first read (nil: none yet)
 }
 
 // next returns the complete lines appended since the last call.
@@ -56,6 +59,12 @@ func (f *tailFile) next() ([]byte, error) {
 		return nil, err
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err == nil {
+		if f.seen != nil && !os.SameFile(f.seen, fi) {
+			return nil, nil
+		}
+		f.seen = fi
+	}
 	if _, err := fh.Seek(f.off, io.SeekStart); err != nil {
 		return nil, err
 	}
