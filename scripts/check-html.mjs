@@ -143,5 +143,5 @@ async function check(kind, html, shot, terminal) {
 	}
 	await page.close();
 	console.error(`check-html: ${kind} "${info.title}": sections ${info.sections.join(', ')}; ` +
-		`${JSON.stringify(info.counts)}; ${info.vlines.length} verdict and warning lines as the terminal's; svg charts ${rendered.map((s) => `${s.w}x${s.h}`).join(', ')}; screenshot ${shot}`);
+		`${JSON.stringify(info.counts)}; ${info.vlines.length} verdict and warning lines${terminal ? " (the terminal's)" : ""}; svg charts ${rendered.map((s) => `${s.w}x${s.h}`).join(', ')}; screenshot ${shot}`);
 }
