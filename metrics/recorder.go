@@ -397,9 +397,8 @@ func (s *Shard) Record(res *driver.Result) {
 	}
 	o.Response.RecordValue(us(res.ResponseTime()))
 	if !res.Intended.IsZero() {
-		lag := res.Start.Sub(res.Intended)
-		s.lag.RecordValue(us(lag))
-		if lag > LateStartFloor && float64(lag) > LateStartFraction*float64(res.ResponseTime()) {
+		s.lag.RecordValue(us(res.Start.Sub(res.Intended)))
+		if IsLateStart(res) {
 			o.LateStarts++
 		}
 	}

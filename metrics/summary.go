@@ -128,6 +128,17 @@ const (
 	LateStartFloor    = time.Millisecond
 )
 
+// IsLateStart reports whether res is a late start (see LateStartFraction):
+// sent more than LateStartFloor and more than LateStartFraction of its
+// response time after its intended start.
+func IsLateStart(res *driver.Result) bool {
+	if res.Intended.IsZero() {
+		return false
+	}
+	lag := res.Start.Sub(res.Intended)
+	return lag > LateStartFloor && float64(lag) > LateStartFraction*float64(res.ResponseTime())
+}
+
 // ThresholdResult is one threshold checked against the run.
 type ThresholdResult struct {
 	Expr   string  `json:"expr"`   // as written, e.g. "tools/call:p99<200ms"

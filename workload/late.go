@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/metrics"
 )
 
 // Why ops started late. Start lag (send − intended start) is part of
-// response time; when its p99 is high the summary says why, from the ops
-// that started more than lateStart late, each counted by the largest part
-// of its lag:
+// response time; when it changed what was measured (verdict's W-START-LAG)
+// the summary says why, from the late starts (metrics.IsLateStart: over
+// 1 ms and over 10 % of the op's response time late), each counted by the
+// largest part of its lag:
 //
 //   - queued: the slot was already overdue when a VU claimed it — every
 //     session was busy waiting on the target;
@@ -19,9 +21,6 @@ import (
 //     or too little CPU, i.e. the generator;
 //   - other: between waking and sending — replacing a churned session
 //     (DELETE and initialize) before the op.
-
-// lateStart is the start lag from which an op counts as late.
-const lateStart = 10 * time.Millisecond
 
 // lateCauses counts the late ops by cause. Safe for concurrent use.
 type lateCauses struct{ queued, woke, other atomic.Int64 }
@@ -42,10 +41,10 @@ func (v *vuState) runNoting(j *job, wait time.Duration) bool {
 // how late its slot was when claimed, woke when its worker went on after
 // the wait.
 func (c *lateCauses) note(res *driver.Result, queued time.Duration, woke time.Time, counted bool) {
-	lag := res.Start.Sub(res.Intended)
-	if !counted || lag <= lateStart || res.Intended.IsZero() {
+	if !counted || !metrics.IsLateStart(res) {
 		return
 	}
+	lag := res.Start.Sub(res.Intended)
 	slept := max(woke.Sub(res.Intended)-queued, 0)
 	rest := lag - queued - slept
 	switch {
@@ -65,7 +64,7 @@ func (c *lateCauses) why(procs int, cores float64) string {
 	n := q + w + o
 	switch {
 	case n == 0:
-		return "mcpbench does not know why (no op started more than 10 ms late)"
+		return "mcpbench does not know why (no late start counted)"
 	case q >= w && q >= o:
 		return fmt.Sprintf("every VU was busy waiting on the target when they were due (%d of %d late ops)", q, n)
 	case w >= o:
