@@ -321,6 +321,10 @@ func TestDashboardCountsPlantedFaults(t *testing.T) {
 		!strings.Contains(string(body), `id="summary-table"`) || !strings.Contains(string(body), `<link rel="icon" href="data:,">`) {
 		t.Errorf("GET /report: %s %q, %d bytes: want the run's HTML report with an empty icon", resp.Status, resp.Header.Get("Content-Type"), len(body))
 	}
+	// The end page gives the run's verdict, as the terminal does.
+	if want := fmt.Sprintf(`<p class="vline verdict level-WARN">Verdict: WARN — %d errors (`, sum.All.Errors); !strings.Contains(string(body), want) {
+		t.Errorf("the end page lacks %q", want)
+	}
 	<-closed // the report was fetched: Close goes on
 }
 
