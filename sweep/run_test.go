@@ -70,8 +70,16 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(sw.Results) != 7 || !strings.Contains(sw.Verdict.StoppedEarly, "step 4 is clearly past the knee") {
+		if len(sw.Results) != 8 || !strings.Contains(sw.Verdict.StoppedEarly, "step 4 is clearly past the knee") {
 			t.Fatalf("%d steps, stopped %q", len(sw.Results), sw.Verdict.StoppedEarly)
+		}
+		// After the overload, a cool-down (the server is back at once: one
+		// probe) and a re-check of 800/s, which passes.
+		if r := sw.Results[4]; !r.Recheck || r.Value != 800 || !r.Pass || r.CoolDown == nil || r.CoolDown.Probes != 1 || !r.CoolDown.Settled {
+			t.Fatalf("step 5: %+v, want a passing re-check of 800/s after one probe", r)
+		}
+		if v := sw.Verdict; v.Hysteresis != "" || len(v.NonMonotone) != 0 || v.Unsettled != 0 || strings.HasPrefix(v.Confidence, "low") {
+			t.Fatalf("a server that recovers: %+v", v)
 		}
 		for i, want := range []bool{true, true, true, false} {
 			if s := sw.Results[i]; s.Pass != want {
@@ -79,7 +87,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 			}
 		}
 		var refined []float64
-		for _, s := range sw.Results[4:] {
+		for _, s := range sw.Results[5:] {
 			if !s.Refine {
 				t.Fatalf("step %d is not a refinement", s.N)
 			}
@@ -93,7 +101,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 			t.Fatalf("verdict %+v", v)
 		}
 		back, err := metrics.ReadSweep(dir)
-		if err != nil || len(back.Results) != 7 {
+		if err != nil || len(back.Results) != 8 {
 			t.Fatalf("sweep.json: %v", err)
 		}
 		for _, d := range []string{"step-01", "step-04"} {
@@ -111,8 +119,9 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 		defer stop()
 		dir := t.TempDir()
 		ctx, cancel := context.WithCancelCause(t.Context())
-		// Step 1 takes 2.5 s; cut step 2 in its middle.
-		time.AfterFunc(3500*time.Millisecond, func() { cancel(errors.New("interrupted by signal")) })
+		// The baseline probe takes 1 s and step 1 2.5 s; cut step 2 in its
+		// middle.
+		time.AfterFunc(4500*time.Millisecond, func() { cancel(errors.New("interrupted by signal")) })
 		sw, err := Run(ctx, sweepProfile(), Options{Dir: dir, HTTPClient: hc})
 		if err != nil {
 			t.Fatal(err)

@@ -100,5 +100,5 @@ func MannWhitneyMinP(n1, n2 int) float64 {
 	lc, _ := math.Lgamma(float64(n1 + n2 + 1))
 	l1, _ := math.Lgamma(float64(n1 + 1))
 	l2, _ := math.Lgamma(float64(n2 + 1))
-	return math.Min(1, 2*math.Exp(-(lc - l1 - l2)))
+	return math.Min(1, 2*math.Exp(-(lc-l1-l2)))
 }
