@@ -28,12 +28,13 @@ func sweepSubtitle(sw *metrics.Sweep) string {
 }
 
 // finished returns the sweep's judged steps (an interrupted step is
-// partial) sorted by key, so a line runs left to right even when
+// partial; a re-check after an overload repeats a load and is in the
+// verdict's hysteresis line) sorted by key, so a line runs left to right even when
 // refinement steps ran after higher loads.
 func finished(sw *metrics.Sweep, key func(metrics.SweepStep) float64) []metrics.SweepStep {
 	var out []metrics.SweepStep
 	for _, s := range sw.Results {
-		if !s.Interrupted {
+		if !s.Interrupted && !s.Recheck {
 			out = append(out, s)
 		}
 	}

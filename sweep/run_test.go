@@ -3,9 +3,11 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -326,6 +328,103 @@ func TestRunStepHook(t *testing.T) {
 			}
 			if s.Count != count || s.Count == 0 || s.Intervals != measured || s.P99CI == nil || s.Sessions != int64(s.Value) {
 				t.Errorf("step %d: %d ops (files %d), %d intervals (files %d measured), p99 interval %v, %d sessions", s.N, s.Count, count, s.Intervals, measured, s.P99CI, s.Sessions)
+			}
+		}
+	})
+}
+
+// degradingFake serves one request at a time, 1 ms each (1000/s at
+// most), like capacityFake; once more than 50 requests wait, it stays
+// slow (every answer 30 ms later) for recover after the last such
+// moment, or for good when recover is 0: a server that does not get
+// over an overload (hysteresis).
+func degradingFake(recover time.Duration) *mcptest.Server {
+	fake := okFake()
+	sem := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var waiting int
+	var until time.Time
+	fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+		mu.Lock()
+		waiting++
+		if waiting > 50 {
+			until = time.Now().Add(recover)
+			if recover == 0 {
+				until = time.Now().Add(24 * time.Hour)
+			}
+		}
+		mu.Unlock()
+		sem <- struct{}{}
+		time.Sleep(time.Millisecond)
+		<-sem
+		mu.Lock()
+		waiting--
+		slow := time.Now().Before(until)
+		mu.Unlock()
+		if slow {
+			time.Sleep(30 * time.Millisecond)
+		}
+		w.Result(r, map[string]any{"content": []any{}})
+	})
+	return fake
+}
+
+// A server that stays slow for 3 s after an overload: the cool-down
+// after the failed step probes (20/s, a tenth of the lowest step) until
+// its p50 is back to the baseline — 4 probes: the first three fall in
+// the slow 3 s —, and the re-check of 800/s then passes: no hysteresis.
+func TestSweepCoolsDownAfterOverload(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(degradingFake(3 * time.Second))
+		defer stop()
+		p := sweepProfile()
+		p.Sweep.Refine = -1 // no bisect: the re-check is the last step
+		sw, err := Run(t.Context(), p, Options{Dir: t.TempDir(), HTTPClient: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sw.Results[len(sw.Results)-1]
+		if !r.Recheck || r.Value != 800 || !r.Pass || r.CoolDown == nil || !r.CoolDown.Settled || r.CoolDown.Probes != 4 {
+			t.Fatalf("last step %+v cool-down %+v: want a passing re-check of 800/s after 4 probes", r, r.CoolDown)
+		}
+		v := sw.Verdict
+		if v.Hysteresis != "" || v.CoolDowns != 1 || v.Unsettled != 0 || strings.HasPrefix(v.Confidence, "low") {
+			t.Fatalf("verdict %+v", v)
+		}
+	})
+}
+
+// A server that never gets over the overload: the cool-down runs out of
+// time (5 s bound: 5 probes), the re-check of 800/s fails, and the
+// verdict says so (hysteresis) with a low confidence.
+func TestSweepHysteresis(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(degradingFake(0))
+		defer stop()
+		p := sweepProfile()
+		p.Sweep.Refine = -1
+		sw, err := Run(t.Context(), p, Options{Dir: t.TempDir(), HTTPClient: hc, CoolDownMax: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sw.Results[len(sw.Results)-1]
+		if !r.Recheck || r.Value != 800 || r.Pass || r.CoolDown == nil || r.CoolDown.Settled || r.CoolDown.Probes != 5 {
+			t.Fatalf("last step %+v cool-down %+v: want a failed re-check of 800/s after 5 probes", r, r.CoolDown)
+		}
+		v := sw.Verdict
+		if !strings.HasPrefix(v.Hysteresis, fmt.Sprintf("step %d re-ran 800 ops/s after the overload and failed (p99 ", r.N)) || v.CoolDowns != 1 || v.Unsettled != 1 ||
+			!strings.HasPrefix(v.Confidence, "low: the re-check of the highest passing load after the overload failed (hysteresis); 1 cool-down(s) ran out of time") {
+			t.Fatalf("verdict %+v", v)
+		}
+		var b strings.Builder
+		if err := WriteText(&b, sw); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"cool-down: 5 probe(s)", "not back to its baseline", "Hysteresis: step ", "Cool-downs: 1 after failed steps", fmt.Sprintf("%3dc ", r.N)} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("text lacks %q:\n%s", want, b.String())
 			}
 		}
 	})

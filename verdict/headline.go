@@ -213,8 +213,21 @@ func LikeForLike(a, b *metrics.Summary) []Mismatch {
 	}
 	add("stages", a.Stages, b.Stages)
 	add("protocol", a.Protocol, b.Protocol)
-	add("target", a.Target, b.Target)
+	add("target", target(a.Target, a.Embedded), target(b.Target, b.Embedded))
 	return out
+}
+
+// embeddedTarget is how an embedded reference server's target reads:
+// its port changes from run to run, so two runs of it compare.
+const embeddedTarget = "(embedded reference server)"
+
+// target is the target two runs must share: the URL, or the embedded
+// reference server whatever its port.
+func target(url string, embedded bool) string {
+	if embedded || strings.HasSuffix(url, embeddedTarget) {
+		return "the embedded reference server"
+	}
+	return url
 }
 
 // SweepLikeForLike lists what makes two sweeps not like-for-like: a
@@ -230,7 +243,7 @@ func SweepLikeForLike(a, b *metrics.Sweep) []Mismatch {
 	add("profile", a.Profile, b.Profile)
 	add("dimension", a.By, b.By)
 	add("protocol", a.Protocol, b.Protocol)
-	add("target", a.Target, b.Target)
+	add("target", target(a.Target, false), target(b.Target, false))
 	add("step length", textfmt.Num(a.StepS)+" s", textfmt.Num(b.StepS)+" s")
 	slo := func(s metrics.SLO) string {
 		return fmt.Sprintf("p99 ≤ %s ms, errors ≤ %.2f%%, replay clean %v", textfmt.MS(s.P99MS), 100*s.ErrorRate, s.ReplayClean)
