@@ -246,3 +246,20 @@ func (v SweepVerdict) KneeRule() string {
 	}
 	return "its low-load baseline of " + ms(v.KneeBaseline) + " ms + " + ms(v.KneeThreshold-v.KneeBaseline) + " ms (the larger of 1 ms and a tenth of the SLO's p99)"
 }
+
+// A sweep's warnings: stable ids (docs/troubleshooting.md has a section
+// for each) and their remedies, printed with the verdict's lines.
+const (
+	WarnSweepNonMonotone   = "W-SWEEP-NONMONOTONE"
+	RemedySweepNonMonotone = "longer steps (--step) or --repeat 3 tell noise from a server whose throughput falls under more load (it collapses past its knee: the lower load is its capacity) (docs/troubleshooting.md#w-sweep-nonmonotone)"
+	WarnSweepHysteresis    = "W-SWEEP-HYSTERESIS"
+	RemedySweepHysteresis  = "the server stays slow after an overload (queues, pools, a collector behind): find what does not drain; until then plan with less than the re-checked load (docs/troubleshooting.md#w-sweep-hysteresis)"
+	WarnSweepCoolDown      = "W-SWEEP-COOLDOWN"
+	RemedySweepCoolDown    = "the server needed longer than the cool-down's bound to recover, so the steps after it measured a server still recovering: check its recovery, or sweep to a lower --to (docs/troubleshooting.md#w-sweep-cooldown)"
+)
+
+// RemedyNonMonotone, RemedyHysteresis and RemedyCoolDown give the
+// remedies to a template that holds the verdict.
+func (SweepVerdict) RemedyNonMonotone() string { return RemedySweepNonMonotone }
+func (SweepVerdict) RemedyHysteresis() string  { return RemedySweepHysteresis }
+func (SweepVerdict) RemedyCoolDown() string    { return RemedySweepCoolDown }

@@ -43,7 +43,7 @@ func TestSweepHTMLReport(t *testing.T) {
 		"Maximum sustainable rate", "<strong>3900 ops/s</strong> (95 % CI 3500–4400), 3899.0 ops/s achieved", "p99 reaches 8.000 ms there, its low-load baseline of 3.100 ms",
 		"5080 ops/s (step 6, passed) and 5200 ops/s (step 9, failed)", "sure: step 6",
 		"<tr><th>Non-monotone</th><td class=\"marginal\">step 9 at 5200 ops/s achieved 4000.0 ops/s", "<tr><th>Hysteresis</th><td class=\"fail\">step 10 re-ran 5080 ops/s",
-		"<tr><th>Cool-downs</th><td>2 after failed steps, 31.5 s in all, 1 not back to the baseline", "<td class=\"bad\">5\u202f456</td>", `<figure id="chart-capacity-latency">`, `<figure id="chart-capacity-errors">`,
+		"<tr><th>Cool-downs</th><td>2 after failed steps, 31.5 s in all, 1 not back to the baseline", "W-SWEEP-HYSTERESIS · remedy: the server stays slow after an overload", "W-SWEEP-NONMONOTONE · remedy: longer steps", "<td class=\"bad\">5\u202f456</td>", `<figure id="chart-capacity-latency">`, `<figure id="chart-capacity-errors">`,
 		`<figure id="chart-capacity-resources">`, "<figcaption>Follow p99 to where it crosses the dashed SLO line", "marginal",
 		"2 runs: 1571.0/s p99 2.900 ms · 1570.0/s p99 3.100 ms", "capacity-memory: not a session sweep",
 	} {

@@ -64,15 +64,16 @@ func WriteCompare(w io.Writer, labelA, labelB string, c verdict.RunComparison) e
 	return p.Err
 }
 
-// NotLikeForLike is the line that names what makes two runs (or sweeps)
-// not like-for-like: "NOT LIKE-FOR-LIKE: profile smoke vs ramp; model
-// open vs closed — the differences below are not the servers' alone".
+// NotLikeForLike is the warning line that names what makes two runs (or
+// sweeps) not like-for-like: "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]:
+// profile smoke vs ramp; model open vs closed — the differences below
+// are not the servers' alone; remedy: …".
 func NotLikeForLike(ms []verdict.Mismatch) string {
 	var parts []string
 	for _, m := range ms {
 		parts = append(parts, m.String())
 	}
-	return "NOT LIKE-FOR-LIKE: " + strings.Join(parts, "; ") + " — the differences below are not the servers' alone"
+	return "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: " + strings.Join(parts, "; ") + " — the differences below are not the servers' alone; remedy: compare runs of one profile and load against one target (docs/troubleshooting.md#w-compare-unlike)"
 }
 
 // CompareHeadline sums up a comparison in one line, from the findings on

@@ -115,15 +115,18 @@ func writeVerdict(p *textfmt.Printer, sw *metrics.Sweep) {
 		p.F("Knee: none in the range\n")
 	}
 	for _, n := range v.NonMonotone {
-		p.F("Non-monotone: %s\n", n)
+		p.F("Non-monotone [%s]: %s\n", metrics.WarnSweepNonMonotone, n)
+	}
+	if len(v.NonMonotone) > 0 {
+		p.F("  remedy: %s\n", metrics.RemedySweepNonMonotone)
 	}
 	if v.Hysteresis != "" {
-		p.F("Hysteresis: %s\n", v.Hysteresis)
+		p.F("Hysteresis [%s]: %s\n  remedy: %s\n", metrics.WarnSweepHysteresis, v.Hysteresis, metrics.RemedySweepHysteresis)
 	}
 	if v.CoolDowns > 0 {
 		p.F("Cool-downs: %d after failed steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
 		if v.Unsettled > 0 {
-			p.F(", %d not back to the baseline when the time was up", v.Unsettled)
+			p.F("; [%s] %d not back to the baseline when the time was up\n  remedy: %s", metrics.WarnSweepCoolDown, v.Unsettled, metrics.RemedySweepCoolDown)
 		}
 		p.F("\n")
 	}

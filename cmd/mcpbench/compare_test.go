@@ -127,7 +127,7 @@ func TestCompareRefusesUnlikeRuns(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 	out, errs, code = runPar(t, "compare", a, b, "--force")
-	if code != exitOK || headline(t, out) != "NOT LIKE-FOR-LIKE: "+diffs+" — the differences below are not the servers' alone" {
+	if code != exitOK || headline(t, out) != "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: "+diffs+" — the differences below are not the servers' alone; remedy: compare runs of one profile and load against one target (docs/troubleshooting.md#w-compare-unlike)" {
 		t.Fatalf("--force: exit %d %s\n%s", code, errs, out)
 	}
 	// One difference alone is enough: the offered rate.
@@ -202,7 +202,7 @@ func TestCompareSweepsBrackets(t *testing.T) {
 	if _, errs, code := runPar(t, "compare", a, other); code != exitUsage || !strings.Contains(errs, "not like-for-like: profile cap vs other;") {
 		t.Fatalf("other profile: exit %d %s", code, errs)
 	}
-	if out, _, code := runPar(t, "compare", a, other, "--force"); code != exitOK || headline(t, out) != "NOT LIKE-FOR-LIKE: profile cap vs other — the differences below are not the servers' alone" {
+	if out, _, code := runPar(t, "compare", a, other, "--force"); code != exitOK || headline(t, out) != "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: profile cap vs other — the differences below are not the servers' alone; remedy: compare runs of one profile and load against one target (docs/troubleshooting.md#w-compare-unlike)" {
 		t.Fatalf("--force: exit %d\n%s", code, out)
 	}
 }
