@@ -225,6 +225,12 @@ type Sweep struct {
 	SLO      SLO          `json:"slo"`
 	Results  []SweepStep  `json:"results"`
 	Verdict  SweepVerdict `json:"verdict"`
+	// ProbeBaselineMS is the cool-down probe's p50 before the first step
+	// (0: not measured, no cool-downs); ProbeOps counts the ops every
+	// probe completed (the baseline's and the cool-downs'), which no step
+	// counts.
+	ProbeBaselineMS float64 `json:"probe_baseline_p50_ms,omitempty"`
+	ProbeOps        int64   `json:"probe_ops,omitempty"`
 }
 
 // ReadSweep reads sweep.json from dir.

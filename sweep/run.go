@@ -201,6 +201,9 @@ func (sr *sweeper) probe(ctx context.Context) (float64, bool) {
 	} else {
 		sum, err = InProcessProbe(ctx, run, sr.opts)
 	}
+	if sum != nil {
+		sr.sw.ProbeOps += sum.All.Count
+	}
 	if err != nil || sum == nil || sum.All.Count == 0 {
 		return 0, false
 	}
@@ -214,6 +217,7 @@ func (sr *sweeper) baseline(ctx context.Context) {
 	}
 	if p50, ok := sr.probe(ctx); ok {
 		sr.base = max(p50, 1e-3)
+		sr.sw.ProbeBaselineMS = textfmt.Round3(p50)
 	}
 }
 
