@@ -405,7 +405,8 @@ func TestSweepHysteresis(t *testing.T) {
 		defer stop()
 		p := sweepProfile()
 		p.Sweep.Refine = -1
-		sw, err := Run(t.Context(), p, Options{Dir: t.TempDir(), HTTPClient: hc, CoolDownMax: 5 * time.Second})
+		dir := t.TempDir()
+		sw, err := Run(t.Context(), p, Options{Dir: dir, HTTPClient: hc, CoolDownMax: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -417,6 +418,10 @@ func TestSweepHysteresis(t *testing.T) {
 		if !strings.HasPrefix(v.Hysteresis, fmt.Sprintf("step %d re-ran 800 ops/s after the overload and failed (p99 ", r.N)) || v.CoolDowns != 1 || v.Unsettled != 1 ||
 			!strings.HasPrefix(v.Confidence, "low: the re-check of the highest passing load after the overload failed (hysteresis); 1 cool-down(s) ran out of time") {
 			t.Fatalf("verdict %+v", v)
+		}
+		csv, _ := os.ReadFile(filepath.Join(dir, "sweep.csv"))
+		if !strings.Contains(string(csv), fmt.Sprintf(",recheck,5,%.3f,false\n", r.CoolDown.Seconds)) {
+			t.Errorf("sweep.csv lacks the re-check and its cool-down:\n%s", csv)
 		}
 		var b strings.Builder
 		if err := WriteText(&b, sw); err != nil {
