@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -46,5 +47,35 @@ func TestCompareOpensWithTheHeadline(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "within (p=0.4, Welch t on per-interval throughput)") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// The sweep's markdown names the bracket, the contradictions and the
+// cool-downs, and its step table has the dropped arrivals and the step
+// kinds (r bisect, c re-check).
+func TestSweepMarkdown(t *testing.T) {
+	sw := &metrics.Sweep{Profile: "cap", By: "rate", SLO: metrics.SLO{P99MS: 50, ErrorRate: 0.01}, Results: []metrics.SweepStep{
+		{N: 1, Value: 2643, Achieved: 2643, Pass: true},
+		{N: 2, Value: 2777, Achieved: 2000, Dropped: 5456, Reasons: []string{"p99 1600 ms > 50.00 ms"}},
+		{N: 3, Value: 2710, Achieved: 2500, Refine: true, Reasons: []string{"p99 300 ms > 50.00 ms"}},
+		{N: 4, Value: 2643, Achieved: 2600, Recheck: true, Reasons: []string{"p99 80.00 ms > 50.00 ms"}},
+	}, Verdict: metrics.SweepVerdict{MaxSustainable: 2643, MaxStep: 1, MaxLoad: 2643, Crossing: &metrics.Bracket{Lo: 2643, Hi: 2710, LoStep: 1, HiStep: 3},
+		NonMonotone: []string{"step 2 at 2777 ops/s achieved 2000.0 ops/s, less than step 1 at 2643 ops/s (2643.0 ops/s)"},
+		Hysteresis:  "step 4 re-ran 2643 ops/s after the overload and failed", CoolDowns: 2, CoolDownS: 12.5, Unsettled: 1}}
+	var b bytes.Buffer
+	if err := WriteSweepMarkdown(&b, sw); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| SLO crossed between | 2643 ops/s (step 1, passed) and 2710 ops/s (step 3, failed) |\n",
+		"| Non-monotone | step 2 at 2777 ops/s achieved 2000.0 ops/s, less than step 1 at 2643 ops/s (2643.0 ops/s) |\n",
+		"| Hysteresis | step 4 re-ran 2643 ops/s after the overload and failed |\n",
+		"| Cool-downs | 2, 12.5 s in all, 1 not settled |\n",
+		"| step | rate | achieved ops/s | dropped | errors % |",
+		"| 2 | 2777 | 2000.0 | 5456 | 0.00 |", "| 3r | 2710 |", "| 4c | 2643 |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
 	}
 }
