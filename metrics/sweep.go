@@ -103,6 +103,24 @@ type SweepStep struct {
 	// Refine marks a step added after the ladder to bisect between the
 	// highest passing and the lowest failing load.
 	Refine bool `json:"refine,omitempty"`
+	// Recheck marks a re-run of the highest passing load after an
+	// overload (and a cool-down): if it fails, the server did not recover
+	// (hysteresis; SweepVerdict.Hysteresis).
+	Recheck bool `json:"recheck,omitempty"`
+	// CoolDown is the cool-down run before this step (nil: none; one is
+	// run after every step that failed the SLO).
+	CoolDown *CoolDown `json:"cool_down,omitempty"`
+}
+
+// CoolDown is a wait between sweep steps after an overload: probes at a
+// low load, one after the other, until the probe's p50 is back to its
+// baseline (measured before the first step) or the time is up.
+type CoolDown struct {
+	Probes   int     `json:"probes"`  // probes run
+	Seconds  float64 `json:"seconds"` // time spent
+	P50MS    float64 `json:"p50_ms"`  // the last probe's p50
+	Baseline float64 `json:"baseline_p50_ms"`
+	Settled  bool    `json:"settled"` // the last probe was back to the baseline
 }
 
 // SweepVerdict is the outcome of a sweep.
@@ -114,13 +132,25 @@ type SweepVerdict struct {
 	// MaxLoad is the highest offered load (ops/s, VUs or sessions, as the
 	// sweep's by) of a step that met the SLO (0: none did).
 	MaxLoad float64 `json:"max_load"`
-	// Estimate interpolates the load at which p99 crosses the SLO between
-	// the last passing step and the next one (0 when no crossing is in
-	// range); it is less quantised than the step grid.
-	Estimate float64 `json:"slo_crossing_estimate"`
-	// EstimateCI is the interval of Estimate: where the confidence band
-	// of p99 crosses the SLO.
-	EstimateCI *CI `json:"slo_crossing_ci,omitempty"`
+	// Crossing is where the SLO is crossed, as the bracket the steps
+	// measured: the highest passing load and the lowest failing load
+	// above it (bisect steps inside it narrow it); nil when no step
+	// above the highest passing one failed. Any load inside is as
+	// consistent with the data as any other: no interpolation.
+	Crossing *Bracket `json:"slo_crossing,omitempty"`
+	// NonMonotone names the steps that achieved less than a step at a
+	// lower load (by more than 2 %); each lowers the confidence.
+	NonMonotone []string `json:"non_monotone,omitempty"`
+	// Hysteresis says the re-check of the highest passing load after an
+	// overload failed: the server did not recover ("" when it passed or
+	// was not run).
+	Hysteresis string `json:"hysteresis,omitempty"`
+	// CoolDowns counts the cool-downs run, CoolDownS their time in all,
+	// Unsettled those that ran out of time before the probe was back to
+	// its baseline.
+	CoolDowns int     `json:"cool_downs,omitempty"`
+	CoolDownS float64 `json:"cool_down_s,omitempty"`
+	Unsettled int     `json:"cool_downs_unsettled,omitempty"`
 	// Knee is the load (ops/s, VUs or sessions) where p99 departs from
 	// its low-load baseline: where the isotonic fit of p99 against load
 	// reaches KneeThreshold, max(2 × KneeBaseline, KneeBaseline + max(1 ms,
@@ -152,6 +182,15 @@ type SweepVerdict struct {
 	GeneratorRSSAtZeroMB float64 `json:"generator_rss_at_zero_mb,omitempty"`
 	StoppedEarly         string  `json:"stopped_early,omitempty"` // why the sweep stopped before its last step
 	Interrupted          bool    `json:"interrupted,omitempty"`
+}
+
+// Bracket is the load range the SLO is crossed in: Lo passed (step
+// LoStep), Hi failed (step HiStep).
+type Bracket struct {
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	LoStep int     `json:"lo_step"`
+	HiStep int     `json:"hi_step"`
 }
 
 // TargetMemoryMeasured reports whether the target's memory per session
@@ -186,6 +225,12 @@ type Sweep struct {
 	SLO      SLO          `json:"slo"`
 	Results  []SweepStep  `json:"results"`
 	Verdict  SweepVerdict `json:"verdict"`
+	// ProbeBaselineMS is the cool-down probe's p50 before the first step
+	// (0: not measured, no cool-downs); ProbeOps counts the ops every
+	// probe completed (the baseline's and the cool-downs'), which no step
+	// counts.
+	ProbeBaselineMS float64 `json:"probe_baseline_p50_ms,omitempty"`
+	ProbeOps        int64   `json:"probe_ops,omitempty"`
 }
 
 // ReadSweep reads sweep.json from dir.
@@ -207,3 +252,20 @@ func (v SweepVerdict) KneeRule() string {
 	}
 	return "its low-load baseline of " + ms(v.KneeBaseline) + " ms + " + ms(v.KneeThreshold-v.KneeBaseline) + " ms (the larger of 1 ms and a tenth of the SLO's p99)"
 }
+
+// A sweep's warnings: stable ids (docs/troubleshooting.md has a section
+// for each) and their remedies, printed with the verdict's lines.
+const (
+	WarnSweepNonMonotone   = "W-SWEEP-NONMONOTONE"
+	RemedySweepNonMonotone = "longer steps (--step) or --repeat 3 tell noise from a server whose throughput falls under more load (it collapses past its knee: the lower load is its capacity) (docs/troubleshooting.md#w-sweep-nonmonotone)"
+	WarnSweepHysteresis    = "W-SWEEP-HYSTERESIS"
+	RemedySweepHysteresis  = "the server stays slow after an overload (queues, pools, a collector behind): find what does not drain; until then plan with less than the re-checked load (docs/troubleshooting.md#w-sweep-hysteresis)"
+	WarnSweepCoolDown      = "W-SWEEP-COOLDOWN"
+	RemedySweepCoolDown    = "the server needed longer than the cool-down's bound to recover, so the steps after it measured a server still recovering: check its recovery, or sweep to a lower --to (docs/troubleshooting.md#w-sweep-cooldown)"
+)
+
+// RemedyNonMonotone, RemedyHysteresis and RemedyCoolDown give the
+// remedies to a template that holds the verdict.
+func (SweepVerdict) RemedyNonMonotone() string { return RemedySweepNonMonotone }
+func (SweepVerdict) RemedyHysteresis() string  { return RemedySweepHysteresis }
+func (SweepVerdict) RemedyCoolDown() string    { return RemedySweepCoolDown }

@@ -352,3 +352,27 @@ func TestSweepStepsSorted(t *testing.T) {
 		t.Fatalf("stepByN(3) = %+v", s)
 	}
 }
+
+// A step that dropped 27 % of its arrivals and had no error: the errors
+// chart draws the drops (its y axis reaches 27 %, a "dropped" series),
+// where it read 0 % before.
+func TestCapacityErrorsShowsDrops(t *testing.T) {
+	sw := &metrics.Sweep{By: "rate", SLO: metrics.SLO{P99MS: 50, ErrorRate: 0.01}, Results: []metrics.SweepStep{
+		{N: 1, By: "rate", Value: 500, Achieved: 500, Count: 5000, Pass: true},
+		{N: 2, By: "rate", Value: 1000, Achieved: 730, Count: 7300, Dropped: 2700},
+		{N: 3, By: "rate", Value: 500, Achieved: 500, Count: 5000, Recheck: true, Dropped: 5000},
+	}}
+	c, err := CapacityErrors(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := c.Panels[0].Plot.Y.Max; math.Abs(y-27*1.1) > 1e-9 {
+		t.Fatalf("y axis up to %v %%, want 29.7 (27 %% dropped, and the re-check left out)", y)
+	}
+	if svg := string(svgOf(t, c)); !strings.Contains(svg, ">dropped<") {
+		t.Fatal("no dropped series in the legend")
+	}
+	if got := droppedPct(sw.Results[1]); got != 27 {
+		t.Fatalf("dropped %v %%", got)
+	}
+}

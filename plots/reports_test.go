@@ -22,7 +22,11 @@ func ciSweep(t *testing.T) *metrics.Sweep {
 	sw.Results[1].Repeats = []metrics.SweepRepeat{{Dir: "step-02", Achieved: 1571, P99: 2.9}, {Dir: "step-02-r2", Achieved: 1570, P99: 3.1}}
 	v := &sw.Verdict
 	v.Knee, v.KneeStep, v.KneeRate, v.KneeCI, v.KneeBaseline, v.KneeThreshold = 3900, 4, 3899, &metrics.CI{Lo: 3500, Hi: 4400}, 3.1, 8
-	v.EstimateCI = &metrics.CI{Lo: 5080, Hi: 5200}
+	v.Crossing = &metrics.Bracket{Lo: 5080, Hi: 5200, LoStep: 6, HiStep: 9}
+	v.NonMonotone = []string{"step 9 at 5200 ops/s achieved 4000.0 ops/s, less than step 6 at 5080 ops/s (5080.0 ops/s)"}
+	v.Hysteresis = "step 10 re-ran 5080 ops/s after the overload and failed (p99 80.00 ms > 50.00 ms), though an earlier step passed at that load: the server did not recover"
+	v.CoolDowns, v.CoolDownS, v.Unsettled = 2, 31.5, 1
+	sw.Results[len(sw.Results)-1].Dropped = 5456
 	v.Confidence = "sure: step 6's p99 interval (22.1–31.2 ms) lies under the SLO's 50 ms and step 9's (1100–1560 ms) above it"
 	return sw
 }
@@ -37,7 +41,9 @@ func TestSweepHTMLReport(t *testing.T) {
 	for _, want := range []string{
 		`<section id="verdict">`, `<section id="steps">`, `<section id="charts">`, `<section id="sweep">`,
 		"Maximum sustainable rate", "<strong>3900 ops/s</strong> (95 % CI 3500–4400), 3899.0 ops/s achieved", "p99 reaches 8.000 ms there, its low-load baseline of 3.100 ms",
-		"(95 % CI 5080–5200)", "sure: step 6", `<figure id="chart-capacity-latency">`, `<figure id="chart-capacity-errors">`,
+		"5080 ops/s (step 6, passed) and 5200 ops/s (step 9, failed)", "sure: step 6",
+		"<tr><th>Non-monotone</th><td class=\"marginal\">step 9 at 5200 ops/s achieved 4000.0 ops/s", "<tr><th>Hysteresis</th><td class=\"fail\">step 10 re-ran 5080 ops/s",
+		"<tr><th>Cool-downs</th><td>2 after failed steps, 31.5 s in all, 1 not back to the baseline", "W-SWEEP-HYSTERESIS · remedy: the server stays slow after an overload", "W-SWEEP-NONMONOTONE · remedy: longer steps", "<td class=\"bad\">5\u202f456</td>", `<figure id="chart-capacity-latency">`, `<figure id="chart-capacity-errors">`,
 		`<figure id="chart-capacity-resources">`, "<figcaption>Follow p99 to where it crosses the dashed SLO line", "marginal",
 		"2 runs: 1571.0/s p99 2.900 ms · 1570.0/s p99 3.100 ms", "capacity-memory: not a session sweep",
 	} {

@@ -28,12 +28,13 @@ func sweepSubtitle(sw *metrics.Sweep) string {
 }
 
 // finished returns the sweep's judged steps (an interrupted step is
-// partial) sorted by key, so a line runs left to right even when
+// partial; a re-check after an overload repeats a load and is in the
+// verdict's hysteresis line) sorted by key, so a line runs left to right even when
 // refinement steps ran after higher loads.
 func finished(sw *metrics.Sweep, key func(metrics.SweepStep) float64) []metrics.SweepStep {
 	var out []metrics.SweepStep
 	for _, s := range sw.Results {
-		if !s.Interrupted {
+		if !s.Interrupted && !s.Recheck {
 			out = append(out, s)
 		}
 	}
@@ -123,8 +124,8 @@ func capacityCaption(sw *metrics.Sweep) string {
 	v := sw.Verdict
 	var b strings.Builder
 	b.WriteString("Follow p99 to where it crosses the dashed SLO line: the green line is the highest load that met the SLO")
-	if v.EstimateCI != nil {
-		b.WriteString(", the green band where the crossing lies (95 %)")
+	if c := v.Crossing; c != nil && c.Hi > c.Lo {
+		b.WriteString(", the green band the bracket the crossing lies in (from that load to the lowest failing one above it; any load inside is as likely)")
 	}
 	b.WriteString(". The purple line is the knee, where p99 reaches twice its low-load baseline")
 	if v.KneeCI != nil {
@@ -174,10 +175,10 @@ func addPercentileLines(p *Panel, steps []metrics.SweepStep, y func(float64) flo
 // the SLO, with their intervals as shaded bands (under the data).
 func markVerdict(p *Panel, sw *metrics.Sweep, y func(float64) float64, xmax float64) {
 	v := sw.Verdict
-	if c := v.EstimateCI; c != nil && c.Hi > c.Lo {
+	if c := v.Crossing; c != nil && c.Hi > c.Lo {
 		b := band{X0: c.Lo, X1: c.Hi, Color: color.NRGBA{0x59, 0xa1, 0x4f, 0x38}}
 		p.Plot.Add(b)
-		p.Legend.Add("SLO crossed (95 %)", b)
+		p.Legend.Add("SLO crossed in", b)
 	}
 	if c := v.KneeCI; c != nil && v.Knee > 0 && c.Hi > c.Lo {
 		b := band{X0: c.Lo, X1: c.Hi, Color: color.NRGBA{0xb0, 0x7a, 0xa1, 0x38}}
@@ -256,13 +257,15 @@ func loadLabel(v float64) string {
 }
 
 // CapacityErrors draws the error rate (% of ops) of each step against the
-// load offered, with its confidence interval and the SLO's error rate.
+// load offered, with its confidence interval and the SLO's error rate,
+// and the dropped arrivals (% of arrivals: ops the open model could not
+// start) of each step.
 func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
 	steps := finished(sw, offered)
 	if len(steps) == 0 {
 		return nil, noData("no finished step")
 	}
-	p := newPanel("Error rate per step (with its 95 % interval)", loadUnit(sw.By), "errors (% of ops)")
+	p := newPanel("Error rate and dropped arrivals per step (errors with their 95 % interval)", loadUnit(sw.By), "% of ops (errors) or of arrivals (dropped)")
 	xmax := loadAxis(p, steps)
 	top := 100 * sw.SLO.ErrorRate
 	var bars errBars
@@ -283,12 +286,33 @@ func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
 	if err := addDots(p, xy, colMax); err != nil {
 		return nil, err
 	}
+	drop := plotter.XYs{}
+	for _, s := range steps {
+		d := droppedPct(s)
+		drop = append(drop, plotter.XY{X: s.Value, Y: d})
+		top = math.Max(top, d)
+	}
+	if err := addSeries(p, "dropped", []plotter.XYs{drop}, lineStyle(colP90, 1.5, true)); err != nil {
+		return nil, err
+	}
+	if err := addDots(p, drop, colP90); err != nil {
+		return nil, err
+	}
 	if err := addSeries(p, fmt.Sprintf("SLO %s%%", trim(100*sw.SLO.ErrorRate)), []plotter.XYs{{{X: 0, Y: 100 * sw.SLO.ErrorRate}, {X: xmax, Y: 100 * sw.SLO.ErrorRate}}}, lineStyle(color.Black, 1, true)); err != nil {
 		return nil, err
 	}
 	p.Plot.Y.Min, p.Plot.Y.Max = 0, math.Max(top, 0.1)*1.1
 	return &Chart{Name: "capacity-errors", Title: "Capacity: errors against the load offered", Subtitle: sweepSubtitle(sw), Panels: []*Panel{p},
-		Caption: "Errors as a share of the ops each step completed: the line should stay on 0 up to the knee; a step above the dashed line failed the SLO on errors."}, nil
+		Caption: "Errors as a share of the ops each step completed, and dropped arrivals (ops the load could not start: no free VU) as a share of the step's arrivals: both should stay on 0 up to the knee; a step above the dashed line failed the SLO on errors, and a step that dropped arrivals did not get the load it offered."}, nil
+}
+
+// droppedPct is a step's dropped arrivals in % of its arrivals
+// (completed and dropped ops).
+func droppedPct(s metrics.SweepStep) float64 {
+	if n := s.Count + s.Dropped; n > 0 {
+		return 100 * float64(s.Dropped) / float64(n)
+	}
+	return 0
 }
 
 // CapacityResources draws, per step against the load offered, the CPU

@@ -4,23 +4,29 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
-// WriteCompare prints a comparison as a table: per op, each metric in A and
-// B with the change and whether it is beyond the noise (Mann–Whitney U on
-// the runs' per-interval values, when both have them), every number in
-// its unit's one format (textfmt.Value); then the limits checked, passing
-// and crossed. It opens with a one-line headline (compareHeadline): p99
-// and throughput of all ops, errors and faulty streams when any, limits.
-func WriteCompare(w io.Writer, labelA, labelB string, cmp []verdict.OpCompare, limits []verdict.LimitResult) error {
+// WriteCompare prints a comparison: first, when the runs differ in a
+// setting that makes them not like-for-like, a NOT LIKE-FOR-LIKE line
+// naming each (the caller compared them anyway: --force); then the
+// one-line headline (CompareHeadline); then a table: per op, each metric
+// in A and B with the change and whether it is beyond the noise, every
+// number in its unit's one format (textfmt.Value); then the limits
+// checked, passing and crossed.
+func WriteCompare(w io.Writer, labelA, labelB string, c verdict.RunComparison) error {
 	p := &textfmt.Printer{W: w}
-	if h := compareHeadline(cmp, limits); h != "" {
+	if len(c.NotLikeForLike) > 0 {
+		p.F("%s\n", NotLikeForLike(c.NotLikeForLike))
+	}
+	if h := CompareHeadline(c.Headline, c.Limits); h != "" {
 		p.F("%s\n", h)
 	}
 	p.F("A: %s\nB: %s\n\n", labelA, labelB)
+	cmp := c.Ops
 	width := len("op")
 	for _, c := range cmp {
 		width = max(width, len(c.Name))
@@ -52,10 +58,48 @@ func WriteCompare(w io.Writer, labelA, labelB string, cmp []verdict.OpCompare, l
 		}
 	}
 	if tested {
-		p.F("\nnoise: a two-sided Mann–Whitney U test of A's per-interval values against B's; beyond when p < %g, within otherwise.\n", verdict.NoiseAlpha)
+		p.F("\nnoise: beyond when p < %g, within otherwise. Throughput: Welch's t test on the per-interval throughput; errors and dropped: the two-proportion z test; percentiles: a two-sided Mann–Whitney U test of A's per-interval values against B's (rows of single ops: Mann–Whitney throughout).\n", verdict.NoiseAlpha)
 	}
-	writeLimits(p, limits)
+	writeLimits(p, c.Limits)
 	return p.Err
+}
+
+// NotLikeForLike is the warning line that names what makes two runs (or
+// sweeps) not like-for-like: "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]:
+// profile smoke vs ramp; model open vs closed — the differences below
+// are not the servers' alone; remedy: …".
+func NotLikeForLike(ms []verdict.Mismatch) string {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, m.String())
+	}
+	return "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: " + strings.Join(parts, "; ") + " — the differences below are not the servers' alone; remedy: compare runs of one profile and load against one target (docs/troubleshooting.md#w-compare-unlike)"
+}
+
+// CompareHeadline sums up a comparison in one line, from the findings on
+// all ops together (verdict.Findings): throughput, dropped arrivals,
+// errors, p50, p90 and p99, each with its direction, size and noise
+// verdict, then the --fail-if limits:
+//
+//	throughput +37.5% (727.0 → 1000 ops/s, beyond the noise) · dropped −27.00 pp (27.00% → 0.00%, beyond the noise) · errors none in either run · p50 … · p99 −65.0% (30.00 → 10.50 ms, beyond the noise)
+//
+// A change is never called unchanged: its size is stated, and "within
+// the noise" when the test could not tell it from noise.
+func CompareHeadline(fs []verdict.Finding, limits []verdict.LimitResult) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, f.Words())
+	}
+	crossed := 0
+	for _, l := range limits {
+		if !l.Pass {
+			crossed++
+		}
+	}
+	if len(limits) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d --fail-if limits crossed", crossed, len(limits)))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // noise renders a delta's test: "beyond (p=0.001)", "within (p=0.43)" or
@@ -67,6 +111,9 @@ func noise(d verdict.Delta) string {
 	word := "within"
 	if d.Beyond {
 		word = "beyond"
+	}
+	if d.Test != "" && d.Test != verdict.TestMannWhitneyU {
+		return word + " (p=" + fmtP(*d.P) + ", " + d.Test + ")"
 	}
 	return word + " (p=" + fmtP(*d.P) + ")"
 }

@@ -8,9 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
-	"github.com/mcpbench/mcpbench/verdict"
 )
 
 // The first lines of a summary: the verdict, and where to look next.
@@ -178,92 +176,4 @@ func nextLine(s *metrics.Summary, dir string) string {
 		next = append(next, fmt.Sprintf("the worst faulty streams are in %s", filepath.Join(dir, metrics.FileOffenders)))
 	}
 	return "Next: " + strings.Join(next, " · ")
-}
-
-// compareHeadline sums up a comparison in one line, from the verdicts
-// on all ops together: p99 and throughput, then the error rate and the
-// faulty streams when either run had any, then the --fail-if limits:
-//
-//	B is 12.0% slower at p99 (beyond the noise) · throughput unchanged (within the noise)
-//
-// "unchanged" is a difference within the noise (verdict.AddNoise); a
-// difference not tested (no intervals) is given with "(noise not
-// tested)".
-func compareHeadline(cmp []verdict.OpCompare, limits []verdict.LimitResult) string {
-	var all *verdict.OpCompare
-	for i := range cmp {
-		if cmp[i].Name == "all" {
-			all = &cmp[i]
-		}
-	}
-	var parts []string
-	if all != nil {
-		by := map[string]verdict.Delta{}
-		for _, d := range all.Deltas {
-			if d.InA && d.InB {
-				by[d.Metric] = d
-			}
-		}
-		if d, ok := by["p99"]; ok {
-			parts = append(parts, changeWords(d, "at p99", "slower", "faster"))
-		}
-		if d, ok := by["rate"]; ok {
-			parts = append(parts, changeWords(d, "in throughput", "higher", "lower"))
-		}
-		for _, m := range []struct{ metric, name, unit string }{{"error_rate", "error rate", "%"}, {"faulty_streams", "faulty streams", ""}} {
-			if d, ok := by[m.metric]; ok && (d.A != 0 || d.B != 0) {
-				parts = append(parts, fmt.Sprintf("%s %s%s → %s%s%s", m.name, textfmt.Value(d.A, d.Unit), m.unit, textfmt.Value(d.B, d.Unit), m.unit, noiseWords(d)))
-			}
-		}
-	}
-	crossed := 0
-	for _, l := range limits {
-		if !l.Pass {
-			crossed++
-		}
-	}
-	if len(limits) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d --fail-if limits crossed", crossed, len(limits)))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, " · ")
-}
-
-// changeWords describes a change of d from A to B: "B is 12.0% slower
-// at p99 (beyond the noise)", "p99 unchanged (within the noise)".
-func changeWords(d verdict.Delta, what, up, down string) string {
-	name := map[string]string{"at p99": "p99", "in throughput": "throughput"}[what]
-	if d.P != nil && !d.Beyond || d.Abs == 0 {
-		return name + " unchanged" + noiseWords(d)
-	}
-	word := up
-	if d.Abs < 0 {
-		word = down
-	}
-	size := textfmt.SignedValue(d.Abs, d.Unit)
-	if d.A != 0 {
-		size = fmt.Sprintf("%.1f%%", 100*abs(d.Rel))
-	}
-	return fmt.Sprintf("B is %s %s %s%s", size, word, what, noiseWords(d))
-}
-
-// noiseWords is a delta's noise verdict in words: " (beyond the noise)",
-// " (within the noise)" or " (noise not tested)".
-func noiseWords(d verdict.Delta) string {
-	switch {
-	case d.P == nil:
-		return " (noise not tested)"
-	case d.Beyond:
-		return " (beyond the noise)"
-	}
-	return " (within the noise)"
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

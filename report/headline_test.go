@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/fixture"
 	"github.com/mcpbench/mcpbench/metrics"
-	"github.com/mcpbench/mcpbench/verdict"
 )
 
 // textOf prints s as WriteTextIn does for dir.
@@ -174,45 +173,6 @@ func TestSummaryLeavesOutLinesWithNothingToSay(t *testing.T) {
 		}
 		if tt.want != "" && !strings.Contains(text, tt.want) {
 			t.Errorf("%s: lacks %q:\n%s", tt.name, tt.want, text)
-		}
-	}
-}
-
-// compare opens with a one-line headline made of the verdicts on all
-// ops: p99 and throughput, beyond or within the noise, errors and faulty
-// streams when any, limits crossed.
-func TestCompareOpensWithAHeadline(t *testing.T) {
-	p := func(v float64) *float64 { return &v }
-	tests := []struct {
-		name   string
-		deltas []verdict.Delta
-		limits []verdict.LimitResult
-		want   string
-	}{
-		{"slower", []verdict.Delta{
-			{Metric: "rate", Unit: "ops/s", A: 1000, B: 990, Abs: -10, Rel: -0.01, InA: true, InB: true, P: p(0.4)},
-			{Metric: "error_rate", Unit: "%", InA: true, InB: true, P: p(1)},
-			{Metric: "p99", Unit: "ms", A: 10, B: 11.2, Abs: 1.2, Rel: 0.12, InA: true, InB: true, P: p(0.001), Beyond: true},
-		}, nil, "B is 12.0% slower at p99 (beyond the noise) · throughput unchanged (within the noise)"},
-		{"errors", []verdict.Delta{
-			{Metric: "rate", Unit: "ops/s", A: 1000, B: 800, Abs: -200, Rel: -0.2, InA: true, InB: true, P: p(0.0001), Beyond: true},
-			{Metric: "error_rate", Unit: "%", A: 0, B: 2.5, Abs: 2.5, InA: true, InB: true, P: p(0.002), Beyond: true},
-			{Metric: "p99", Unit: "ms", A: 10, B: 9, Abs: -1, Rel: -0.1, InA: true, InB: true},
-		}, []verdict.LimitResult{{Pass: false}, {Pass: true}},
-			"B is 10.0% faster at p99 (noise not tested) · B is 20.0% lower in throughput (beyond the noise) · error rate 0.00% → 2.50% (beyond the noise) · 1 of 2 --fail-if limits crossed"},
-	}
-	for _, tt := range tests {
-		var b bytes.Buffer
-		cmp := []verdict.OpCompare{{Name: "ping", Deltas: tt.deltas}, {Name: "all", Deltas: tt.deltas}}
-		if err := WriteCompare(&b, "a", "b", cmp, tt.limits); err != nil {
-			t.Fatal(err)
-		}
-		first, rest, _ := strings.Cut(b.String(), "\n")
-		if first != tt.want {
-			t.Errorf("%s: headline\n got %s\nwant %s", tt.name, first, tt.want)
-		}
-		if !strings.HasPrefix(rest, "A: a\nB: b\n") {
-			t.Errorf("%s: the table does not follow the headline:\n%s", tt.name, b.String())
 		}
 	}
 }

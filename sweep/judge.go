@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
@@ -97,10 +98,13 @@ func PastKnee(st metrics.SweepStep, slo metrics.SLO) bool {
 
 // Judge computes the verdict of a sweep's steps: the maximum sustainable
 // rate over every passing step (refinements included), the SLO crossing
-// interpolated between the highest passing load and the lowest failing
-// load above it (with the interval where the steps' p99 intervals cross
-// it), the knee (see knee.go; never above the highest load under the
-// SLO), how sure the verdict is, and memory per session.
+// as the bracket between the highest passing load and the lowest failing
+// load above it, the knee (see knee.go; never above the highest load
+// under the SLO), the steps that achieved less than a step at a lower
+// load (non-monotone), whether the re-check of the highest passing load
+// after an overload failed (hysteresis), the cool-downs, how sure the
+// verdict is, and memory per session. Re-check steps count for
+// hysteresis only.
 func Judge(steps []metrics.SweepStep, slo metrics.SLO) metrics.SweepVerdict {
 	var v metrics.SweepVerdict
 	byLoad := judged(steps)
@@ -120,54 +124,80 @@ func Judge(steps []metrics.SweepStep, slo metrics.SLO) metrics.SweepVerdict {
 		}
 	}
 	if pass != nil && fail != nil {
-		crossing(&v, pass, fail, slo)
+		v.Crossing = &metrics.Bracket{Lo: pass.Value, Hi: fail.Value, LoStep: pass.N, HiStep: fail.N}
 	}
 	setKnee(&v, byLoad, slo)
+	v.NonMonotone = nonMonotone(byLoad)
+	for _, s := range steps {
+		if s.Recheck && !s.Interrupted && !s.Pass {
+			v.Hysteresis = fmt.Sprintf("step %d re-ran %s after the overload and failed (%s), though an earlier step passed at that load: the server did not recover", s.N,
+				FormatLoad(s.Value, s.By), strings.Join(s.Reasons, "; "))
+		}
+		if c := s.CoolDown; c != nil {
+			v.CoolDowns++
+			v.CoolDownS = textfmt.Round3(v.CoolDownS + c.Seconds)
+			if !c.Settled {
+				v.Unsettled++
+			}
+		}
+	}
 	v.Confidence = confidence(pass, fail, byLoad, slo)
+	if low := lowered(v); low != "" {
+		v.Confidence = low
+	}
 	memoryPerSession(&v, steps)
 	return v
 }
 
-// judged returns the steps that were judged (not interrupted), sorted by
-// load.
+// nonMonotone names the steps (sorted by load) that achieved more than 2
+// % less than a step at a lower load.
+func nonMonotone(byLoad []metrics.SweepStep) []string {
+	var out []string
+	var best *metrics.SweepStep
+	for i := range byLoad {
+		s := &byLoad[i]
+		if best != nil && s.Value > best.Value && s.Achieved < 0.98*best.Achieved {
+			out = append(out, fmt.Sprintf("step %d at %s achieved %.1f ops/s, less than step %d at %s (%.1f ops/s)", s.N, FormatLoad(s.Value, s.By),
+				s.Achieved, best.N, FormatLoad(best.Value, best.By), best.Achieved))
+		}
+		if best == nil || s.Achieved > best.Achieved {
+			best = s
+		}
+	}
+	return out
+}
+
+// lowered is the confidence when the sweep's steps contradict one
+// another: a failed re-check after an overload, non-monotone steps, a
+// cool-down that did not settle ("" when none did).
+func lowered(v metrics.SweepVerdict) string {
+	var why []string
+	if v.Hysteresis != "" {
+		why = append(why, "the re-check of the highest passing load after the overload failed (hysteresis)")
+	}
+	if n := len(v.NonMonotone); n > 0 {
+		why = append(why, fmt.Sprintf("%d step(s) achieved less than a step at a lower load (non-monotone)", n))
+	}
+	if v.Unsettled > 0 {
+		why = append(why, fmt.Sprintf("%d cool-down(s) ran out of time before the server's latency was back to its baseline", v.Unsettled))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "low: " + strings.Join(why, "; ") + "; the steps depend on what ran before them: re-run the sweep with longer steps, or check the server's recovery"
+}
+
+// judged returns the steps that were judged (not interrupted, not
+// re-checks), sorted by load.
 func judged(steps []metrics.SweepStep) []metrics.SweepStep {
 	var out []metrics.SweepStep
 	for _, s := range steps {
-		if !s.Interrupted {
+		if !s.Interrupted && !s.Recheck {
 			out = append(out, s)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b metrics.SweepStep) int { return cmpFloat(a.Value, b.Value) })
 	return out
-}
-
-// crossing interpolates the load where p99 crosses the SLO between the
-// highest passing step and the failing one above it, and the interval
-// where the steps' p99 interval bounds cross it.
-func crossing(v *metrics.SweepVerdict, pass, fail *metrics.SweepStep, slo metrics.SLO) {
-	if !(fail.Latency.P99 > pass.Latency.P99 && fail.Latency.P99 > slo.P99MS && pass.Latency.P99 <= slo.P99MS) {
-		v.Estimate = pass.Value
-		return
-	}
-	v.Estimate = textfmt.Round3(cross(pass.Value, fail.Value, pass.Latency.P99, fail.Latency.P99, slo.P99MS))
-	if pass.P99CI != nil && fail.P99CI != nil {
-		v.EstimateCI = &metrics.CI{
-			Lo: textfmt.Round3(cross(pass.Value, fail.Value, pass.P99CI.Hi, fail.P99CI.Hi, slo.P99MS)),
-			Hi: textfmt.Round3(cross(pass.Value, fail.Value, pass.P99CI.Lo, fail.P99CI.Lo, slo.P99MS)),
-		}
-	}
-}
-
-// cross returns where the line through (x0, y0) and (x1, y1) reaches y,
-// clamped to [x0, x1].
-func cross(x0, x1, y0, y1, y float64) float64 {
-	switch {
-	case y0 >= y:
-		return x0
-	case y1 <= y:
-		return x1
-	}
-	return x0 + (y-y0)/(y1-y0)*(x1-x0)
 }
 
 // confidence says how sure the maximum sustainable rate is: whether the

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -45,6 +46,39 @@ type Options struct {
 	// The step is judged from what sinks got and the summary, as an
 	// in-process step is. nil: InProcess.
 	RunStep func(ctx context.Context, run StepRun, sinks []metrics.Sink) (*metrics.Summary, error)
+	// Probe, when set, runs one cool-down probe (run.Plan at the probe
+	// load, ProbeDuration long, no results directory) and returns its
+	// summary; nil: the engine in this process (InProcessProbe).
+	Probe func(ctx context.Context, run StepRun) (*metrics.Summary, error)
+	// CoolDownMax bounds each cool-down (0: DefaultCoolDownMax; negative:
+	// no cool-downs, no re-check).
+	CoolDownMax time.Duration
+}
+
+// Cool-downs. A step that failed the SLO may leave the server slow
+// (queues draining, a garbage collector catching up, a pool grown), and
+// the next step would measure that, not its own load. So before the
+// sweep's first step a probe at a low load (ProbeLoad, ProbeDuration)
+// measures the server's baseline p50, and after every failed step
+// probes run one after the other until one's p50 is back to
+// max(1.5 × baseline, baseline + 1 ms), at most CoolDownMax. The
+// cool-down is recorded on the next step (SweepStep.CoolDown) and
+// counted in the verdict. After the main series ends above the highest
+// passing load, that load is re-run once (a re-check, after its
+// cool-down): a failure is hysteresis (SweepVerdict.Hysteresis).
+const (
+	DefaultCoolDownMax = 30 * time.Second
+	ProbeDuration      = time.Second
+)
+
+// ProbeLoad is the load a cool-down probe offers: a tenth of the sweep's
+// lowest rate (at least 1/s) for a rate sweep, one VU or one session
+// otherwise.
+func ProbeLoad(spec workload.SweepSpec) float64 {
+	if spec.By == metrics.SweepByRate {
+		return max(1, math.Round(spec.From/10))
+	}
+	return 1
 }
 
 // StepRun is one run of a sweep step: what Options.RunStep runs.
@@ -82,6 +116,7 @@ func Run(ctx context.Context, p *workload.Profile, opts Options) (*metrics.Sweep
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	sr.baseline(ctx)
 	for _, v := range spec.Values() {
 		stop, err := sr.step(ctx, v, false)
 		if err != nil {
@@ -89,6 +124,19 @@ func Run(ctx context.Context, p *workload.Profile, opts Options) (*metrics.Sweep
 		}
 		if stop || sr.sw.Verdict.StoppedEarly != "" {
 			break
+		}
+	}
+	// Re-check: the highest passing load once more, after the overload
+	// above it and a cool-down.
+	if lo, _, ok := edge(sr.sw.Results); ok && sr.lastFailed() && sr.coolDowns() && ctx.Err() == nil && !sr.sw.Verdict.Interrupted {
+		sr.recheck = true
+		stop, err := sr.step(ctx, lo, true)
+		sr.recheck = false
+		if err != nil {
+			return sr.sw, err
+		}
+		if stop {
+			return sr.sw, nil
 		}
 	}
 	// Refine: bisect between the highest passing and the lowest failing
@@ -121,6 +169,87 @@ type sweeper struct {
 	sw    *metrics.Sweep
 	ran   int // steps run so far
 	fails int // consecutive failed steps of the main series
+	// base is the probe's p50 before the first step (ms; 0: not
+	// measured, no cool-downs); recheck marks the step being run as a
+	// re-check.
+	base    float64
+	recheck bool
+}
+
+func (sr *sweeper) coolDowns() bool { return sr.opts.CoolDownMax >= 0 && sr.base > 0 }
+
+// lastFailed reports whether the last step run failed the SLO.
+func (sr *sweeper) lastFailed() bool {
+	r := sr.sw.Results
+	return len(r) > 0 && !r[len(r)-1].Pass && !r[len(r)-1].Interrupted
+}
+
+// probe runs one cool-down probe and returns its p50 (ms; ok false when
+// it completed no op or failed).
+func (sr *sweeper) probe(ctx context.Context) (float64, bool) {
+	sp := sr.stepProfile(0, ProbeLoad(sr.spec))
+	sp.Name = sr.p.Name + " cool-down probe"
+	sp.Duration, sp.Warmup = workload.Duration(ProbeDuration), 0
+	pl, err := workload.Compile(sp, sr.opts.HTTPClient)
+	if err != nil {
+		return 0, false
+	}
+	run := StepRun{Value: ProbeLoad(sr.spec), Plan: pl}
+	var sum *metrics.Summary
+	if sr.opts.Probe != nil {
+		sum, err = sr.opts.Probe(ctx, run)
+	} else {
+		sum, err = InProcessProbe(ctx, run, sr.opts)
+	}
+	if sum != nil {
+		sr.sw.ProbeOps += sum.All.Count
+	}
+	if err != nil || sum == nil || sum.All.Count == 0 {
+		return 0, false
+	}
+	return sum.All.Response.P50, true
+}
+
+// baseline measures the probe's p50 before the first step.
+func (sr *sweeper) baseline(ctx context.Context) {
+	if sr.opts.CoolDownMax < 0 {
+		return
+	}
+	if p50, ok := sr.probe(ctx); ok {
+		sr.base = max(p50, 1e-3)
+		sr.sw.ProbeBaselineMS = textfmt.Round3(p50)
+	}
+}
+
+// coolDown probes until the server's p50 is back to its baseline or the
+// time is up.
+func (sr *sweeper) coolDown(ctx context.Context) *metrics.CoolDown {
+	limit := cmp.Or(sr.opts.CoolDownMax, DefaultCoolDownMax)
+	back := max(1.5*sr.base, sr.base+1)
+	c := &metrics.CoolDown{Baseline: textfmt.Round3(sr.base)}
+	start := time.Now()
+	for ctx.Err() == nil {
+		p50, ok := sr.probe(ctx)
+		c.Probes++
+		if ok {
+			c.P50MS = textfmt.Round3(p50)
+		}
+		if ok && p50 <= back {
+			c.Settled = true
+			break
+		}
+		if time.Since(start)+ProbeDuration > limit || c.Probes >= int(limit/ProbeDuration) {
+			break
+		}
+	}
+	c.Seconds = textfmt.Round3(time.Since(start).Seconds())
+	return c
+}
+
+// InProcessProbe runs a cool-down probe in this process: the engine,
+// without a results directory.
+func InProcessProbe(ctx context.Context, run StepRun, opts Options) (*metrics.Summary, error) {
+	return workload.Run(ctx, run.Plan, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, Server: opts.Server})
 }
 
 // StepProfile is the profile step n of p's sweep runs at load v, as Run
@@ -167,6 +296,10 @@ func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
 // reports whether the sweep must stop (interrupted, no session could
 // start, or an error).
 func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool, err error) {
+	var cool *metrics.CoolDown
+	if sr.lastFailed() && sr.coolDowns() {
+		cool = sr.coolDown(ctx)
+	}
 	sr.ran++
 	n, slo := sr.ran, sr.sw.SLO
 	var runs []stepRun
@@ -192,7 +325,7 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 	if len(runs) > 0 {
 		sr.sw.Protocol = runs[0].Summary.Protocol
 		res := sr.judgeRuns(n, v, runs)
-		res.Refine = refine
+		res.Refine, res.Recheck, res.CoolDown = refine && !sr.recheck, sr.recheck, cool
 		sr.sw.Results = append(sr.sw.Results, res)
 		if sr.opts.OnStep != nil {
 			sr.opts.OnStep(res)

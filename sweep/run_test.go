@@ -3,9 +3,11 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -70,8 +72,16 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(sw.Results) != 7 || !strings.Contains(sw.Verdict.StoppedEarly, "step 4 is clearly past the knee") {
+		if len(sw.Results) != 8 || !strings.Contains(sw.Verdict.StoppedEarly, "step 4 is clearly past the knee") {
 			t.Fatalf("%d steps, stopped %q", len(sw.Results), sw.Verdict.StoppedEarly)
+		}
+		// After the overload, a cool-down (the server is back at once: one
+		// probe) and a re-check of 800/s, which passes.
+		if r := sw.Results[4]; !r.Recheck || r.Value != 800 || !r.Pass || r.CoolDown == nil || r.CoolDown.Probes != 1 || !r.CoolDown.Settled {
+			t.Fatalf("step 5: %+v, want a passing re-check of 800/s after one probe", r)
+		}
+		if v := sw.Verdict; v.Hysteresis != "" || len(v.NonMonotone) != 0 || v.Unsettled != 0 || strings.HasPrefix(v.Confidence, "low") {
+			t.Fatalf("a server that recovers: %+v", v)
 		}
 		for i, want := range []bool{true, true, true, false} {
 			if s := sw.Results[i]; s.Pass != want {
@@ -79,7 +89,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 			}
 		}
 		var refined []float64
-		for _, s := range sw.Results[4:] {
+		for _, s := range sw.Results[5:] {
 			if !s.Refine {
 				t.Fatalf("step %d is not a refinement", s.N)
 			}
@@ -93,7 +103,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 			t.Fatalf("verdict %+v", v)
 		}
 		back, err := metrics.ReadSweep(dir)
-		if err != nil || len(back.Results) != 7 {
+		if err != nil || len(back.Results) != 8 {
 			t.Fatalf("sweep.json: %v", err)
 		}
 		for _, d := range []string{"step-01", "step-04"} {
@@ -111,8 +121,9 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 		defer stop()
 		dir := t.TempDir()
 		ctx, cancel := context.WithCancelCause(t.Context())
-		// Step 1 takes 2.5 s; cut step 2 in its middle.
-		time.AfterFunc(3500*time.Millisecond, func() { cancel(errors.New("interrupted by signal")) })
+		// The baseline probe takes 1 s and step 1 2.5 s; cut step 2 in its
+		// middle.
+		time.AfterFunc(4500*time.Millisecond, func() { cancel(errors.New("interrupted by signal")) })
 		sw, err := Run(ctx, sweepProfile(), Options{Dir: dir, HTTPClient: hc})
 		if err != nil {
 			t.Fatal(err)
@@ -317,6 +328,108 @@ func TestRunStepHook(t *testing.T) {
 			}
 			if s.Count != count || s.Count == 0 || s.Intervals != measured || s.P99CI == nil || s.Sessions != int64(s.Value) {
 				t.Errorf("step %d: %d ops (files %d), %d intervals (files %d measured), p99 interval %v, %d sessions", s.N, s.Count, count, s.Intervals, measured, s.P99CI, s.Sessions)
+			}
+		}
+	})
+}
+
+// degradingFake serves one request at a time, 1 ms each (1000/s at
+// most), like capacityFake; once more than 50 requests wait, it stays
+// slow (every answer 30 ms later) for recover after the last such
+// moment, or for good when recover is 0: a server that does not get
+// over an overload (hysteresis).
+func degradingFake(recover time.Duration) *mcptest.Server {
+	fake := okFake()
+	sem := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var waiting int
+	var until time.Time
+	fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+		mu.Lock()
+		waiting++
+		if waiting > 50 {
+			until = time.Now().Add(recover)
+			if recover == 0 {
+				until = time.Now().Add(24 * time.Hour)
+			}
+		}
+		mu.Unlock()
+		sem <- struct{}{}
+		time.Sleep(time.Millisecond)
+		<-sem
+		mu.Lock()
+		waiting--
+		slow := time.Now().Before(until)
+		mu.Unlock()
+		if slow {
+			time.Sleep(30 * time.Millisecond)
+		}
+		w.Result(r, map[string]any{"content": []any{}})
+	})
+	return fake
+}
+
+// A server that stays slow for 3 s after an overload: the cool-down
+// after the failed step probes (20/s, a tenth of the lowest step) until
+// its p50 is back to the baseline — 4 probes: the first three fall in
+// the slow 3 s —, and the re-check of 800/s then passes: no hysteresis.
+func TestSweepCoolsDownAfterOverload(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(degradingFake(3 * time.Second))
+		defer stop()
+		p := sweepProfile()
+		p.Sweep.Refine = -1 // no bisect: the re-check is the last step
+		sw, err := Run(t.Context(), p, Options{Dir: t.TempDir(), HTTPClient: hc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sw.Results[len(sw.Results)-1]
+		if !r.Recheck || r.Value != 800 || !r.Pass || r.CoolDown == nil || !r.CoolDown.Settled || r.CoolDown.Probes != 4 {
+			t.Fatalf("last step %+v cool-down %+v: want a passing re-check of 800/s after 4 probes", r, r.CoolDown)
+		}
+		v := sw.Verdict
+		if v.Hysteresis != "" || v.CoolDowns != 1 || v.Unsettled != 0 || strings.HasPrefix(v.Confidence, "low") {
+			t.Fatalf("verdict %+v", v)
+		}
+	})
+}
+
+// A server that never gets over the overload: the cool-down runs out of
+// time (5 s bound: 5 probes), the re-check of 800/s fails, and the
+// verdict says so (hysteresis) with a low confidence.
+func TestSweepHysteresis(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		hc, stop := mcptest.ServePipe(degradingFake(0))
+		defer stop()
+		p := sweepProfile()
+		p.Sweep.Refine = -1
+		dir := t.TempDir()
+		sw, err := Run(t.Context(), p, Options{Dir: dir, HTTPClient: hc, CoolDownMax: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sw.Results[len(sw.Results)-1]
+		if !r.Recheck || r.Value != 800 || r.Pass || r.CoolDown == nil || r.CoolDown.Settled || r.CoolDown.Probes != 5 {
+			t.Fatalf("last step %+v cool-down %+v: want a failed re-check of 800/s after 5 probes", r, r.CoolDown)
+		}
+		v := sw.Verdict
+		if !strings.HasPrefix(v.Hysteresis, fmt.Sprintf("step %d re-ran 800 ops/s after the overload and failed (p99 ", r.N)) || v.CoolDowns != 1 || v.Unsettled != 1 ||
+			!strings.HasPrefix(v.Confidence, "low: the re-check of the highest passing load after the overload failed (hysteresis); 1 cool-down(s) ran out of time") {
+			t.Fatalf("verdict %+v", v)
+		}
+		csv, _ := os.ReadFile(filepath.Join(dir, "sweep.csv"))
+		if !strings.Contains(string(csv), fmt.Sprintf(",recheck,5,%.3f,false\n", r.CoolDown.Seconds)) {
+			t.Errorf("sweep.csv lacks the re-check and its cool-down:\n%s", csv)
+		}
+		var b strings.Builder
+		if err := WriteText(&b, sw); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"cool-down: 5 probe(s)", "not back to its baseline", "Hysteresis [W-SWEEP-HYSTERESIS]: step ", "[W-SWEEP-COOLDOWN] 1 not back to the baseline", "Cool-downs: 1 after failed steps", fmt.Sprintf("%3dc ", r.N)} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("text lacks %q:\n%s", want, b.String())
 			}
 		}
 	})

@@ -25,7 +25,7 @@ func WriteText(w io.Writer, sw *metrics.Sweep) error {
 	}
 	p.F("%s from %g to %g %s in %d steps of %.0f s%s; SLO: p99 ≤ %s ms, errors ≤ %.2f%%%s\n\n", sw.By, sw.From, sw.To, unit, sw.Steps, sw.StepS, rep,
 		textfmt.MS(sw.SLO.P99MS), 100*sw.SLO.ErrorRate, map[bool]string{true: ", replay clean"}[sw.SLO.ReplayClean])
-	p.F("%4s %10s %10s %8s %9s %9s %9s %17s %9s %8s %7s %7s %8s %8s  %s\n", "step", sw.By, "achieved", "errors%", "p50 ms", "p90 ms", "p99 ms", "p99 95% CI", "max ms", "faulty", "gen cpu", "tgt cpu", "tgt MB", "gen MB", "verdict")
+	p.F("%4s %10s %10s %9s %8s %9s %9s %9s %17s %9s %8s %7s %7s %8s %8s  %s\n", "step", sw.By, "achieved", "dropped", "errors%", "p50 ms", "p90 ms", "p99 ms", "p99 95% CI", "max ms", "faulty", "gen cpu", "tgt cpu", "tgt MB", "gen MB", "verdict")
 	for _, s := range sw.Results {
 		writeStep(p, s)
 	}
@@ -51,10 +51,20 @@ func writeStep(p *textfmt.Printer, s metrics.SweepStep) {
 		tc, tm = fmt.Sprintf("%.2f", s.TgtCores), fmt.Sprintf("%.0f", s.TgtRSSMB)
 	}
 	n := fmt.Sprint(s.N)
-	if s.Refine {
+	switch {
+	case s.Refine:
 		n += "r"
+	case s.Recheck:
+		n += "c"
 	}
-	p.F("%4s %10s %10.1f %8.2f %9s %9s %9s %17s %9s %8d %7.2f %7s %8s %8.0f  %s\n", n, load(s.Value), s.Achieved, 100*s.ErrorRate,
+	if c := s.CoolDown; c != nil {
+		settled := fmt.Sprintf("back to its baseline %s ms", textfmt.MS(c.Baseline))
+		if !c.Settled {
+			settled = fmt.Sprintf("not back to its baseline %s ms when the time was up", textfmt.MS(c.Baseline))
+		}
+		p.F("     cool-down: %d probe(s), %.1f s; probe p50 %s ms, %s\n", c.Probes, c.Seconds, textfmt.MS(c.P50MS), settled)
+	}
+	p.F("%4s %10s %10.1f %9d %8.2f %9s %9s %9s %17s %9s %8d %7.2f %7s %8s %8.0f  %s\n", n, load(s.Value), s.Achieved, s.Dropped, 100*s.ErrorRate,
 		textfmt.MS(s.Latency.P50), textfmt.MS(s.Latency.P90), textfmt.MS(s.Latency.P99), ciMS(s.P99CI), textfmt.MS(s.Latency.Max), s.Faulty, s.GenCores, tc, tm, s.GenRSSMB, verdict)
 	if len(s.Repeats) > 1 {
 		var parts []string
@@ -76,12 +86,8 @@ func writeVerdict(p *textfmt.Printer, sw *metrics.Sweep) {
 			p.F("Highest load under the SLO: %s %s\n", load(v.MaxLoad), unit)
 		}
 		p.F("Maximum sustainable rate under the SLO: %.1f ops/s (step %d)", v.MaxSustainable, v.MaxStep)
-		if v.Estimate > 0 {
-			p.F("; the SLO is crossed at about %s %s", load(v.Estimate), unit)
-			if c := v.EstimateCI; c != nil {
-				p.F(" (95%% CI %s–%s)", load(c.Lo), load(c.Hi))
-			}
-			p.F(" (interpolated)")
+		if b := v.Crossing; b != nil {
+			p.F("; the SLO is crossed between %s (step %d, passed) and %s (step %d, failed)", FormatLoad(b.Lo, sw.By), b.LoStep, FormatLoad(b.Hi, sw.By), b.HiStep)
 		}
 		p.F("\n")
 	} else {
@@ -108,6 +114,22 @@ func writeVerdict(p *textfmt.Printer, sw *metrics.Sweep) {
 	default:
 		p.F("Knee: none in the range\n")
 	}
+	for _, n := range v.NonMonotone {
+		p.F("Non-monotone [%s]: %s\n", metrics.WarnSweepNonMonotone, n)
+	}
+	if len(v.NonMonotone) > 0 {
+		p.F("  remedy: %s\n", metrics.RemedySweepNonMonotone)
+	}
+	if v.Hysteresis != "" {
+		p.F("Hysteresis [%s]: %s\n  remedy: %s\n", metrics.WarnSweepHysteresis, v.Hysteresis, metrics.RemedySweepHysteresis)
+	}
+	if v.CoolDowns > 0 {
+		p.F("Cool-downs: %d after failed steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
+		if v.Unsettled > 0 {
+			p.F("; [%s] %d not back to the baseline when the time was up\n  remedy: %s", metrics.WarnSweepCoolDown, v.Unsettled, metrics.RemedySweepCoolDown)
+		}
+		p.F("\n")
+	}
 	if v.Confidence != "" {
 		p.F("Confidence: %s\n", v.Confidence)
 	}
@@ -120,6 +142,12 @@ func writeVerdict(p *textfmt.Printer, sw *metrics.Sweep) {
 	for _, s := range sw.Results {
 		if s.Refine {
 			p.F("(steps marked r bisect between the highest passing and the lowest failing load)\n")
+			break
+		}
+	}
+	for _, s := range sw.Results {
+		if s.Recheck {
+			p.F("(steps marked c re-check the highest passing load after an overload and a cool-down)\n")
 			break
 		}
 	}

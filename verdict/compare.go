@@ -26,6 +26,9 @@ type Delta struct {
 	// difference is beyond the noise (P < NoiseAlpha).
 	P      *float64 `json:"p_value,omitempty"`
 	Beyond bool     `json:"beyond_noise,omitempty"`
+	// Test names the test when it is not AddNoise's Mann–Whitney (the
+	// rows of all ops read the headline's: ApplyFindings).
+	Test string `json:"test,omitempty"`
 }
 
 // OpCompare is an op's metrics in two runs (ops matched by name; "all"

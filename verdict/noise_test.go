@@ -97,6 +97,21 @@ func TestCompareSweeps(t *testing.T) {
 	if len(c.Steps) != 2 || c.Steps[0].Beyond == nil || *c.Steps[0].Beyond || !*c.Steps[1].Beyond {
 		t.Fatalf("steps %+v", c.Steps)
 	}
+	// Neither sweep has a bracket (no failing step above the highest
+	// passing one in A): the crossing is not in both, max_load not judged.
+	if r := row(c.Verdict, "slo_crossing"); r.InA || r.InB || r.Beyond != nil {
+		t.Fatalf("slo_crossing %+v", r)
+	}
+	// Brackets 0.4 % apart overlap: within; apart: beyond.
+	a.Verdict.Crossing = &metrics.Bracket{Lo: 2643, Hi: 2777, LoStep: 3, HiStep: 4}
+	b.Verdict.Crossing = &metrics.Bracket{Lo: 2653, Hi: 2790, LoStep: 3, HiStep: 4}
+	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); !r.Bracket || r.Beyond == nil || *r.Beyond || r.A != 2643 || r.B != 2653 {
+		t.Fatalf("overlapping brackets %+v", r)
+	}
+	b.Verdict.Crossing = &metrics.Bracket{Lo: 2800, Hi: 2900, LoStep: 3, HiStep: 4}
+	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); r.Beyond == nil || !*r.Beyond {
+		t.Fatalf("brackets apart %+v", r)
+	}
 	l, err := ParseSweepLimit("max_sustainable_rate<-10%")
 	if err != nil {
 		t.Fatal(err)

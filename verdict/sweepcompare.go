@@ -27,20 +27,29 @@ type SweepRow struct {
 	// Beyond says the difference is beyond the noise: both intervals
 	// known and not overlapping (nil: no intervals to judge by).
 	Beyond *bool `json:"beyond_noise,omitempty"`
+	// Bracket: ACI and BCI are the SLO's brackets (highest passing,
+	// lowest failing load), not confidence intervals.
+	Bracket bool `json:"bracket,omitempty"`
 }
 
 // SweepComparison is two sweeps' verdicts and common steps side by side.
 type SweepComparison struct {
-	Verdict []SweepRow `json:"verdict"`
-	Steps   []SweepRow `json:"steps"` // p99 at each load both swept
+	// NotLikeForLike: what the sweeps differ in (compared anyway:
+	// --force).
+	NotLikeForLike []Mismatch `json:"not_like_for_like,omitempty"`
+	Verdict        []SweepRow `json:"verdict"`
+	Steps          []SweepRow `json:"steps"` // p99 at each load both swept
 }
 
 // CompareSweeps lines up two sweeps: the maximum sustainable rate, the
-// highest load under the SLO, the SLO crossing and the knee with their
-// intervals, the knee's rate, memory per session; then the p99 (with its
-// interval) at each load both ran. A difference is beyond the noise when
-// the two 95 % intervals do not overlap (a conservative test: two
-// non-overlapping 95 % intervals differ at well under 5 %).
+// highest load under the SLO and the SLO crossing with the brackets the
+// steps measured (highest passing, lowest failing load), the knee with
+// its interval, the knee's rate, memory per session; then the p99 (with
+// its step's interval) at each load both ran. A difference is beyond the
+// noise when the two intervals (or brackets) do not overlap (a
+// conservative test: two non-overlapping 95 % intervals differ at well
+// under 5 %; two brackets that do not overlap cannot hold the same
+// crossing). A figure without an interval or bracket is not judged.
 func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 	unit := metrics.SweepLoadUnit(a.By)
 	va, vb := a.Verdict, b.Verdict
@@ -59,9 +68,23 @@ func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 		}
 		*rows = append(*rows, r)
 	}
+	bracket := func(b *metrics.Bracket) *metrics.CI {
+		if b == nil {
+			return nil
+		}
+		return &metrics.CI{Lo: b.Lo, Hi: b.Hi}
+	}
+	lo := func(b *metrics.Bracket) float64 {
+		if b == nil {
+			return 0
+		}
+		return b.Lo
+	}
 	add(&c.Verdict, "max_sustainable_rate", "ops/s", va.MaxSustainable, vb.MaxSustainable, nil, nil, true, true)
-	add(&c.Verdict, "max_load", unit, va.MaxLoad, vb.MaxLoad, nil, nil, true, true)
-	add(&c.Verdict, "slo_crossing", unit, va.Estimate, vb.Estimate, va.EstimateCI, vb.EstimateCI, va.Estimate > 0, vb.Estimate > 0)
+	add(&c.Verdict, "max_load", unit, va.MaxLoad, vb.MaxLoad, bracket(va.Crossing), bracket(vb.Crossing), true, true)
+	c.Verdict[len(c.Verdict)-1].Bracket = true
+	add(&c.Verdict, "slo_crossing", unit, lo(va.Crossing), lo(vb.Crossing), bracket(va.Crossing), bracket(vb.Crossing), va.Crossing != nil, vb.Crossing != nil)
+	c.Verdict[len(c.Verdict)-1].Bracket = true
 	add(&c.Verdict, "knee", unit, va.Knee, vb.Knee, va.KneeCI, vb.KneeCI, va.KneeStep > 0, vb.KneeStep > 0)
 	add(&c.Verdict, "knee_rate", "ops/s", va.KneeRate, vb.KneeRate, nil, nil, va.KneeStep > 0, vb.KneeStep > 0)
 	if va.TargetMemoryMeasured() || vb.TargetMemoryMeasured() {
@@ -97,8 +120,10 @@ func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 
 // SweepLimit is a --fail-if limit on two sweeps, written like a run's
 // (see Regression) on a verdict figure: max_sustainable_rate, max_load,
-// slo_crossing, knee or knee_rate, e.g. "max_sustainable_rate<-5%" or
-// "knee<-200" (absolute, in the figure's unit).
+// slo_crossing (the lower end of the SLO's bracket: the highest load
+// that passed below a failing one), knee or knee_rate, e.g.
+// "max_sustainable_rate<-5%" or "knee<-200" (absolute, in the figure's
+// unit).
 type SweepLimit struct {
 	Expr     string
 	Metric   string

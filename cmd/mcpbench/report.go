@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
@@ -104,23 +105,34 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 
 func newCompareCmd() *cobra.Command {
 	var failIf []string
-	var jsonOut bool
+	var jsonOut, force bool
 	var format, junit string
 	cmd := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two runs, sweeps or soaks; says what is beyond the noise; --fail-if limits turn a regression into exit 99",
-		Long: `compare prints two runs side by side, op by op: rate, error rate, response-time
-percentiles, service time and faulty streams, with B − A and the relative
-change, and whether the difference is beyond the noise: a two-sided
-Mann–Whitney U test of A's per-interval values (intervals.csv) against B's,
-beyond when p < 0.05. A and B are results directories (or summary.json
-files, which have no intervals to test).
+		Long: `compare prints two runs side by side. It opens with a headline on all ops
+together: throughput, dropped arrivals, errors, p50, p90 and p99, each with
+its direction, its size and whether it is beyond the noise, by a test right
+for the quantity (beyond when p < 0.05): Welch's t test on the per-interval
+throughput (intervals.csv), the two-proportion z test on dropped arrivals
+and on errors, a Mann–Whitney U test of the per-interval percentiles. Then
+op by op: rate, error rate, response-time percentiles, service time and
+faulty streams, with B − A and the relative change. A and B are results
+directories (or summary.json files, which have no intervals to test).
+
+Runs that differ in profile, load model, offered rate, VUs (max VUs for the
+open model), stages, protocol or target are not like-for-like: compare names
+the differences and refuses (exit 2) unless --force, which compares them
+anyway under a NOT LIKE-FOR-LIKE line.
 
 Two sweep directories compare their verdicts — maximum sustainable rate,
-highest load under the SLO, the SLO crossing and the knee with their 95 %
-intervals — and p99 at each load both ran; a difference is beyond the noise
-when the two intervals do not overlap. Two soak directories compare as runs,
-then their verdicts side by side.
+highest load under the SLO, the SLO's bracket (last passing load, first
+failing load) and the knee with its 95 % interval — and p99 at each load
+both ran with the steps' intervals; a difference is beyond the noise when
+the two intervals (or brackets) do not overlap. Sweeps of a different
+profile, dimension, protocol, target, step length or SLO are refused unless
+--force. Two soak directories compare as runs, then their verdicts side by
+side.
 
 --fail-if sets a regression limit on the change from A to B, e.g. 'p99>+10%'
 (p99 of all ops grew more than 10 %), 'tools/call:p99>+5ms', 'p(95)>+10%',
@@ -143,15 +155,16 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
 			swB, errB := metrics.ReadSweep(args[1])
 			switch {
 			case errA == nil && errB == nil:
-				return compareSweeps(cmd, args, swA, swB, failIf, jsonOut, junit)
+				return compareSweeps(cmd, args, swA, swB, failIf, jsonOut, force, junit)
 			case errA == nil:
 				return usageError("compare: %s is a sweep and %s is not: compare two sweeps or two runs", args[0], args[1])
 			case errB == nil:
 				return usageError("compare: %s is a sweep and %s is not: compare two sweeps or two runs", args[1], args[0])
 			}
-			return compareRuns(cmd, args, failIf, jsonOut, junit)
+			return compareRuns(cmd, args, failIf, jsonOut, force, junit)
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "compare runs (or sweeps) that are not like-for-like (different profile, model, offered rate, VUs, stages, protocol or target), under a NOT LIKE-FOR-LIKE line")
 	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "regression limit (repeatable), e.g. 'p99>+10%', 'rate<-5%', 'error_rate>+0.5pp'; sweeps: 'max_sustainable_rate<-5%'")
 	cmd.Flags().StringVar(&junit, "junit", "", "write the --fail-if limits as JUnit XML to this file (one test case per limit and op), as run --junit")
 	addFormat(cmd.Flags(), &format, &jsonOut, "text", "json")
@@ -160,7 +173,7 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
 
 // compareRuns compares two runs (or soaks): the table with the noise
 // tests, the limits, a soak's verdicts.
-func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool, junit string) error {
+func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool, junit string) error {
 	var regs []verdict.Regression
 	for _, e := range failIf {
 		r, err := verdict.ParseRegression(e)
@@ -177,11 +190,17 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool, junit 
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	mism := verdict.LikeForLike(a, b)
+	if len(mism) > 0 && !force {
+		return notLikeForLike(args, mism)
+	}
 	cmp := verdict.Compare(a, b)
 	ra, rb := results(args[0]), results(args[1])
 	if ra != nil && rb != nil {
 		verdict.AddNoise(cmp, ra.Intervals, rb.Intervals)
 	}
+	head := verdict.Findings(a, b, ra, rb)
+	verdict.ApplyFindings(cmp, head)
 	var limits []verdict.LimitResult
 	qa, qb := quantiles(ra), quantiles(rb)
 	var groups [][]verdict.LimitResult // per --fail-if, for --junit
@@ -194,15 +213,13 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool, junit 
 	out := cmd.OutOrStdout()
 	ska, _ := metrics.ReadSoak(args[0])
 	skb, _ := metrics.ReadSoak(args[1])
+	rc := verdict.RunComparison{NotLikeForLike: mism, Headline: head, Ops: cmp, Limits: limits}
 	if jsonOut {
-		if err := writeJSON(out, struct {
-			Ops    []verdict.OpCompare   `json:"ops"`
-			Limits []verdict.LimitResult `json:"limits,omitempty"`
-		}{cmp, limits}); err != nil {
+		if err := writeJSON(out, rc); err != nil {
 			return err
 		}
 	} else {
-		if err := report.WriteCompare(out, label(args[0], a), label(args[1], b), cmp, limits); err != nil {
+		if err := report.WriteCompare(out, label(args[0], a), label(args[1], b), rc); err != nil {
 			return err
 		}
 		if ska != nil && skb != nil {
@@ -215,7 +232,7 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut bool, junit 
 }
 
 // compareSweeps compares two sweeps.
-func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failIf []string, jsonOut bool, junit string) error {
+func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failIf []string, jsonOut, force bool, junit string) error {
 	var lims []verdict.SweepLimit
 	for _, e := range failIf {
 		l, err := verdict.ParseSweepLimit(e)
@@ -227,7 +244,12 @@ func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failI
 	if a.By != b.By {
 		return usageError("compare: %s sweeps %s, %s sweeps %s: their loads do not compare", args[0], a.By, args[1], b.By)
 	}
+	mism := verdict.SweepLikeForLike(a, b)
+	if len(mism) > 0 && !force {
+		return notLikeForLike(args, mism)
+	}
 	c := verdict.CompareSweeps(a, b)
+	c.NotLikeForLike = mism
 	var limits []verdict.LimitResult
 	var groups [][]verdict.LimitResult // per --fail-if, for --junit
 	for _, l := range lims {
@@ -253,6 +275,17 @@ func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failI
 		}
 	}
 	return limitsExit(cmd, limits)
+}
+
+// notLikeForLike is compare's refusal of two runs or sweeps that are
+// not like-for-like: exit 2 naming each difference and --force.
+func notLikeForLike(args []string, ms []verdict.Mismatch) error {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, m.String())
+	}
+	return usageError("compare: %s and %s are not like-for-like: %s; their differences would not be the servers' alone (--force compares them anyway)",
+		args[0], args[1], strings.Join(parts, "; "))
 }
 
 // limitsExit prints the crossed limits on stderr and exits 99 when any

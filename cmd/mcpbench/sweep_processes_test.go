@@ -98,8 +98,8 @@ func TestSweepProcessesMergesEachStep(t *testing.T) {
 		}
 		counted += st.Count
 	}
-	if got, want := srv.Stats().ToolCalls, counted+int64(len(sw.Results)); got != want {
-		t.Errorf("the server executed %d tool calls; the steps counted %d (+1 warm-up op each)", got, counted)
+	if got, want := srv.Stats().ToolCalls, counted+int64(len(sw.Results))+sw.ProbeOps; got != want || sw.ProbeOps == 0 {
+		t.Errorf("the server executed %d tool calls; the steps counted %d (+1 warm-up op each), the cool-down probes %d", got, counted, sw.ProbeOps)
 	}
 }
 
@@ -199,9 +199,10 @@ func TestSweepProcessesFailsTheSLOAsInProcess(t *testing.T) {
 	}
 	for _, d := range []string{inproc, procs} {
 		sw := readSweep(t, d)
-		if len(sw.Results) != 2 || !sw.Results[0].Pass || sw.Results[1].Pass || len(sw.Results[1].Reasons) == 0 ||
-			!strings.HasPrefix(sw.Results[1].Reasons[0], "p99 ") || sw.Verdict.MaxLoad != 40 {
-			t.Errorf("%s: want step 1 passed, step 2 failed on p99, max load 40: %+v %+v", d, sw.Results, sw.Verdict)
+		// Step 3 re-checks 40/s after the overload and a cool-down.
+		if len(sw.Results) != 3 || !sw.Results[0].Pass || sw.Results[1].Pass || len(sw.Results[1].Reasons) == 0 ||
+			!strings.HasPrefix(sw.Results[1].Reasons[0], "p99 ") || sw.Verdict.MaxLoad != 40 || !sw.Results[2].Recheck || sw.Results[2].Value != 40 || sw.Results[2].CoolDown == nil {
+			t.Errorf("%s: want step 1 passed, step 2 failed on p99, step 3 a re-check of 40/s, max load 40: %+v %+v", d, sw.Results, sw.Verdict)
 		}
 	}
 	for _, step := range []string{"step-01", "step-02"} {

@@ -1,8 +1,9 @@
 // Package stats holds the few robust statistics the verdicts and charts
 // share: least-squares and Theil–Sen slopes, the median, isotonic
 // regression, block-bootstrap confidence intervals of quantiles and
-// ratios (bootstrap.go) and the Mann–Whitney test. It owns arithmetic
-// only: no thresholds, no judging.
+// ratios (bootstrap.go), the Mann–Whitney test, Welch's t test and the
+// two-proportion test (tests.go). It owns arithmetic only: no
+// thresholds, no judging.
 package stats
 
 import (
