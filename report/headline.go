@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/verdict"
 )
 
 // The first lines of a summary: the verdict, and where to look next.
