@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -416,5 +418,112 @@ func TestRedactSecretFlags(t *testing.T) {
 	want := []string{"mcpbench", "run", "--oauth-client-secret", "[redacted]", "--oauth-client-secret=[redacted]", "--proxy", "http://u:[redacted]@p:1"}
 	if diff := cmp.Diff(want, redactArgs(in)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A URL that mcpbench sends no credentials from (--prometheus-rw,
+// --oauth-issuer, proxy --upstream) is refused with user:password@ by
+// every command that takes it — run, sweep, soak, run --processes,
+// --dry-run, k8s-job — with one error, the same as run's, exit 2, before
+// anything is written: no results directory, no manifest. (Issue 33
+// item 7: k8s-job printed the password into the manifest.)
+func TestURLCredentialsRefusedEverywhere(t *testing.T) {
+	t.Parallel()
+	const rw = "http://u:PLANTED1@127.0.0.1:1/api/v1/write"
+	const wantRW = `--prometheus-rw "http://u:[redacted]@127.0.0.1:1/api/v1/write": credentials in the URL would be printed: set MCPBENCH_PROMETHEUS_RW_TOKEN, or MCPBENCH_PROMETHEUS_RW_USER and MCPBENCH_PROMETHEUS_RW_PASSWORD, instead`
+	const issuer = "https://u:PLANTED2@as.example"
+	const wantIssuer = `--oauth-issuer (oauth.issuer) "https://u:[redacted]@as.example": credentials in the URL would be printed: give the authorization server's issuer URL without user:password@ (the client secret is read from the environment: --oauth-client-secret '${NAME}')`
+	k8s := []string{"k8s-job", "--parallelism", "2", "--image", "img", "--url", "http://svc/mcp"}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--prometheus-rw", rw}, wantRW},
+		{[]string{"run", "--prometheus-rw", rw, "--dry-run"}, wantRW},
+		{[]string{"run", "--processes", "2", "--prometheus-rw", rw}, wantRW},
+		{[]string{"sweep", "--from", "10", "--to", "20", "--steps", "2", "--prometheus-rw", rw}, wantRW},
+		{[]string{"sweep", "--processes", "2", "--from", "10", "--to", "20", "--steps", "2", "--prometheus-rw", rw}, wantRW},
+		{[]string{"soak", "--prometheus-rw", rw}, wantRW},
+		{[]string{"soak", "--processes", "2", "--prometheus-rw", rw}, wantRW},
+		{append(slices.Clone(k8s), "--prometheus-rw", rw), wantRW},
+		{[]string{"run", "--oauth-client-id", "bench", "--oauth-issuer", issuer}, wantIssuer},
+		{append(slices.Clone(k8s), "--oauth-client-id", "bench", "--oauth-issuer", issuer), wantIssuer},
+		{[]string{"proxy", "--listen", "127.0.0.1:0", "--upstream", "http://u:PLANTED3@127.0.0.1:1/mcp"},
+			`--upstream "http://u:[redacted]@127.0.0.1:1/mcp": credentials in the URL would be printed: ` + upstreamCredentials},
+	} {
+		args := tt.args
+		dir := filepath.Join(t.TempDir(), "r")
+		if args[0] != "k8s-job" && args[0] != "proxy" {
+			args = append(slices.Clone(args), "--out", dir, "-q")
+		}
+		out, errs, code := runPar(t, args...)
+		if code != exitUsage || errs != tt.want || out != "" {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr:\n%s\nwant exit %d, nothing on stdout, and:\n%s", tt.args, code, len(out), errs, exitUsage, tt.want)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%v: %s was written (%v)", tt.args, dir, err)
+		}
+		noSecret(t, "", map[string]string{strings.Join(tt.args[:2], " "): out + errs}, "PLANTED")
+	}
+}
+
+// Every manifest k8s-job prints, for runs that give their secrets as
+// ${NAME} (in --url, -H, --proxy, -e, --prometheus-rw's query and a
+// --profile file), holds none of the values (set in the environment
+// here); and every literal form of them is refused with nothing printed
+// and the secret in no output.
+func TestK8sJobManifestsHoldNoSecret(t *testing.T) {
+	for k, v := range map[string]string{"PW": "PLANTED1", "TOKEN": "PLANTED2", "PPW": "PLANTED3", "KEY": "PLANTED4"} {
+		t.Setenv(k, v)
+	}
+	profile := filepath.Join(t.TempDir(), "p.yaml")
+	os.WriteFile(profile, []byte(`name: secretive
+url: http://u:${PW}@svc/mcp?api_key=${KEY}
+headers: {X-Api-Key: "${KEY}"}
+env: {API_TOKEN: "${TOKEN}"}
+ops: [{method: tools/call, tool: echo, arguments: {text: '{{env "API_TOKEN"}}'}}]
+vus: 2
+duration: 2s
+`), 0o644)
+	base := []string{"k8s-job", "--parallelism", "2", "--image", "img"}
+	outputs := map[string]string{}
+	for i, args := range [][]string{
+		{"--url", "http://u:${PW}@svc/mcp?api_key=${KEY}", "-H", "Authorization: Bearer ${TOKEN}", "--proxy", "http://u:${PPW}@proxy:3128",
+			"-e", "API_TOKEN=${TOKEN}", "--prometheus-rw", "http://prom:9090/api/v1/write?api_key=${KEY}", "--oauth-client-id", "bench", "--oauth-client-secret", "${KEY}"},
+		{"--profile", profile},
+		{"--profile", profile, "-H", "X-Other: ${TOKEN}", "--env-from-secret", "mcp-token"},
+	} {
+		out, errs, code := run(t, append(slices.Clone(base), args...)...)
+		if code != exitOK || !strings.Contains(out, "kind: Job") {
+			t.Fatalf("%v: exit %d\n%s", args, code, errs)
+		}
+		outputs[fmt.Sprintf("manifest %d", i)] = out + errs
+	}
+	for _, args := range [][]string{
+		{"--url", "http://u:PLANTED1@svc/mcp"},
+		{"--url", "http://svc/mcp?api_key=PLANTED4"},
+		{"--url", "http://u:PLANTED1@svc/mcp?api_key=${KEY}"},
+		{"--url", "http://svc/mcp", "-H", "Authorization: Bearer PLANTED2"},
+		{"--url", "http://svc/mcp", "--proxy", "http://u:PLANTED3@proxy:3128"},
+		{"--url", "http://svc/mcp", "-e", "API_TOKEN=PLANTED2"},
+		{"--url", "http://svc/mcp", "--prometheus-rw", "http://u:PLANTED1@prom/api/v1/write"},
+		{"--url", "http://svc/mcp", "--prometheus-rw", "http://prom/api/v1/write?api_key=PLANTED4"},
+		{"--url", "http://svc/mcp", "--oauth-client-id", "bench", "--oauth-client-secret", "PLANTED2"},
+	} {
+		out, errs, code := run(t, append(slices.Clone(base), args...)...)
+		if code != exitUsage || out != "" {
+			t.Errorf("%v: exit %d, %d bytes of manifest: want exit 2 and none\n%s", args, code, len(out), errs)
+		}
+		outputs[strings.Join(args, " ")] = out + errs
+	}
+	hits := 0
+	for what, out := range outputs {
+		if n := strings.Count(out, "PLANTED"); n > 0 {
+			hits += n
+			t.Errorf("%s: %d planted secrets:\n%s", what, n, out)
+		}
+	}
+	if hits != 0 {
+		t.Errorf("%d planted secrets in k8s-job's outputs, want 0", hits)
 	}
 }
