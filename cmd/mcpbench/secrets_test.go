@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +36,7 @@ type guarded struct {
 	keepBody  bool
 	wantQuery string
 	want      http.Header
+	onRequest func() // called (outside mu) on each request while set
 }
 
 func startGuarded(t *testing.T, apiKey string, want http.Header, keepBody bool) *guarded {
@@ -63,6 +65,11 @@ func startGuarded(t *testing.T, apiKey string, want http.Header, keepBody bool) 
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		g.mu.Lock()
+		if f := g.onRequest; f != nil {
+			g.mu.Unlock()
+			f()
+			g.mu.Lock()
+		}
 		g.requests++
 		if len(lacks) > 0 {
 			g.bad = append(g.bad, r.Method+" lacks "+strings.Join(lacks, ", "))
@@ -533,4 +540,109 @@ duration: 2s
 	if hits != 0 {
 		t.Errorf("%d planted secrets in k8s-job's outputs, want 0", hits)
 	}
+}
+
+// childCmdlines reads, from /proc, the command line of every process
+// whose parent is this one and whose command line holds mark, into seen
+// (by pid); it returns how many seen holds.
+func childCmdlines(mark string, seen map[int]string) int {
+	entries, _ := os.ReadDir("/proc")
+	self := strconv.Itoa(os.Getpid())
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if _, ok := seen[pid]; ok {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil || !strings.Contains(string(status), "\nPPid:\t"+self+"\n") {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), mark) { // not yet exec'd: the test binary's own
+			seen[pid] = strings.ReplaceAll(string(cmdline), "\x00", " ")
+		}
+	}
+	return len(seen)
+}
+
+// run --processes 2 with secrets typed on its command line — a bearer
+// token and an API key in -H, user:password@ and ?api_key= in --url, a
+// proxy password, an -e value, a ${NAME} reference — gives its children
+// none of them in their argv (world-readable: /proc/PID/cmdline, ps),
+// read from /proc while each child is in a request (so it runs); every
+// secret still reaches the servers: the header, the query, the proxy's
+// credentials, the -e value in the tool's arguments. (Issue 33 item 7.)
+func TestProcessesArgvHoldsNoSecret(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc")
+	}
+	t.Setenv("MCPB_TEST_TENANT", "PLANTED6")
+	g := startGuarded(t, "PLANTED2", http.Header{"Authorization": {"Bearer PLANTED1"}, "X-Api-Key": {"PLANTED3"}, "X-Tenant": {"PLANTED6"}}, true)
+	px, err := mcptest.StartProxy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close()
+	px.User, px.Password = "u", "PLANTED4"
+	dir := filepath.Join(t.TempDir(), "r")
+	seen := map[int]string{}
+	var mu sync.Mutex
+	g.mu.Lock()
+	g.onRequest = func() { // the child that sent this request waits for its answer: it runs
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) < 2 {
+			childCmdlines("--out="+dir+"/segment-", seen)
+		}
+	}
+	g.mu.Unlock()
+	target := strings.Replace(g.url, "http://", "http://u:PLANTED5@", 1) + "?api_key=PLANTED2"
+	out, errs, code := runPar(t, "run", "--processes", "2", "--url", target, "-H", "Authorization: Bearer PLANTED1", "--header=X-Api-Key: PLANTED3",
+		"-H", "X-Tenant: ${MCPB_TEST_TENANT}", "--proxy", strings.Replace(px.URL, "http://", "http://u:PLANTED4@", 1),
+		"-e", "NOTE=PLANTED7", "--tool", "echo", "--args", `{"text":"{{env \"NOTE\"}}"}`,
+		"--rate", "40", "--duration", "2s", "--warmup", "0s", "--start-delay", "1s", "-q", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("run --processes 2: exit %d\n%s\n%s", code, out, errs)
+	}
+	g.check(t) // every request had the header, the query and no userinfo
+	if px.Refused() != 0 || len(px.Forwards()) == 0 {
+		t.Errorf("the proxy refused %d requests, forwarded %d: want 0 and some (its password reached it)", px.Refused(), len(px.Forwards()))
+	}
+	g.mu.Lock()
+	bodies := g.bodies.String()
+	g.mu.Unlock()
+	if !strings.Contains(bodies, `"text":"PLANTED7"`) {
+		t.Errorf("the server did not get -e NOTE's value in the arguments:\n%.400s", bodies)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("saw %d children running (%v), want 2", len(seen), seen)
+	}
+	hits := 0
+	for pid, cmdline := range seen {
+		if !strings.Contains(cmdline, " run --flags-from-env ") {
+			t.Errorf("child %d: cmdline %q", pid, cmdline)
+		}
+		for i := 1; i <= 7; i++ {
+			if s := "PLANTED" + strconv.Itoa(i); strings.Contains(cmdline, s) {
+				hits++
+				t.Errorf("child %d's argv holds %s: %s", pid, s, cmdline)
+			}
+		}
+	}
+	if hits != 0 {
+		t.Errorf("%d secrets in the children's argv, want 0", hits)
+	}
+	// The children's run.json records their whole command (redacted).
+	runJSON, _ := os.ReadFile(filepath.Join(dir, "segment-0", "run.json"))
+	if !bytes.Contains(runJSON, []byte(`"--header=X-Api-Key: [redacted]"`)) || !bytes.Contains(runJSON, []byte(`"--segment=0/2"`)) {
+		t.Errorf("segment-0/run.json lacks the child's redacted flags:\n%.1500s", runJSON)
+	}
+	// -e values are shown as given (run.json: README, "-e KEY=VALUE"; a
+	// secret goes as -e KEY='${NAME}'); the others never.
+	noSecret(t, dir, map[string]string{"run": out + errs}, "PLANTED1", "PLANTED2", "PLANTED3", "PLANTED4", "PLANTED5", "PLANTED6")
 }
