@@ -646,3 +646,36 @@ func TestProcessesArgvHoldsNoSecret(t *testing.T) {
 	// secret goes as -e KEY='${NAME}'); the others never.
 	noSecret(t, dir, map[string]string{"run": out + errs}, "PLANTED1", "PLANTED2", "PLANTED3", "PLANTED4", "PLANTED5", "PLANTED6")
 }
+
+// A secret query parameter of --prometheus-rw (accepted: only userinfo
+// is refused) is redacted in run.json's flags, as in its command and
+// the stderr line, and every push carries it to the receiver.
+func TestRemoteWriteQuerySecretRedacted(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	pushes, keyed := 0, 0
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		pushes++
+		if r.URL.Query().Get("api_key") == "PLANTED1" {
+			keyed++
+		}
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer recv.Close()
+	dir := filepath.Join(t.TempDir(), "r")
+	out, errs, code := runPar(t, "run", "--prometheus-rw", recv.URL+"/api/v1/write?api_key=PLANTED1", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	mu.Lock()
+	if pushes == 0 || keyed != pushes {
+		t.Errorf("%d pushes, %d with the key: want all of some", pushes, keyed)
+	}
+	mu.Unlock()
+	if want := "--prometheus-rw " + recv.URL + "/api/v1/write?api_key=[redacted]:"; !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+	noSecret(t, dir, map[string]string{"run": out + errs}, "PLANTED")
+}
