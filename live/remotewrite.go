@@ -137,6 +137,17 @@ type rwSeries struct {
 
 type rwLabel struct{ name, value string }
 
+// CheckRemoteWriteURL refuses a --prometheus-rw URL with user:password@
+// (secret.RefuseUserinfo, wrapping secret.ErrURLCredentials): the
+// credentials go in the environment (EnvRemoteWriteToken, or
+// EnvRemoteWriteUser and EnvRemoteWritePassword). NewRemoteWrite refuses
+// such a URL with this error; the commands check it with their flags,
+// before anything runs or a manifest is printed.
+func CheckRemoteWriteURL(raw string) error {
+	return secret.RefuseUserinfo("--prometheus-rw", raw,
+		"set "+EnvRemoteWriteToken+", or "+EnvRemoteWriteUser+" and "+EnvRemoteWritePassword+", instead")
+}
+
 // NewRemoteWrite checks cfg and starts the sender. The error names the
 // flag and says what is wrong with the URL.
 func NewRemoteWrite(cfg RemoteWriteConfig) (*RemoteWrite, error) {
@@ -147,8 +158,7 @@ func NewRemoteWrite(cfg RemoteWriteConfig) (*RemoteWrite, error) {
 	case u.Host == "":
 		return nil, fmt.Errorf("--prometheus-rw %q: the URL has no host", secret.RedactURL(cfg.URL))
 	case u.User != nil:
-		return nil, fmt.Errorf("--prometheus-rw %q: credentials in the URL would be printed: set %s, or %s and %s, instead",
-			secret.RedactURL(cfg.URL), EnvRemoteWriteToken, EnvRemoteWriteUser, EnvRemoteWritePassword)
+		return nil, CheckRemoteWriteURL(cfg.URL)
 	}
 	cfg.Queue = cmp.Or(cfg.Queue, 64)
 	cfg.Timeout = cmp.Or(cfg.Timeout, 10*time.Second)

@@ -49,7 +49,7 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 		}
 		p.Headers[name] = value
 	}
-	return nil
+	return checkURLCredentials(p, f) // flags_secret.go
 }
 
 // profileFlag is a flag that sets one profile field: the flag's name,

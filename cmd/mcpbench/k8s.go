@@ -131,6 +131,9 @@ func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]b
 		drop["profile"] = true
 	}
 	s.RunArgs = procrun.SegmentArgs(cmd.Flags(), drop)
+	if err := kubejob.CheckArgs(s.RunArgs); err != nil {
+		return nil, usageError("%v", err)
+	}
 	docs, err := kubejob.Build(s)
 	if err != nil {
 		return nil, usageError("%v", err)

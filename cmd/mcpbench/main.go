@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/mcpbench/mcpbench/internal/procrun"
 )
 
 // Exit codes.
@@ -31,8 +33,14 @@ func usageError(format string, args ...any) error {
 }
 
 func main() {
+	args, err := childArgs()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpbench:", err)
+		os.Exit(exitUsage)
+	}
 	root := newRootCmd()
-	err := root.Execute()
+	root.SetArgs(args)
+	err = root.Execute()
 	writeAllocs()
 	if err == nil {
 		os.Exit(exitOK)
@@ -46,4 +54,23 @@ func main() {
 	}
 	fmt.Fprintln(os.Stderr, "mcpbench:", err)
 	os.Exit(exitUsage)
+}
+
+// childArgs are the command's arguments: os.Args[1:], with the flags a
+// --processes child was given in its environment in place
+// (procrun.ExpandFlagsFromEnv), those variables unset (nothing this
+// process starts inherits them) and os.Args set to the whole command
+// line, as run.json records it (redacted).
+func childArgs() ([]string, error) {
+	args, names, err := procrun.ExpandFlagsFromEnv(os.Args[1:], os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		os.Unsetenv(n)
+	}
+	if names != nil {
+		os.Args = append(os.Args[:1:1], args...)
+	}
+	return args, nil
 }

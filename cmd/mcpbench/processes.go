@@ -93,8 +93,9 @@ func childBase(cmd *cobra.Command, env *env, drop map[string]bool) []string {
 }
 
 // launch is the launch of the --processes children of the test plan
-// (this executable with args) into dir, on the clock startAt (zero:
-// --start-delay from now).
+// (this executable with args: the subcommand, then the flags, which go
+// in the children's environment, procrun.HideArgs) into dir, on the
+// clock startAt (zero: --start-delay from now).
 func (e *env) launch(args []string, dir string, plan *workload.Plan, startAt time.Time) procrun.Launch {
 	n := e.f.scale.processes
 	if startAt.IsZero() {
@@ -104,7 +105,8 @@ func (e *env) launch(args []string, dir string, plan *workload.Plan, startAt tim
 	if err != nil {
 		exe = os.Args[0]
 	}
-	return procrun.Launch{Exe: exe, Args: args, N: n, Dir: dir, StartAt: startAt, Grace: plan.GracefulStop, TargetPID: e.f.targetPID,
+	argv, environ := procrun.HideArgs(args, os.Environ()) // the user's flags in the environment, not the world-readable argv
+	return procrun.Launch{Exe: exe, Args: argv, Env: environ, N: n, Dir: dir, StartAt: startAt, Grace: plan.GracefulStop, TargetPID: e.f.targetPID,
 		Stderr: e.stderr, Window: plan.Warmup + plan.Window}
 }
 

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/proxy"
 	"github.com/spf13/cobra"
 )
@@ -53,6 +54,10 @@ const proxyExamples = `  mcpbench serve --addr 127.0.0.1:8080 &
       --fault "cut after=2 p=0.5" --fault "retry retry=2000" --seed 7 --log /tmp/proxy.jsonl
   # then point your client at http://127.0.0.1:9090/mcp, run it, and Ctrl-C the proxy`
 
+// upstreamCredentials is the remedy of a refused --upstream with
+// user:password@, which the proxy would print and never send.
+const upstreamCredentials = "the proxy sends each client's own headers (Authorization included) upstream: give the credentials to the client, not in --upstream"
+
 func newProxyCmd() *cobra.Command {
 	var (
 		listen, upstream, logPath string
@@ -68,9 +73,12 @@ func newProxyCmd() *cobra.Command {
 		Example: proxyExamples,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := secret.RefuseUserinfo("--upstream", upstream, upstreamCredentials); err != nil {
+				return usageError("%v", err) // the same refusal as run's (flags_secret.go)
+			}
 			up, err := url.Parse(upstream)
 			if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
-				return usageError("--upstream %q: want the server's MCP endpoint, e.g. http://127.0.0.1:8080/mcp", upstream)
+				return usageError("--upstream %q: want the server's MCP endpoint, e.g. http://127.0.0.1:8080/mcp", secret.RedactURL(upstream))
 			}
 			cfg := proxy.Config{Upstream: up, Seed: seed, UpstreamH2C: h2c}
 			var errs []error

@@ -321,8 +321,8 @@ func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool
 			}
 			v = strings.Join(urls, "; ")
 		}
-		if fl.Name == "proxy" {
-			v = secret.RedactURL(v) // as written, without credentials
+		if fl.Name == "proxy" || fl.Name == "prometheus-rw" {
+			v = secret.RedactURL(v) // as written, without credentials (?api_key=…)
 		}
 		if fl.Name == "oauth-client-secret" {
 			v = "[redacted]"

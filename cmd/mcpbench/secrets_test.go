@@ -2,14 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +36,7 @@ type guarded struct {
 	keepBody  bool
 	wantQuery string
 	want      http.Header
+	onRequest func() // called (outside mu) on each request while set
 }
 
 func startGuarded(t *testing.T, apiKey string, want http.Header, keepBody bool) *guarded {
@@ -60,6 +65,11 @@ func startGuarded(t *testing.T, apiKey string, want http.Header, keepBody bool) 
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		g.mu.Lock()
+		if f := g.onRequest; f != nil {
+			g.mu.Unlock()
+			f()
+			g.mu.Lock()
+		}
 		g.requests++
 		if len(lacks) > 0 {
 			g.bad = append(g.bad, r.Method+" lacks "+strings.Join(lacks, ", "))
@@ -417,4 +427,255 @@ func TestRedactSecretFlags(t *testing.T) {
 	if diff := cmp.Diff(want, redactArgs(in)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// A URL that mcpbench sends no credentials from (--prometheus-rw,
+// --oauth-issuer, proxy --upstream) is refused with user:password@ by
+// every command that takes it — run, sweep, soak, run --processes,
+// --dry-run, k8s-job — with one error, the same as run's, exit 2, before
+// anything is written: no results directory, no manifest. (Issue 33
+// item 7: k8s-job printed the password into the manifest.)
+func TestURLCredentialsRefusedEverywhere(t *testing.T) {
+	t.Parallel()
+	const rw = "http://u:PLANTED1@127.0.0.1:1/api/v1/write"
+	const wantRW = `--prometheus-rw "http://u:[redacted]@127.0.0.1:1/api/v1/write": credentials in the URL would be printed: set MCPBENCH_PROMETHEUS_RW_TOKEN, or MCPBENCH_PROMETHEUS_RW_USER and MCPBENCH_PROMETHEUS_RW_PASSWORD, instead`
+	const issuer = "https://u:PLANTED2@as.example"
+	const wantIssuer = `--oauth-issuer (oauth.issuer) "https://u:[redacted]@as.example": credentials in the URL would be printed: give the authorization server's issuer URL without user:password@ (the client secret is read from the environment: --oauth-client-secret '${NAME}')`
+	k8s := []string{"k8s-job", "--parallelism", "2", "--image", "img", "--url", "http://svc/mcp"}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--prometheus-rw", rw}, wantRW},
+		{[]string{"run", "--prometheus-rw", rw, "--dry-run"}, wantRW},
+		{[]string{"run", "--processes", "2", "--prometheus-rw", rw}, wantRW},
+		{[]string{"sweep", "--from", "10", "--to", "20", "--steps", "2", "--prometheus-rw", rw}, wantRW},
+		{[]string{"sweep", "--processes", "2", "--from", "10", "--to", "20", "--steps", "2", "--prometheus-rw", rw}, wantRW},
+		{[]string{"soak", "--prometheus-rw", rw}, wantRW},
+		{[]string{"soak", "--processes", "2", "--prometheus-rw", rw}, wantRW},
+		{append(slices.Clone(k8s), "--prometheus-rw", rw), wantRW},
+		{[]string{"run", "--oauth-client-id", "bench", "--oauth-issuer", issuer}, wantIssuer},
+		{append(slices.Clone(k8s), "--oauth-client-id", "bench", "--oauth-issuer", issuer), wantIssuer},
+		{[]string{"proxy", "--listen", "127.0.0.1:0", "--upstream", "http://u:PLANTED3@127.0.0.1:1/mcp"},
+			`--upstream "http://u:[redacted]@127.0.0.1:1/mcp": credentials in the URL would be printed: ` + upstreamCredentials},
+	} {
+		args := tt.args
+		dir := filepath.Join(t.TempDir(), "r")
+		if args[0] != "k8s-job" && args[0] != "proxy" {
+			args = append(slices.Clone(args), "--out", dir, "-q")
+		}
+		ctx := t.Context()
+		if args[0] == "proxy" { // a proxy that starts anyway (not refused) stops at once
+			c, cancel := context.WithCancel(ctx)
+			cancel()
+			ctx = c
+		}
+		out, errs, code := cli(ctx, args...)
+		if code != exitUsage || errs != tt.want || out != "" {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr:\n%s\nwant exit %d, nothing on stdout, and:\n%s", tt.args, code, len(out), errs, exitUsage, tt.want)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%v: %s was written (%v)", tt.args, dir, err)
+		}
+		noSecret(t, "", map[string]string{strings.Join(tt.args[:2], " "): out + errs}, "PLANTED")
+	}
+}
+
+// Every manifest k8s-job prints, for runs that give their secrets as
+// ${NAME} (in --url, -H, --proxy, -e, --prometheus-rw's query and a
+// --profile file), holds none of the values (set in the environment
+// here); and every literal form of them is refused with nothing printed
+// and the secret in no output.
+func TestK8sJobManifestsHoldNoSecret(t *testing.T) {
+	for k, v := range map[string]string{"PW": "PLANTED1", "TOKEN": "PLANTED2", "PPW": "PLANTED3", "KEY": "PLANTED4"} {
+		t.Setenv(k, v)
+	}
+	profile := filepath.Join(t.TempDir(), "p.yaml")
+	os.WriteFile(profile, []byte(`name: secretive
+url: http://u:${PW}@svc/mcp?api_key=${KEY}
+headers: {X-Api-Key: "${KEY}"}
+env: {API_TOKEN: "${TOKEN}"}
+ops: [{method: tools/call, tool: echo, arguments: {text: '{{env "API_TOKEN"}}'}}]
+vus: 2
+duration: 2s
+`), 0o644)
+	base := []string{"k8s-job", "--parallelism", "2", "--image", "img"}
+	outputs := map[string]string{}
+	for i, args := range [][]string{
+		{"--url", "http://u:${PW}@svc/mcp?api_key=${KEY}", "-H", "Authorization: Bearer ${TOKEN}", "--proxy", "http://u:${PPW}@proxy:3128",
+			"-e", "API_TOKEN=${TOKEN}", "--prometheus-rw", "http://prom:9090/api/v1/write?api_key=${KEY}", "--oauth-client-id", "bench", "--oauth-client-secret", "${KEY}"},
+		{"--profile", profile},
+		{"--profile", profile, "-H", "X-Other: ${TOKEN}", "--env-from-secret", "mcp-token"},
+	} {
+		out, errs, code := run(t, append(slices.Clone(base), args...)...)
+		if code != exitOK || !strings.Contains(out, "kind: Job") {
+			t.Fatalf("%v: exit %d\n%s", args, code, errs)
+		}
+		outputs[fmt.Sprintf("manifest %d", i)] = out + errs
+	}
+	for _, args := range [][]string{
+		{"--url", "http://u:PLANTED1@svc/mcp"},
+		{"--url", "http://svc/mcp?api_key=PLANTED4"},
+		{"--url", "http://u:PLANTED1@svc/mcp?api_key=${KEY}"},
+		{"--url", "http://svc/mcp", "-H", "Authorization: Bearer PLANTED2"},
+		{"--url", "http://svc/mcp", "--proxy", "http://u:PLANTED3@proxy:3128"},
+		{"--url", "http://svc/mcp", "-e", "API_TOKEN=PLANTED2"},
+		{"--url", "http://svc/mcp", "--prometheus-rw", "http://u:PLANTED1@prom/api/v1/write"},
+		{"--url", "http://svc/mcp", "--prometheus-rw", "http://prom/api/v1/write?api_key=PLANTED4"},
+		{"--url", "http://svc/mcp", "--oauth-client-id", "bench", "--oauth-client-secret", "PLANTED2"},
+	} {
+		out, errs, code := run(t, append(slices.Clone(base), args...)...)
+		if code != exitUsage || out != "" {
+			t.Errorf("%v: exit %d, %d bytes of manifest: want exit 2 and none\n%s", args, code, len(out), errs)
+		}
+		outputs[strings.Join(args, " ")] = out + errs
+	}
+	hits := 0
+	for what, out := range outputs {
+		if n := strings.Count(out, "PLANTED"); n > 0 {
+			hits += n
+			t.Errorf("%s: %d planted secrets:\n%s", what, n, out)
+		}
+	}
+	if hits != 0 {
+		t.Errorf("%d planted secrets in k8s-job's outputs, want 0", hits)
+	}
+}
+
+// childCmdlines reads, from /proc, the command line of every process
+// whose parent is this one and whose command line holds mark, into seen
+// (by pid); it returns how many seen holds.
+func childCmdlines(mark string, seen map[int]string) int {
+	entries, _ := os.ReadDir("/proc")
+	self := strconv.Itoa(os.Getpid())
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if _, ok := seen[pid]; ok {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil || !strings.Contains(string(status), "\nPPid:\t"+self+"\n") {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), mark) { // not yet exec'd: the test binary's own
+			seen[pid] = strings.ReplaceAll(string(cmdline), "\x00", " ")
+		}
+	}
+	return len(seen)
+}
+
+// run --processes 2 with secrets typed on its command line — a bearer
+// token and an API key in -H, user:password@ and ?api_key= in --url, a
+// proxy password, an -e value, a ${NAME} reference — gives its children
+// none of them in their argv (world-readable: /proc/PID/cmdline, ps),
+// read from /proc while each child is in a request (so it runs); every
+// secret still reaches the servers: the header, the query, the proxy's
+// credentials, the -e value in the tool's arguments. (Issue 33 item 7.)
+func TestProcessesArgvHoldsNoSecret(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc")
+	}
+	t.Setenv("MCPB_TEST_TENANT", "PLANTED6")
+	g := startGuarded(t, "PLANTED2", http.Header{"Authorization": {"Bearer PLANTED1"}, "X-Api-Key": {"PLANTED3"}, "X-Tenant": {"PLANTED6"}}, true)
+	px, err := mcptest.StartProxy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close()
+	px.User, px.Password = "u", "PLANTED4"
+	dir := filepath.Join(t.TempDir(), "r")
+	seen := map[int]string{}
+	var mu sync.Mutex
+	g.mu.Lock()
+	g.onRequest = func() { // the child that sent this request waits for its answer: it runs
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) < 2 {
+			childCmdlines("--out="+dir+"/segment-", seen)
+		}
+	}
+	g.mu.Unlock()
+	target := strings.Replace(g.url, "http://", "http://u:PLANTED5@", 1) + "?api_key=PLANTED2"
+	out, errs, code := runPar(t, "run", "--processes", "2", "--url", target, "-H", "Authorization: Bearer PLANTED1", "--header=X-Api-Key: PLANTED3",
+		"-H", "X-Tenant: ${MCPB_TEST_TENANT}", "--proxy", strings.Replace(px.URL, "http://", "http://u:PLANTED4@", 1),
+		"-e", "NOTE=PLANTED7", "--tool", "echo", "--args", `{"text":"{{env \"NOTE\"}}"}`,
+		"--rate", "40", "--duration", "2s", "--warmup", "0s", "--start-delay", "1s", "-q", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("run --processes 2: exit %d\n%s\n%s", code, out, errs)
+	}
+	g.check(t) // every request had the header, the query and no userinfo
+	if px.Refused() != 0 || len(px.Forwards()) == 0 {
+		t.Errorf("the proxy refused %d requests, forwarded %d: want 0 and some (its password reached it)", px.Refused(), len(px.Forwards()))
+	}
+	g.mu.Lock()
+	bodies := g.bodies.String()
+	g.mu.Unlock()
+	if !strings.Contains(bodies, `"text":"PLANTED7"`) {
+		t.Errorf("the server did not get -e NOTE's value in the arguments:\n%.400s", bodies)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("saw %d children running (%v), want 2", len(seen), seen)
+	}
+	hits := 0
+	for pid, cmdline := range seen {
+		if !strings.Contains(cmdline, " run --flags-from-env ") {
+			t.Errorf("child %d: cmdline %q", pid, cmdline)
+		}
+		for i := 1; i <= 7; i++ {
+			if s := "PLANTED" + strconv.Itoa(i); strings.Contains(cmdline, s) {
+				hits++
+				t.Errorf("child %d's argv holds %s: %s", pid, s, cmdline)
+			}
+		}
+	}
+	if hits != 0 {
+		t.Errorf("%d secrets in the children's argv, want 0", hits)
+	}
+	// The children's run.json records their whole command (redacted).
+	runJSON, _ := os.ReadFile(filepath.Join(dir, "segment-0", "run.json"))
+	if !bytes.Contains(runJSON, []byte(`"--header=X-Api-Key: [redacted]"`)) || !bytes.Contains(runJSON, []byte(`"--segment=0/2"`)) {
+		t.Errorf("segment-0/run.json lacks the child's redacted flags:\n%.1500s", runJSON)
+	}
+	// -e values are shown as given (run.json: README, "-e KEY=VALUE"; a
+	// secret goes as -e KEY='${NAME}'); the others never.
+	noSecret(t, dir, map[string]string{"run": out + errs}, "PLANTED1", "PLANTED2", "PLANTED3", "PLANTED4", "PLANTED5", "PLANTED6")
+}
+
+// A secret query parameter of --prometheus-rw (accepted: only userinfo
+// is refused) is redacted in run.json's flags, as in its command and
+// the stderr line, and every push carries it to the receiver.
+func TestRemoteWriteQuerySecretRedacted(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	pushes, keyed := 0, 0
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		pushes++
+		if r.URL.Query().Get("api_key") == "PLANTED1" {
+			keyed++
+		}
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer recv.Close()
+	dir := filepath.Join(t.TempDir(), "r")
+	out, errs, code := runPar(t, "run", "--prometheus-rw", recv.URL+"/api/v1/write?api_key=PLANTED1", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	mu.Lock()
+	if pushes == 0 || keyed != pushes {
+		t.Errorf("%d pushes, %d with the key: want all of some", pushes, keyed)
+	}
+	mu.Unlock()
+	if want := "--prometheus-rw " + recv.URL + "/api/v1/write?api_key=[redacted]:"; !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+	noSecret(t, dir, map[string]string{"run": out + errs}, "PLANTED")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,9 @@ func TestCheckSecrets(t *testing.T) {
 		{workload.Profile{URL: "http://svc/mcp", URLs: []string{"http://a/mcp", "http://u:pw2@b/mcp"}}, "urls[1]"},
 		{workload.Profile{URL: "http://svc/mcp", Headers: map[string]string{"Authorization": "Bearer tok3n"}}, "header Authorization"},
 		{workload.Profile{URL: "http://svc/mcp", Proxy: "http://u:pw4@proxy:3128"}, "--proxy"},
+		{workload.Profile{URL: "http://u:pw5@svc/mcp?x=${X}"}, "--url carries a literal credential"}, // a reference elsewhere does not excuse it
+		{workload.Profile{URL: "http://svc/mcp", Env: map[string]string{"API_TOKEN": "pw6"}}, "env API_TOKEN"},
+		{workload.Profile{URL: "http://svc/mcp", Env: map[string]string{"API_TOKEN": "${TOKEN}", "TENANT": "acme"}}, ""},
 	} {
 		err := CheckSecrets(&tt.p)
 		switch {
@@ -136,5 +140,22 @@ func TestCheckSecrets(t *testing.T) {
 	}
 	if err := CheckSecrets(&workload.Profile{Proxy: "http://u:pw@p:1"}); !errors.Is(err, ErrProxySecret) {
 		t.Errorf("a proxy password: %v, want ErrProxySecret", err)
+	}
+}
+
+// CheckArgs refuses a written-out credential in any URL-valued argument,
+// naming the flag only; references and plain URLs pass.
+func TestCheckArgs(t *testing.T) {
+	ok := []string{"--url=http://svc/mcp", "--prometheus-rw=http://prom:9090/api/v1/write", "--header=Authorization: Bearer ${TOKEN}",
+		"--prometheus-rw=http://prom/w?api_key=${KEY}", "--rate=50"}
+	if err := CheckArgs(ok); err != nil {
+		t.Errorf("CheckArgs(%q) = %v", ok, err)
+	}
+	for _, a := range []string{"--prometheus-rw=http://prom/w?api_key=pw7", "--oauth-issuer=https://u:pw8@as.example", `--args={"u":"http://h/?token=pw9"}`} {
+		err := CheckArgs(append(slices.Clone(ok), a))
+		name, _, _ := strings.Cut(a, "=")
+		if err == nil || !strings.HasPrefix(err.Error(), name+" carries a literal credential") || strings.Contains(err.Error(), "pw") {
+			t.Errorf("%s: %v, want the refusal naming %s, without the secret", a, err, name)
+		}
 	}
 }

@@ -3,7 +3,9 @@ package kubejob
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,7 +24,7 @@ var ErrProxySecret = errors.New("--proxy (or the profile's proxy:) carries a lit
 // error names the field, never the secret.
 func CheckSecrets(p *workload.Profile) error {
 	for i, u := range append([]string{p.URL}, p.URLs...) {
-		if secret.RedactURL(u) != u && !strings.Contains(u, "${") {
+		if secret.LiteralInURL(u) {
 			field := "--url"
 			if i > 0 {
 				field = "urls[" + strconv.Itoa(i-1) + "]"
@@ -36,8 +38,30 @@ func CheckSecrets(p *workload.Profile) error {
 			return fmt.Errorf("header %s carries a literal secret: write it as ${NAME} (e.g. 'Authorization: Bearer ${TOKEN}') and give the pods NAME with --env-from-secret", name)
 		}
 	}
-	if secret.RedactURL(p.Proxy) != p.Proxy && !strings.Contains(p.Proxy, "${") {
+	if secret.LiteralInURL(p.Proxy) {
 		return ErrProxySecret
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+		if v := p.Env[k]; secret.SecretParam(k) && v != "" && !strings.Contains(v, "${") {
+			return fmt.Errorf("env %s (-e %s=..., or the profile's env:) carries a literal secret: write it as -e %s='${NAME}' and give the pods NAME with --env-from-secret", k, k, k)
+		}
+	}
+	return nil
+}
+
+// CheckArgs refuses a literal credential in any URL among a pod's
+// arguments ("--name=value", procrun.SegmentArgs): a value with :// whose
+// userinfo or secret-looking query parameter is written out, not a
+// ${NAME} reference (secret.LiteralInURL). It is the net
+// under CheckSecrets for the flags the profile does not carry (e.g.
+// --prometheus-rw?api_key=..., --oauth-issuer): the manifest prints
+// every argument. The error names the flag, never the value.
+func CheckArgs(args []string) error {
+	for _, a := range args {
+		name, v, ok := strings.Cut(a, "=")
+		if ok && strings.Contains(v, "://") && secret.LiteralInURL(v) {
+			return fmt.Errorf("%s carries a literal credential in its URL: the manifest would print it; write it as ${NAME} and give the pods NAME with --env-from-secret, or leave it out", name)
+		}
 	}
 	return nil
 }

@@ -65,3 +65,55 @@ func TestShareAndStartDelay(t *testing.T) {
 		t.Errorf("StartDelay given 1s = %v", got)
 	}
 }
+
+// HideArgs leaves the subcommand and FlagsFromEnv in the argv and every
+// flag, in order, in the environment (a parent's own FlagsEnv variables
+// dropped); ExpandFlagsFromEnv puts them back where FlagsFromEnv was.
+func TestHideArgsRoundTrip(t *testing.T) {
+	args := []string{"run", "--header=Authorization: Bearer S1", "--url=http://u:S2@h/mcp?api_key=S3", "--header=X: S4", "--env=K=S5=6", "--args="}
+	environ := []string{"PATH=/bin", FlagsEnv + "=9", FlagsEnv + "_8=stale", "HOME=/h"}
+	argv, env := HideArgs(args, environ)
+	if diff := cmp.Diff([]string{"run", FlagsFromEnv}, argv); diff != "" {
+		t.Errorf("argv (-want +got):\n%s", diff)
+	}
+	for _, kv := range env {
+		if strings.Contains(kv, "stale") || kv == FlagsEnv+"=9" {
+			t.Errorf("the parent's own %s survived: %q", FlagsEnv, kv)
+		}
+	}
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	got, names, err := ExpandFlagsFromEnv(append(argv, "--segment=0/2", "--out=d"), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(append(args[:len(args):len(args)], "--segment=0/2", "--out=d"), got); diff != "" {
+		t.Errorf("expanded (-want +got):\n%s", diff)
+	}
+	if want := []string{FlagsEnv, FlagsEnv + "_0", FlagsEnv + "_1", FlagsEnv + "_2", FlagsEnv + "_3", FlagsEnv + "_4"}; !cmp.Equal(want, names) {
+		t.Errorf("names %q, want %q", names, want)
+	}
+	if vars["PATH"] != "/bin" || vars["HOME"] != "/h" {
+		t.Errorf("the parent's environment is not kept: %q", env)
+	}
+
+	// Not a child's: as is. A child's without its variables: an error
+	// naming them, never a value.
+	plain := []string{"run", "--url=http://h/mcp"}
+	if got, names, err := ExpandFlagsFromEnv(plain, func(string) (string, bool) { return "", false }); err != nil || names != nil || !cmp.Equal(plain, got) {
+		t.Errorf("plain args: %q, %q, %v", got, names, err)
+	}
+	if _, _, err := ExpandFlagsFromEnv([]string{"run", FlagsFromEnv}, func(string) (string, bool) { return "", false }); err == nil || !strings.Contains(err.Error(), "$"+FlagsEnv+" is not set") {
+		t.Errorf("no %s: %v", FlagsEnv, err)
+	}
+	partial := map[string]string{FlagsEnv: "2", FlagsEnv + "_0": "--header=X: S9"}
+	if _, _, err := ExpandFlagsFromEnv([]string{"run", FlagsFromEnv}, func(k string) (string, bool) { v, ok := partial[k]; return v, ok }); err == nil || !strings.Contains(err.Error(), FlagsEnv+"_1") || strings.Contains(err.Error(), "S9") {
+		t.Errorf("a missing flag: %v", err)
+	}
+	if argv, env := HideArgs([]string{"run"}, environ); !cmp.Equal([]string{"run"}, argv) || !cmp.Equal(environ, env) {
+		t.Errorf("no flags: %q, %q", argv, env)
+	}
+}

@@ -15,6 +15,7 @@ package secret
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -186,4 +187,56 @@ func RedactURL(s string) string {
 		b.WriteString(sep)
 	}
 	return b.String()
+}
+
+// ErrURLCredentials is wrapped by the error of RefuseUserinfo: a URL given
+// where mcpbench sends no credentials from it (it would only print them,
+// or write them into a file) carries user:password@.
+var ErrURLCredentials = errors.New("credentials in the URL would be printed")
+
+// RefuseUserinfo is the one check every command applies to a URL that
+// must not carry credentials in its userinfo (run's --prometheus-rw and
+// --oauth-issuer, proxy's --upstream; the same flags of sweep, soak,
+// --processes and k8s-job): nil when raw has no user@ part (or is ""),
+// else an error wrapping ErrURLCredentials of the form
+//
+//	FLAG "URL shown redacted": credentials in the URL would be printed: REMEDY
+//
+// The URL is shown as RedactURL shows it: never the password (nor a lone
+// user name, which is often a token). A URL is refused when url.Parse
+// finds a userinfo, or when its text has an @ between :// and the first
+// /, ? or #, so a malformed URL is refused too.
+func RefuseUserinfo(flag, raw, remedy string) error {
+	if raw == "" {
+		return nil
+	}
+	if u, err := url.Parse(raw); (err != nil || u.User == nil) && !hasUserinfo(raw) {
+		return nil
+	}
+	return fmt.Errorf("%s %q: %w: %s", flag, RedactURL(raw), ErrURLCredentials, remedy)
+}
+
+// hasUserinfo reports whether the absolute URL s has an @ in its
+// authority (between :// and the first /, ? or #).
+func hasUserinfo(s string) bool {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return false
+	}
+	auth := s[i+3:]
+	if k := strings.IndexAny(auth, "/?#"); k >= 0 {
+		auth = auth[:k]
+	}
+	return strings.Contains(auth, "@")
+}
+
+// LiteralInURL reports whether RedactURL would hide a part of s that is
+// written out rather than a ${NAME} reference: the userinfo, or the value
+// of a query parameter SecretParam matches, is anything but exactly one
+// ${NAME} ("http://u:${PW}@h" and "?token=${T}" are not literal;
+// "http://u:pw@h?x=${A}" and "?token=pre${T}" are). For a manifest or a
+// command line that is printed, where only references may appear.
+func LiteralInURL(s string) bool {
+	refs, _ := Expand(s, func(string) (string, bool) { return Redacted, true })
+	return RedactURL(refs) != refs
 }

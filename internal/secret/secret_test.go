@@ -159,3 +159,60 @@ func ExampleExpand() {
 	// {"key":"${request}","literal":"${TOKEN}"}
 	// ${MISSING} is not set in the environment
 }
+
+// RefuseUserinfo refuses a URL with user:password@ (or a lone user@),
+// parsed or malformed, naming the flag and the remedy, never the
+// password; a URL without userinfo, or none, passes.
+func TestRefuseUserinfo(t *testing.T) {
+	for _, tt := range []struct {
+		raw, shown string // shown "": accepted
+	}{
+		{"", ""},
+		{"http://h:9090/api/v1/write", ""},
+		{"http://h/write?token=x", ""}, // a query secret is RedactURL's, not userinfo
+		{"http://h/p@th", ""},          // an @ in the path is no userinfo
+		{"http://h/?q=a@b", ""},
+		{"http://u:PASS1@h/write", `"http://u:[redacted]@h/write"`},
+		{"https://PASS2@h/write", `"https://[redacted]@h/write"`},
+		{"http://u:PASS3@h:bad port/w", `"http://u:[redacted]@h:bad port/w"`}, // malformed: refused too
+		{"http://u:PA@SS4@h/w", `"http://u:[redacted]@h/w"`},
+	} {
+		err := RefuseUserinfo("--flag", tt.raw, "do this instead")
+		switch {
+		case tt.shown == "" && err != nil:
+			t.Errorf("%q: %v, want nil", tt.raw, err)
+		case tt.shown == "":
+		case err == nil:
+			t.Errorf("%q: accepted, want refused", tt.raw)
+		case !errors.Is(err, ErrURLCredentials) || strings.Contains(err.Error(), "PASS") || strings.Contains(err.Error(), "SS4"):
+			t.Errorf("%q: %v: want ErrURLCredentials without the password", tt.raw, err)
+		default:
+			want := "--flag " + tt.shown + ": credentials in the URL would be printed: do this instead"
+			if err.Error() != want {
+				t.Errorf("%q: %q, want %q", tt.raw, err, want)
+			}
+		}
+	}
+}
+
+// LiteralInURL: only exactly-one-${NAME} secret parts pass.
+func TestLiteralInURL(t *testing.T) {
+	for s, want := range map[string]bool{
+		"":                            false,
+		"http://h/mcp":                false,
+		"http://u:${PW}@h/mcp":        false,
+		"http://${TOKEN}@h/mcp":       false,
+		"http://h/mcp?token=${T}&n=1": false,
+		"http://h/mcp?n=1":            false,
+		"http://u:pw@h/mcp":           true,
+		"http://tok@h/mcp":            true,
+		"http://h/mcp?api_key=k":      true,
+		"http://h/mcp?token=pre${T}":  true,
+		"http://u:pw@h/mcp?x=${A}":    true,
+		"http://u:$${PW}@h/mcp":       true, // $${ is a literal ${
+	} {
+		if got := LiteralInURL(s); got != want {
+			t.Errorf("LiteralInURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
