@@ -180,6 +180,9 @@ type Result struct {
 	// LinksRefused counts rel="stream" links (SEP-1335) of this op's
 	// streams that named another origin: refused, never followed.
 	LinksRefused int
+	// RetryCapped counts the reconnect waits of the op's stream whose
+	// retry hint was over Config.MaxRetryWait and were cut to it.
+	RetryCapped RetryCap
 	// InputRounds counts retries answering input_required results
 	// (2026-07-28 multi round-trip requests).
 	InputRounds int
