@@ -355,7 +355,7 @@ func (g *getStream) loop(ctx context.Context) bool {
 			var oerr error
 			var hcancel context.CancelCauseFunc
 			r, hcancel, oerr = s.openStreamTimed(ctx, from, link)
-			rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm, Link: link != nil}
+			rec := Resume{At: at, Hint: hint, Waited: wait, Capped: capped, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm, Link: link != nil}
 			if g.accept(r, oerr, &rec) {
 				g.hcancel = hcancel
 				break

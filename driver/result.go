@@ -116,6 +116,8 @@ type Resume struct {
 	Hint int
 	// Waited is the wait the reconnect policy chose.
 	Waited time.Duration
+	// Capped marks a wait cut to Config.MaxRetryWait: Hint asked for more.
+	Capped bool
 	// Delay is the actual time from the break to the reconnect attempt
 	// (Waited plus timer lag; for later attempts, the earlier attempts too).
 	Delay time.Duration

@@ -48,7 +48,7 @@ func TestRetryHintCapped(t *testing.T) {
 			t.Fatalf("op: %v", res.Err)
 		}
 		want := driver.RetryCap{N: 1, HintMaxMS: hugeRetry, Cap: driver.DefaultMaxRetryWait}
-		if res.RetryCapped != want || len(res.Resumes) != 1 || res.Resumes[0].Hint != hugeRetry || res.Resumes[0].Waited != driver.DefaultMaxRetryWait || !res.Resumes[0].OK {
+		if res.RetryCapped != want || len(res.Resumes) != 1 || res.Resumes[0].Hint != hugeRetry || res.Resumes[0].Waited != driver.DefaultMaxRetryWait || !res.Resumes[0].Capped || !res.Resumes[0].OK {
 			t.Fatalf("capped %+v (want %+v), resumes %+v", res.RetryCapped, want, res.Resumes)
 		}
 		if d := time.Since(start); d != driver.DefaultMaxRetryWait {
@@ -190,7 +190,7 @@ func TestGETStreamResumeBounds(t *testing.T) {
 		synctest.Wait()
 		st = s2.StreamStats()
 		want := driver.RetryCap{N: 1, HintMaxMS: hugeRetry, Cap: driver.DefaultMaxRetryWait}
-		if st.RetryCapped != want || len(st.Resumes) != 1 || !st.Resumes[0].OK || !st.Open {
+		if st.RetryCapped != want || len(st.Resumes) != 1 || !st.Resumes[0].OK || !st.Resumes[0].Capped || !st.Open {
 			t.Fatalf("capped %+v (want %+v), attempts %+v, open %v", st.RetryCapped, want, st.Resumes, st.Open)
 		}
 		s2.Close(t.Context())

@@ -230,7 +230,7 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 		if capped {
 			res.RetryCapped.note(hint, s.cfg.maxRetryWait())
 		}
-		r := Resume{Hint: hint, Waited: wait, Clean: clean, Link: link != nil}
+		r := Resume{Hint: hint, Waited: wait, Capped: capped, Clean: clean, Link: link != nil}
 		if err := netutil.SleepCtx(ctx, wait); err != nil {
 			return nil, s.ctxErr(ctx, err)
 		}

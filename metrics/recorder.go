@@ -466,8 +466,12 @@ func viaLink(rs []driver.Resume) bool {
 }
 
 // Early reports a reconnect attempt made before the server's retry hint
-// had passed since the break (SEP-1699: the client MUST wait it).
+// had passed since the break (SEP-1699: the client MUST wait it); for a
+// hint cut to the driver's cap (Resume.Capped), before the capped wait.
 func Early(r *driver.Resume) bool {
+	if r.Capped {
+		return r.Delay < r.Waited
+	}
 	return r.Hint >= 0 && r.Delay < time.Duration(r.Hint)*time.Millisecond
 }
 

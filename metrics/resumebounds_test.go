@@ -29,21 +29,25 @@ func TestRecorderResumeBounds(t *testing.T) {
 
 	ok := result(0, 0, 0, 10, driver.ClassOK, 200)
 	ok.RetryCapped = driver.RetryCap{N: 2, HintMaxMS: 40000, Cap: 30 * time.Second}
+	// A capped wait honoured in full is not early, though the hint asked
+	// for more; one made before the cap is.
+	ok.Resumes = []driver.Resume{{At: t0, Hint: 40000, Capped: true, Waited: 30 * time.Second, Delay: 30 * time.Second, OK: true},
+		{At: t0, Hint: 40000, Capped: true, Waited: 30 * time.Second, Delay: 29 * time.Second}}
 	rec.Shard(1).Record(ok)
 
 	rec.Tick(time.Now(), time.Time{})
 	ops, all := rec.Summarize(1)
 	for _, o := range []OpSummary{ops[0], all} {
 		r := o.Resumes
-		if r == nil || r.Attempts != 102 || r.Accepted != 2 || r.RetryCapped != 3 || r.RetryHintMaxMS != 2147483648 || r.RetryCapMS != 30000 || r.Limited != 1 {
-			t.Fatalf("%s: resumes %+v: want 102 attempts (2 accepted), 3 capped waits (hint 2147483648 ms, cap 30000 ms), 1 stream given up", o.Name, r)
+		if r == nil || r.Attempts != 104 || r.Accepted != 3 || r.Early != 1 || r.RetryCapped != 3 || r.RetryHintMaxMS != 2147483648 || r.RetryCapMS != 30000 || r.Limited != 1 {
+			t.Fatalf("%s: resumes %+v: want 104 attempts (3 accepted, 1 early), 3 capped waits (hint 2147483648 ms, cap 30000 ms), 1 stream given up", o.Name, r)
 		}
 		if o.Count != 2 || o.Errors != 1 || o.Interrupted != 1 || o.Events != 3 || o.BytesIn != 300 || o.ErrorsByClass["resume-limit"] != 1 {
 			t.Fatalf("%s: count %d errors %d interrupted %d events %d bytes %d classes %v", o.Name, o.Count, o.Errors, o.Interrupted, o.Events, o.BytesIn, o.ErrorsByClass)
 		}
 	}
 	m := sumResumes([]*ResumeSummary{all.Resumes, {Attempts: 1, RetryCapped: 1, RetryHintMaxMS: 5, RetryCapMS: 60000, Limited: 2}}, nil, nil)
-	if m.Attempts != 103 || m.RetryCapped != 4 || m.RetryHintMaxMS != 2147483648 || m.RetryCapMS != 60000 || m.Limited != 3 {
+	if m.Attempts != 105 || m.RetryCapped != 4 || m.RetryHintMaxMS != 2147483648 || m.RetryCapMS != 60000 || m.Limited != 3 {
 		t.Fatalf("merged %+v", m)
 	}
 }
