@@ -133,6 +133,18 @@ type Config struct {
 	// MaxResumes bounds consecutive resume attempts of one stream that
 	// bring no new event id; 0 means 5; negative disables resumption.
 	MaxResumes int
+	// MaxRetryWait caps the wait a server's retry hint (the SSE retry
+	// field) imposes before a reconnect: a longer hint waits MaxRetryWait,
+	// and the capped wait is counted (Result.RetryCapped). 0 means
+	// DefaultMaxRetryWait (30 s); negative: no cap.
+	MaxRetryWait time.Duration
+	// MaxStreamResumes bounds the reconnect attempts of one response
+	// stream in all, progress or not; MaxResumeRate those of one stream
+	// (response or GET) in one second. Past either the stream is given up
+	// with ErrResumeLimit (class resume-limit). 0 means
+	// DefaultMaxStreamResumes (1000) and DefaultMaxResumeRate (100);
+	// negative: no bound.
+	MaxStreamResumes, MaxResumeRate int
 	// ReissueUnresumable re-sends a request (with a new id) whose response
 	// stream broke before any event id, instead of failing it. Under
 	// 2026-07-28, where no stream is resumable and a broken stream is a

@@ -44,13 +44,21 @@
 //   - Before reconnecting the client waits per Config.Reconnect: the last
 //     retry hint (honour-retry, the default: SEP-1699 says the client MUST),
 //     nothing (immediate), or exponential backoff with jitter from the hint.
-//     Without a hint, Config.DefaultRetry (1 s).
+//     Without a hint, Config.DefaultRetry (1 s). A hint over
+//     Config.MaxRetryWait (DefaultMaxRetryWait, 30 s) waits that long,
+//     counted when the wait begins (Result.RetryCapped, Resume.Capped).
 //   - A server closing a stream on purpose after an event id (polling,
 //     SEP-1699) is a clean break, not an error (Resume.Clean).
 //   - Attempts that bring no new event id are bounded (MaxResumes); a stream
 //     broken before any event id cannot be resumed (SEP-1335's window):
 //     ErrUnresumable, or a re-send with a new id when ReissueUnresumable.
-//   - 404 on a resume: the session is gone. 405: the server does not resume.
+//   - Attempts that do bring a new event id are bounded too: at most
+//     Config.MaxStreamResumes (1000) on one response stream and
+//     Config.MaxResumeRate (100) per second on any stream, then
+//     ErrResumeLimit (class resume-limit): a server ending its stream
+//     after every event with retry 0 cannot spin the client.
+//   - 404 on a resume: the session is gone (at a rel="stream" URL: the
+//     link is, ErrStreamLinkMissing). 405: the server does not resume.
 //   - A stream whose response carries a Link header with a same-origin
 //     rel="stream" URL (SEP-1335, a draft servers built on it still speak)
 //     is resumed there instead of the MCP endpoint, with Last-Event-ID when
@@ -73,8 +81,9 @@
 // WWW-Authenticate, Retry-After and first body line the user needs) or a
 // *jsonrpc.Error; Classify maps them to a Class (transport, timeout,
 // http-status, session-missing, bad-response, sse-malformed, jsonrpc-error,
-// tool-error, stream-broken, unresumable, canceled), which is what reports
-// aggregate by.
+// tool-error, stream-broken, unresumable, canceled, resume-limit
+// (ErrResumeLimit), link-missing (ErrStreamLinkMissing), ...), which is
+// what reports aggregate by.
 //
 // # Timeouts
 //

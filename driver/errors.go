@@ -54,6 +54,10 @@ var (
 	// ErrUnsupportedVersion: the server negotiated a protocol version this
 	// driver does not speak.
 	ErrUnsupportedVersion = errors.New("unsupported protocol version")
+	// ErrStreamLinkMissing: a resume sent to a stream's rel="stream" URL
+	// (SEP-1335) was answered 404: the server no longer has the stream at
+	// the URL it named. Not the session: its MCP endpoint was not asked.
+	ErrStreamLinkMissing = errors.New(`stream link not found (HTTP 404 at the stream's rel="stream" URL)`)
 	// ErrResponseTooLarge: a JSON answer exceeded Config.MaxMessageBytes;
 	// the error wrapping it names the limit.
 	ErrResponseTooLarge = errors.New("response larger than max_message_bytes")
@@ -141,6 +145,8 @@ const (
 	ClassHeaderMismatch              // 2026-07-28: -32020, headers do not match the body
 	ClassVersion                     // unsupported protocol version (-32022, or a version the driver does not speak)
 	ClassMissingValue                // not sent: a value it reads from an earlier step is missing (correlate.go)
+	ClassResumeLimit                 // a stream given up: the server made it reconnect past the bounds (ErrResumeLimit)
+	ClassLinkMissing                 // 404 at a stream's rel="stream" URL (ErrStreamLinkMissing)
 	NumClasses                       // number of classes
 )
 
@@ -160,6 +166,8 @@ var classNames = [...]string{
 	ClassHeaderMismatch: "header-mismatch",
 	ClassVersion:        "unsupported-version",
 	ClassMissingValue:   "missing-value",
+	ClassResumeLimit:    "resume-limit",
+	ClassLinkMissing:    "link-missing",
 }
 
 // String returns the class name used in reports ("ok", "transport", ...).
@@ -201,6 +209,10 @@ func Classify(err error) Class {
 		return ClassVersion
 	case errors.Is(err, ErrMissingValue):
 		return ClassMissingValue
+	case errors.Is(err, ErrResumeLimit):
+		return ClassResumeLimit
+	case errors.Is(err, ErrStreamLinkMissing):
+		return ClassLinkMissing
 	case errors.As(err, &re):
 		switch re.Code {
 		case CodeHeaderMismatch:

@@ -48,6 +48,13 @@ type StreamStats struct {
 	// Notifications counts the log messages, list changes and resource
 	// updates the stream carried.
 	Notifications Notifications
+	// RetryCapped counts reconnect waits whose retry hint was over
+	// Config.MaxRetryWait and were cut to it.
+	RetryCapped RetryCap
+	// ResumeLimited is 1 when the stream was given up for reconnecting
+	// faster than Config.MaxResumeRate (ErrResumeLimit; LastError
+	// resume-limit).
+	ResumeLimited int64
 	// Since is when the stream was first opened.
 	Since time.Time
 }
@@ -75,6 +82,7 @@ type getStream struct {
 	lastResumeID string                  // the id of the last resume; NUL before any
 	link, base   *url.URL                // the stream's rel="stream" URL (SEP-1335), nil when none; resolution base
 	nread        int64                   // bytes of resp's body read
+	bound        resumeBound             // reconnect attempts against Config.MaxResumeRate
 	idling       atomic.Bool             // waiting for input, with or without a goroutine (tests)
 	wake         func()                  // reads on after an idle wait without a goroutine (WatchReadable)
 }
@@ -325,15 +333,29 @@ func (g *getStream) loop(ctx context.Context) bool {
 				g.fail(fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, g.fails))
 				return false
 			}
-			wait := s.reconnectDelay(hint, g.fails)
+			wait, capped := s.reconnectDelay(hint, g.fails)
+			if capped {
+				g.mu.Lock()
+				g.stats.RetryCapped.note(hint, s.cfg.maxRetryWait())
+				g.mu.Unlock()
+			}
 			if err := netutil.SleepCtx(ctx, wait); err != nil {
 				return false
 			}
 			at := time.Now()
+			// The GET stream lives as long as its session: only the rate
+			// bound applies to it, not a total.
+			if err := g.bound.next(at, 0, s.cfg.maxResumeRate()); err != nil {
+				g.fail(err)
+				g.mu.Lock()
+				g.stats.ResumeLimited++
+				g.mu.Unlock()
+				return false
+			}
 			var oerr error
 			var hcancel context.CancelCauseFunc
 			r, hcancel, oerr = s.openStreamTimed(ctx, from, link)
-			rec := Resume{At: at, Hint: hint, Waited: wait, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm, Link: link != nil}
+			rec := Resume{At: at, Hint: hint, Waited: wait, Capped: capped, Delay: at.Sub(brokeAt), Clean: clean, TimeToResume: time.Since(brokeAt), Reopen: reopen, Storm: storm, Link: link != nil}
 			if g.accept(r, oerr, &rec) {
 				g.hcancel = hcancel
 				break
@@ -378,6 +400,9 @@ func (g *getStream) accept(r *http.Response, err error, rec *Resume) bool {
 	if err == nil {
 		var scratch Result
 		err = g.s.statusError(r, &scratch)
+		if r.StatusCode == http.StatusNotFound && rec.Link {
+			err = fmt.Errorf("%w: %w", ErrStreamLinkMissing, err)
+		}
 	}
 	g.fail(err)
 	return false

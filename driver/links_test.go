@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -199,5 +200,35 @@ func TestStreamLinkCrossOriginRefused(t *testing.T) {
 	}
 	if n := srv.Stats().LinkResumes; n != 0 {
 		t.Fatalf("server saw %d link resumes, want 0", n)
+	}
+}
+
+// A 404 to a resume sent to the stream's rel="stream" URL is the link's,
+// not the session's (its MCP endpoint was not asked): class link-missing.
+// The same 404 without a link (the resume went to the endpoint) is the
+// session's: session-missing.
+func TestStreamLink404IsNotTheSession(t *testing.T) {
+	for _, tc := range []struct {
+		link bool
+		want driver.Class
+	}{{true, driver.ClassLinkMissing}, {false, driver.ClassSessionMissing}} {
+		fake := mcptest.New()
+		fake.Handle(mcptest.K("POST", "s1", "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+			if tc.link {
+				w.Header().Set("Link", `</mcp/streams/x>; rel="stream"`)
+			}
+			w.Events(mcptest.Event{ID: "a1", Data: mcptest.Progress(r.ProgressToken(), 1, 2)}) // then the stream ends
+		})
+		fake.Handle(mcptest.K("GET", "s1", "", "a1"), func(w *mcptest.Writer, r *mcptest.Request) {
+			w.WriteHeader(http.StatusNotFound)
+		})
+		s, _, stop := pipeSession(t, fake, nil)
+		var res driver.Result
+		s.Do(t.Context(), op(t, "tools/call", `{"name":"x","arguments":{}}`, true), &res)
+		if res.Class != tc.want || len(res.Resumes) != 1 || res.Resumes[0].Link != tc.link || res.Resumes[0].Status != 404 {
+			t.Errorf("link %v: class %v (%v), resumes %+v; want %v after one 404", tc.link, res.Class, res.Err, res.Resumes, tc.want)
+		}
+		s.Close(t.Context())
+		stop()
 	}
 }

@@ -317,12 +317,30 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 		n.Why = fmt.Sprintf("the server's UnsupportedProtocolVersionError lists %s", strings.Join(vs, ", "))
 	case m.Kind == jsonrpc.KindResponse && m.Result != nil:
 		n.Why = fmt.Sprintf("the server lists only session-based versions (server/discover: %s), so the newest of those", strings.Join(vs, ", "))
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		// Refused before the method was read: the answer says nothing of
+		// the versions the server speaks.
+		n.Why = fmt.Sprintf("the server refused server/discover with HTTP %d %s (authorization), which does not tell its version: trying the session-based versions (initialize negotiates one)", status, http.StatusText(status))
 	case m.Kind == jsonrpc.KindResponse && m.Error != nil:
-		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and JSON-RPC error %d, so it speaks the session-based versions", status, code)
+		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and %s, not a 2026-07-28 answer: it does not speak 2026-07-28, so the session-based versions (initialize negotiates one)", status, rpcCodeText(code))
 	default:
-		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and no 2026-07-28 answer, so it speaks the session-based versions", status)
+		n.Why = fmt.Sprintf("the server answers server/discover with HTTP %d and no 2026-07-28 answer: it does not speak 2026-07-28, so the session-based versions (initialize negotiates one)", status)
 	}
 	return n, nil
+}
+
+// rpcCodeText names a JSON-RPC error code for a sentence: "JSON-RPC
+// error -32601 (method not found)", or "a JSON-RPC error without a code"
+// for 0 (a code left out reads 0).
+func rpcCodeText(code int) string {
+	names := map[int]string{-32700: "parse error", -32600: "invalid request", -32601: "method not found", -32602: "invalid params", -32603: "internal error"}
+	switch {
+	case code == 0:
+		return "a JSON-RPC error without a code"
+	case names[code] != "":
+		return fmt.Sprintf("JSON-RPC error %d (%s)", code, names[code])
+	}
+	return fmt.Sprintf("JSON-RPC error %d", code)
 }
 
 // discoverVersions reads the versions an answer to server/discover lists:

@@ -270,3 +270,35 @@ func TestParamHeaders(t *testing.T) {
 		t.Fatal("x-mcp-header on a number must be rejected")
 	}
 }
+
+// The reason Negotiate gives is true: a 401 to server/discover says
+// nothing of the version (it used to read "JSON-RPC error 0, so it speaks
+// the session-based versions"); a JSON-RPC error is named with its code's
+// meaning, a missing code as missing.
+func TestNegotiateWhy(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		answer func(w *mcptest.Writer, r *mcptest.Request)
+		want   string
+	}{
+		{"401 with a JSON-RPC body", func(w *mcptest.Writer, r *mcptest.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://x/.well-known/oauth-protected-resource"`)
+			w.JSON(401, map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"message": "unauthorized"}})
+		}, "the server refused server/discover with HTTP 401 Unauthorized (authorization), which does not tell its version: trying the session-based versions (initialize negotiates one)"},
+		{"method not found", func(w *mcptest.Writer, r *mcptest.Request) {
+			w.JSON(200, map[string]any{"jsonrpc": "2.0", "id": r.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
+		}, "the server answers server/discover with HTTP 200 and JSON-RPC error -32601 (method not found), not a 2026-07-28 answer: it does not speak 2026-07-28, so the session-based versions (initialize negotiates one)"},
+		{"error without a code", func(w *mcptest.Writer, r *mcptest.Request) {
+			w.JSON(400, map[string]any{"jsonrpc": "2.0", "id": r.ID, "error": map[string]any{"message": "no"}})
+		}, "the server answers server/discover with HTTP 400 and a JSON-RPC error without a code, not a 2026-07-28 answer: it does not speak 2026-07-28, so the session-based versions (initialize negotiates one)"},
+	} {
+		fake := mcptest.New()
+		fake.Handle(mcptest.K("POST", mcptest.Any, "server/discover", mcptest.Any), tt.answer)
+		ts := httptest.NewServer(fake)
+		n, err := driver.Negotiate(t.Context(), &driver.Config{URL: ts.URL})
+		ts.Close()
+		if err != nil || n.Why != tt.want || n.Modern {
+			t.Errorf("%s: %q (%v)\nwant %q", tt.name, n.Why, err, tt.want)
+		}
+	}
+}

@@ -106,6 +106,9 @@ func TestRefServerSessionLifecycle(t *testing.T) {
 			t.Fatalf("resume %+v: want accepted, clean, waited the 20 ms hint", rs)
 		}
 	}
+	if r.RetryCapped != (driver.RetryCap{}) {
+		t.Fatalf("polling: retry hints capped %+v: a 20 ms hint is honoured as it is", r.RetryCapped)
+	}
 
 	// GET stream with numbered notifications.
 	if err := s.OpenStream(t.Context()); err != nil {

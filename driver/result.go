@@ -116,6 +116,8 @@ type Resume struct {
 	Hint int
 	// Waited is the wait the reconnect policy chose.
 	Waited time.Duration
+	// Capped marks a wait cut to Config.MaxRetryWait: Hint asked for more.
+	Capped bool
 	// Delay is the actual time from the break to the reconnect attempt
 	// (Waited plus timer lag; for later attempts, the earlier attempts too).
 	Delay time.Duration
@@ -180,6 +182,9 @@ type Result struct {
 	// LinksRefused counts rel="stream" links (SEP-1335) of this op's
 	// streams that named another origin: refused, never followed.
 	LinksRefused int
+	// RetryCapped counts the reconnect waits of the op's stream whose
+	// retry hint was over Config.MaxRetryWait and were cut to it.
+	RetryCapped RetryCap
 	// InputRounds counts retries answering input_required results
 	// (2026-07-28 multi round-trip requests).
 	InputRounds int

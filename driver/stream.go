@@ -32,6 +32,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 	fails := 0
 	resumedFrom := "" // the Last-Event-ID of the resume this body answers
 	var link *url.URL // the stream's rel="stream" URL (SEP-1335), nil when none
+	var bound resumeBound
 	base := s.u.Load()
 	for {
 		if len(resp.Header["Link"]) > 0 && !s.modern {
@@ -103,7 +104,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 			lastResumeID = id
 		}
 		n := len(res.Resumes)
-		resp, err = s.resume(ctx, dec, res, clean, &fails, brokeAt, link)
+		resp, err = s.resume(ctx, dec, res, clean, &fails, brokeAt, link, &bound)
 		for i := n; storm && i < len(res.Resumes); i++ {
 			res.Resumes[i].Storm = true // the attempts after a storm's cut
 		}
@@ -214,21 +215,30 @@ func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 // brought no new event id; attempts stop at MaxResumes. Each attempt's
 // headers are bounded by RequestTimeout. With link (the stream's
 // rel="stream" URL, SEP-1335) the GETs go there, with Last-Event-ID when
-// the stream carried an event id, without it otherwise.
-func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, clean bool, fails *int, brokeAt time.Time, link *url.URL) (*http.Response, error) {
+// the stream carried an event id, without it otherwise. A retry hint over
+// Config.MaxRetryWait waits that long (counted in res.RetryCapped when the
+// wait begins, so a wait the run's end cuts is counted too); bound counts
+// the stream's attempts against MaxStreamResumes and MaxResumeRate.
+func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, clean bool, fails *int, brokeAt time.Time, link *url.URL, bound *resumeBound) (*http.Response, error) {
 	last := string(dec.LastEventID())
 	for {
 		if *fails >= s.cfg.maxResumes() {
 			return nil, fmt.Errorf("%w: %d attempts without progress", ErrStreamBroken, *fails)
 		}
 		hint := dec.RetryMS
-		wait := s.reconnectDelay(hint, *fails)
-		r := Resume{Hint: hint, Waited: wait, Clean: clean, Link: link != nil}
+		wait, capped := s.reconnectDelay(hint, *fails)
+		if capped {
+			res.RetryCapped.note(hint, s.cfg.maxRetryWait())
+		}
+		r := Resume{Hint: hint, Waited: wait, Capped: capped, Clean: clean, Link: link != nil}
 		if err := netutil.SleepCtx(ctx, wait); err != nil {
 			return nil, s.ctxErr(ctx, err)
 		}
 		h := s.hdr.Load()
 		r.At = time.Now()
+		if err := bound.next(r.At, s.cfg.maxStreamResumes(), s.cfg.maxResumeRate()); err != nil {
+			return nil, err
+		}
 		r.Delay = r.At.Sub(brokeAt)
 		s.arm()
 		resp, err := s.sendTo(ctx, link, http.MethodGet, nil, h.forGET(last), "")
@@ -252,6 +262,8 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 		res.BytesIn += netutil.Drain(resp)
 		res.Resumes = append(res.Resumes, r)
 		switch {
+		case resp.StatusCode == http.StatusNotFound && link != nil:
+			return nil, fmt.Errorf("resume: %w", ErrStreamLinkMissing)
 		case resp.StatusCode == http.StatusNotFound && h.sid != "":
 			return nil, fmt.Errorf("resume: %w", ErrSessionMissing)
 		case resp.StatusCode == http.StatusMethodNotAllowed:
@@ -261,27 +273,28 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 	}
 }
 
-// reconnectDelay is the wait before a resume attempt under the policy.
-func (s *Session) reconnectDelay(hintMS, fails int) time.Duration {
+// reconnectDelay is the wait before a resume attempt under the policy;
+// capped reports a retry hint over Config.MaxRetryWait, cut to it.
+func (s *Session) reconnectDelay(hintMS, fails int) (wait time.Duration, capped bool) {
 	base := s.cfg.defaultRetry()
 	if hintMS >= 0 {
-		base = time.Duration(hintMS) * time.Millisecond
+		base, capped = hintWait(hintMS, s.cfg.maxRetryWait())
 	}
 	switch s.cfg.Reconnect {
 	case ReconnectImmediate:
-		return 0
+		return 0, false
 	case ReconnectBackoff:
 		ceil := base << min(fails, 16)
-		if m := s.cfg.backoffMax(); ceil > m {
+		if m := s.cfg.backoffMax(); ceil > m || ceil < base { // ceil < base: the shift overflowed
 			ceil = m
 		}
 		d := base
 		if ceil > base {
 			d += time.Duration(s.rng.Int64N(int64(ceil - base + 1)))
 		}
-		return d
+		return d, capped
 	}
-	return base
+	return base, capped
 }
 
 func breakCause(err error) string {

@@ -384,20 +384,39 @@ func (d *dialer) countProto(p string) {
 func explainTLS(err error, certs bool) error {
 	var ue x509.UnknownAuthorityError
 	var he x509.HostnameError
+	var done *tlsHint
 	switch {
+	case errors.As(err, &done): // explained already (the dialer's, then the transport's): say it once
+		return err
 	case alertIs(err, 116) || (alertIs(err, 42) && !certs): // certificate_required, bad_certificate
 		if !certs {
-			return fmt.Errorf("TLS: the server requires a client certificate (mutual TLS: give --cert and --key): %w", err)
+			return &tlsHint{"the server requires a client certificate (mutual TLS: give --cert and --key)", err}
 		}
-		return fmt.Errorf("TLS: the server refused the client certificate: %w", err)
+		return &tlsHint{"the server refused the client certificate", err}
 	case alertIs(err, 42), alertIs(err, 43), alertIs(err, 44), alertIs(err, 45), alertIs(err, 48):
-		return fmt.Errorf("TLS: the server refused the client certificate: %w", err)
+		return &tlsHint{"the server refused the client certificate", err}
 	case errors.As(err, &ue):
-		return fmt.Errorf("TLS: the server's certificate is signed by an authority not trusted here (give its CA with --ca, or --insecure): %w", err)
+		return &tlsHint{"the server's certificate is signed by an authority not trusted here (give its CA with --ca, or --insecure)", err}
 	case errors.As(err, &he):
-		return fmt.Errorf("TLS: the server's certificate does not name the host (--tls-server-name names the one to check): %w", err)
+		return &tlsHint{"the server's certificate does not name the host (--tls-server-name names the one to check)", err}
 	}
 	return err
+}
+
+// tlsHint is a TLS error with what the user can do about it, said once:
+// "TLS: <hint>: <error>". It unwraps to the error.
+type tlsHint struct {
+	hint string
+	err  error
+}
+
+func (e *tlsHint) Error() string { return "TLS: " + e.hint + ": " + e.err.Error() }
+func (e *tlsHint) Unwrap() error { return e.err }
+
+// hinted reports whether err carries a tlsHint already.
+func hinted(err error) bool {
+	var h *tlsHint
+	return errors.As(err, &h)
 }
 
 // alertIs reports whether err is the TLS alert code sent by the peer

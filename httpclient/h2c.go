@@ -115,6 +115,17 @@ type goAwayError struct {
 func (e *goAwayError) Error() string   { return e.msg }
 func (e *goAwayError) Unwrap() []error { return []error{ErrGoAway, e.cause} }
 
+// connClosedEarly is net/http's "client conn could not be established"
+// or "client conn not usable" said in our words; it unwraps to net/http's error (not to ErrGoAway:
+// net/http does not say whether a GOAWAY or a bare close ended it).
+type connClosedEarly struct {
+	msg   string
+	cause error
+}
+
+func (e *connClosedEarly) Error() string { return e.msg }
+func (e *connClosedEarly) Unwrap() error { return e.cause }
+
 // explainGoAway rewrites net/http's three GOAWAY errors (its types are
 // unexported: recognised by text) as a *goAwayError; other errors are
 // returned as they are.
@@ -123,6 +134,17 @@ func explainGoAway(host string, err error) error {
 		return nil
 	}
 	s := err.Error()
+	switch {
+	case strings.Contains(s, "http2: client conn could not be established"):
+		// net/http's text for a new connection the server closed (a GOAWAY
+		// right after the handshake, or a close) before its first request
+		// went out: nothing was sent, so nothing was processed.
+		return &connClosedEarly{msg: host + " closed the new HTTP/2 connection before the first request went out on it (a GOAWAY or a close right after the handshake: a server at its connection limit, or shutting down): the request was not sent", cause: err}
+	case strings.Contains(s, "http2: client conn not usable"):
+		// The connection took no more requests (the server's GOAWAY, or a
+		// close, came first) when this one was to go out on it.
+		return &connClosedEarly{msg: host + " stopped taking requests on the HTTP/2 connection (a GOAWAY or a close) before this one went out on it: the request was not sent", cause: err}
+	}
 	i := strings.Index(s, "http2: ")
 	if i < 0 || !strings.Contains(s, "GOAWAY") {
 		return err

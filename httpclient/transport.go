@@ -210,8 +210,8 @@ func (t *netTransport) explain(err error) error {
 	if e := explainTLS(err, t.certs); e != err {
 		return e
 	}
-	if !t.certs && t.d.certAsked.Load() && connFailure(err) {
-		return fmt.Errorf("TLS: the server asked for a client certificate and none was given (mutual TLS: give --cert and --key): %w", err)
+	if !t.certs && !hinted(err) && t.d.certAsked.Load() && connFailure(err) {
+		return &tlsHint{"the server asked for a client certificate and none was given (mutual TLS: give --cert and --key)", err}
 	}
 	return err
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/plots"
@@ -143,7 +144,10 @@ func DashboardExposure(addr string) string {
 
 // ServeDashboard listens on DashboardAddr(addr) and serves the page at /,
 // its events at /events and, after Finish, the HTML report at /report.
-// The error names the flag and the address.
+// A request with an Origin header other than the dashboard's own, or one
+// that reaches a loopback address with a Host that is not a loopback
+// name, gets 403 (netutil.Guard: DNS rebinding protection, as mcpbench
+// serve). The error names the flag and the address.
 func ServeDashboard(addr string) (*Dashboard, error) {
 	ln, err := net.Listen("tcp", DashboardAddr(addr))
 	if err != nil {
@@ -160,7 +164,7 @@ func newDashboard(ln net.Listener) *Dashboard {
 	mux.HandleFunc("GET /events", d.serveEvents)
 	mux.HandleFunc("GET /report", d.serveReport)
 	mux.Handle("GET /", files)
-	d.srv = &http.Server{Handler: secure(mux), ReadHeaderTimeout: 10 * time.Second}
+	d.srv = &http.Server{Handler: secure(netutil.Guard{}.Wrap(mux)), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(d.done)
 		d.srv.Serve(ln)

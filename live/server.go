@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -29,7 +30,10 @@ type Server struct {
 
 // Serve listens on addr ("127.0.0.1:9464", ":9464") and serves /metrics
 // in the Prometheus text, OpenMetrics and protobuf formats (protobuf
-// carries the native histograms). The error names the address.
+// carries the native histograms). A request with an Origin header other
+// than the server's own, or one that reaches a loopback address with a
+// Host that is not a loopback name, gets 403 (netutil.Guard: DNS
+// rebinding protection, as mcpbench serve). The error names the address.
 func Serve(addr string) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -54,7 +58,9 @@ func Serve(addr string) (*Server, error) {
 		}
 		fmt.Fprintln(w, "mcpbench: metrics at /metrics")
 	})
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// A foreign Host or Origin gets 403 (DNS rebinding: a web page must
+	// not read the run; the rule of mcpbench serve).
+	s.srv = &http.Server{Handler: netutil.Guard{}.Wrap(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(s.done)
 		s.srv.Serve(ln)

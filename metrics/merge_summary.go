@@ -272,6 +272,10 @@ func sumResumes(parts []*ResumeSummary, resume, wait *hdr.Histogram) *ResumeSumm
 		out.Accepted += p.Accepted
 		out.Early += p.Early
 		out.ViaLink += p.ViaLink
+		out.RetryCapped += p.RetryCapped
+		out.RetryHintMaxMS = max(out.RetryHintMaxMS, p.RetryHintMaxMS)
+		out.RetryCapMS = max(out.RetryCapMS, p.RetryCapMS)
+		out.Limited += p.Limited
 	}
 	if out != nil {
 		out.TimeToResume, out.Wait = LatencyOf(resume), LatencyOf(wait)

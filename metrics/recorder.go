@@ -94,6 +94,9 @@ type OpStats struct {
 	// rel="stream" URL, judged streams resumed there, and links refused
 	// (another origin).
 	ResumesLink, StreamsLink, LinksRefused int64
+	// RetryCapped counts reconnect waits cut to the driver's retry cap
+	// (driver.Config.MaxRetryWait), ops cut by the run's end included.
+	RetryCapped driver.RetryCap
 }
 
 func newOpStats() *OpStats {
@@ -143,6 +146,7 @@ func (o *OpStats) add(b *OpStats) {
 	o.ResumesLink += b.ResumesLink
 	o.StreamsLink += b.StreamsLink
 	o.LinksRefused += b.LinksRefused
+	o.RetryCapped.Add(b.RetryCapped)
 	o.Reinits += b.Reinits
 	o.Reissues += b.Reissues
 	o.ReissuedOK += b.ReissuedOK
@@ -350,7 +354,9 @@ func us(d time.Duration) int64 {
 }
 
 // Record adds one result. Results of class canceled (cut by the end of the
-// run) count as interrupted and stay out of the latency histograms.
+// run) count as interrupted and stay out of the latency histograms, the
+// error counts and the replay ledger; the work they did (resume attempts,
+// capped retry waits, events, notifications, bytes) is counted.
 func (s *Shard) Record(res *driver.Result) {
 	s.mu.Lock()
 	s.busy += s.rec.inWindow(res.Start, res.End)
@@ -361,6 +367,8 @@ func (s *Shard) Record(res *driver.Result) {
 	}
 	if res.Class == driver.ClassCanceled {
 		o.Interrupted++
+		o.work(res)
+		s.recordResumes(o, res.Resumes)
 		s.mu.Unlock()
 		return
 	}
@@ -406,10 +414,7 @@ func (s *Shard) Record(res *driver.Result) {
 	if t := res.TTFB(); t >= 0 {
 		o.TTFB.RecordValue(us(t))
 	}
-	o.BytesIn += res.BytesIn
-	o.BytesOut += res.BytesOut
-	o.Events += int64(res.Events)
-	o.Progress += int64(res.Progress)
+	o.work(res)
 	o.Reinits += int64(res.Reinits)
 	o.Reissues += int64(res.Reissues)
 	if res.Reissues > 0 && res.Class == driver.ClassOK {
@@ -417,7 +422,6 @@ func (s *Shard) Record(res *driver.Result) {
 	}
 	o.Wasted += res.Wasted
 	o.InputRounds += int64(res.InputRounds)
-	o.MCP.record(res)
 	s.recordResumes(o, res.Resumes)
 	o.LinksRefused += int64(res.LinksRefused)
 	failed := res.Checks.Ran != 0 && s.recordChecks(o, res) // checks.go
@@ -442,6 +446,17 @@ func (s *Shard) Record(res *driver.Result) {
 	if failed {
 		s.rec.offenders.addCheckFailures(s.rec.names[res.Op], s.rec.checkExprs(res.Op), res)
 	}
+}
+
+// work counts what an op moved, finished or cut by the run's end: bytes,
+// events, progress, notifications and pages, capped retry waits.
+func (o *OpStats) work(res *driver.Result) {
+	o.BytesIn += res.BytesIn
+	o.BytesOut += res.BytesOut
+	o.Events += int64(res.Events)
+	o.Progress += int64(res.Progress)
+	o.MCP.record(res)
+	o.RetryCapped.Add(res.RetryCapped)
 }
 
 // recordResumes records an op's resume attempts (under s.mu).
@@ -480,8 +495,12 @@ func viaLink(rs []driver.Resume) bool {
 }
 
 // Early reports a reconnect attempt made before the server's retry hint
-// had passed since the break (SEP-1699: the client MUST wait it).
+// had passed since the break (SEP-1699: the client MUST wait it); for a
+// hint cut to the driver's cap (Resume.Capped), before the capped wait.
 func Early(r *driver.Resume) bool {
+	if r.Capped {
+		return r.Delay < r.Waited
+	}
 	return r.Hint >= 0 && r.Delay < time.Duration(r.Hint)*time.Millisecond
 }
 

@@ -181,6 +181,8 @@ func (r *Recorder) recordGET(st *driver.StreamStats) {
 		a.Wait.RecordValue(us(rs.Delay))
 	}
 	g.linksRefused += st.LinksRefused
+	g.resumes.RetryCapped.Add(st.RetryCapped)
+	g.resumes.Classes[driver.ClassResumeLimit] += st.ResumeLimited
 	if st.Ledger.Checked {
 		g.count++
 		if viaLink(st.Resumes) {
@@ -248,12 +250,18 @@ func (r *Recorder) GETStreams() *GETStreamSummary {
 	return gs
 }
 
+// resumeSummary is the summary of a GET streams' reconnect tally (nil
+// when nothing happened): its Classes hold the streams given up at the
+// resume bound only.
 func resumeSummary(a *OpStats) *ResumeSummary {
-	if a.Resumes == 0 {
+	limited := a.Classes[driver.ClassResumeLimit]
+	if a.Resumes == 0 && a.RetryCapped.N == 0 && limited == 0 {
 		return nil
 	}
-	return &ResumeSummary{Attempts: a.Resumes, Accepted: a.ResumesOK, Early: a.EarlyResume,
-		TimeToResume: LatencyOf(a.Resume), Wait: LatencyOf(a.Wait), ViaLink: a.ResumesLink}
+	r := &ResumeSummary{Attempts: a.Resumes, Accepted: a.ResumesOK, Early: a.EarlyResume,
+		TimeToResume: LatencyOf(a.Resume), Wait: LatencyOf(a.Wait), ViaLink: a.ResumesLink, Limited: limited}
+	r.setCap(a.RetryCapped)
+	return r
 }
 
 // OffendersFile returns offenders.json's content: the first faulty

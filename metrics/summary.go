@@ -269,6 +269,21 @@ type ResumeSummary struct {
 	// ViaLink counts the attempts sent to the stream's rel="stream" URL
 	// (SEP-1335) instead of the MCP endpoint.
 	ViaLink int64 `json:"via_stream_link,omitempty"`
+	// RetryCapped counts the reconnect waits whose server retry hint was
+	// over the cap (driver.DefaultMaxRetryWait, 30 s) and were cut to it;
+	// RetryHintMaxMS is the largest such hint and RetryCapMS the cap.
+	RetryCapped    int64 `json:"retry_hint_capped,omitempty"`
+	RetryHintMaxMS int64 `json:"retry_hint_max_ms,omitempty"`
+	RetryCapMS     int64 `json:"retry_cap_ms,omitempty"`
+	// Limited counts the streams given up at the reconnect bounds
+	// (class resume-limit; driver.DefaultMaxStreamResumes attempts on one
+	// response stream, driver.DefaultMaxResumeRate in one second).
+	Limited int64 `json:"resume_limit_hit,omitempty"`
+}
+
+// setCap sets the retry cap counts of r from c.
+func (r *ResumeSummary) setCap(c driver.RetryCap) {
+	r.RetryCapped, r.RetryHintMaxMS, r.RetryCapMS = c.N, c.HintMaxMS, c.Cap.Milliseconds()
 }
 
 // LedgerSummary is the replay ledger's verdict totals.
@@ -476,9 +491,10 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 			s.Status[strconv.Itoa(code)] = n
 		}
 	}
-	if o.Resumes > 0 {
+	if limited := o.Classes[driver.ClassResumeLimit]; o.Resumes > 0 || o.RetryCapped.N > 0 || limited > 0 {
 		s.Resumes = &ResumeSummary{Attempts: o.Resumes, Accepted: o.ResumesOK, Early: o.EarlyResume,
-			TimeToResume: LatencyOf(o.Resume), Wait: LatencyOf(o.Wait), ViaLink: o.ResumesLink}
+			TimeToResume: LatencyOf(o.Resume), Wait: LatencyOf(o.Wait), ViaLink: o.ResumesLink, Limited: limited}
+		s.Resumes.setCap(o.RetryCapped)
 	}
 	if o.Streams > 0 {
 		s.Ledger = LedgerOf(o.Streams, o.Faulty, o.Verdicts)

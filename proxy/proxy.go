@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // Config configures a Proxy. The zero values of the optional fields are
@@ -52,6 +53,14 @@ type Config struct {
 	// JSON-RPC method and id, in bytes; 0 means 4 MiB. A longer body is
 	// forwarded whole, logged without a method.
 	MaxBody int64
+	// AllowedOrigins are the browser origins ("scheme://host[:port]", "*"
+	// for all) served besides the proxy's own; Hosts the Host names besides
+	// the loopback ones a request that reaches the proxy on a loopback
+	// address may carry (e.g. the names of its TLS certificate). Any other
+	// request with a foreign Origin or Host gets 403 and is not forwarded
+	// (DNS rebinding protection: the rule of mcpbench serve, netutil.Guard).
+	AllowedOrigins []string
+	Hosts          []string
 }
 
 // Proxy is a fault-injecting reverse proxy for MCP's Streamable HTTP
@@ -62,6 +71,7 @@ type Config struct {
 // once when done.
 type Proxy struct {
 	cfg   Config
+	guard netutil.Guard
 	rp    *httputil.ReverseProxy
 	log   *logger
 	start time.Time
@@ -98,7 +108,11 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = 4 << 20
 	}
-	p := &Proxy{cfg: cfg, start: time.Now(), done: make(chan struct{}), open: map[int64]*stream{}, planted: map[Kind]int{}}
+	origins, err := netutil.NewOriginPolicy(cfg.AllowedOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: allowed origin %w", err)
+	}
+	p := &Proxy{cfg: cfg, guard: netutil.Guard{Hosts: cfg.Hosts, Origins: origins}, start: time.Now(), done: make(chan struct{}), open: map[int64]*stream{}, planted: map[Kind]int{}}
 	p.log = newLogger(cfg.Log, p.start)
 	p.judge = newJudge()
 	p.ids.init(1 << 16)
@@ -221,7 +235,13 @@ func (p *Proxy) plant(s *stream, k Kind, what string) {
 }
 
 // ServeHTTP forwards one request, planting the faults its stream draws.
+// A request with a foreign Host or Origin (Config.AllowedOrigins) gets 403
+// and is neither forwarded nor logged.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := p.guard.Check(r); e != nil {
+		http.Error(w, e.Error(), http.StatusForbidden)
+		return
+	}
 	s := &stream{p: p, idx: p.next.Add(1), session: r.Header.Get("Mcp-Session-Id"), lastEventID: r.Header.Get("Last-Event-ID")}
 	s.ctx = r.Context()
 	s.rng = newRNG(p.cfg.Seed, s.idx)

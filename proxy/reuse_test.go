@@ -58,7 +58,9 @@ func TestSSEAnswerLengthAndReuse(t *testing.T) {
 }
 
 // Host and Origin reach the upstream as the client sent them (a server's
-// DNS-rebinding and Origin checks judge the client, not the proxy).
+// DNS-rebinding and Origin checks judge the client, not the proxy), once
+// the proxy's own guard let them through (a Host and an Origin it was
+// told to allow: TestProxyRebinding has the refusals).
 func TestHostAndOriginPassThrough(t *testing.T) {
 	type seen struct{ host, origin string }
 	got := make(chan seen, 1)
@@ -70,7 +72,7 @@ func TestHostAndOriginPassThrough(t *testing.T) {
 	go hs.Serve(ln)
 	defer hs.Close()
 	up, _ := url.Parse("http://" + ln.Addr().String() + "/mcp")
-	px, _ := proxy.New(proxy.Config{Upstream: up})
+	px, _ := proxy.New(proxy.Config{Upstream: up, Hosts: []string{"mcp.example.test"}, AllowedOrigins: []string{"https://app.example.test"}})
 	ln2, _ := net.Listen("tcp", "127.0.0.1:0")
 	hs2 := &http.Server{Handler: px}
 	go hs2.Serve(ln2)
@@ -83,7 +85,10 @@ func TestHostAndOriginPassThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if s := <-got; s != (seen{"mcp.example.test:8443", "https://app.example.test"}) || resp.StatusCode != http.StatusAccepted {
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("status %d: want the upstream's 202", resp.StatusCode)
+	}
+	if s := <-got; s != (seen{"mcp.example.test:8443", "https://app.example.test"}) {
 		t.Fatalf("upstream saw Host %q, Origin %q (status %d): want them as the client sent them", s.host, s.origin, resp.StatusCode)
 	}
 }

@@ -3,12 +3,10 @@ package refserver
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"strings"
+
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // Origin validation (2025-11-25 transports §Security Warning: "Servers MUST
@@ -24,107 +22,23 @@ import (
 // The SDK adds its own DNS rebinding check: on a loopback listener a Host
 // header that is not a loopback name gets 403.
 
-// origin is a normalised origin: lower-case scheme and host, explicit port.
-type origin struct {
-	scheme, host, port string
-}
-
-func (o origin) String() string { return o.scheme + "://" + net.JoinHostPort(o.host, o.port) }
-
-// parseOrigin parses an Origin header value or an AllowedOrigins entry:
-// scheme://host[:port], with no path (a lone "/" is tolerated), query,
-// fragment or user info. "null" (an opaque origin) is not an origin.
-func parseOrigin(s string) (origin, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return origin{}, err
-	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
-		return origin{}, fmt.Errorf("scheme %q is not http or https", u.Scheme)
-	}
-	if u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return origin{}, fmt.Errorf("%q is not scheme://host[:port]", s)
-	}
-	port := u.Port()
-	if port == "" {
-		port = defaultPort(scheme)
-	}
-	return origin{scheme: scheme, host: strings.ToLower(u.Hostname()), port: port}, nil
-}
-
-func defaultPort(scheme string) string {
-	if scheme == "https" {
-		return "443"
-	}
-	return "80"
-}
-
-// loopbackName reports whether host names the local machine: localhost or
-// a loopback IP (127.0.0.0/8, ::1).
-func loopbackName(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// sameOrigin reports whether o is the origin of r: the request's scheme and
-// its Host header, loopback names being equivalent on the same port.
-func sameOrigin(o origin, r *http.Request) bool {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	host, port, err := net.SplitHostPort(r.Host)
-	if err != nil {
-		host, port = r.Host, defaultPort(scheme)
-	}
-	host = strings.ToLower(strings.Trim(host, "[]"))
-	if o.scheme != scheme || o.port != port {
-		return false
-	}
-	return o.host == host || (loopbackName(o.host) && loopbackName(host))
-}
+// The rule itself is internal/netutil's (Guard, OriginPolicy): the one
+// every listener of mcpbench applies (dashboard, /metrics, proxy).
 
 // originPolicy is the compiled Options.AllowedOrigins.
-type originPolicy struct {
-	any     bool
-	allowed map[origin]bool
-}
+type originPolicy struct{ netutil.OriginPolicy }
 
 func newOriginPolicy(list []string) (originPolicy, error) {
-	p := originPolicy{allowed: map[origin]bool{}}
-	for _, s := range list {
-		if s == "*" {
-			p.any = true
-			continue
-		}
-		o, err := parseOrigin(s)
-		if err != nil {
-			return p, err
-		}
-		p.allowed[o] = true
-	}
-	return p, nil
+	p, err := netutil.NewOriginPolicy(list)
+	return originPolicy{p}, err
 }
 
 // allows reports whether r may be served, and the first Origin value that
 // may not.
-func (p originPolicy) allows(r *http.Request) (bool, string) {
-	vals := r.Header.Values("Origin")
-	if len(vals) == 0 || p.any {
-		return true, ""
-	}
-	for _, v := range vals {
-		o, err := parseOrigin(v)
-		if err != nil || !(sameOrigin(o, r) || p.allowed[o]) {
-			return false, v
-		}
-	}
-	return true, ""
-}
+func (p originPolicy) allows(r *http.Request) (bool, string) { return p.Allows(r) }
+
+// parseOrigin parses an Origin header value or an AllowedOrigins entry.
+func parseOrigin(s string) (netutil.Origin, error) { return netutil.ParseOrigin(s) }
 
 // writeJSONRPCError answers with status and a JSON-RPC error response that
 // has no id (2025-11-25 transports allows one in a 403 or 400 body).

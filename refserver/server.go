@@ -121,10 +121,7 @@ func unspecifiedAddr(a net.Addr) bool {
 	return ok && ta.IP.IsUnspecified()
 }
 
-func loopbackAddr(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
-}
+func loopbackAddr(a net.Addr) bool { return netutil.LoopbackAddr(a) }
 
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats { return s.h.stats() }

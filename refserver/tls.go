@@ -16,9 +16,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
 // TLSOptions make Start serve HTTPS. The zero value serves a generated
@@ -275,15 +276,7 @@ func (s *Server) WriteTLSFiles(dir string) ([]string, error) {
 // It replaces the go-sdk's check, which allows loopback names only.
 func hostGuard(hosts []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		h := r.Host
-		if hh, _, err := net.SplitHostPort(h); err == nil {
-			h = hh
-		}
-		h = strings.Trim(h, "[]")
-		ip := net.ParseIP(h)
-		ok := la == nil || !loopbackAddr(la) || h == "localhost" || (ip != nil && ip.IsLoopback()) || slices.Contains(hosts, h)
-		if !ok {
+		if !netutil.HostAllowed(r, hosts) {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 			return
 		}

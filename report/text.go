@@ -161,6 +161,7 @@ func (p *printer) streams(s *metrics.Summary) {
 			r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99), textfmt.MS(r.TimeToResume.Max), textfmt.MS(r.Wait.P50), textfmt.MS(r.Wait.P99))
 	}
 	p.linkResumes("  ", s.All.Resumes)
+	p.resumeBounds("  ", s.All.Resumes)
 	if l := s.All.Ledger; l != nil {
 		p.F("Replay ledger (response streams): %d judged, %d faulty%s\n", l.Streams, l.Faulty, verdictList(l.Verdicts))
 	}
@@ -172,6 +173,7 @@ func (p *printer) streams(s *metrics.Summary) {
 			p.F("  resumes (with Last-Event-ID: the server can replay what was sent meanwhile): %d attempts, %d accepted, %d early; time to resume p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99))
 		}
 		p.linkResumes("    ", g.Resumes)
+		p.resumeBounds("    ", g.Resumes)
 		if r := g.ReopenAttempts; r != nil {
 			p.F("  re-opens (without Last-Event-ID: the stream carried no event id, so what was sent meanwhile is lost): %d attempts, %d accepted, %d early; time to reopen p50 %s p99 %s ms\n", r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99))
 		}

@@ -223,6 +223,18 @@ func (p *Profile) validateOps() []error {
 			errs.add("%s.expect.progress: %d, want ≥ 0", f, o.Expect.Progress)
 		}
 	}
+	// Every op's label names its row, its intervals.csv columns and its
+	// Prometheus series, and scenarios pick ops by it: two ops with one
+	// label would read as one op. Refused, naming both.
+	seen := map[string]int{}
+	for i := range p.Ops {
+		n := p.Ops[i].opName()
+		if j, dup := seen[n]; dup {
+			errs.add("ops[%d].name: %q is also the label of ops[%d]: give each op a name of its own (name: ...)", i, n, j)
+			continue
+		}
+		seen[n] = i
+	}
 	if len(p.Ops) > 0 && total == 0 && len(p.parseErrs) == 0 && !p.HasScenarios() { // a weight that failed to parse reads 0
 		errs.add("ops: all weights are 0")
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -12,11 +13,13 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/proxy"
 	"github.com/spf13/cobra"
@@ -29,7 +32,10 @@ the retry hint, never re-sends a tool call and re-initializes after a 404.
 
 Every request goes to --upstream (POST answers, JSON or SSE; GET streams;
 resumes; DELETE), Host and Origin unchanged. SSE answers are parsed event by
-event and re-sent with a flush per event; nothing is buffered whole.
+event and re-sent with a flush per event; nothing is buffered whole. As serve
+does, the proxy answers 403 (and forwards nothing) to a request with a
+foreign Origin (--allow-origin adds origins) or, on loopback, a Host that is
+not a loopback name nor one of --tls-cert's names (DNS rebinding).
 
 --fault takes "KIND key=value ...", repeatable; each has p= (probability per
 stream, default 1) and target= (post, get, resume, any, a JSON-RPC method
@@ -62,7 +68,7 @@ func newProxyCmd() *cobra.Command {
 	var (
 		listen, upstream, logPath string
 		tlsCert, tlsKey, upCA     string
-		faults                    []string
+		faults, allowOrigins      []string
 		seed                      uint64
 		h2c                       bool
 	)
@@ -80,8 +86,11 @@ func newProxyCmd() *cobra.Command {
 			if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 				return usageError("--upstream %q: want the server's MCP endpoint, e.g. http://127.0.0.1:8080/mcp", secret.RedactURL(upstream))
 			}
-			cfg := proxy.Config{Upstream: up, Seed: seed, UpstreamH2C: h2c}
+			cfg := proxy.Config{Upstream: up, Seed: seed, UpstreamH2C: h2c, AllowedOrigins: allowOrigins}
 			var errs []error
+			if _, err := netutil.NewOriginPolicy(allowOrigins); err != nil {
+				errs = append(errs, fmt.Errorf("--allow-origin %w", err))
+			}
 			for _, s := range faults {
 				f, err := proxy.ParseFault(s)
 				if err != nil {
@@ -100,6 +109,12 @@ func newProxyCmd() *cobra.Command {
 			}
 			if (tlsCert == "") != (tlsKey == "") {
 				errs = append(errs, errors.New("--tls-cert and --tls-key go together"))
+			} else if tlsCert != "" {
+				hosts, err := certHosts(tlsCert, tlsKey)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("--tls-cert: %w", err))
+				}
+				cfg.Hosts = hosts
 			}
 			if len(errs) > 0 {
 				return usageError("%w", errors.Join(errs...))
@@ -134,6 +149,7 @@ func newProxyCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench proxy listening on %s://%s%s → %s (%d faults, seed %d); Ctrl-C to stop\n", scheme, ln.Addr(), up.Path, up, len(cfg.Faults), seed)
 			fmt.Fprint(cmd.ErrOrStderr(), proxyWarning(ln.Addr().String()))
+			fmt.Fprint(cmd.ErrOrStderr(), upstreamWarning(up))
 			done := make(chan error, 1)
 			go func() {
 				if tlsCert != "" {
@@ -177,6 +193,7 @@ func newProxyCmd() *cobra.Command {
 	f.StringVar(&listen, "listen", "127.0.0.1:9090", "listen address (a non-loopback address gets a warning)")
 	f.StringVar(&upstream, "upstream", "", "the server's MCP endpoint, e.g. http://127.0.0.1:8080/mcp (required)")
 	f.StringArrayVar(&faults, "fault", nil, "a fault: \"KIND key=value ...\" (repeatable; see above)")
+	f.StringArrayVar(&allowOrigins, "allow-origin", nil, "serve browser requests with this Origin (scheme://host[:port]; repeatable; \"*\" allows all); other foreign Origins get 403, as do foreign Host headers on loopback")
 	f.Uint64Var(&seed, "seed", 1, "seed of the fault choices (stream n draws from (seed, n))")
 	f.StringVar(&logPath, "log", "", "write the ground truth here as JSON lines (and the verdicts to LOG.summary.json)")
 	f.BoolVar(&h2c, "upstream-h2c", false, "speak HTTP/2 without TLS (prior knowledge) to an http:// upstream")
@@ -194,6 +211,41 @@ func proxyWarning(addr string) string {
 		return ""
 	}
 	return fmt.Sprintf("mcpbench: WARNING: proxy listening on %s, not a loopback address: anyone on the network can reach the upstream through it, with faults (use --listen 127.0.0.1:PORT to keep it local)\n", addr)
+}
+
+// upstreamWarning is the proxy's warning for an --upstream that is not on
+// loopback ("" when it is): the faults, and the client's requests
+// (credentials included), go over the network to another machine.
+func upstreamWarning(up *url.URL) string {
+	if netutil.LoopbackName(up.Hostname()) {
+		return ""
+	}
+	return fmt.Sprintf("mcpbench: WARNING [proxy-upstream-remote]: --upstream %s is not a loopback address: the clients' requests (their Authorization headers included) and the planted faults go over the network to that server; make sure it is yours to test (see docs/troubleshooting.md)\n", up.Redacted())
+}
+
+// certHosts returns the DNS names and IP addresses of the certificate
+// in certFile (the leaf of the pair with keyFile): the Host names a
+// request reaching the proxy on loopback may carry besides the loopback
+// ones.
+func certHosts(certFile, keyFile string) ([]string, error) {
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, err
+	}
+	leaf := pair.Leaf
+	if leaf == nil && len(pair.Certificate) > 0 {
+		if leaf, err = x509.ParseCertificate(pair.Certificate[0]); err != nil {
+			return nil, err
+		}
+	}
+	if leaf == nil {
+		return nil, errors.New("no certificate in it")
+	}
+	hosts := slices.Clone(leaf.DNSNames)
+	for _, ip := range leaf.IPAddresses {
+		hosts = append(hosts, ip.String())
+	}
+	return hosts, nil
 }
 
 // summaryPath is the summary's path beside the log: x.jsonl → x.summary.json.

@@ -44,7 +44,7 @@ var layers = map[string][]string{
 	"check": {"driver"},
 
 	// The fault-injecting proxy between any MCP client and any server.
-	"proxy": {"internal/jsonrpc", "internal/sse", "internal/units"},
+	"proxy": {"internal/jsonrpc", "internal/netutil", "internal/sse", "internal/units"},
 
 	// The conformance probe: raw requests against one server.
 	"probe": {"driver", "internal/jsonrpc", "internal/netutil", "internal/sse"},
@@ -63,7 +63,7 @@ var layers = map[string][]string{
 	"internal/procrun": {"metrics", "verdict", "workload"},
 	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "workload"},
 	// Outputs.
-	"live":   {"metrics", "driver", "plots", "internal/secret", "internal/textfmt"},
+	"live":   {"metrics", "driver", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
 	"report": {"metrics", "verdict", "driver", "internal/textfmt"},
 	"plots":  {"metrics", "driver", "report", "internal/stats", "internal/secret"},
 	// The command wires flags to the libraries.

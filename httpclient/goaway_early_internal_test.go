@@ -1,0 +1,28 @@
+package httpclient
+
+import (
+	"errors"
+	"testing"
+)
+
+// net/http's "client conn could not be established" (a new HTTP/2
+// connection the server closed, with a GOAWAY or not, before its first
+// request went out) is said in our words, once, naming the host; the
+// cause stays reachable.
+func TestExplainConnNotEstablished(t *testing.T) {
+	cause := errors.New("http2: client conn could not be established")
+	err := explainGoAway("127.0.0.1:9", cause)
+	want := "127.0.0.1:9 closed the new HTTP/2 connection before the first request went out on it (a GOAWAY or a close right after the handshake: a server at its connection limit, or shutting down): the request was not sent"
+	if err.Error() != want || !errors.Is(err, cause) || errors.Is(err, ErrGoAway) {
+		t.Fatalf("%q (is cause %v, is ErrGoAway %v)\nwant %q", err, errors.Is(err, cause), errors.Is(err, ErrGoAway), want)
+	}
+	cause = errors.New("http2: client conn not usable")
+	err = explainGoAway("127.0.0.1:9", cause)
+	want = "127.0.0.1:9 stopped taking requests on the HTTP/2 connection (a GOAWAY or a close) before this one went out on it: the request was not sent"
+	if err.Error() != want || !errors.Is(err, cause) {
+		t.Fatalf("%q\nwant %q", err, want)
+	}
+	if other := errors.New("dial tcp: connection refused"); explainGoAway("h", other) != other {
+		t.Fatal("another error was rewritten")
+	}
+}
