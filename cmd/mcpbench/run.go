@@ -235,14 +235,15 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	if sum == nil {
 		return &exitError{code: exitFailed, err: runErr}
 	}
+	r.settle(runErr)
 	if err := env.print(sum); err != nil {
 		return err
 	}
 	r.close()
 	if !seg.Whole() {
-		return segmentExit(env.stderr, sum, runErr)
+		return env.resultsExit(segmentExit(env.stderr, sum, runErr))
 	}
-	return exitFor(sum, runErr)
+	return env.resultsExit(exitFor(sum, runErr))
 }
 
 // exitFor maps a run's outcome to the exit code: 1 the run could not
