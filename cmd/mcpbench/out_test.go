@@ -248,9 +248,12 @@ func TestOutNeverStartedWritesNothing(t *testing.T) {
 	url := closedURL(t)
 
 	dir := filepath.Join(t.TempDir(), "r1")
-	_, errs, code := run(t, "run", "--url", url, "--vus", "2", "-q", "--out", dir)
+	stdout, errs, code := run(t, "run", "--url", url, "--vus", "2", "-q", "--out", dir)
 	if code != exitFailed || !strings.Contains(errs, "the run never started: no results written to "+dir) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if strings.Contains(stdout+errs, "mcpbench plot") { // issue 33 item 9: not for a directory it removed
+		t.Fatalf("a run that never started points at its removed results:\n%s", stdout)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("%s: %v; want no directory", dir, err)
@@ -289,9 +292,12 @@ func TestOutNeverStartedWritesNothing(t *testing.T) {
 		{"soak", "--duration", "2s", "--vus", "2"},
 	} {
 		dir := filepath.Join(t.TempDir(), "r")
-		_, errs, code := run(t, append(args, "--url", url, "-q", "--out", dir)...)
+		stdout, errs, code := run(t, append(args, "--url", url, "-q", "--out", dir)...)
 		if code != exitFailed || !strings.Contains(errs, "the run never started: no results written to "+dir) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+		if strings.Contains(stdout+errs, "mcpbench plot "+dir) {
+			t.Errorf("%v: points at its removed results:\n%s", args, stdout+errs)
 		}
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("%v: %s: %v; want no directory", args, dir, err)
