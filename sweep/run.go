@@ -45,6 +45,9 @@ type Options struct {
 	// The step is judged from what sinks got and the summary, as an
 	// in-process step is. nil: InProcess.
 	RunStep func(ctx context.Context, run StepRun, sinks []metrics.Sink) (*metrics.Summary, error)
+	// StopNow is each in-process run's workload.Options.StopNow (a second
+	// Ctrl-C cuts its sessions' closes); nil: none.
+	StopNow context.Context
 }
 
 // StepRun is one run of a sweep step: what Options.RunStep runs.
@@ -317,7 +320,8 @@ func InProcess(ctx context.Context, run StepRun, sinks []metrics.Sink, opts Opti
 		info = opts.RunInfo(run.Plan)
 	}
 	sum, err := workload.Run(ctx, run.Plan, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, TargetPID: opts.TargetPID,
-		Server: opts.Server, RunInfo: info, Sinks: append([]metrics.Sink{rd}, sinks...), SettleMemory: run.Settle})
+		Server: opts.Server, RunInfo: info, Sinks: append([]metrics.Sink{rd}, sinks...), SettleMemory: run.Settle,
+		StopNow: opts.StopNow})
 	if err == nil {
 		err = rd.Err()
 	}

@@ -236,8 +236,8 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 		return &exitError{code: exitFailed, err: runErr}
 	}
 	r.settle(runErr)
-	if err := env.print(sum); err != nil {
-		return err
+	if err := env.print(sum); err != nil && !sum.Interrupted {
+		return err // interrupted (SIGHUP: the terminal is gone), the exit says so: the results are in their directory
 	}
 	r.close()
 	if !seg.Whole() {

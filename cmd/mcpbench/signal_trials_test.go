@@ -211,4 +211,3 @@ func exited(p *mcpbenchProc) bool {
 		return false
 	}
 }
-

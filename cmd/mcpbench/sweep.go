@@ -172,6 +172,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		},
 		OnStep:  func(st metrics.SweepStep) { reportStep(env, st); env.live.step(st) },
 		RunStep: runStep,
+		StopNow: env.now,
 	})
 	if sw != nil {
 		env.writeJUnit(verdict.JUnitSweep(sw))
