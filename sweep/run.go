@@ -53,6 +53,9 @@ type Options struct {
 	// CoolDownMax bounds each cool-down (0: DefaultCoolDownMax; negative:
 	// no cool-downs, no re-check).
 	CoolDownMax time.Duration
+	// StopNow is each in-process run's workload.Options.StopNow (a second
+	// Ctrl-C cuts its sessions' closes); nil: none.
+	StopNow context.Context
 }
 
 // Cool-downs. A step that failed the SLO may leave the server slow
@@ -450,7 +453,8 @@ func InProcess(ctx context.Context, run StepRun, sinks []metrics.Sink, opts Opti
 		info = opts.RunInfo(run.Plan)
 	}
 	sum, err := workload.Run(ctx, run.Plan, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, TargetPID: opts.TargetPID,
-		Server: opts.Server, RunInfo: info, Sinks: append([]metrics.Sink{rd}, sinks...), SettleMemory: run.Settle})
+		Server: opts.Server, RunInfo: info, Sinks: append([]metrics.Sink{rd}, sinks...), SettleMemory: run.Settle,
+		StopNow: opts.StopNow})
 	if err == nil {
 		err = rd.Err()
 	}

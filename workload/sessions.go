@@ -57,8 +57,14 @@ func (e *engine) openGET(s *driver.Session) {
 func (e *engine) closeSession(s *driver.Session) {
 	// DELETE gets its own short deadline: it must go out even after Ctrl-C.
 	ctx, cancel := context.WithTimeout(chaos.WithPhase(context.WithoutCancel(e.runCtxOr()), chaos.PhaseSetup), 5*time.Second)
+	if now := e.opts.StopNow; now != nil { // a stop at once cuts it (Options.StopNow)
+		defer context.AfterFunc(now, cancel)()
+	}
 	err := s.Close(ctx)
 	cancel()
+	if err != nil && e.opts.StopNow != nil && e.opts.StopNow.Err() != nil {
+		e.closesCut.Add(1)
+	}
 	e.sessionsOpen.Add(-1)
 	st := s.StreamStats() // final: the stream stopped and was judged
 	if st.Opened > 0 {

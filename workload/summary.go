@@ -41,6 +41,9 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	if n := e.iterationsNote(); n != "" && e.admit != nil && e.admit.Err() != nil {
 		s.Notes = append(s.Notes, n)
 	}
+	if n := e.closesCut.Load(); n > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("stopped at once (a second interrupt): %d sessions' closes (DELETE) were cut, counted as close failures", n))
+	}
 	if secs > 0 && s.VUs > 0 {
 		s.InFlight = textfmt.Round3(e.rec.Busy().Seconds() / (secs * float64(s.VUs)))
 	}

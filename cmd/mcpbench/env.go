@@ -3,12 +3,15 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
@@ -41,9 +45,18 @@ type env struct {
 	closers  []func()
 	live     *liveOutputs
 	out      *outDir // the results directory (nil: --no-results); out.go
+	shownOut string  // the directory the printed summary names ("" none: removed, or its results lost)
+
+	lostMu sync.Mutex
+	lost   []string // results that could not be written (lose)
 
 	hardMu sync.Mutex
-	hard   func() // a second Ctrl-C (setHardStop); nil: exit 130 at once
+	hard   func()      // a second Ctrl-C (setHardStop); nil: hardStop's default
+	bound  *time.Timer // hardStop's exit, should the results not be written in time
+	// now is done at a stop at once (hardStop): a run's engine then cuts
+	// the sessions' closes (workload.Options.StopNow).
+	now    context.Context
+	cutNow context.CancelFunc
 }
 
 // claimOut claims the results directory (out.go) before anything runs:
@@ -65,6 +78,7 @@ func (e *env) claimOut(p *workload.Profile) error {
 		return err
 	}
 	f.out = e.out.path
+	e.shownOut = f.out
 	e.closers = append(e.closers, e.out.dropIfEmpty) // first in, so it runs last
 	return nil
 }
@@ -129,34 +143,54 @@ func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error)
 	return e, nil
 }
 
-// watchSignals makes the first Ctrl-C (SIGINT or SIGTERM) end the run
-// gracefully: e.ctx is cancelled and the results so far are written. A
-// second one calls the hard stop (e.setHardStop; by default the process
-// exits 130 at once, keeping what was written). The signals are read from
-// a channel of our own until the command returns, never handed back to
-// the default action in between: a process started with SIGINT ignored
-// (nohup, or & in a non-interactive shell) had its second Ctrl-C ignored
-// when signal.Stop restored that disposition, and a parent of --processes
-// killed by the default action left its children running.
+// watchSignals makes the first stop signal (Ctrl-C's SIGINT, SIGTERM,
+// SIGHUP) end the run gracefully: e.ctx is cancelled and the results so
+// far are written; the command exits 128 + that signal's number. A second
+// one calls the hard stop (e.setHardStop; by default hardStop: the
+// sessions' closes are cut, the results written, then the exit). The
+// signals are read from a channel of our own until the command returns,
+// never handed back to the default action in between: a process started
+// with SIGINT ignored (nohup, or & in a non-interactive shell) had its
+// second Ctrl-C ignored when signal.Stop restored that disposition, and a
+// parent of --processes killed by the default action left its children
+// running.
+//
+// A child of --processes (procrun.ChildEnv) takes every stop signal after
+// the first as the same graceful stop: a signal to the parent and its
+// children at once (systemd's stop, a kill of all of them) reaches it
+// directly and again through the parent, which is no second Ctrl-C. Its
+// parent stops it at once with stopNowSignal.
 func (e *env) watchSignals(parent context.Context) {
 	ctx, cancel := context.WithCancel(parent)
 	e.ctx, e.stop = ctx, cancel
+	e.now, e.cutNow = context.WithCancel(context.Background())
+	child := os.Getenv(procrun.ChildEnv) == "1"
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
+	if child && stopNowSignal != nil {
+		signal.Notify(sigs, stopNowSignal)
+	}
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		for n := 0; ; n++ {
+		for {
+			var sig os.Signal
 			select {
 			case <-quit:
 				return
-			case <-sigs:
+			case sig = <-sigs:
 			}
-			if n == 0 && ctx.Err() == nil {
+			switch {
+			case stopNowSignal != nil && sig == stopNowSignal:
+				e.hardStop()
+			case ctx.Err() == nil:
+				if n, ok := sig.(syscall.Signal); ok {
+					caughtSignal.CompareAndSwap(0, int32(n))
+				}
 				cancel()
-				continue
+			case !child:
+				e.hardStop()
 			}
-			e.hardStop()
 		}
 	}()
 	noticed := make(chan struct{})
@@ -172,10 +206,15 @@ func (e *env) watchSignals(parent context.Context) {
 			<-noticed // the notice is being written: let it finish before the command returns
 		}
 		cancel()
+		e.hardMu.Lock()
+		if e.bound != nil {
+			e.bound.Stop() // the command is done: its results are written
+		}
+		e.hardMu.Unlock()
 	})
 }
 
-// setHardStop sets what a second Ctrl-C does (nil: exit 130 at once);
+// setHardStop sets what a second Ctrl-C does (nil: hardStop's default);
 // it returns the previous one.
 func (e *env) setHardStop(f func()) (prev func()) {
 	e.hardMu.Lock()
@@ -184,20 +223,38 @@ func (e *env) setHardStop(f func()) (prev func()) {
 	return prev
 }
 
-// hardStop is a second Ctrl-C: the hard stop set, or an exit 130 at once
-// keeping what was written (a run's results directory has its run.json,
-// intervals and histograms so far; summary.json once the run's measured
-// part ended: it is written before the sessions are closed).
+// hardStopBound is how long a command stopped at once (a second Ctrl-C)
+// has to write its results before the process exits anyway.
+const hardStopBound = 10 * time.Second
+
+// hardStop is a second Ctrl-C: the hard stop set, or by default a stop
+// at once that still writes the results: e.now is cancelled (the run's
+// engine cuts the sessions' closes: workload.Options.StopNow; the ops
+// were cut by the first), so the command writes its summary and returns
+// at once; should it not within hardStopBound, the process exits
+// 128 + signal then, keeping what was written (a run's results directory
+// has its run.json, intervals and histograms so far; summary.json once
+// the run's measured part ended: it is written before the sessions are
+// closed). Later ones change nothing.
 func (e *env) hardStop() {
 	e.hardMu.Lock()
 	f := e.hard
+	first := e.bound == nil
+	if f == nil && first {
+		e.bound = time.AfterFunc(hardStopBound, func() {
+			fmt.Fprintf(e.stderr, "mcpbench: the results were not finished %v after the second interrupt: stopped, keeping what was written\n", hardStopBound)
+			os.Exit(exitCode(exitInterrupted))
+		})
+	}
 	e.hardMu.Unlock()
 	if f != nil {
 		f()
 		return
 	}
-	fmt.Fprintln(e.stderr, "mcpbench: interrupted again: stopped at once, keeping the results written so far")
-	os.Exit(exitInterrupted)
+	if first {
+		fmt.Fprintln(e.stderr, "mcpbench: interrupted again: stopping at once (the sessions' closes are cut), writing the results")
+		e.cutNow()
+	}
 }
 
 func (e *env) close() {
@@ -236,13 +293,14 @@ func (e *env) print(sum *metrics.Summary) error {
 	case e.f.format == "markdown":
 		return report.WriteMarkdown(e.stdout, sum)
 	}
-	return report.WriteTextIn(e.stdout, sum, e.f.out)
+	return report.WriteTextIn(e.stdout, sum, e.shownOut)
 }
 
 // recording is a run's sinks as the command sets them up: the results
 // directory (the only writer of its files; none with --no-results) and
 // the progress display.
 type recording struct {
+	msg     string // what close says (settle)
 	e       *env
 	rd      *metrics.ResultsDir
 	prog    *progress
@@ -276,30 +334,101 @@ func (r *recording) options(plan *workload.Plan) workload.Options {
 		Server:    e.serverStatsFunc(),
 		RunInfo:   e.runInfo(plan),
 		Sinks:     sinks,
+		StopNow:   e.now,
 	}
 }
 
-// close says where the results are, or why they could not be written.
-// A whole run that never started (no session could be initialized)
-// leaves no results directory (out.go); a segment keeps its own for the
-// merge.
-func (r *recording) close() {
+// settle ends the recording once the run's writes are done (before the
+// summary is printed, which then names the directory only when it holds
+// the results): a whole run that never started (no session could be
+// initialized; runErr workload.ErrSetup) leaves no results directory
+// (out.go), a segment keeps its own for the merge; a results write that
+// failed is lost results (env.lose: exit 3). An interrupted set-up keeps
+// its directory: its summary says what the set-up did.
+func (r *recording) settle(runErr error) {
 	if r.rd == nil {
 		return
 	}
-	if !r.started.Load() && r.e.out != nil && !r.e.segment() {
-		if err := r.e.out.abandon(); err != nil {
-			fmt.Fprintf(r.e.stderr, "mcpbench: removing the results of a run that never started: %v\n", err)
-			return
+	e := r.e
+	if !r.started.Load() && e.out != nil && !e.segment() && !errors.Is(runErr, workload.ErrInterrupted) {
+		e.shownOut = ""
+		if err := e.out.abandon(); err != nil {
+			r.msg = fmt.Sprintf("mcpbench: removing the results of a run that never started: %v\n", err)
+		} else {
+			r.msg = fmt.Sprintf("mcpbench: the run never started: no results written to %s\n", r.rd.Dir())
 		}
-		fmt.Fprintf(r.e.stderr, "mcpbench: the run never started: no results written to %s\n", r.rd.Dir())
 		return
 	}
 	if err := r.rd.Err(); err != nil {
-		fmt.Fprintf(r.e.stderr, "mcpbench: writing results: %v\n", err)
+		e.lose(r.rd.Dir(), err)
 		return
 	}
-	fmt.Fprintf(r.e.stderr, "mcpbench: results in %s\n", r.rd.Dir())
+	r.msg = fmt.Sprintf("mcpbench: results in %s\n", r.rd.Dir())
+}
+
+// close says where the results are, or why there are none (settle).
+func (r *recording) close() {
+	if r.msg != "" {
+		fmt.Fprint(r.e.stderr, r.msg)
+	}
+}
+
+// lose records results that could not be written into dir (err: the
+// first failed write) and says so: the command exits exitResultsLost
+// (resultsExit), and the summary printed names no results directory.
+func (e *env) lose(dir string, err error) { e.loseWhat(dir, err, missingResults(dir)) }
+
+// loseWhat is lose with what says what is lost.
+func (e *env) loseWhat(dir string, err error, what string) {
+	e.lostMu.Lock()
+	defer e.lostMu.Unlock()
+	if dir == e.f.out {
+		e.shownOut = ""
+	}
+	if msg := err.Error(); strings.Contains(msg, dir) {
+		e.lost = append(e.lost, msg)
+	} else {
+		e.lost = append(e.lost, dir+": "+msg)
+	}
+	fmt.Fprintf(e.stderr, "mcpbench: results lost: writing %s failed (%v): %s; the summary printed is all that is left of this run\n", dir, err, what)
+}
+
+// missingResults names the files of a results directory dir lacks, for
+// lose's message ("it lacks summary.json, run.json"; "its files are
+// incomplete" when none is missing: one was cut short).
+func missingResults(dir string) string {
+	var missing []string
+	for _, f := range []string{metrics.FileRun, metrics.FileIntervals, metrics.FileHistogram, metrics.FileSummary} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return "its files are incomplete"
+	}
+	return "it lacks " + strings.Join(missing, ", ")
+}
+
+// resultsExit is the command's outcome err, made exitResultsLost when
+// results were lost (env.lose), so that no caller reads success (nor a
+// crossed threshold alone) from a run whose results are gone. A usage
+// error and a stop signal's exit stay as they are (the loss was said).
+func (e *env) resultsExit(err error) error {
+	e.lostMu.Lock()
+	lost := e.lost
+	e.lostMu.Unlock()
+	if len(lost) == 0 {
+		return err
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && (ee.code == exitUsage || ee.code == exitInterrupted) {
+		return err
+	}
+	msg := "results lost: " + strings.Join(lost, "; ")
+	if err != nil && err.Error() != "" {
+		msg += "; and " + err.Error()
+	}
+	return &exitError{code: exitResultsLost, err: errors.New(msg)}
 }
 
 // segment reports whether the command runs one segment of a test

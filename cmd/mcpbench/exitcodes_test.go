@@ -11,7 +11,7 @@ import (
 func TestExitCodesAreProcrunS(t *testing.T) {
 	for _, c := range []struct{ cmd, procrun int }{
 		{exitOK, procrun.ExitOK}, {exitFailed, procrun.ExitFailed}, {exitUsage, procrun.ExitUsage},
-		{exitThresholds, procrun.ExitThresholds}, {exitInterrupted, procrun.ExitInterrupted},
+		{exitResultsLost, procrun.ExitResultsLost}, {exitThresholds, procrun.ExitThresholds}, {exitInterrupted, procrun.ExitInterrupted},
 	} {
 		if c.cmd != c.procrun {
 			t.Errorf("mcpbench exits %d where procrun expects %d", c.cmd, c.procrun)

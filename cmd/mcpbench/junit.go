@@ -49,7 +49,10 @@ func (e *env) writeJUnit(suites ...verdict.JUnitSuite) {
 		return
 	}
 	if err := verdict.WriteJUnit(e.f.live.junit, suites...); err != nil {
-		fmt.Fprintf(e.stderr, "mcpbench: %v\n", err)
+		e.lostMu.Lock()
+		e.lost = append(e.lost, fmt.Sprintf("--junit %s: %v", e.f.live.junit, err))
+		e.lostMu.Unlock()
+		fmt.Fprintf(e.stderr, "mcpbench: results lost: writing --junit %s failed: %v\n", e.f.live.junit, err)
 	}
 }
 

@@ -6,18 +6,39 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/mcpbench/mcpbench/internal/procrun"
 )
 
-// Exit codes.
+// Exit codes (README "Exit codes"; docs/troubleshooting.md).
 const (
 	exitOK          = 0
-	exitFailed      = 1   // the run could not run, or no operation succeeded
-	exitUsage       = 2   // bad flags or profile
-	exitThresholds  = 99  // a threshold was crossed (k6's convention)
-	exitInterrupted = 130 // Ctrl-C (128 + SIGINT)
+	exitFailed      = 1 // the run could not run, or no operation succeeded
+	exitUsage       = 2 // bad flags or profile
+	exitResultsLost = 3 // results could not be written (all or some: what was lost is printed); never success
+	exitThresholds  = 99
+	// exitInterrupted: a stop signal ended the command, its results
+	// written. The process exits 128 + the signal's number (exitCode):
+	// 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP; 130 in the code.
+	exitInterrupted = 130
 )
+
+// caughtSignal is the number of the first stop signal the command
+// caught (watchSignals; 0: none).
+var caughtSignal atomic.Int32
+
+// exitCode is the process's exit code for code: exitInterrupted becomes
+// 128 + the stop signal caught (SIGINT when none was: a cancelled
+// context).
+func exitCode(code int) int {
+	if code == exitInterrupted {
+		if n := caughtSignal.Load(); n > 0 {
+			return 128 + int(n)
+		}
+	}
+	return code
+}
 
 // exitError carries an exit code through cobra.
 type exitError struct {
@@ -50,7 +71,7 @@ func main() {
 		if ee.err != nil && ee.err.Error() != "" {
 			fmt.Fprintln(os.Stderr, "mcpbench:", ee.err)
 		}
-		os.Exit(ee.code)
+		os.Exit(exitCode(ee.code))
 	}
 	fmt.Fprintln(os.Stderr, "mcpbench:", err)
 	os.Exit(exitUsage)

@@ -106,7 +106,7 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, ex
 	}
 	if err := m.Write(out); err != nil {
 		o.dropIfEmpty()
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{code: exitResultsLost, err: fmt.Errorf("results lost: writing the merged results to %s failed: %w", out, err)}
 	}
 	w := cmd.OutOrStdout()
 	switch format {

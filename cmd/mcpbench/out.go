@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,9 +21,11 @@ import (
 //
 //   - --out naming a missing directory creates it; an empty one is used;
 //     a non-empty one is refused (exit 2) unless --overwrite, which
-//     empties it first — only when it holds mcpbench's results (run.json,
-//     summary.json or sweep.json), so a mistyped --out cannot wipe
-//     another directory;
+//     removes mcpbench's files there first — only when the directory is
+//     one mcpbench wrote (ownResults: its run.json, or a sweep's
+//     sweep.json, says "tool": "mcpbench") and holds nothing else: any
+//     other file or directory there is named and refused (exit 2, nothing
+//     removed), so a mistyped --out cannot wipe another directory;
 //   - without --out, results/<time>-<profile> is created with os.Mkdir,
 //     which fails when the directory exists: a second run started in the
 //     same second gets …-2 (then -3 …), never the first one's directory;
@@ -31,9 +35,103 @@ import (
 //     segment (--segment, a child of --processes) keeps its results: the
 //     merge reads them, and its summary says no operation ran.
 
-// resultsMarkers are the files that make a directory mcpbench's results:
-// --overwrite empties only such a directory.
-var resultsMarkers = []string{metrics.FileRun, metrics.FileSummary, "sweep.json"}
+// ownFiles are the files mcpbench writes at the top of a results
+// directory (a run's, a merge's, a soak's, a sweep's; report.html is
+// mcpbench plot's). --overwrite removes these and nothing else.
+var ownFiles = map[string]bool{
+	metrics.FileRun: true, metrics.FileSummary: true, metrics.FileIntervals: true, metrics.FileHistogram: true,
+	metrics.FileOffenders: true, metrics.FileCheckpoint: true, metrics.FileSummaryHistograms: true, metrics.FileSoak: true,
+	"sweep.json": true, "sweep.csv": true, "report.html": true,
+}
+
+// ownSubdir matches the directories mcpbench writes in a results
+// directory, each a results directory of its own: a --processes child's
+// segment-I, a sweep's step-NN (step-NN-rK with --repeat).
+var ownSubdir = regexp.MustCompile(`^(segment-[0-9]+|step-[0-9]+(-r[0-9]+)?)$`)
+
+// ownTemp matches the temporary file of an atomic write cut short
+// (metrics.WriteJSON: ".<name>.<random>").
+var ownTemp = regexp.MustCompile(`^\.([a-z.]+)\.[0-9a-z]+$`)
+
+// ownResults checks that dir is a results directory mcpbench wrote: its
+// run.json (or sweep.json) names mcpbench as its tool, or it holds only
+// results directories mcpbench wrote (a --processes parent stopped
+// before it merged); and that it holds nothing mcpbench does not write.
+// foreign names what it holds that is not mcpbench's (each entry's path
+// below dir; empty when none); marked is false when no marker was found.
+func ownResults(dir string) (marked bool, foreign []string) {
+	marked = toolIsMCPBench(filepath.Join(dir, metrics.FileRun)) || toolIsMCPBench(filepath.Join(dir, "sweep.json"))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, []string{dir + " (" + err.Error() + ")"}
+	}
+	subs := 0
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.Type().IsRegular() && (ownFiles[name] || ownTempOf(name)):
+		case e.IsDir() && name == "plots":
+			foreign = append(foreign, ownCharts(filepath.Join(dir, name), name)...)
+		case e.IsDir() && ownSubdir.MatchString(name):
+			subMarked, subForeign := ownResults(filepath.Join(dir, name))
+			if !subMarked && len(subForeign) == 0 {
+				subForeign = []string{"(no run.json of mcpbench)"}
+			}
+			for _, f := range subForeign {
+				foreign = append(foreign, name+"/"+f)
+			}
+			subs++
+		default:
+			if e.IsDir() {
+				name += "/"
+			}
+			foreign = append(foreign, name)
+		}
+	}
+	if !marked && subs > 0 && len(foreign) == 0 {
+		marked = true // only results directories mcpbench wrote, each checked
+	}
+	return marked, foreign
+}
+
+// ownTempOf reports whether name is an atomic write's temporary file of
+// one of ownFiles.
+func ownTempOf(name string) bool {
+	m := ownTemp.FindStringSubmatch(name)
+	return m != nil && ownFiles[m[1]]
+}
+
+// ownCharts names what the plots directory (mcpbench plot's: *.png,
+// *.svg) holds that is not a chart.
+func ownCharts(dir, rel string) (foreign []string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return []string{rel + "/ (" + err.Error() + ")"}
+	}
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); !e.Type().IsRegular() || (ext != ".png" && ext != ".svg") {
+			foreign = append(foreign, rel+"/"+e.Name())
+		}
+	}
+	return foreign
+}
+
+// toolIsMCPBench reports whether the JSON file at path (run.json,
+// sweep.json) says mcpbench wrote it: its "tool" is "mcpbench" (run.json)
+// or "mcpbench <version>" (sweep.json).
+func toolIsMCPBench(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var v struct {
+		Tool string `json:"tool"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return false
+	}
+	return v.Tool == "mcpbench" || strings.HasPrefix(v.Tool, "mcpbench ")
+}
 
 // outDir is a command's claim on its results directory.
 type outDir struct {
@@ -89,9 +187,14 @@ func checkOut(flag, dir string, overwrite bool) ([]os.DirEntry, error) {
 	if !overwrite {
 		return nil, usageError("%s %s exists and is not empty (%s); use --overwrite to replace it, or another %s", flag, dir, listEntries(entries), flag)
 	}
-	if !isResultsDir(dir) {
-		return nil, usageError("%s %s holds files that are not mcpbench results (%s): --overwrite empties only a results directory (with %s); use another %s",
-			flag, dir, listEntries(entries), strings.Join(resultsMarkers, ", "), flag)
+	marked, foreign := ownResults(dir)
+	if !marked {
+		return nil, usageError("%s %s holds files that are not mcpbench results (%s): --overwrite replaces only a directory mcpbench wrote (its run.json or sweep.json says \"tool\": \"mcpbench\"); use another %s",
+			flag, dir, listEntries(entries), flag)
+	}
+	if len(foreign) > 0 {
+		return nil, usageError("%s %s holds files mcpbench does not write (%s): --overwrite removes only mcpbench's results and would leave them mixed with new ones; move them away, or use another %s",
+			flag, dir, listNames(foreign), flag)
 	}
 	return entries, nil
 }
@@ -140,16 +243,6 @@ func claimDefaultOut(root string, now time.Time, name string) (*outDir, error) {
 	return nil, usageError("results directory: %s and 999 more exist; give --out", base)
 }
 
-// isResultsDir reports whether dir holds mcpbench's results.
-func isResultsDir(dir string) bool {
-	for _, m := range resultsMarkers {
-		if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
 // listEntries names a directory's first entries, for an error.
 func listEntries(entries []os.DirEntry) string {
 	var names []string
@@ -163,6 +256,14 @@ func listEntries(entries []os.DirEntry) string {
 			n += "/"
 		}
 		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// listNames names the first of names, for an error.
+func listNames(names []string) string {
+	if len(names) > 3 {
+		return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
 	}
 	return strings.Join(names, ", ")
 }

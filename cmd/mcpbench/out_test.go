@@ -67,7 +67,7 @@ func oldResults(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"run.json", "summary.json", "report.html", "plots/old-chart.png"} {
-		if err := os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(`{"tool": "mcpbench"}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,6 +154,92 @@ func TestOutOverwrite(t *testing.T) {
 	}
 }
 
+// --overwrite replaces only a directory mcpbench wrote, and only when it
+// holds nothing mcpbench does not write (issue 33 item 1): a directory
+// with a summary.json of someone else's and another file, or a results
+// directory with a file added, is refused by every command that takes
+// --out (exit 2, before any request; nothing removed); a directory a run
+// wrote is replaced.
+func TestOverwriteOnlyOwnResults(t *testing.T) {
+	t.Setenv("MCPBENCH_MAIN", "1") // were the refusal lost, --processes would start this binary as mcpbench
+	url, requests := countingServer(t)
+	foreign := func(t *testing.T, dir string) {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "summary.json"), []byte("{}\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "keep"), []byte("x\n"), 0o644)
+	}
+	mixed := func(t *testing.T, dir string) {
+		oldResults(t, dir)
+		os.WriteFile(filepath.Join(dir, "keep"), []byte("x\n"), 0o644)
+	}
+	for _, args := range [][]string{
+		{"run"},
+		{"run", "--processes", "2"},
+		{"soak", "--duration", "2s"},
+		{"soak", "--duration", "2s", "--processes", "2"},
+		{"sweep", "--profile", "capacity-sweep", "--steps", "2", "--step", "1s"},
+		{"sweep", "--profile", "capacity-sweep", "--steps", "2", "--step", "1s", "--processes", "2"},
+	} {
+		for _, c := range []struct {
+			name string
+			make func(*testing.T, string)
+			want string
+		}{
+			{"foreign", foreign, "holds files that are not mcpbench results (keep, summary.json)"},
+			{"results-and-a-file", mixed, "holds files mcpbench does not write (keep)"},
+		} {
+			t.Run(strings.Join(args, " ")+"/"+c.name, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "d")
+				c.make(t, dir)
+				before := dirNames(t, dir)
+				_, errs, code := run(t, append(args, "--url", url, "--out", dir, "--overwrite", "-q")...)
+				if code != exitUsage || !strings.Contains(errs, c.want) {
+					t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errs, c.want)
+				}
+				if n := requests.Load(); n != 0 {
+					t.Fatalf("the server got %d requests before the refusal", n)
+				}
+				if after := dirNames(t, dir); !slices.Equal(before, after) {
+					t.Fatalf("--overwrite changed the directory: %v, then %v", before, after)
+				}
+				if b, err := os.ReadFile(filepath.Join(dir, "keep")); string(b) != "x\n" {
+					t.Fatalf("keep: %q, %v", b, err)
+				}
+			})
+		}
+	}
+	t.Run("merge", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "d")
+		foreign(t, dir)
+		_, errs, code := run(t, "merge", "no-such-a", "no-such-b", "--out", dir, "--overwrite")
+		if code != exitUsage || !strings.Contains(errs, "holds files that are not mcpbench results") {
+			t.Fatalf("merge: exit %d, stderr %q", code, errs)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "keep")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// A directory a run wrote (and plot drew in) is replaced: the second
+	// run's files, none of the first's left over.
+	t.Run("own", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "d")
+		for i := range 2 {
+			_, errs, code := run(t, "run", "--duration", "1s", "--warmup", "0s", "-q", "--out", dir, "--overwrite")
+			if code != exitOK {
+				t.Fatalf("run %d: exit %d: %s", i, code, errs)
+			}
+			if i == 0 {
+				os.MkdirAll(filepath.Join(dir, "plots"), 0o755)
+				os.WriteFile(filepath.Join(dir, "plots", "latency.png"), []byte("png"), 0o644)
+				os.WriteFile(filepath.Join(dir, "report.html"), []byte("<html>"), 0o644)
+			}
+		}
+		if names := dirNames(t, dir); slices.Contains(names, "plots/") || slices.Contains(names, "report.html") || !slices.Contains(names, "run.json") {
+			t.Fatalf("after --overwrite: %v; want the new run's files alone", names)
+		}
+	})
+}
+
 // A run that never starts (nothing listens) leaves no results directory:
 // --out is not created, the default results/<time>-<profile> is removed,
 // an empty --out given stays empty; so for run --processes.
@@ -162,9 +248,12 @@ func TestOutNeverStartedWritesNothing(t *testing.T) {
 	url := closedURL(t)
 
 	dir := filepath.Join(t.TempDir(), "r1")
-	_, errs, code := run(t, "run", "--url", url, "--vus", "2", "-q", "--out", dir)
+	stdout, errs, code := run(t, "run", "--url", url, "--vus", "2", "-q", "--out", dir)
 	if code != exitFailed || !strings.Contains(errs, "the run never started: no results written to "+dir) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if strings.Contains(stdout+errs, "mcpbench plot") { // issue 33 item 9: not for a directory it removed
+		t.Fatalf("a run that never started points at its removed results:\n%s", stdout)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("%s: %v; want no directory", dir, err)
@@ -203,9 +292,12 @@ func TestOutNeverStartedWritesNothing(t *testing.T) {
 		{"soak", "--duration", "2s", "--vus", "2"},
 	} {
 		dir := filepath.Join(t.TempDir(), "r")
-		_, errs, code := run(t, append(args, "--url", url, "-q", "--out", dir)...)
+		stdout, errs, code := run(t, append(args, "--url", url, "-q", "--out", dir)...)
 		if code != exitFailed || !strings.Contains(errs, "the run never started: no results written to "+dir) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+		if strings.Contains(stdout+errs, "mcpbench plot "+dir) {
+			t.Errorf("%v: points at its removed results:\n%s", args, stdout+errs)
 		}
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("%v: %s: %v; want no directory", args, dir, err)

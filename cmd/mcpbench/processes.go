@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/procrun"
@@ -62,11 +63,13 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 	if err := env.print(sum); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s\n", n-m.Missing, env.f.out)
-	if err := mergedErrs(m); err != nil {
-		return err
+	if env.shownOut != "" {
+		fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s\n", n-m.Missing, env.f.out)
 	}
-	return exitFor(sum, nil)
+	if err := mergedErrs(m); err != nil {
+		return env.resultsExit(err)
+	}
+	return env.resultsExit(exitFor(sum, nil))
 }
 
 // mergedErrs is exit 130 for an interrupted launch, else exit 1 for one
@@ -130,10 +133,15 @@ func runChildren(ctx context.Context, env *env, plan *workload.Plan, l procrun.L
 		switch {
 		case errors.Is(err, procrun.ErrUsage):
 			code = exitUsage
+		case errors.Is(err, procrun.ErrResultsLost):
+			code = exitResultsLost
 		case errors.Is(err, procrun.ErrInterrupted):
 			code = exitInterrupted
 		}
 		return nil, &exitError{code: code, err: err}
+	}
+	if err := m.LostErr(); err != nil {
+		env.loseWhat(l.Dir, err, "the merged results lack what those processes could not write")
 	}
 	m.Summary.Embedded = env.embedded
 	if stats := env.serverStatsFunc(); stats != nil {
@@ -146,7 +154,7 @@ func runChildren(ctx context.Context, env *env, plan *workload.Plan, l procrun.L
 // live outputs (--prometheus, --out-jsonl: the children have none).
 func (e *env) keepMerged(m *metrics.Merged, dir string) {
 	if err := m.Write(dir); err != nil {
-		fmt.Fprintf(e.stderr, "mcpbench: writing the merged results: %v\n", err)
+		e.lose(dir, fmt.Errorf("the merged results: %w (the segments are in %s: mcpbench merge can merge them again)", err, filepath.Join(dir, "segment-I")))
 	}
 	if live := e.live.sinks(); len(live) > 0 {
 		m.Replay(live...)

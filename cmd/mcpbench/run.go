@@ -182,7 +182,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.pageSize, "server-page-size", 0, "embedded server: at most this many items per page of tools/list and the other lists (0: 1000)")
 	fl.StringVarP(&f.out, "out", "o", "", "results directory (default results/<time>-<profile>): run.json, intervals.csv, histograms.hlog, offenders.json, summary.json")
 	fl.BoolVar(&f.noResults, "no-results", false, "write no results directory")
-	fl.BoolVar(&f.overwrite, "overwrite", false, "empty a non-empty --out results directory before the run (without it, a non-empty --out is refused: results are never overwritten)")
+	fl.BoolVar(&f.overwrite, "overwrite", false, "replace a non-empty --out that mcpbench wrote (its run.json says so) before the run, removing only its files; a directory holding anything else is refused (without it, a non-empty --out is refused: results are never overwritten)")
 	fl.StringVar(&f.serverMode, "server-mode", "", "embedded server mode: stateful (default), stateless, json, 2026-07-28")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "progress as one plain line every 5 s, even on a terminal")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "no progress output at all")
@@ -235,14 +235,15 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	if sum == nil {
 		return &exitError{code: exitFailed, err: runErr}
 	}
-	if err := env.print(sum); err != nil {
-		return err
+	r.settle(runErr)
+	if err := env.print(sum); err != nil && !sum.Interrupted {
+		return err // interrupted (SIGHUP: the terminal is gone), the exit says so: the results are in their directory
 	}
 	r.close()
 	if !seg.Whole() {
-		return segmentExit(env.stderr, sum, runErr)
+		return env.resultsExit(segmentExit(env.stderr, sum, runErr))
 	}
-	return exitFor(sum, runErr)
+	return env.resultsExit(exitFor(sum, runErr))
 }
 
 // exitFor maps a run's outcome to the exit code: 1 the run could not

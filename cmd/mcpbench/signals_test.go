@@ -230,8 +230,8 @@ var sigintModes = []struct {
 }{{"default", false}, {"started-with-SIGINT-ignored", true}}
 
 // A second Ctrl-C while the sessions close (DELETE hangs) stops the run
-// at once with exit 130, and summary.json is there: it was written
-// before the DELETEs. Started with SIGINT ignored too (the second Ctrl-C
+// at once with exit 130, and summary.json is there: the DELETEs are cut,
+// and the summary is written before the exit. Started with SIGINT ignored too (the second Ctrl-C
 // was ignored then).
 func TestSecondInterruptDuringDeleteKeepsSummary(t *testing.T) {
 	for _, m := range sigintModes {
@@ -254,11 +254,11 @@ func TestSecondInterruptDuringDeleteKeepsSummary(t *testing.T) {
 				t.Fatalf("exit %d %v after the second Ctrl-C, want 130:\n%s", code, took, p.stderr.String())
 			}
 			t.Logf("exit %d %v after the second Ctrl-C", code, took)
-			// The summary written before the DELETEs (its note) is the one
-			// left: the process did not wait for them to end (a DELETE
-			// that times out after 5 s rewrites it without the note).
+			// The summary is the whole run's: the second Ctrl-C cut the
+			// DELETEs (its note counts them) instead of waiting for them,
+			// and the process wrote it before it exited.
 			s := readSummaryFile(t, out)
-			if !s.Interrupted || s.All.Count == 0 || !strings.Contains(strings.Join(s.Notes, "\n"), "before the 4 sessions were closed") {
+			if !s.Interrupted || s.All.Count == 0 || !strings.Contains(strings.Join(s.Notes, "\n"), "stopped at once (a second interrupt): 4 sessions' closes (DELETE) were cut") {
 				t.Fatalf("summary.json: interrupted %v, %d ops, notes %q", s.Interrupted, s.All.Count, s.Notes)
 			}
 		})
@@ -293,12 +293,12 @@ func TestProcessesSecondInterruptMerges(t *testing.T) {
 				t.Fatalf("exit %d %v after the second Ctrl-C, want 130 with the merged results:\n%s", code, took, errs)
 			}
 			t.Logf("exit %d %v after the second Ctrl-C", code, took)
-			// Each child stopped at once: its summary is the one written
-			// before its DELETEs (they would have timed out after 5 s).
+			// Each child stopped at once: its DELETEs were cut (they
+			// would have timed out after 5 s), its summary written.
 			for i := range 2 {
 				s := readSummaryFile(t, filepath.Join(out, "segment-"+strconv.Itoa(i)))
-				if notes := strings.Join(s.Notes, "\n"); !strings.Contains(notes, "before the 2 sessions were closed") {
-					t.Errorf("segment-%d/summary.json: notes %q, want the summary written before the DELETEs", i, s.Notes)
+				if notes := strings.Join(s.Notes, "\n"); !strings.Contains(notes, "2 sessions' closes (DELETE) were cut") {
+					t.Errorf("segment-%d/summary.json: notes %q, want the DELETEs cut", i, s.Notes)
 				}
 			}
 			s := readSummaryFile(t, out)

@@ -115,14 +115,15 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 		return &exitError{code: exitFailed, err: runErr}
 	}
 	env.writeJUnit(verdict.JUnitRun("soak", sum, runErr), verdict.JUnitSoak(sk, sum.Started))
+	r.settle(runErr)
 	if err := printSoak(env, sum, sk); err != nil {
 		return err
 	}
 	r.close()
 	if !seg.Whole() { // a child of --processes: the parent judges the merged run
-		return segmentExit(env.stderr, sum, runErr)
+		return env.resultsExit(segmentExit(env.stderr, sum, runErr))
 	}
-	return soakExit(sum, sk, runErr)
+	return env.resultsExit(soakExit(sum, sk, runErr))
 }
 
 // printSoak prints the summary and the verdicts (as --format says; JSON
@@ -143,15 +144,15 @@ func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
 		}
 		report.WriteSoakMarkdown(env.stdout, sk)
 	default:
-		if err := report.WriteTextIn(env.stdout, sum, env.f.out); err != nil {
+		if err := report.WriteTextIn(env.stdout, sum, env.shownOut); err != nil {
 			return err
 		}
 		fmt.Fprintln(env.stdout)
 		soak.WriteText(env.stdout, sk)
 	}
-	if env.f.out != "" {
+	if env.shownOut != "" { // not when the run's results were removed (never started) or lost
 		if err := soak.WriteFile(env.f.out, sk); err != nil {
-			fmt.Fprintf(env.stderr, "mcpbench: writing soak.json: %v\n", err)
+			env.lose(env.f.out, err)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/metrics"
@@ -48,7 +49,7 @@ func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 		sum.Thresholds = verdict.CheckThresholds(sum, plan.Thresholds, m.Merged)
 	}
 	if err := m.Write(f.out); err != nil {
-		fmt.Fprintf(env.stderr, "mcpbench: writing the merged results: %v\n", err)
+		env.lose(f.out, fmt.Errorf("the merged results: %w (the segments are in %s: mcpbench merge can merge them again)", err, filepath.Join(f.out, "segment-I")))
 	}
 	c := &soak.Collector{}
 	m.Replay(append([]metrics.Sink{c}, env.live.sinks()...)...)
@@ -57,9 +58,11 @@ func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 	if err := printSoak(env, sum, sk); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s (soak.json: the merged run's verdicts)\n", n-m.Missing, f.out)
-	if err := mergedErrs(m); err != nil {
-		return err
+	if env.shownOut != "" {
+		fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s (soak.json: the merged run's verdicts)\n", n-m.Missing, f.out)
 	}
-	return soakExit(sum, sk, nil)
+	if err := mergedErrs(m); err != nil {
+		return env.resultsExit(err)
+	}
+	return env.resultsExit(soakExit(sum, sk, nil))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -171,6 +172,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		},
 		OnStep:  func(st metrics.SweepStep) { reportStep(env, st); env.live.step(st) },
 		RunStep: runStep,
+		StopNow: env.now,
 	})
 	if sw != nil {
 		env.writeJUnit(verdict.JUnitSweep(sw))
@@ -295,7 +297,17 @@ func sweepResult(env *env, sw *metrics.Sweep, err error) error {
 	default:
 		sweep.WriteText(env.stdout, sw)
 	}
-	fmt.Fprintf(env.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: mcpbench plot %s\n", env.f.out, filepath.Join(env.f.out, "step-NN"), env.f.out)
+	var pe *fs.PathError
+	if errors.As(err, &pe) { // a results file could not be written: the sweep stopped there
+		env.loseWhat(env.f.out, err, "the sweep stopped: the steps judged are those above, sweep.json and sweep.csv may be missing or behind")
+	} else {
+		fmt.Fprintf(env.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: mcpbench plot %s\n", env.f.out, filepath.Join(env.f.out, "step-NN"), env.f.out)
+	}
+	return env.resultsExit(sweepExit(sw, err))
+}
+
+// sweepExit maps a sweep's outcome to the exit code.
+func sweepExit(sw *metrics.Sweep, err error) error {
 	switch {
 	case sw.Verdict.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New(sw.Verdict.StoppedEarly)}

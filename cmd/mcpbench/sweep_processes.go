@@ -142,7 +142,11 @@ func runSweepStepChild(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 	opts.Segment, opts.StartAt, opts.SettleMemory = seg, startAt, settle
 	env.shareProcs(seg)
 	sum, runErr := workload.Run(interruptible(env.ctx), plan, opts)
+	r.settle(runErr)
 	r.close()
+	if err := env.resultsExit(nil); err != nil {
+		return err // the parent sees exit 3 and this stderr
+	}
 	switch {
 	case errors.Is(runErr, workload.ErrInterrupted) || sum != nil && sum.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}

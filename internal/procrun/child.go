@@ -48,7 +48,7 @@ func startChildren(ctx context.Context, l Launch, mu *sync.Mutex, started *[]*ch
 		}
 		k := &child{index: i, dir: filepath.Join(l.Dir, "segment-"+strconv.Itoa(i)), stderr: &lastBytes{max: 16 << 10}, done: make(chan struct{})}
 		k.cmd = exec.CommandContext(ctx, l.Exe, l.args(i, k.dir)...)
-		k.cmd.Env = l.Env
+		k.cmd.Env = childEnv(l.Env)
 		k.cmd.Stderr = k.stderr
 		k.cmd.SysProcAttr = childAttr() // its own process group: a terminal's Ctrl-C reaches the parent, which forwards it
 		k.cmd.Cancel = func() error { return interruptChild(k.cmd.Process) }
@@ -76,6 +76,15 @@ func startChildren(ctx context.Context, l Launch, mu *sync.Mutex, started *[]*ch
 	return kids, nil
 }
 
+// childEnv is a child's environment: env (nil: the parent's) and
+// ChildEnv.
+func childEnv(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(env[:len(env):len(env)], ChildEnv+"=1")
+}
+
 // exited reports whether child k has exited.
 func (k *child) exited() bool {
 	select {
@@ -86,15 +95,20 @@ func (k *child) exited() bool {
 	}
 }
 
-// stopNow sends the child a second interrupt, which stops it at once
-// keeping what it wrote, and kills it if it is still running 5 s later.
+// stopNowKill is how long a child stopped at once has to write its
+// results (it cuts its sessions' closes: at once, unless its machine
+// stalls) before it is killed.
+const stopNowKill = 15 * time.Second
+
+// stopNow stops the child at once (stopChildNow), which still writes its
+// results, and kills it if it is still running stopNowKill later.
 func (k *child) stopNow() {
 	if k.exited() {
 		return
 	}
-	interruptChild(k.cmd.Process)
+	stopChildNow(k.cmd.Process)
 	go func() {
-		t := time.NewTimer(5 * time.Second)
+		t := time.NewTimer(stopNowKill)
 		defer t.Stop()
 		select {
 		case <-k.done:
@@ -123,7 +137,7 @@ func reap(w io.Writer, kids []*child, n int, interrupted bool) (dirs []string, u
 		switch {
 		case code == -1 && interrupted:
 			fmt.Fprintf(w, "mcpbench: process %d (segment %d/%d) stopped by the interrupt: %v\n", k.index, k.index, n, k.err)
-		case code != ExitOK && code != ExitThresholds && code != ExitInterrupted:
+		case code != ExitOK && code != ExitThresholds && !Interrupted(code):
 			fmt.Fprintf(w, "mcpbench: process %d (segment %d/%d) exited %d:\n%s", k.index, k.index, n, code, k.stderr.String())
 		}
 	}

@@ -42,9 +42,22 @@ const (
 	ExitOK          = 0
 	ExitFailed      = 1   // the run could not run, or no operation succeeded
 	ExitUsage       = 2   // bad flags or profile
+	ExitResultsLost = 3   // its results could not be written (all or some)
 	ExitThresholds  = 99  // a threshold was crossed (k6's convention)
-	ExitInterrupted = 130 // Ctrl-C (128 + SIGINT)
+	ExitInterrupted = 130 // Ctrl-C (128 + SIGINT); 129 (SIGHUP) and 143 (SIGTERM) too: Interrupted
 )
+
+// Interrupted reports whether code is the exit of an mcpbench stopped by
+// a stop signal, its results written: 128 + SIGINT, SIGTERM or SIGHUP.
+func Interrupted(code int) bool {
+	return code == ExitInterrupted || code == 128+1 || code == 128+15
+}
+
+// ChildEnv is set to "1" in each child's environment: the child takes a
+// second stop signal as its parent's forward of one it got itself (a
+// signal to the whole group), and is stopped at once by its parent
+// alone (see Launch.StopNow).
+const ChildEnv = "MCPBENCH_PROCESS_CHILD"
 
 var (
 	// ErrUsage: a child exited ExitUsage (the children refused their
@@ -58,6 +71,9 @@ var (
 	// ErrNoResults: no child wrote results, and the launch was not
 	// interrupted.
 	ErrNoResults = errors.New("no process wrote results")
+	// ErrResultsLost: no child's results could be written (each that
+	// ran exited ExitResultsLost).
+	ErrResultsLost = errors.New("the processes could not write their results")
 	// ErrStart: a child could not be started (the executable is missing,
 	// a fork failed); those started were killed.
 	ErrStart = errors.New("start process")
@@ -179,6 +195,9 @@ func Run(ctx context.Context, l Launch) (*Result, error) {
 			// its set-up writes an empty interrupted run, merged.
 			return nil, fmt.Errorf("%w before any process wrote results: nothing to merge into %s", ErrInterrupted, l.Dir)
 		}
+		if n := lostResults(kids); n > 0 {
+			return nil, fmt.Errorf("%w (%d of %d: see their errors above)", ErrResultsLost, n, l.N)
+		}
 		return nil, ErrNoResults
 	}
 	m, err := metrics.MergeResults(dirs)
@@ -200,7 +219,7 @@ func Run(ctx context.Context, l Launch) (*Result, error) {
 // line each wrote on stderr.
 func (r *Result) Failed() (n int, last []string) {
 	for _, k := range r.Children {
-		if c := k.ExitCode(); c != ExitOK && c != ExitThresholds && c != ExitInterrupted {
+		if c := k.ExitCode(); c != ExitOK && c != ExitThresholds && !Interrupted(c) {
 			n++
 			last = append(last, LastLine(k.Stderr))
 		}
@@ -221,6 +240,32 @@ func (r *Result) NeverStarted() bool {
 		}
 	}
 	return true
+}
+
+// LostErr names the children whose results could not be written (all or
+// some: they exited ExitResultsLost); nil when none. The merged results
+// then lack them, or part of them.
+func (r *Result) LostErr() error {
+	var lost []string
+	for _, k := range r.Children {
+		if k.ExitCode() == ExitResultsLost {
+			lost = append(lost, fmt.Sprintf("process %d (%s)", k.Index, LastLine(k.Stderr)))
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrResultsLost, strings.Join(lost, "; "))
+}
+
+// lostResults counts the children that exited ExitResultsLost.
+func lostResults(kids []*child) (n int) {
+	for _, k := range kids {
+		if exitCodeOf(k.err) == ExitResultsLost {
+			n++
+		}
+	}
+	return n
 }
 
 // InterruptedErr wraps ErrInterrupted for a launch that was interrupted

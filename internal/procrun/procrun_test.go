@@ -41,7 +41,8 @@ func TestMain(m *testing.M) {
 //     and on the first SIGINT writes its segment run and exits
 //     ExitInterrupted;
 //   - stubborn: as graceful, but notes the first SIGINT
-//     (PROCRUN_TEST_SYNC/first-I) and exits only on the second.
+//     (PROCRUN_TEST_SYNC/first-I) and exits only on the stop at once
+//     (StopNowSignal: a second Ctrl-C's).
 //
 // Each writes its arguments to PROCRUN_TEST_SYNC/args-I, one a line.
 func testChild(args []string) int {
@@ -85,12 +86,16 @@ func testChild(args []string) int {
 		return ExitFailed
 	case "graceful", "stubborn":
 		sigs := make(chan os.Signal, 2)
-		signal.Notify(sigs, os.Interrupt)
+		signal.Notify(sigs, os.Interrupt, StopNowSignal)
 		note("ready")
 		<-sigs
 		if os.Getenv("PROCRUN_TEST_MODE") == "stubborn" {
 			note("first")
-			<-sigs
+			for s := range sigs { // more interrupts are the first's: only the stop at once ends it
+				if s == StopNowSignal {
+					break
+				}
+			}
 		}
 		return writeSegment(out, i, n, start, 10*(i+1), true, ExitInterrupted)
 	}
@@ -279,9 +284,9 @@ func TestRunForwardsInterrupt(t *testing.T) {
 	}
 }
 
-// A value on StopNow (a second Ctrl-C) sends each child a second
-// interrupt: children that finish only on the second one exit, and what
-// they wrote is merged.
+// A value on StopNow (a second Ctrl-C) sends each child the stop at once
+// (StopNowSignal): children that finish only on it exit, and what they
+// wrote is merged.
 func TestRunStopNow(t *testing.T) {
 	t.Parallel()
 	l, sync, errb := testLaunch(t, 2, "stubborn")

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A results write that fails is exit 3 (exitResultsLost) with what was
+// lost named, never 0 (issue 33 item 2). The tests run as root, which no
+// file mode stops, so the failure is planted as a full disk is: the
+// process runs under a file size limit of 1 KiB (ulimit -f, RLIMIT_FSIZE:
+// every write past it fails with EFBIG, root's too), which run.json and
+// summary.json exceed.
+func TestResultsWriteFailedExits3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs mcpbench as a process")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("ulimit -f: Linux")
+	}
+	for _, args := range [][]string{
+		{"run", "--duration", "1s", "--warmup", "0s"},
+		{"run", "--duration", "1s", "--warmup", "0s", "--processes", "2", "--start-delay", "1s"},
+		{"soak", "--duration", "2s"},
+		{"sweep", "--profile", "capacity-sweep", "--steps", "2", "--step", "1s", "--step-warmup", "0s", "--from", "20", "--to", "40"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "res")
+			cmd := exec.Command("/bin/sh", append([]string{"-c", `ulimit -f 2; exec "$0" "$@"`, os.Args[0]}, append(args, "--out", out, "-q")...)...)
+			cmd.Env = append(os.Environ(), "MCPBENCH_MAIN=1")
+			var buf sigBuffer
+			cmd.Stdout, cmd.Stderr = &buf, &buf // pipes: the limit is on files
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(2 * time.Minute):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running after 2 minutes:\n%s", buf.String())
+			}
+			code, errs := cmd.ProcessState.ExitCode(), buf.String()
+			if code != exitResultsLost || !strings.Contains(errs, "results lost: ") || !strings.Contains(errs, "file too large") {
+				t.Fatalf("exit %d, want 3 naming the results lost:\n%s", code, errs)
+			}
+			if strings.Contains(errs, "Next: mcpbench plot") || strings.Contains(errs, "results in "+out+"\n") {
+				t.Fatalf("the output points at results that are not there:\n%s", errs)
+			}
+		})
+	}
+}
