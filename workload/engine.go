@@ -61,6 +61,11 @@ type Options struct {
 	// StartAt, when set, the time the clock starts at (see segment.go).
 	Segment *Segment
 	StartAt time.Time
+	// NotApplicable are requested features the caller knows cannot apply
+	// before the run starts (e.g. ServerNotApplicable: the profile's
+	// server: block against an external server); the run names them with
+	// its own (run.json, the summary).
+	NotApplicable []metrics.NotApplicable
 }
 
 // ErrSetup is returned when no session could be initialized.
@@ -238,7 +243,7 @@ func (e *engine) measured(sum *metrics.Summary) bool {
 }
 
 func newEngine(pl *Plan, opts Options) *engine {
-	e := &engine{pl: pl, opts: opts, rec: opts.Recorder}
+	e := &engine{pl: pl, opts: opts, rec: opts.Recorder, notApp: slices.Clone(opts.NotApplicable)}
 	e.share()
 	e.startIterations()
 	pl.useSegment(opts.Segment)

@@ -121,3 +121,19 @@ func TestAutoKeepsSessionsWhenServerSpeaksThem(t *testing.T) {
 		}
 	})
 }
+
+// Issue 34 item 5: the profile's server: block names what it sets when
+// it cannot apply (an external server); an empty block names nothing.
+func TestServerNotApplicable(t *testing.T) {
+	n, ok := ServerNotApplicable(ServerSpec{GETRetry: Duration(500 * time.Millisecond), Tick: Duration(time.Second)})
+	if !ok || n.Feature != "the profile's server: block (get_retry 500ms, tick 1s)" || !strings.Contains(n.Reason, "external server (--url)") || !strings.Contains(n.Reason, "GET streams carry no event") {
+		t.Fatalf("%+v %v", n, ok)
+	}
+	n, ok = ServerNotApplicable(ServerSpec{Mode: "stateless", PageSize: 5})
+	if !ok || n.Feature != "the profile's server: block (mode stateless, page_size 5)" || strings.Contains(n.Reason, "GET streams") {
+		t.Fatalf("%+v %v", n, ok)
+	}
+	if n, ok := ServerNotApplicable(ServerSpec{}); ok {
+		t.Fatalf("an empty block: %+v", n)
+	}
+}

@@ -276,6 +276,8 @@ func (r *recording) options(plan *workload.Plan) workload.Options {
 		Server:    e.serverStatsFunc(),
 		RunInfo:   e.runInfo(plan),
 		Sinks:     sinks,
+
+		NotApplicable: e.serverNotApplicable(plan), // server_applies.go
 	}
 }
 

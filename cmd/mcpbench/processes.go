@@ -104,7 +104,7 @@ func (e *env) launch(args []string, dir string, plan *workload.Plan, startAt tim
 		exe = os.Args[0]
 	}
 	return procrun.Launch{Exe: exe, Args: args, N: n, Dir: dir, StartAt: startAt, Grace: plan.GracefulStop, TargetPID: e.f.targetPID,
-		Stderr: e.stderr, Window: plan.Warmup + plan.Window}
+		Stderr: e.stderr, Window: plan.Warmup + plan.Window, Env: e.childEnv()}
 }
 
 // runChildren runs the launch l (procrun.Run) with the merged progress on
