@@ -10,3 +10,7 @@ func (s *Session) GETIdle() bool {
 	g := s.get.Load()
 	return g != nil && g.idling.Load()
 }
+
+// SetCancelDrainedHook sets the hook called when a cancelled op's reader
+// drained its stream after the cancel's acknowledgement (nil: none).
+func SetCancelDrainedHook(h func()) { testHookCancelDrained = h }
