@@ -124,4 +124,3 @@ func (c *CancelRunOn) call(w *Writer, r *Request) {
 		w.Events(Event{ID: strconv.Itoa(k), Data: Progress(tok, float64(k), float64(c.Steps))})
 	}
 }
-
