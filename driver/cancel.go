@@ -121,9 +121,20 @@ const (
 // canceller is a lane's cancel of its op in flight. The op goroutine arms
 // it and judges messages; the timer's goroutine sends the cancel.
 type canceller struct {
-	mu       sync.Mutex
-	timer    *time.Timer
-	state    cxState
+	mu    sync.Mutex
+	timer *time.Timer
+	state cxState
+	// The op goroutine's own, beside state (its padding): after the
+	// acknowledgement, drained is set once the reader had read everything
+	// that had reached it (noteDrained), and stepSeen once a progress
+	// notification of the call was read since the acknowledgement (the
+	// step under way; those after it and after the drain are
+	// VerdictAfterCancel at once).
+	drained  bool
+	stepSeen bool
+	// acked is set when the server acknowledged the cancel (state cxSent
+	// over a legacy session), for the op's reader: one atomic load a read.
+	acked    atomic.Bool
 	id       int64           // the request in flight
 	ctx      context.Context // the op's context
 	wait     time.Duration   // Op.Cancel.After
@@ -133,23 +144,11 @@ type canceller struct {
 	fired    chan struct{}   // closed when the firing goroutine returns
 	over     chan struct{}   // closed by the op when its reading ended
 
-	// acked is set when the server acknowledged the cancel (state cxSent
-	// over a legacy session), for the op's reader: one atomic load a read.
-	acked atomic.Bool
-
 	// The op goroutine's own: what came after the cancel was sent, judged
 	// when the op ends (judgeCancelled).
 	reqAt  time.Time // when the request in flight was sent (at the latest)
 	doneAt time.Time // when its success result came (zero: none)
 	whats  []string  // the messages that came, other than an error answer
-	// After the acknowledgement: drained is set once the reader had read
-	// everything that had reached it (noteDrained); afterAck counts the
-	// call's progress notifications read since the acknowledgement;
-	// runOn describes those read after the drain beyond the first
-	// (VerdictAfterCancel at the op's end).
-	drained  bool
-	afterAck int
-	runOn    []string
 }
 
 // testHookCancelDrained, when set (tests), is called on the op's goroutine
@@ -320,10 +319,7 @@ func (s *Session) endCancel(op *Op, res *Result) {
 	cx.state, cx.fired, cx.over, cx.ctx = cxIdle, nil, nil, nil
 	cx.mu.Unlock()
 	cx.acked.Store(false)
-	for _, w := range cx.runOn {
-		res.Ledger.fault(VerdictAfterCancel, w)
-	}
-	cx.drained, cx.afterAck, cx.runOn = false, 0, cx.runOn[:0]
+	cx.drained, cx.stepSeen = false, false
 	if undelivered {
 		res.Cancelled = false
 		if cause == nil {
@@ -427,14 +423,12 @@ func (s *Session) judgeAfterCancel(m jsonrpc.Message, c *call, res *Result, led 
 		return false
 	case stopped:
 		res.CancelRaced++
-	case progress && st == cxSent && !s.modern && cx.drained && cx.afterAck > 0:
-		cx.afterAck++
-		cx.runOn = append(cx.runOn, "progress "+string(jsonrpc.Field(m.Params, "progress"))+" of cancelled request "+strconv.FormatInt(cx.id, 10)+
-			" came after the server acknowledged the cancel and after everything that had reached mcpbench by then was read (progress notification "+
-			strconv.Itoa(cx.afterAck)+" since the acknowledgement; the first is taken as the step under way): the tool went on")
+	case progress && st == cxSent && !s.modern && cx.drained && cx.stepSeen:
+		res.Ledger.fault(VerdictAfterCancel, "progress "+string(jsonrpc.Field(m.Params, "progress"))+" of cancelled request "+strconv.FormatInt(cx.id, 10)+
+			" came after the server acknowledged the cancel and after everything that had reached mcpbench by then was read, and after the step under way (the first progress since the acknowledgement): the tool went on")
 	default:
 		if progress && st == cxSent {
-			cx.afterAck++
+			cx.stepSeen = true
 		}
 		cx.whats = append(cx.whats, what)
 		if m.Kind == jsonrpc.KindResponse && cx.doneAt.IsZero() {
