@@ -103,6 +103,9 @@ type Cancel struct {
 // closes the stream.
 const CancelGrace = 500 * time.Millisecond
 
+// cancelGrace is CancelGrace (tests lengthen it: SetCancelGrace).
+var cancelGrace = CancelGrace
+
 // errClientCancel ends the reading of a cancelled request (the grace ran
 // out, or the 2026-07-28 cancel closed its stream).
 var errClientCancel = errors.New("request cancelled by the client")
@@ -235,7 +238,7 @@ func (s *Session) fireCancel() {
 		cx.mu.Unlock()
 		cx.acked.Store(true)
 	}
-	t := time.NewTimer(CancelGrace)
+	t := time.NewTimer(cancelGrace)
 	defer t.Stop()
 	select {
 	case <-over:

@@ -23,8 +23,8 @@ import (
 
 // TestCancelRunOnCountedExactly: the fake sends, per cancelled call, the
 // step under way at once and, after the client drained, 3 more progress
-// notifications and no response: exactly those 3 per call are
-// after-cancel.
+// notifications and ends its stream without a response: exactly those 3
+// per call are after-cancel.
 func TestCancelRunOnCountedExactly(t *testing.T) {
 	resume := make(chan struct{}, 1)
 	driver.SetCancelDrainedHook(func() {
@@ -34,6 +34,10 @@ func TestCancelRunOnCountedExactly(t *testing.T) {
 		}
 	})
 	defer driver.SetCancelDrainedHook(nil)
+	// Read on until the stream ends (the fake ends it after its progress):
+	// however slow the generator, every planted message is read.
+	driver.SetCancelGrace(time.Minute)
+	defer driver.SetCancelGrace(driver.CancelGrace)
 	fake := mcptest.New()
 	ro := &mcptest.CancelRunOn{Steps: 100, Every: 20 * time.Millisecond, After: 3, Resume: resume}
 	ro.Install(fake)

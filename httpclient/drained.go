@@ -35,7 +35,9 @@ func (b *h1body) Drained() (drained, ok bool) {
 	if b.mode == modeChunked && b.left == 0 && b.crlf {
 		crlf = 2
 	}
-	if pc.rest != nil && len(pc.rest.rest) > 0 {
+	if pc.rest != nil && len(pc.rest.rest) > 0 || b.mode == modeChunked && b.left > 0 {
+		// Bytes kept with the head, or the rest of a chunk (one write of
+		// the server's) still to come.
 		return false, true
 	}
 	buffered := 0

@@ -16,8 +16,8 @@ import (
 // every Every; a cancel for the call is acknowledged (202) and the tool
 // goes on: when Resume says so (a test's signal that the client read
 // everything it had, with keep-alive comments meanwhile; nil: at once),
-// one progress (the step under way) and After more, numbered on, and no
-// response — the stream stays open until the client leaves. Planted counts those After messages of
+// one progress (the step under way) and After more, numbered on, and the
+// stream ends without a response. Planted counts those After messages of
 // each cancelled call; Cancels the cancels that named a call in flight. A
 // call not cancelled ends with its response after Steps progress. Calls
 // are told apart by session and request id. Safe for concurrent use.
@@ -110,8 +110,7 @@ func (c *CancelRunOn) call(w *Writer, r *Request) {
 				w.Events(Event{ID: strconv.Itoa(k + j), Data: Progress(tok, float64(k+j), 0)})
 				c.planted.Add(1)
 			}
-			<-r.Ctx.Done() // no response: held until the client leaves
-			return
+			return // no response: the stream ends without it
 		case <-t.C:
 		}
 		if k > c.Steps {
