@@ -5,13 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // Cancellation (2025-11-25 cancellation utility). An op with Op.Cancel
@@ -54,10 +58,27 @@ import (
 //     after a response has already been sent"): counted in
 //     Result.CancelRaced.
 //
+//   - progress that the server wrote after it acknowledged the cancel is
+//     evidence that the tool went on, with or without a result. What was
+//     in flight at the acknowledgement is told from the stream, not from
+//     when the generator read it: every byte of a message written before
+//     the server sent its 202 had reached mcpbench's socket when the 202
+//     was read (one server, loopback or any in-order path), so once the
+//     reader has read everything it had — nothing left in its buffers
+//     or on the socket (httpclient.Drainer), after the 202 — what it reads
+//     next was written after the acknowledgement. The first progress
+//     notification after the acknowledgement is taken as the tool's step
+//     that was under way when the cancel came (a server's tool and its
+//     cancel handler run concurrently); every later one read after the
+//     drain is VerdictAfterCancel. A busy generator only reads the drain
+//     later, counting fewer. Bodies that cannot tell (TLS, HTTP/2, a
+//     wrapped connection) are judged by the result alone.
+//
 // So a server that ignores a cancel is caught when it answers over SSE
-// with headers first; one that answers application/json (nothing before
-// the answer shows it knew the request), or keeps sending progress
-// without finishing within the grace, is not.
+// with headers first, or keeps sending progress after the cancel was
+// acknowledged (over HTTP/1.1 without TLS); one that answers
+// application/json (nothing before the answer shows it knew the request)
+// is not.
 //
 // A cancelled op is neither a success nor an error: Result.Cancelled is
 // set, its class is ok, and reports keep it out of latency. It is never
@@ -82,6 +103,9 @@ type Cancel struct {
 // closes the stream.
 const CancelGrace = 500 * time.Millisecond
 
+// cancelGrace is CancelGrace (tests lengthen it: SetCancelGrace).
+var cancelGrace = CancelGrace
+
 // errClientCancel ends the reading of a cancelled request (the grace ran
 // out, or the 2026-07-28 cancel closed its stream).
 var errClientCancel = errors.New("request cancelled by the client")
@@ -100,9 +124,20 @@ const (
 // canceller is a lane's cancel of its op in flight. The op goroutine arms
 // it and judges messages; the timer's goroutine sends the cancel.
 type canceller struct {
-	mu       sync.Mutex
-	timer    *time.Timer
-	state    cxState
+	mu    sync.Mutex
+	timer *time.Timer
+	state cxState
+	// The op goroutine's own, beside state (its padding): after the
+	// acknowledgement, drained is set once the reader had read everything
+	// that had reached it (noteDrained), and stepSeen once a progress
+	// notification of the call was read since the acknowledgement (the
+	// step under way; those after it and after the drain are
+	// VerdictAfterCancel at once).
+	drained  bool
+	stepSeen bool
+	// acked is set when the server acknowledged the cancel (state cxSent
+	// over a legacy session), for the op's reader: one atomic load a read.
+	acked    atomic.Bool
 	id       int64           // the request in flight
 	ctx      context.Context // the op's context
 	wait     time.Duration   // Op.Cancel.After
@@ -117,6 +152,32 @@ type canceller struct {
 	reqAt  time.Time // when the request in flight was sent (at the latest)
 	doneAt time.Time // when its success result came (zero: none)
 	whats  []string  // the messages that came, other than an error answer
+}
+
+// testHookCancelDrained, when set (tests), is called on the op's goroutine
+// when its reader drained the stream after the cancel's acknowledgement.
+var testHookCancelDrained func()
+
+// noteDrained marks the lane's cancelled op drained, once, when its
+// reader is about to read more of the stream (rc, decoded by dec) and
+// holds nothing of an event: nothing is left in the decoder, in the
+// body's buffers or on the socket. Called by the reader (streamReader)
+// after the acknowledgement only.
+func (s *Session) noteDrained(rc io.Reader, dec *sse.Decoder) {
+	cx := &s.cx
+	if cx.drained || dec == nil || !dec.Between() {
+		return
+	}
+	d, ok := rc.(httpclient.Drainer)
+	if !ok {
+		return
+	}
+	if drained, known := d.Drained(); known && drained {
+		cx.drained = true
+		if h := testHookCancelDrained; h != nil {
+			h()
+		}
+	}
 }
 
 // armCancel arms the cancel of the op's call c at its first attempt (when
@@ -175,8 +236,9 @@ func (s *Session) fireCancel() {
 		cx.mu.Lock()
 		cx.state, cx.ackAt = cxSent, now
 		cx.mu.Unlock()
+		cx.acked.Store(true)
 	}
-	t := time.NewTimer(CancelGrace)
+	t := time.NewTimer(cancelGrace)
 	defer t.Stop()
 	select {
 	case <-over:
@@ -259,6 +321,8 @@ func (s *Session) endCancel(op *Op, res *Result) {
 	ackAfter := cx.ackAt.Sub(cx.reqAt) + rtt
 	cx.state, cx.fired, cx.over, cx.ctx = cxIdle, nil, nil, nil
 	cx.mu.Unlock()
+	cx.acked.Store(false)
+	cx.drained, cx.stepSeen = false, false
 	if undelivered {
 		res.Cancelled = false
 		if cause == nil {
@@ -356,12 +420,19 @@ func (s *Session) judgeAfterCancel(m jsonrpc.Message, c *call, res *Result, led 
 		cx.timer.Stop()
 	}
 	cx.mu.Unlock()
+	progress := m.Kind == jsonrpc.KindNotification && string(m.Method) == "notifications/progress"
 	switch {
 	case st != cxSending && st != cxSent:
 		return false
 	case stopped:
 		res.CancelRaced++
+	case progress && st == cxSent && !s.modern && cx.drained && cx.stepSeen:
+		res.Ledger.fault(VerdictAfterCancel, "progress "+string(jsonrpc.Field(m.Params, "progress"))+" of cancelled request "+strconv.FormatInt(cx.id, 10)+
+			" came after the server acknowledged the cancel and after everything that had reached mcpbench by then was read, and after the step under way (the first progress since the acknowledgement): the tool went on")
 	default:
+		if progress && st == cxSent {
+			cx.stepSeen = true
+		}
 		cx.whats = append(cx.whats, what)
 		if m.Kind == jsonrpc.KindResponse && cx.doneAt.IsZero() {
 			cx.doneAt = now

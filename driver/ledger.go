@@ -53,7 +53,8 @@ const (
 	// VerdictAfterCancel: a message of a cancelled request (its response,
 	// its progress, any message on its stream) after the cancel, in a call
 	// whose tool provably ran on to a success result after the server had
-	// the client's notifications/cancelled (cancel.go; 2025-11-25
+	// the client's notifications/cancelled, or progress the server wrote
+	// after it acknowledged the cancel (cancel.go; 2025-11-25
 	// cancellation §Behavior Requirements: the receiver SHOULD stop
 	// processing and not send a response; see Op.Cancel).
 	VerdictAfterCancel

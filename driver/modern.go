@@ -279,6 +279,17 @@ type Negotiation struct {
 	Why string
 	// Status is the HTTP status of the server/discover answer.
 	Status int
+	// Versions are the versions the server listed (server/discover's
+	// supportedVersions, or an UnsupportedProtocolVersionError's
+	// data.supported), as it listed them; nil when it listed none.
+	Versions []string
+}
+
+// ModernOnly reports whether the server listed versions and every one is
+// a 2026-07-28-era version: it speaks no session-based version, so a
+// legacy initialize would be refused.
+func (n Negotiation) ModernOnly() bool {
+	return n.Modern && len(n.Versions) > 0 && !slices.ContainsFunc(n.Versions, func(v string) bool { return !IsModern(v) })
 }
 
 // Negotiate decides which protocol era a server speaks (Versioning
@@ -308,6 +319,7 @@ func Negotiate(ctx context.Context, cfg *Config) (Negotiation, error) {
 		m, _ = firstMessage(body, mediaType(ct) == mtSSE)
 	}
 	vs, code, v := discoverVersions(m)
+	n.Versions = vs
 	switch {
 	case v != "" && m.Result != nil:
 		n.Protocol, n.Modern, n.Discover = v, true, bytes.Clone(m.Result)

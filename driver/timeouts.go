@@ -120,6 +120,9 @@ func (r *streamReader) Read(p []byte) (int, error) {
 		r.seen = r.dec.Progress()
 		r.s.idle.Reset(r.d)
 	}
+	if r.s.cx.acked.Load() { // a cancelled op's stream after the acknowledgement (cancel.go)
+		r.s.noteDrained(r.rc, r.dec)
+	}
 	n, err := r.rc.Read(p)
 	*r.n += int64(n)
 	return n, err

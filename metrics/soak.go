@@ -24,7 +24,7 @@ type SoakPoint struct {
 // SoakVerdict is one pass/fail line of a soak.
 type SoakVerdict struct {
 	Name    string  `json:"name"`
-	Checked bool    `json:"checked"` // false: not applicable here (then it passes)
+	Checked bool    `json:"checked"` // false: nothing to judge here (n/a; never counted as passed)
 	Pass    bool    `json:"pass"`
 	Value   float64 `json:"value"` // the measured slope or count
 	Unit    string  `json:"unit"`
@@ -66,6 +66,33 @@ type Soak struct {
 	Interrupted bool        `json:"interrupted,omitempty"`
 	PlannedS    float64     `json:"planned_s,omitempty"`
 	Points      []SoakPoint `json:"points,omitempty"`
+	// Verdict is the run's one verdict, the word of its report's verdict
+	// line (OK, WARN, FAIL, NONE) once the soak's outcome is in it
+	// (Summary.Soak); "" in a soak.json written before it was recorded.
+	Verdict string `json:"verdict,omitempty"`
+}
+
+// SoakOutcome is what a soak's verdicts judged, as its run's verdict line
+// reads it: Verdicts in all, Judged of them judged something (the others
+// had nothing to judge: n/a), Failed the names of those that failed.
+type SoakOutcome struct {
+	Verdicts int      `json:"verdicts"`
+	Judged   int      `json:"judged"`
+	Failed   []string `json:"failed,omitempty"`
+}
+
+// Outcome counts sk's verdicts (see SoakOutcome).
+func (sk *Soak) Outcome() *SoakOutcome {
+	o := &SoakOutcome{Verdicts: len(sk.Verdicts)}
+	for _, v := range sk.Verdicts {
+		if v.Checked {
+			o.Judged++
+			if !v.Pass {
+				o.Failed = append(o.Failed, v.Name)
+			}
+		}
+	}
+	return o
 }
 
 // FileSoak is a soak's verdicts beside its run's files (written by the

@@ -77,6 +77,10 @@ type Summary struct {
 	// NotApplicable are the requested features the run could not apply
 	// (nil when every one applied).
 	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
+	// Soak is, on a soak's summary, what its verdicts judged (set by the
+	// soak after the run, before the report: the run's one verdict line
+	// counts a failed soak verdict, or none judged); nil for a run.
+	Soak *SoakOutcome `json:"soak,omitempty"`
 
 	Sessions   SessionSummary    `json:"sessions"`
 	GETStreams *GETStreamSummary `json:"get_streams,omitempty"`

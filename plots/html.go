@@ -96,6 +96,9 @@ func htmlReport(w io.Writer, res *metrics.Results, sk *metrics.Soak) error {
 	if d.Sum == nil {
 		d.Sum, d.Rebuilt = res.Rebuild(), true
 	}
+	if sk != nil && d.Sum.Soak == nil {
+		d.Sum.Soak = sk.Outcome() // one verdict: the run's counts the soak's (as soak and report print it)
+	}
 	s := d.Sum
 	d.addModel(report.Build(s))
 	d.Open = s.Model == "open"

@@ -2,14 +2,20 @@ package proxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 )
 
 // ClientVerdicts judge the client the proxy served, from what it sent
 // (MCP 2025-11-25, Transports: §Resumability and Redelivery, §Session
-// Management). Counts are requests or streams; a check with nothing to
-// judge is "n/a".
+// Management). Counts are requests or streams. A check is judged only
+// when what it needs happened (the fault it reacts to was planted, or a
+// stream broke) and the client's reaction is visible on the wire; else it
+// is "n/a", with the reason in NotApplicable. Faults whose effect the
+// proxy cannot see (what the client's application did with a duplicate,
+// a dropped or a swapped event) are listed in NotObservable, never
+// counted as passed.
 type ClientVerdicts struct {
 	// StreamsBroken counts SSE streams that ended while the client was
 	// still reading them without their response (POST) or at all (GET),
@@ -24,21 +30,29 @@ type ClientVerdicts struct {
 	Resumes        int `json:"resumes"`
 	ResumesRightID int `json:"resumes_right_last_event_id"`
 	ResumesWrongID int `json:"resumes_wrong_last_event_id"`
-	// ResumesEarly counts right resumes sent before the retry hint the
-	// stream last carried had passed since it broke.
-	ResumesEarly int `json:"resumes_before_retry_hint"`
+	// ResumesHinted counts right resumes of streams that carried a retry
+	// hint (the ones retry_hint judges); ResumesEarly those sent before
+	// the hint had passed since the stream broke.
+	ResumesHinted int `json:"resumes_with_retry_hint"`
+	ResumesEarly  int `json:"resumes_before_retry_hint"`
 	// NotResumed counts broken streams with an id that no resume named.
 	NotResumed int `json:"broken_not_resumed"`
+	// CallsBroken counts tools/call POST streams that broke before their
+	// response (the ones no_resend judges).
+	CallsBroken int `json:"calls_broken"`
 	// RequestsResent counts tools/call POSTs repeating (same session,
 	// method and params, _meta aside) a call whose stream broke before its
 	// response and that no stream answered since: the tool may run twice.
 	RequestsResent int `json:"requests_resent"`
 	// Planted404 counts the 404s planted for live sessions;
 	// Reinitialized the initialize requests that followed one; DeadSessionUsed
-	// the requests that still carried a session id answered 404.
+	// the requests other than DELETE that still carried a session id
+	// answered 404; DeletedAfter404 the DELETEs of such a session (the
+	// client's clean-up: allowed).
 	Planted404      int `json:"planted_404"`
 	Reinitialized   int `json:"reinitialized_after_404"`
 	DeadSessionUsed int `json:"dead_session_used"`
+	DeletedAfter404 int `json:"deleted_after_404"`
 	// SessionsOpened counts sessions initialized through the proxy;
 	// SessionsDeleted those the client ended with DELETE (of the first
 	// 65,536 sessions: each table the judge keeps is bounded so).
@@ -47,7 +61,21 @@ type ClientVerdicts struct {
 	// Checks is pass, fail or n/a for each check: resume_last_event_id,
 	// retry_hint, no_resend, reinitialize_after_404, delete_at_end.
 	Checks map[string]string `json:"checks"`
+	// NotApplicable says, for each check that is n/a, why: what was not
+	// planted or not seen.
+	NotApplicable map[string]string `json:"not_applicable,omitempty"`
+	// NotObservable counts, by kind, the faults planted whose effect on
+	// the client is invisible to the proxy (KindsNotObservable; status:
+	// the 429s and 503s, whose back-off no check judges): planted, not
+	// judged here.
+	NotObservable map[Kind]int `json:"planted_not_observable,omitempty"`
 }
+
+// KindsNotObservable are the fault kinds whose effect on the client the
+// proxy cannot see on the wire: what the client's application did with a
+// dropped, duplicated, swapped, injected, held or delayed event or a
+// missing response, whether it waited out a stall or a stream kept open.
+var KindsNotObservable = []Kind{KindDrop, KindDuplicate, KindSwap, KindInject, KindHoldProgress, KindDropResponse, KindDelay, KindStall, KindKeepOpen}
 
 // maxTracked bounds each of the judge's tables.
 const maxTracked = 1 << 16
@@ -101,7 +129,11 @@ func (j *judge) request(s *stream, now time.Time) {
 		j.closing[s.session] = true // before the server acts on it: its streams' ends are no breaks
 	}
 	if s.session != "" && j.dead[s.session] {
-		j.v.DeadSessionUsed++
+		if s.kind == "delete" {
+			j.v.DeletedAfter404++ // ending the session it was told is gone: its clean-up
+		} else {
+			j.v.DeadSessionUsed++
+		}
 	}
 	if s.kind == TargetResume {
 		j.v.Resumes++
@@ -109,8 +141,11 @@ func (j *judge) request(s *stream, now time.Time) {
 		if b, ok := j.broken[k]; ok {
 			delete(j.broken, k)
 			j.v.ResumesRightID++
-			if b.retry > 0 && now.Sub(b.at) < time.Duration(b.retry)*time.Millisecond {
-				j.v.ResumesEarly++
+			if b.retry > 0 {
+				j.v.ResumesHinted++
+				if now.Sub(b.at) < time.Duration(b.retry)*time.Millisecond {
+					j.v.ResumesEarly++
+				}
 			}
 		} else {
 			j.v.ResumesWrongID++
@@ -199,6 +234,9 @@ func (j *judge) streamEnd(s *stream, now time.Time) {
 			j.broken[s.session+"\x00"+string(pp.lastID)] = brokenStream{at: now, retry: pp.retryMS}
 		}
 	}
+	if s.kind == TargetPOST && s.method == "tools/call" {
+		j.v.CallsBroken++
+	}
 	if s.kind == TargetPOST && s.rid != "" && len(j.cut) < maxTracked {
 		if k := callKey(s); k != "" {
 			j.cut[s.session+"\x00"+s.rid] = k
@@ -228,26 +266,76 @@ func (j *judge) silentEnded(s *stream, now time.Time) {
 
 // Verdicts returns the client verdicts so far.
 func (p *Proxy) Verdicts() ClientVerdicts {
+	planted := p.Planted()
 	j := p.judge
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	v := j.v
 	v.NotResumed = len(j.broken)
-	check := func(judged bool, pass bool) string {
+	v.Checks, v.NotApplicable = map[string]string{}, map[string]string{}
+	check := func(name string, na string, pass bool) {
 		switch {
-		case !judged:
-			return "n/a"
+		case na != "":
+			v.Checks[name], v.NotApplicable[name] = "n/a", na
 		case pass:
-			return "pass"
+			v.Checks[name] = "pass"
+		default:
+			v.Checks[name] = "fail"
 		}
-		return "fail"
 	}
-	v.Checks = map[string]string{
-		"resume_last_event_id":   check(v.StreamsBroken > 0 || v.Resumes > 0, v.ResumesWrongID == 0 && v.NotResumed == 0),
-		"retry_hint":             check(v.ResumesRightID > 0, v.ResumesEarly == 0),
-		"no_resend":              check(v.StreamsBroken+v.BrokenWithoutID > 0, v.RequestsResent == 0),
-		"reinitialize_after_404": check(v.Planted404 > 0, v.Reinitialized > 0 && v.DeadSessionUsed == 0),
-		"delete_at_end":          check(v.SessionsOpened > 0, v.SessionsDeleted == v.SessionsOpened-j.untracked),
+	unless := func(judged bool, why string) string {
+		if judged {
+			return ""
+		}
+		return why
+	}
+	check("resume_last_event_id", unless(v.StreamsBroken > 0 || v.Resumes > 0,
+		"no stream broke after an event id and no resume was sent; plant cut after=N, or a storm"), v.ResumesWrongID == 0 && v.NotResumed == 0)
+	hintWhy := "no broken stream was resumed with the right Last-Event-ID"
+	if v.ResumesRightID > 0 {
+		hintWhy = "no resumed stream carried a retry hint (the server sent none); plant retry retry=MS"
+	}
+	check("retry_hint", unless(v.ResumesHinted > 0, hintWhy), v.ResumesEarly == 0)
+	check("no_resend", unless(v.CallsBroken > 0, "no tools/call stream broke before its response; plant cut target=tools/call"), v.RequestsResent == 0)
+	check("reinitialize_after_404", unless(v.Planted404 > 0, "no 404 was planted; plant status code=404"), v.Reinitialized > 0 && v.DeadSessionUsed == 0)
+	check("delete_at_end", unless(v.SessionsOpened > 0, "no session was opened through the proxy"), v.SessionsDeleted == v.SessionsOpened-j.untracked)
+	if len(v.NotApplicable) == 0 {
+		v.NotApplicable = nil
+	}
+	for _, k := range KindsNotObservable {
+		if n := planted[k]; n > 0 {
+			if v.NotObservable == nil {
+				v.NotObservable = map[Kind]int{}
+			}
+			v.NotObservable[k] = n
+		}
+	}
+	if n := planted[KindStatus] - v.Planted404; n > 0 {
+		if v.NotObservable == nil {
+			v.NotObservable = map[Kind]int{}
+		}
+		v.NotObservable[KindStatus] = n
 	}
 	return v
+}
+
+// NotObservableLine is the report's line for v.NotObservable ("" when
+// none): "planted, not observable here: drop 2, duplicate 3 (…)".
+func (v ClientVerdicts) NotObservableLine() string {
+	if len(v.NotObservable) == 0 {
+		return ""
+	}
+	out := ""
+	for _, k := range append(KindsNotObservable, KindStatus) {
+		if n := v.NotObservable[k]; n > 0 {
+			if out != "" {
+				out += ", "
+			}
+			out += fmt.Sprintf("%s %d", k, n)
+			if k == KindStatus {
+				out += " (429/503: the client's back-off is not judged)"
+			}
+		}
+	}
+	return "planted, not observable here: " + out + " (what the client's application did with them does not show on the wire; no check judged them)"
 }

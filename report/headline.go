@@ -79,6 +79,18 @@ func verdictLine(s *metrics.Summary) string {
 	if h := s.Sessions.Hygiene; h != nil && h.Faulty > 0 {
 		problems = append(problems, fmt.Sprintf("%d of %d deleted sessions mishandled", h.Faulty, h.Probed))
 	}
+	// A soak's summary (s.Soak): one verdict for the run and its soak
+	// verdicts; a failed one fails the run as a threshold does (exit 99),
+	// none judged is a WARN.
+	if o := s.Soak; o != nil {
+		switch {
+		case len(o.Failed) > 0:
+			failed++
+			problems = append(problems, fmt.Sprintf("soak: %s failed (below)", strings.Join(o.Failed, ", ")))
+		case o.Judged == 0:
+			problems = append(problems, fmt.Sprintf("soak not judged: none of its %d verdicts had anything to judge (below)", o.Verdicts))
+		}
+	}
 	if n := len(s.NotApplicable); n > 0 {
 		what := "features"
 		if n == 1 {

@@ -27,7 +27,7 @@ func (p *printer) mcp(s *metrics.Summary) {
 				per = append(per, fmt.Sprintf("%s %d of %d, %.2f%%", o.Name, o.Cancelled, o.Count+o.Cancelled, 100*o.CancelledRate))
 			}
 		}
-		p.F("Cancellation: %d calls cancelled (%.2f%% of all %d calls; %s; not in count or latency); after the cancel: after-cancel %d (messages of calls whose tool ran on to a success result after the server had the cancel), raced %d (error answers that say it stopped, or messages it may have written before it had the cancel: the race the spec allows)\n",
+		p.F("Cancellation: %d calls cancelled (%.2f%% of all %d calls; %s; not in count or latency); after the cancel: after-cancel %d (messages of calls whose tool ran on after the server had the cancel: to a success result, or progress written after it acknowledged the cancel), raced %d (error answers that say it stopped, or messages it may have written before it had the cancel: the race the spec allows)\n",
 			a.Cancelled, 100*a.CancelledRate, a.Count+a.Cancelled, strings.Join(per, "; "), after, a.CancelRaced)
 		if sv := s.Server; sv != nil && sv.Cancels > 0 {
 			p.F("  the reference server received %d notifications/cancelled for calls in flight (warm-up included) and kept %d writes of cancelled calls from the client\n", sv.Cancels, sv.Muted)

@@ -184,7 +184,11 @@ func stepLabel(s metrics.SweepStep) string {
 // WriteSoakMarkdown prints a soak's verdicts as a markdown table.
 func WriteSoakMarkdown(w io.Writer, sk *metrics.Soak) error {
 	p := &textfmt.Printer{W: w}
-	p.F("\n## Soak verdicts (%.0f s measured): %s\n\n| verdict | result | detail |\n|---|---|---|\n", sk.DurationS, map[bool]string{true: "PASS", false: "FAIL"}[sk.Pass])
+	word := sk.Verdict // the run's one verdict, when recorded
+	if word == "" {
+		word = map[bool]string{true: "PASS", false: "FAIL"}[sk.Pass]
+	}
+	p.F("\n## Soak verdicts (%.0f s measured): %s\n\n| verdict | result | detail |\n|---|---|---|\n", sk.DurationS, word)
 	for _, v := range sk.Verdicts {
 		mark := "PASS"
 		switch {

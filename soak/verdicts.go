@@ -45,7 +45,7 @@ func Verdicts(points []metrics.SoakPoint, s *metrics.Summary) *metrics.Soak {
 			out.Pass = false
 		}
 		if !v.Checked {
-			v.Pass = true
+			v.Pass = false // nothing judged: not judged, never a pass (out.Pass: no verdict failed)
 		}
 		out.Verdicts = append(out.Verdicts, v)
 	}
@@ -64,7 +64,7 @@ func latencyDrift(m []metrics.SoakPoint, hours float64) metrics.SoakVerdict {
 	}
 	v := metrics.SoakVerdict{Name: "latency drift", Unit: "ms/h"}
 	if len(xs) < 10 {
-		v.Detail = "too few intervals"
+		v.Detail = fmt.Sprintf("not judged: too few intervals with ops (%d, 10 needed)", len(xs))
 		return v
 	}
 	perS, at0 := stats.TheilSenLine(xs, ys)
@@ -81,7 +81,11 @@ func latencyDrift(m []metrics.SoakPoint, hours float64) metrics.SoakVerdict {
 // correctnessDrift counts faulty response streams per half of the window
 // and faulty GET streams; any fails. m are the points of every measured
 // op: the window's and the graceful stop's (ops of the window that ended
-// after it), the set the summary counts.
+// after it), the set the summary counts. It judges what the ledgers
+// judged: GET streams that carried no event judged nothing (an external
+// server sends none unprompted: the profile's server.tick applies to the
+// embedded server only), and with no response stream judged either the
+// verdict is not judged (n/a), never a pass over nothing.
 func correctnessDrift(m []metrics.SoakPoint, s *metrics.Summary) metrics.SoakVerdict {
 	var faulty, firstHalf int64
 	for i, p := range m {
@@ -90,17 +94,37 @@ func correctnessDrift(m []metrics.SoakPoint, s *metrics.Summary) metrics.SoakVer
 			firstHalf += p.Faulty
 		}
 	}
-	var get int64
-	if g := s.GETStreams; g != nil && g.Ledger != nil {
-		get = g.Ledger.Faulty
+	var get, getJudged int64
+	getPart := ""
+	if g := s.GETStreams; g != nil && g.Opened > 0 {
+		if g.Ledger != nil {
+			get = g.Ledger.Faulty
+		}
+		switch {
+		case g.Events == 0 && get == 0:
+			getPart = fmt.Sprintf("GET streams not judged: the %d opened carried no event", g.Opened)
+		case g.Ledger != nil:
+			getJudged = g.Ledger.Streams
+			getPart = fmt.Sprintf("%d of %d GET streams faulty", get, getJudged)
+		}
 	}
-	v := metrics.SoakVerdict{Name: "correctness drift", Unit: "faulty streams", Checked: true, Value: float64(faulty + get)}
-	v.Pass = faulty+get == 0
 	judged := int64(0)
 	if l := s.All.Ledger; l != nil {
 		judged = l.Streams
 	}
-	v.Detail = fmt.Sprintf("%d of %d response streams faulty (%d in the first half, %d in the second), %d GET streams faulty", faulty, judged, firstHalf, faulty-firstHalf, get)
+	v := metrics.SoakVerdict{Name: "correctness drift", Unit: "faulty streams", Value: float64(faulty + get)}
+	if judged == 0 && getJudged == 0 && faulty+get == 0 {
+		v.Detail = "not judged: no response stream was judged (JSON answers, or no op completed)"
+		if getPart != "" {
+			v.Detail += ", and " + getPart
+		}
+		return v
+	}
+	v.Checked, v.Pass = true, faulty+get == 0
+	v.Detail = fmt.Sprintf("%d of %d response streams faulty (%d in the first half, %d in the second)", faulty, judged, firstHalf, faulty-firstHalf)
+	if getPart != "" {
+		v.Detail += ", " + getPart
+	}
 	return v
 }
 
@@ -122,10 +146,10 @@ func targetLeak(m []metrics.SoakPoint) metrics.SoakVerdict {
 	v := metrics.SoakVerdict{Name: "target leak", Unit: "MB/h"}
 	switch {
 	case len(xs) == 0:
-		v.Detail = "not checked: no target process (--target-pid)"
+		v.Detail = "not judged: no target process (--target-pid)"
 		return v
 	case len(xs) < 15:
-		v.Detail = "too few samples"
+		v.Detail = fmt.Sprintf("not judged: too few samples of the target (%d, 15 needed)", len(xs))
 		return v
 	}
 	from := len(xs) / 3
@@ -178,7 +202,7 @@ func sessionHygiene(s *metrics.Summary) metrics.SoakVerdict {
 	v := metrics.SoakVerdict{Name: "session hygiene", Unit: "faults"}
 	h := s.Sessions.Hygiene
 	if h == nil || h.Probed == 0 {
-		v.Detail = "not checked: no deleted session was probed (a stateless server, or check_deleted off)"
+		v.Detail = "not judged: no deleted session was probed (a stateless server, or check_deleted off)"
 		return v
 	}
 	v.Checked, v.Value, v.Pass = true, float64(h.Faulty), h.Faulty == 0

@@ -66,7 +66,7 @@ func TestVerdicts(t *testing.T) {
 		ps[i].Faulty = 0
 	}
 	sk = Verdicts(ps, hyg)
-	if v := get(sk, "target leak"); v.Checked || !v.Pass || !sk.Pass {
+	if v := get(sk, "target leak"); v.Checked || v.Pass || !sk.Pass {
 		t.Fatalf("no target: %+v pass %v", v, sk.Pass)
 	}
 }

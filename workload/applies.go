@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpbench/mcpbench/chaos"
@@ -29,7 +31,39 @@ const (
 	featStreamFaults = "chaos cuts and stalls of response streams (--chaos cut/stall target=post)"
 	featGETStream    = "--get-stream"
 	featGETStorm     = "the storm on GET streams (chaos storm target=get)"
+	featServer       = "the profile's server: block"
 )
+
+// ServerNotApplicable is the entry that names the profile's server:
+// block not applicable when the target is not the embedded reference
+// server (--url: an external server, which mcpbench cannot configure):
+// the block sets the embedded server's mode, GET-stream retry hint, tick
+// notifications and page size, nothing else. ok is false when the block
+// sets nothing. The feature names the fields set, e.g. "the profile's
+// server: block (get_retry 500ms, tick 1s)".
+func ServerNotApplicable(s ServerSpec) (n metrics.NotApplicable, ok bool) {
+	var set []string
+	if s.Mode != "" {
+		set = append(set, "mode "+s.Mode)
+	}
+	if s.GETRetry > 0 {
+		set = append(set, "get_retry "+s.GETRetry.D().String())
+	}
+	if s.Tick > 0 {
+		set = append(set, "tick "+s.Tick.D().String())
+	}
+	if s.PageSize > 0 {
+		set = append(set, "page_size "+strconv.Itoa(s.PageSize))
+	}
+	if len(set) == 0 {
+		return n, false
+	}
+	why := "the target is an external server (--url), and server: configures only the embedded reference server (started without --url): mcpbench cannot set it on your server; configure the server itself"
+	if s.Tick > 0 {
+		why += " (without its tick notifications the GET streams carry no event to judge)"
+	}
+	return metrics.NotApplicable{Feature: featServer + " (" + strings.Join(set, ", ") + ")", Reason: why}, true
+}
 
 // notApply records a feature that cannot apply (once per feature).
 func (e *engine) notApply(feature, reason string) {

@@ -68,6 +68,11 @@ type Options struct {
 	// counts as a close failure, and a note in the summary says how many
 	// were cut. Nil: never.
 	StopNow context.Context
+	// NotApplicable are requested features the caller knows cannot apply
+	// before the run starts (e.g. ServerNotApplicable: the profile's
+	// server: block against an external server); the run names them with
+	// its own (run.json, the summary).
+	NotApplicable []metrics.NotApplicable
 }
 
 // ErrSetup is returned when no session could be initialized.
@@ -248,7 +253,7 @@ func (e *engine) measured(sum *metrics.Summary) bool {
 }
 
 func newEngine(pl *Plan, opts Options) *engine {
-	e := &engine{pl: pl, opts: opts, rec: opts.Recorder}
+	e := &engine{pl: pl, opts: opts, rec: opts.Recorder, notApp: slices.Clone(opts.NotApplicable)}
 	e.share()
 	e.startIterations()
 	pl.useSegment(opts.Segment)

@@ -10,21 +10,28 @@ import (
 
 // decideProtocol settles the protocol era once per run (cached for every
 // session): with auto, the newest version that supports every feature
-// the run uses; features that cannot apply at the chosen version are
-// switched off and named in the summary.
+// the run uses, asked of the server (server/discover, driver.Negotiate);
+// a run that needs sessions or resumption gets the newest session-based
+// version unless the server speaks only 2026-07-28 (it refuses a legacy
+// initialize), which it then gets. Features that cannot apply at the
+// chosen version are switched off and named in the summary.
 func (e *engine) decideProtocol(ctx context.Context) error {
 	pl := e.pl
 	needs := append(sessionFeatures(pl), resumeFeatures(pl)...)
 	if pl.Driver.Protocol == driver.ProtocolAuto || pl.Driver.Protocol == "" {
-		if len(needs) > 0 {
+		n, err := driver.Negotiate(ctx, &pl.Driver)
+		switch {
+		case err == nil && len(needs) > 0 && n.ModernOnly():
+			// The server speaks no session-based version (it refuses a
+			// legacy initialize): what needs sessions cannot apply and
+			// is named below, rather than a run refused at every
+			// initialize.
+			pl.Driver.Protocol = n.Protocol
+			e.protoWhy = fmt.Sprintf("chosen by auto: the server speaks only 2026-07-28 (%s), so %s, which %s sessions or resumption, cannot apply", n.Why, strings.Join(needs, " and "), needVerb(needs))
+		case len(needs) > 0:
 			pl.Driver.Protocol = driver.DefaultProtocol
-			verb := "needs"
-			if len(needs) > 1 {
-				verb = "need"
-			}
-			e.protoWhy = fmt.Sprintf("chosen by auto as the newest session-based version, which %s %s (2026-07-28 has no sessions and no resumption)", strings.Join(needs, " and "), verb)
-		} else {
-			n, err := driver.Negotiate(ctx, &pl.Driver)
+			e.protoWhy = fmt.Sprintf("chosen by auto as the newest session-based version, which %s %s (2026-07-28 has no sessions and no resumption)", strings.Join(needs, " and "), needVerb(needs))
+		default:
 			if err != nil {
 				// The class only: the sessions' errors show the cause,
 				// once (the same failure follows at initialize).
@@ -70,6 +77,14 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		return fmt.Errorf("%w: %v", ErrSetup, err)
 	}
 	return nil
+}
+
+// needVerb is "needs" for one feature, "need" for more.
+func needVerb(needs []string) string {
+	if len(needs) > 1 {
+		return "need"
+	}
+	return "needs"
 }
 
 // sessionFeatures names the features of plan p that need sessions (the

@@ -335,6 +335,8 @@ func (r *recording) options(plan *workload.Plan) workload.Options {
 		RunInfo:   e.runInfo(plan),
 		Sinks:     sinks,
 		StopNow:   e.now,
+
+		NotApplicable: e.serverNotApplicable(plan), // server_applies.go
 	}
 }
 

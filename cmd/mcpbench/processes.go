@@ -108,7 +108,11 @@ func (e *env) launch(args []string, dir string, plan *workload.Plan, startAt tim
 	if err != nil {
 		exe = os.Args[0]
 	}
-	argv, environ := procrun.HideArgs(args, os.Environ()) // the user's flags in the environment, not the world-readable argv
+	base := e.childEnv() // the embedded-server marker (server_applies.go)
+	if base == nil {
+		base = os.Environ()
+	}
+	argv, environ := procrun.HideArgs(args, base) // the user's flags in the environment, not the world-readable argv
 	return procrun.Launch{Exe: exe, Args: argv, Env: environ, N: n, Dir: dir, StartAt: startAt, Grace: plan.GracefulStop, TargetPID: e.f.targetPID,
 		Stderr: e.stderr, Window: plan.Warmup + plan.Window}
 }

@@ -268,14 +268,25 @@ func printProxyVerdicts(w io.Writer, v proxy.ClientVerdicts, planted map[proxy.K
 		kinds = []string{"none"}
 	}
 	fmt.Fprintf(w, "Planted: %s\n", strings.Join(kinds, ", "))
-	fmt.Fprintf(w, "Client: %d streams broken (+%d before any id), %d resumes (%d with the right Last-Event-ID, %d wrong, %d before the retry hint), %d not resumed\n",
-		v.StreamsBroken, v.BrokenWithoutID, v.Resumes, v.ResumesRightID, v.ResumesWrongID, v.ResumesEarly, v.NotResumed)
-	fmt.Fprintf(w, "        %d calls re-sent after a broken stream; %d planted 404s, %d re-initializations, %d requests on a 404'd session; %d of %d sessions deleted\n",
-		v.RequestsResent, v.Planted404, v.Reinitialized, v.DeadSessionUsed, v.SessionsDeleted, v.SessionsOpened)
+	fmt.Fprintf(w, "Client: %d streams broken (+%d before any id), %d resumes (%d with the right Last-Event-ID, %d wrong, %d of %d with a retry hint before it), %d not resumed\n",
+		v.StreamsBroken, v.BrokenWithoutID, v.Resumes, v.ResumesRightID, v.ResumesWrongID, v.ResumesEarly, v.ResumesHinted, v.NotResumed)
+	fmt.Fprintf(w, "        %d calls re-sent after a broken stream; %d planted 404s, %d re-initializations, %d requests on a 404'd session (+%d DELETEs of one: allowed); %d of %d sessions deleted\n",
+		v.RequestsResent, v.Planted404, v.Reinitialized, v.DeadSessionUsed, v.DeletedAfter404, v.SessionsDeleted, v.SessionsOpened)
 	checks := make([]string, 0, len(v.Checks))
 	for k, r := range v.Checks {
 		checks = append(checks, k+" "+r)
 	}
 	sort.Strings(checks)
 	fmt.Fprintf(w, "Checks: %s\n", strings.Join(checks, ", "))
+	na := make([]string, 0, len(v.NotApplicable))
+	for k := range v.NotApplicable {
+		na = append(na, k)
+	}
+	sort.Strings(na)
+	for _, k := range na {
+		fmt.Fprintf(w, "        %s n/a: %s\n", k, v.NotApplicable[k])
+	}
+	if l := v.NotObservableLine(); l != "" {
+		fmt.Fprintf(w, "Planted, not observable here: %s\n", strings.TrimPrefix(l, "planted, not observable here: "))
+	}
 }

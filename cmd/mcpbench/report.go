@@ -70,6 +70,12 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 		sum = res.Rebuild()
 	}
 	sk, _ := metrics.ReadSoak(dir)
+	if sk != nil {
+		sum.Soak = sk.Outcome() // the run's one verdict, as the soak printed it
+		if sk.Verdict == "" {
+			sk.Verdict = report.VerdictLevel(sum)
+		}
+	}
 	switch format {
 	case "text":
 		if err := report.WriteTextIn(out, sum, dir); err != nil {

@@ -130,6 +130,7 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 // as report prints a soak: {"summary": …, "soak": …}), and writes
 // soak.json.
 func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
+	judgeSoak(sum, sk)
 	switch env.f.format {
 	case "json":
 		if err := writeJSON(env.stdout, struct {
@@ -156,6 +157,14 @@ func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
 		}
 	}
 	return nil
+}
+
+// judgeSoak makes the run's one verdict: the soak's outcome goes into
+// the summary (its verdict line counts a failed soak verdict, or none
+// judged) and that line's word into the soak (its last line).
+func judgeSoak(sum *metrics.Summary, sk *metrics.Soak) {
+	sum.Soak = sk.Outcome()
+	sk.Verdict = report.VerdictLevel(sum)
 }
 
 // soakExit maps a soak's outcome to the exit code: as run's (exitFor),

@@ -269,6 +269,11 @@ func (d *Decoder) LastEventID() []byte { return d.lastID }
 // left): the connection is free for reuse.
 func (d *Decoder) AtEOF() bool { return d.eof && d.err == nil && d.st == d.end }
 
+// Between reports whether the decoder holds nothing of an event: no byte
+// read from the source is left unconsumed, and no field of an event not
+// yet dispatched was read (the next event's bytes are all still to come).
+func (d *Decoder) Between() bool { return d.st == d.end && d.fields == 0 && d.evBytes == 0 }
+
 // Pending reports whether a partial event (fields, or a line, without the
 // blank line that ends the event) was being read when the stream ended.
 func (d *Decoder) Pending() bool { return d.partial }

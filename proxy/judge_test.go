@@ -1,0 +1,197 @@
+package proxy_test
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/mcpbench/mcpbench/proxy"
+	"github.com/mcpbench/mcpbench/refserver"
+)
+
+// Issue 34 item 6: the proxy's verdict on a client judged a check only
+// when the fault it needs was planted and the client's reaction shows on
+// the wire; else n/a with the reason. Faults whose effect on the client
+// the proxy cannot see are listed as planted, not observable here.
+
+// A resume of a stream that carried no retry hint (the reference server
+// sends none on POST streams) says nothing about honouring one: n/a with
+// the reason. It read "retry_hint pass". With a hint planted (retry
+// retry=400) the same client's resume is judged: pass.
+func TestJudgeRetryHintOnlyWhenSent(t *testing.T) {
+	t.Parallel()
+	r := goSDKThrough(t, refserver.Options{}, "cut after=2 target=tools/call")
+	v := r.verdicts
+	if r.callErr != nil || v.ResumesRightID != 1 || v.ResumesHinted != 0 || v.Checks["retry_hint"] != "n/a" ||
+		!strings.Contains(v.NotApplicable["retry_hint"], "no resumed stream carried a retry hint") {
+		t.Fatalf("no hint sent: call error %v, verdicts %s", r.callErr, verdictJSON(v))
+	}
+	if v.Checks["resume_last_event_id"] != "pass" || v.Checks["no_resend"] != "pass" || v.CallsBroken != 1 {
+		t.Fatalf("the resume itself: %s", verdictJSON(v))
+	}
+	r = goSDKThrough(t, refserver.Options{}, "cut after=2 target=tools/call", "retry retry=400")
+	if v := r.verdicts; r.callErr != nil || v.ResumesRightID != 1 || v.ResumesHinted != 1 || v.ResumesEarly != 0 || v.Checks["retry_hint"] != "pass" || v.NotApplicable["retry_hint"] != "" {
+		t.Fatalf("hint sent: call error %v, verdicts %s", r.callErr, verdictJSON(v))
+	}
+}
+
+// Planted duplicates, drops and swaps reach the client's application:
+// the proxy cannot see what it did with them. They are listed as planted,
+// not observable, exactly as planted; no check reads pass for them (the
+// stream checks are n/a: nothing broke); delete_at_end is still judged.
+func TestJudgeEventFaultsNotObservable(t *testing.T) {
+	for _, tt := range []struct {
+		spec string
+		kind proxy.Kind
+	}{
+		{"duplicate target=progress", proxy.KindDuplicate},
+		{"drop target=progress", proxy.KindDrop},
+		{"swap target=progress", proxy.KindSwap},
+	} {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			t.Parallel()
+			r := goSDKThrough(t, refserver.Options{}, tt.spec)
+			v := r.verdicts
+			if r.planted[tt.kind] != 1 || len(v.NotObservable) != 1 || v.NotObservable[tt.kind] != 1 {
+				t.Fatalf("planted %v, not observable %v: want exactly {%s: 1}", r.planted, v.NotObservable, tt.kind)
+			}
+			want := map[string]string{"resume_last_event_id": "n/a", "retry_hint": "n/a", "no_resend": "n/a", "reinitialize_after_404": "n/a", "delete_at_end": "pass"}
+			for k, w := range want {
+				if v.Checks[k] != w || (w == "n/a") != (v.NotApplicable[k] != "") {
+					t.Fatalf("check %s: %q (why %q), want %s: %s", k, v.Checks[k], v.NotApplicable[k], w, verdictJSON(v))
+				}
+			}
+			if l := v.NotObservableLine(); !strings.Contains(l, "planted, not observable here: "+string(tt.kind)+" 1 ") {
+				t.Fatalf("line %q", l)
+			}
+		})
+	}
+	// A fault-free run: nothing planted, nothing listed.
+	r := goSDKThrough(t, refserver.Options{})
+	if v := r.verdicts; len(v.NotObservable) != 0 || v.NotObservableLine() != "" || v.Checks["delete_at_end"] != "pass" || v.Checks["retry_hint"] != "n/a" {
+		t.Fatalf("clean run: %s", verdictJSON(v))
+	}
+}
+
+// rawClient speaks MCP by hand through the proxy, so a test can send
+// exactly the requests a client under test would.
+type rawClient struct {
+	t       *testing.T
+	url     string
+	session string
+}
+
+func (c *rawClient) do(method, body string) int {
+	c.t.Helper()
+	req, _ := http.NewRequestWithContext(c.t.Context(), method, c.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		c.session = id
+	}
+	return resp.StatusCode
+}
+
+func (c *rawClient) initialize() {
+	c.t.Helper()
+	c.session = ""
+	if st := c.do("POST", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`); st != 200 {
+		c.t.Fatalf("initialize: %d", st)
+	}
+	c.do("POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// rawThrough starts the reference server and a proxy planting specs in
+// front of it, and returns a raw client of the proxy and the proxy.
+func rawThrough(t *testing.T, specs ...string) (*rawClient, *proxy.Proxy) {
+	t.Helper()
+	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", refserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	up, _ := url.Parse(srv.URL())
+	var faults []proxy.Fault
+	for _, s := range specs {
+		f, err := proxy.ParseFault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faults = append(faults, f)
+	}
+	px, err := proxy.New(proxy.Config{Upstream: up, Faults: faults, Seed: 1, Log: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: px}
+	go hs.Serve(ln)
+	t.Cleanup(func() { px.Close(); hs.Close() })
+	return &rawClient{t: t, url: "http://" + ln.Addr().String() + up.Path}, px
+}
+
+const callEcho = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+
+// After a planted 404, the client's own DELETE of that session is its
+// clean-up, allowed: counted apart, not as "a request on a 404'd
+// session" (it was, and reinitialize_after_404 failed a client that
+// re-initialized). A request other than DELETE on it still counts.
+func TestJudgeDeleteAfter404Allowed(t *testing.T) {
+	t.Parallel()
+	c, px := rawThrough(t, "status code=404 target=tools/call")
+	c.initialize()
+	if st := c.do("POST", callEcho); st != http.StatusNotFound {
+		t.Fatalf("the planted 404: got %d", st)
+	}
+	c.do("DELETE", "")
+	c.initialize()
+	v := px.Verdicts()
+	if v.Planted404 != 1 || v.DeletedAfter404 != 1 || v.DeadSessionUsed != 0 || v.Reinitialized != 1 || v.Checks["reinitialize_after_404"] != "pass" {
+		t.Fatalf("DELETE then initialize after a 404: %s", verdictJSON(v))
+	}
+
+	// The same client, but it pings the session it was told is gone.
+	c, px = rawThrough(t, "status code=404 target=tools/call")
+	c.initialize()
+	c.do("POST", callEcho)
+	c.do("POST", `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	c.do("DELETE", "")
+	c.initialize()
+	v = px.Verdicts()
+	if v.Planted404 != 1 || v.DeletedAfter404 != 1 || v.DeadSessionUsed != 1 || v.Reinitialized != 1 || v.Checks["reinitialize_after_404"] != "fail" {
+		t.Fatalf("a ping on the 404'd session: %s", verdictJSON(v))
+	}
+}
+
+// A planted 429 or 503: the client's back-off is not judged (no check
+// reads it): listed as planted, not observable, apart from the 404s.
+func TestJudgeStatusNot404NotObservable(t *testing.T) {
+	t.Parallel()
+	c, px := rawThrough(t, "status code=503 retry_after=1 target=tools/call")
+	c.initialize()
+	if st := c.do("POST", callEcho); st != http.StatusServiceUnavailable {
+		t.Fatalf("the planted 503: got %d", st)
+	}
+	c.do("DELETE", "")
+	v := px.Verdicts()
+	if v.Planted404 != 0 || len(v.NotObservable) != 1 || v.NotObservable[proxy.KindStatus] != 1 || v.Checks["reinitialize_after_404"] != "n/a" || v.Checks["delete_at_end"] != "pass" {
+		t.Fatalf("a planted 503: %s", verdictJSON(v))
+	}
+}
