@@ -28,8 +28,11 @@ func TestTextShowsDropsAndBracket(t *testing.T) {
 	for _, want := range []string{
 		"   2       1000      454.4      5456     0.00",
 		"Maximum sustainable rate under the SLO: 500.0 ops/s (step 1); the SLO is crossed between 500 ops/s (step 1, passed) and 1000 ops/s (step 2, failed)\n",
-		"Non-monotone [W-SWEEP-NONMONOTONE]: step 2 at 1000 ops/s achieved 454.4 ops/s, less than step 1 at 500 ops/s (500.0 ops/s)\n",
+		"WARNING W-SWEEP-NONMONOTONE: 1 step(s) achieved less than a step at a lower load: step 2 at 1000 ops/s achieved 454.4 ops/s, less than step 1 at 500 ops/s (500.0 ops/s)\n",
+		"  cause: a step achieved more than 2 % less throughput than a step at a lower load",
 		"  remedy: longer steps (--step) or --repeat 3",
+		"Steps that dropped arrivals (",
+		"   2       1000      10000      5456         54.56%               900.0  FAIL\n",
 		"Confidence: low: 1 step(s) achieved less than a step at a lower load (non-monotone);",
 	} {
 		if !strings.Contains(text, want) {
