@@ -32,9 +32,14 @@ func SweepHTMLReport(w io.Writer, sw *metrics.Sweep) error {
 	d := &sweepData{Sw: sw, Subtitle: sweepSubtitle(sw), Unit: metrics.SweepLoadUnit(sw.By), Target: secret.RedactURL(sw.Target),
 		Started: sw.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Steps: finished(sw, offered),
 		Marginal: strings.HasPrefix(sw.Verdict.Confidence, "marginal"), Model: report.BuildSweep(sw)}
+	seen := map[string]int{} // several steps may give one id: each element's id is its own
 	for _, w := range d.Model.Warnings {
 		h, c, r := report.WarningLines(w)
-		d.Warnings = append(d.Warnings, warningView{ID: w.ID, Anchor: strings.ToLower(w.ID), Head: h, Cause: c, Remedy: r})
+		a := strings.ToLower(w.ID)
+		if seen[a]++; seen[a] > 1 {
+			a += "-" + strconv.Itoa(seen[a])
+		}
+		d.Warnings = append(d.Warnings, warningView{ID: w.ID, Anchor: a, Head: h, Cause: c, Remedy: r})
 	}
 	for _, s := range sw.Results {
 		if s.Interrupted {

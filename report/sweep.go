@@ -315,7 +315,7 @@ func BuildSweep(sw *metrics.Sweep) *SweepModel {
 		if s.Dropped > 0 {
 			if m.Dropped == nil {
 				m.Dropped = &Table{
-					Title:  "Steps that dropped arrivals (ops the load could not start: no free VU in time; a step's percentiles cover its completed ops only, so it was judged on less than it was offered)",
+					Title:  "Steps that dropped arrivals (ops the load could not start: no free VU in time; a step's percentiles cover its completed ops only, so it was judged on less than it was offered; each step's own report, mcpbench report DIR/step-NN, has its response time with the dropped ops' lower bounds)",
 					Header: []string{"step", sw.By, "arrivals", "dropped", "% of arrivals", "p99 ms (completed)", "verdict"},
 				}
 			}
