@@ -124,8 +124,9 @@ func withCI(v float64, c *metrics.CI, unit string) string {
 	return s
 }
 
-// WriteSweepMarkdown prints a sweep's verdict and step table as
-// markdown.
+// WriteSweepMarkdown prints a sweep's verdict, its report model's
+// not-applicable lines and warnings (each with its cause and remedy, as
+// the text and report.html print them) and its step table as markdown.
 func WriteSweepMarkdown(w io.Writer, sw *metrics.Sweep) error {
 	p := &textfmt.Printer{W: w}
 	unit := metrics.SweepLoadUnit(sw.By)
@@ -152,6 +153,18 @@ func WriteSweepMarkdown(w io.Writer, sw *metrics.Sweep) error {
 	}
 	if v.Confidence != "" {
 		p.F("| Confidence | %s |\n", v.Confidence)
+	}
+	m := BuildSweep(sw) // what the text and report.html say too: n/a lines, every warning with its cause and remedy
+	rest := m.Lines()[len(m.Verdict):]
+	if len(rest) > 0 {
+		p.F("\n")
+	}
+	for _, l := range rest {
+		if strings.HasPrefix(l, "cause: ") || strings.HasPrefix(l, "remedy: ") {
+			p.F("  - %s\n", l)
+		} else {
+			p.F("- %s\n", l)
+		}
 	}
 	p.F("\n| step | %s | achieved ops/s | dropped | errors %% | p50 ms | p99 ms | p99 95%% CI | max ms | verdict |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", sw.By)
 	for _, s := range sw.Results {

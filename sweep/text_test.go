@@ -40,3 +40,23 @@ func TestTextShowsDropsAndBracket(t *testing.T) {
 		}
 	}
 }
+
+// A step keeps its run's warnings (id, cause, remedy) and not-applicable
+// lines, so the sweep's reports can print them; a repeated step keeps
+// each run's, named by run, and each feature once. Before, a step kept
+// only the generator's warning text, and a drop warning not at all.
+func TestStepKeepsItsWarnings(t *testing.T) {
+	drop := metrics.Warning{ID: "W-DROPS-VU-CAP", Text: "dropped 545 of 600 arrivals (90.8%)", Cause: "the VU cap", Remedy: "raise --max-vus"}
+	na := metrics.NotApplicable{Feature: "--check-deleted", Reason: "the server gives no session ids"}
+	s := &metrics.Summary{DurationS: 3, Dropped: 545, Warnings: []metrics.Warning{drop}, NotApplicable: []metrics.NotApplicable{na}}
+	st := StepOf(2, "rate", 200, s, nil, metrics.SLO{P99MS: 50})
+	if len(st.Warnings) != 1 || st.Warnings[0] != drop || len(st.NotApplicable) != 1 || st.NotApplicable[0] != na {
+		t.Fatalf("step warnings %+v, not applicable %+v", st.Warnings, st.NotApplicable)
+	}
+	runs := []stepRun{{Summary: s, col: &stepCollector{}}, {Summary: s, col: &stepCollector{}}}
+	p := pooled([]metrics.SweepStep{st, st}, runs)
+	if len(p.Warnings) != 2 || p.Warnings[0].Text != "run 1: "+drop.Text || p.Warnings[1].Text != "run 2: "+drop.Text ||
+		p.Warnings[1].ID != drop.ID || p.Warnings[1].Cause != drop.Cause || len(p.NotApplicable) != 1 {
+		t.Errorf("pooled warnings %+v, not applicable %+v", p.Warnings, p.NotApplicable)
+	}
+}
