@@ -96,6 +96,12 @@ type SweepStep struct {
 	TgtRSSMB float64 `json:"target_rss_mb,omitempty"`
 	TgtFDs   int     `json:"target_fds,omitempty"`
 	Warning  string  `json:"generator_warning,omitempty"`
+	// Warnings are the step run's warnings (its summary's: id, the
+	// numbers seen, cause, remedy; a repeated step's, each run's, its text
+	// prefixed "run K: "), NotApplicable the features it could not apply.
+	// The sweep's reports print them (report.BuildSweep).
+	Warnings      []Warning       `json:"warnings,omitempty"`
+	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
 
 	Pass        bool     `json:"pass"`
 	Reasons     []string `json:"reasons,omitempty"` // why the step failed the SLO

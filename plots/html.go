@@ -59,8 +59,9 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatFloat(100*c.Lo, 'f', 2, 64) + "–" + strconv.FormatFloat(100*c.Hi, 'f', 2, 64) + "%"
 	},
-	"load": fmtLoad,
-	"join": func(s []string) string { return strings.Join(s, "; ") },
+	"load":      fmtLoad,
+	"join":      func(s []string) string { return strings.Join(s, "; ") },
+	"hasPrefix": strings.HasPrefix,
 }
 
 // HTMLReport writes res as one self-contained HTML page: run metadata

@@ -10,14 +10,18 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
 )
 
 // The HTML reports of a sweep and of a soak; a run's is HTMLReport.
 
 // SweepHTMLReport writes a sweep as one self-contained HTML page: the
-// verdict (maximum sustainable rate, the SLO crossing and the knee with
-// their confidence intervals, how sure it is, memory per session), the
-// step table with each step's intervals and repeats, the capacity charts
+// sweep's report model (report.BuildSweep, which its text prints too):
+// the verdict's lines (maximum sustainable rate with the SLO's bracket,
+// the knee with its interval, cool-downs, how sure it is, memory per
+// session), the not-applicable lines, every warning with its id, cause
+// and remedy (the sweep's and each step's) and the steps that dropped
+// arrivals; the step table with each step's intervals and repeats, the capacity charts
 // inline with their captions (the ones without data listed as skipped),
 // and the sweep's settings. No JavaScript, no network; all text escaped.
 func SweepHTMLReport(w io.Writer, sw *metrics.Sweep) error {
@@ -27,7 +31,16 @@ func SweepHTMLReport(w io.Writer, sw *metrics.Sweep) error {
 	}
 	d := &sweepData{Sw: sw, Subtitle: sweepSubtitle(sw), Unit: metrics.SweepLoadUnit(sw.By), Target: secret.RedactURL(sw.Target),
 		Started: sw.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Steps: finished(sw, offered),
-		Marginal: strings.HasPrefix(sw.Verdict.Confidence, "marginal")}
+		Marginal: strings.HasPrefix(sw.Verdict.Confidence, "marginal"), Model: report.BuildSweep(sw)}
+	seen := map[string]int{} // several steps may give one id: each element's id is its own
+	for _, w := range d.Model.Warnings {
+		h, c, r := report.WarningLines(w)
+		a := strings.ToLower(w.ID)
+		if seen[a]++; seen[a] > 1 {
+			a += "-" + strconv.Itoa(seen[a])
+		}
+		d.Warnings = append(d.Warnings, warningView{ID: w.ID, Anchor: a, Head: h, Cause: c, Remedy: r})
+	}
 	for _, s := range sw.Results {
 		if s.Interrupted {
 			d.Steps = append(d.Steps, s)
@@ -50,6 +63,10 @@ type sweepData struct {
 	Steps                           []metrics.SweepStep // by load, the interrupted last
 	Marginal                        bool
 	Charts                          []chartData
+	// Model is what the sweep's text says too; Warnings its warnings'
+	// lines.
+	Model    *report.SweepModel
+	Warnings []warningView
 }
 
 // SoakHTMLReport writes a soak's results directory as one self-contained

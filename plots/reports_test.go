@@ -40,10 +40,13 @@ func TestSweepHTMLReport(t *testing.T) {
 	page := b.String()
 	for _, want := range []string{
 		`<section id="verdict">`, `<section id="steps">`, `<section id="charts">`, `<section id="sweep">`,
-		"Maximum sustainable rate", "<strong>3900 ops/s</strong> (95 % CI 3500–4400), 3899.0 ops/s achieved", "p99 reaches 8.000 ms there, its low-load baseline of 3.100 ms",
+		"Maximum sustainable rate", "Knee: 3900 ops/s (95% CI 3500–4400), 3899.0 ops/s achieved", "p99 reaches 8.000 ms there, its low-load baseline of 3.100 ms",
 		"5080 ops/s (step 6, passed) and 5200 ops/s (step 9, failed)", "sure: step 6",
-		"<tr><th>Non-monotone</th><td class=\"marginal\">step 9 at 5200 ops/s achieved 4000.0 ops/s", "<tr><th>Hysteresis</th><td class=\"fail\">step 10 re-ran 5080 ops/s",
-		"<tr><th>Cool-downs</th><td>2 after failed steps, 31.5 s in all, 1 not back to the baseline", "W-SWEEP-HYSTERESIS · remedy: the server stays slow after an overload", "W-SWEEP-NONMONOTONE · remedy: longer steps", "<td class=\"bad\">5\u202f456</td>", `<figure id="chart-capacity-latency">`, `<figure id="chart-capacity-errors">`,
+		`<p class="vline whead">WARNING W-SWEEP-NONMONOTONE: 1 step(s) achieved less than a step at a lower load: step 9 at 5200 ops/s achieved 4000.0 ops/s`,
+		`<p class="vline whead">WARNING W-SWEEP-HYSTERESIS: step 10 re-ran 5080 ops/s`,
+		`<p class="vline">Cool-downs: 2 after failed steps, 31.5 s in all; 1 not back to the baseline when the time was up (WARNING W-SWEEP-COOLDOWN below)`,
+		`<p class="vline wremedy">remedy: the server stays slow after an overload`, `<p class="vline wremedy">remedy: longer steps`, `id="warning-w-sweep-cooldown"`,
+		"<td class=\"bad\">5\u202f456</td>", `<table id="dropped-table">`, `<figure id="chart-capacity-latency">`, `<figure id="chart-capacity-errors">`,
 		`<figure id="chart-capacity-resources">`, "<figcaption>Follow p99 to where it crosses the dashed SLO line", "marginal",
 		"2 runs: 1571.0/s p99 2.900 ms · 1570.0/s p99 3.100 ms", "capacity-memory: not a session sweep",
 	} {

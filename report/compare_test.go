@@ -73,6 +73,8 @@ func TestSweepMarkdown(t *testing.T) {
 		"| Cool-downs | 2, 12.5 s in all, 1 not settled |\n",
 		"| step | rate | achieved ops/s | dropped | errors % |",
 		"| 2 | 2777 | 2000.0 | 5456 | 0.00 |", "| 3r | 2710 |", "| 4c | 2643 |",
+		"- WARNING W-SWEEP-HYSTERESIS: step 4 re-ran 2643 ops/s after the overload and failed\n  - cause: the highest passing load passed before the overload",
+		"- WARNING W-SWEEP-COOLDOWN: 1 of 2 cool-down(s) ran out of time", "  - remedy: longer steps (--step) or --repeat 3",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())

@@ -3,6 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
@@ -11,7 +14,8 @@ import (
 )
 
 // Reports of a sweep and a soak besides their own text (sweep.WriteText,
-// soak.WriteText): markdown, and the comparisons of two.
+// soak.WriteText): a sweep's report model (BuildSweep, which the sweep's
+// text and HTML render), markdown, and the comparisons of two.
 
 // WriteSweepCompare prints two sweeps side by side: the verdict's figures
 // with their 95 % intervals, then p99 at each load both ran, each with
@@ -120,8 +124,9 @@ func withCI(v float64, c *metrics.CI, unit string) string {
 	return s
 }
 
-// WriteSweepMarkdown prints a sweep's verdict and step table as
-// markdown.
+// WriteSweepMarkdown prints a sweep's verdict, its report model's
+// not-applicable lines and warnings (each with its cause and remedy, as
+// the text and report.html print them) and its step table as markdown.
 func WriteSweepMarkdown(w io.Writer, sw *metrics.Sweep) error {
 	p := &textfmt.Printer{W: w}
 	unit := metrics.SweepLoadUnit(sw.By)
@@ -148,6 +153,18 @@ func WriteSweepMarkdown(w io.Writer, sw *metrics.Sweep) error {
 	}
 	if v.Confidence != "" {
 		p.F("| Confidence | %s |\n", v.Confidence)
+	}
+	m := BuildSweep(sw) // what the text and report.html say too: n/a lines, every warning with its cause and remedy
+	rest := m.Lines()[len(m.Verdict):]
+	if len(rest) > 0 {
+		p.F("\n")
+	}
+	for _, l := range rest {
+		if strings.HasPrefix(l, "cause: ") || strings.HasPrefix(l, "remedy: ") {
+			p.F("  - %s\n", l)
+		} else {
+			p.F("- %s\n", l)
+		}
 	}
 	p.F("\n| step | %s | achieved ops/s | dropped | errors %% | p50 ms | p99 ms | p99 95%% CI | max ms | verdict |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", sw.By)
 	for _, s := range sw.Results {
@@ -230,4 +247,192 @@ func WriteSoakCompare(w io.Writer, a, b *metrics.Soak) error {
 		p.F("%-18s %24s %24s\n", v.Name, cell(x, okA), cell(y, okB))
 	}
 	return p.Err
+}
+
+// SweepModel is what every report of a sweep says besides its step
+// table and charts, built once from sweep.json (BuildSweep): the
+// verdict's lines, the features the steps could not apply, every warning
+// with its id, cause and remedy — the sweep's own (W-SWEEP-NONMONOTONE,
+// W-SWEEP-HYSTERESIS, W-SWEEP-COOLDOWN) and each step's (its drops,
+// generator, start lag) — and the steps that dropped arrivals. The text
+// (sweep.WriteText) and the HTML report (plots.SweepHTMLReport) render
+// the same SweepModel, so the terminal and report.html say the same. Its
+// fields are plain text (the HTML report escapes them).
+type SweepModel struct {
+	// Verdict are the verdict's lines, as the text prints them: the
+	// highest load and the maximum sustainable rate with the SLO's
+	// bracket, the knee, the cool-downs, "Confidence: …", memory per
+	// session, "Stopped early: …".
+	Verdict []string
+	// Interrupted: the sweep was cut short (its "Stopped early" line says
+	// where).
+	Interrupted bool
+	// NotApplicable are the steps' not-applicable lines, each feature
+	// once: "not applicable: FEATURE, because REASON".
+	NotApplicable []string
+	// StepNotes are steps' warnings without an id (a sweep.json written
+	// before steps kept their warnings): "step 2 (700 ops/s) warning: …".
+	StepNotes []string
+	// Warnings are the sweep's warnings, then each step's in step order,
+	// its text prefixed with the step: "step 5 (2200 ops/s): dropped …".
+	Warnings []metrics.Warning
+	// Dropped lists the steps that dropped arrivals (nil when none did):
+	// step, load, arrivals, dropped, their share, p99 of the completed ops
+	// and the step's verdict.
+	Dropped *Table
+}
+
+// Causes of a sweep's warnings (their remedies are metrics'
+// RemedySweep*, without the link WarningLines adds).
+const (
+	causeSweepNonMonotone = "a step achieved more than 2 % less throughput than a step at a lower load: noisy steps, a server that collapses past its knee, or a step that measured a server still recovering from the one before; the confidence is low"
+	causeSweepHysteresis  = "the highest passing load passed before the overload and failed when it was run again after it and a cool-down: the server does not get over an overload; the confidence is low"
+	causeSweepCoolDown    = "after a failed step, probes at a low load ran for the cool-down's bound and the server's p50 stayed above max(1.5 × its baseline, baseline + 1 ms): the step after it measured a server still recovering; the confidence is low"
+)
+
+// BuildSweep makes the report model of sw. It reads sw only.
+func BuildSweep(sw *metrics.Sweep) *SweepModel {
+	m := &SweepModel{Verdict: sweepVerdictLines(sw), Interrupted: sw.Verdict.Interrupted}
+	v := sw.Verdict
+	remedy := func(id, r string) string {
+		return strings.TrimSuffix(r, " ("+TroubleshootingDoc+"#"+strings.ToLower(id)+")")
+	}
+	if n := len(v.NonMonotone); n > 0 {
+		m.Warnings = append(m.Warnings, metrics.Warning{ID: metrics.WarnSweepNonMonotone,
+			Text:  fmt.Sprintf("%d step(s) achieved less than a step at a lower load: %s", n, strings.Join(v.NonMonotone, "; ")),
+			Cause: causeSweepNonMonotone, Remedy: remedy(metrics.WarnSweepNonMonotone, metrics.RemedySweepNonMonotone)})
+	}
+	if v.Hysteresis != "" {
+		m.Warnings = append(m.Warnings, metrics.Warning{ID: metrics.WarnSweepHysteresis, Text: v.Hysteresis,
+			Cause: causeSweepHysteresis, Remedy: remedy(metrics.WarnSweepHysteresis, metrics.RemedySweepHysteresis)})
+	}
+	if v.Unsettled > 0 {
+		base := ""
+		if sw.ProbeBaselineMS > 0 {
+			base = " of " + textfmt.MS(sw.ProbeBaselineMS) + " ms"
+		}
+		m.Warnings = append(m.Warnings, metrics.Warning{ID: metrics.WarnSweepCoolDown,
+			Text:  fmt.Sprintf("%d of %d cool-down(s) ran out of time before the server's p50 was back to its baseline%s", v.Unsettled, v.CoolDowns, base),
+			Cause: causeSweepCoolDown, Remedy: remedy(metrics.WarnSweepCoolDown, metrics.RemedySweepCoolDown)})
+	}
+	for _, s := range sw.Results {
+		at := fmt.Sprintf("step %s (%s %s)", stepLabel(s), loadText(s.Value), metrics.SweepLoadUnit(sw.By))
+		for _, w := range s.Warnings {
+			w.Text = at + ": " + w.Text
+			m.Warnings = append(m.Warnings, w)
+		}
+		if len(s.Warnings) == 0 && s.Warning != "" {
+			m.StepNotes = append(m.StepNotes, at+" warning: "+s.Warning)
+		}
+		for _, n := range s.NotApplicable {
+			if l := n.String(); !slices.Contains(m.NotApplicable, l) {
+				m.NotApplicable = append(m.NotApplicable, l)
+			}
+		}
+		if s.Dropped > 0 {
+			if m.Dropped == nil {
+				m.Dropped = &Table{
+					Title:  "Steps that dropped arrivals (ops the load could not start: no free VU in time; a step's percentiles cover its completed ops only, so it was judged on less than it was offered; each step's own report, mcpbench report DIR/step-NN, has its response time with the dropped ops' lower bounds)",
+					Header: []string{"step", sw.By, "arrivals", "dropped", "% of arrivals", "p99 ms (completed)", "verdict"},
+				}
+			}
+			arr := s.Count + s.Dropped
+			m.Dropped.Rows = append(m.Dropped.Rows, []string{stepLabel(s), loadText(s.Value), fmt.Sprint(arr), fmt.Sprint(s.Dropped),
+				fmt.Sprintf("%.2f%%", 100*float64(s.Dropped)/float64(arr)), textfmt.MS(s.Latency.P99), stepVerdictWord(s)})
+		}
+	}
+	return m
+}
+
+// Lines are the model's lines as the text prints them after its tables:
+// the verdict's, the not-applicable lines, the steps' warnings without
+// an id, then each warning's head, cause and remedy (WarningLines). The
+// HTML report shows the same lines; tests compare the two.
+func (m *SweepModel) Lines() []string {
+	out := slices.Clone(m.Verdict)
+	out = append(out, m.NotApplicable...)
+	out = append(out, m.StepNotes...)
+	for _, w := range m.Warnings {
+		h, c, r := WarningLines(w)
+		out = append(out, h, c, r)
+	}
+	return out
+}
+
+// sweepVerdictLines are the sweep verdict's lines.
+func sweepVerdictLines(sw *metrics.Sweep) []string {
+	var out []string
+	line := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	v, unit := sw.Verdict, metrics.SweepLoadUnit(sw.By)
+	if v.MaxSustainable > 0 {
+		if sw.By != metrics.SweepByRate {
+			line("Highest load under the SLO: %s %s", loadText(v.MaxLoad), unit)
+		}
+		l := fmt.Sprintf("Maximum sustainable rate under the SLO: %.1f ops/s (step %d)", v.MaxSustainable, v.MaxStep)
+		if b := v.Crossing; b != nil {
+			l += fmt.Sprintf("; the SLO is crossed between %s %s (step %d, passed) and %s %s (step %d, failed)", loadText(b.Lo), unit, b.LoStep, loadText(b.Hi), unit, b.HiStep)
+		}
+		out = append(out, l)
+	} else {
+		line("Maximum sustainable rate under the SLO: none of the steps met it")
+	}
+	switch {
+	case v.KneeStep > 0:
+		l := fmt.Sprintf("Knee: %s %s", loadText(v.Knee), unit)
+		if c := v.KneeCI; c != nil {
+			l += fmt.Sprintf(" (95%% CI %s–%s)", loadText(c.Lo), loadText(c.Hi))
+		}
+		if sw.By != metrics.SweepByRate || v.KneeRate != v.Knee {
+			l += fmt.Sprintf(", %.1f ops/s achieved", v.KneeRate)
+		}
+		l += fmt.Sprintf(": p99 reaches %s ms there, %s", textfmt.MS(v.KneeThreshold), v.KneeRule())
+		if v.KneeCapped {
+			l += "; the curve's own knee lies above the highest load under the SLO, so the knee is put there"
+		}
+		out = append(out, l)
+	case v.KneeCapped:
+		line("Knee: none under the SLO (no step met it)")
+	case v.KneeThreshold > 0:
+		line("Knee: none in the range (p99 stayed under %s ms, %s)", textfmt.MS(v.KneeThreshold), v.KneeRule())
+	default:
+		line("Knee: none in the range")
+	}
+	if v.CoolDowns > 0 {
+		l := fmt.Sprintf("Cool-downs: %d after failed steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
+		if v.Unsettled > 0 {
+			l += fmt.Sprintf("; %d not back to the baseline when the time was up (WARNING %s below)", v.Unsettled, metrics.WarnSweepCoolDown)
+		}
+		out = append(out, l)
+	}
+	if v.Confidence != "" {
+		line("Confidence: %s", v.Confidence)
+	}
+	if v.TargetKiBPerSession != 0 || v.GeneratorKiBPerSession != 0 {
+		line("Memory per session: target %s, mcpbench %.1f KiB (RSS slope across steps)", v.TargetKiBText(), v.GeneratorKiBPerSession)
+	}
+	if v.StoppedEarly != "" {
+		line("Stopped early: %s", v.StoppedEarly)
+	}
+	return out
+}
+
+// stepVerdictWord is a step's verdict in a word: PASS, FAIL or
+// INTERRUPTED.
+func stepVerdictWord(s metrics.SweepStep) string {
+	switch {
+	case s.Interrupted:
+		return "INTERRUPTED"
+	case s.Pass:
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// loadText formats a step's load: whole numbers, or three significant
+// decimals below 100 (as sweep.FormatLoad).
+func loadText(v float64) string {
+	if v >= 100 || v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }

@@ -9,9 +9,12 @@
 // charts; sweep: the verdict, at least 2 step rows and 3 charts; soak: 4
 // verdict rows, the trend chart, the summary table and at least 5 charts;
 // drops: a run that dropped arrivals, with its warning and dropped-ops
-// table), on a run's verdict, notes, not-applicable lines and warnings
-// (head, cause, remedy) that differ from what TERMINAL.txt (the run's
-// terminal output) printed before its first table,
+// table; sweep-drops: a sweep whose steps dropped arrivals, with a drop
+// warning and its table of those steps), on a run's verdict, notes,
+// not-applicable lines and warnings (head, cause, remedy) that differ
+// from what TERMINAL.txt (the run's terminal output) printed before its
+// first table, or a sweep's that differ from the last paragraph of its
+// TERMINAL.txt (the sweep's stdout),
 // on a table header whose text overflows its cell (over its neighbours)
 // or on a page that scrolls sideways at 1280 px; then takes a full-page
 // screenshot of each (and of its replay ledger table, beside it as
@@ -30,10 +33,11 @@ if (!profile || jobs.length === 0) {
 const wants = {
 	run: { '#summary-table tbody tr': 1, '#verdict .verdict': 1 },
 	drops: { '#summary-table tbody tr': 1, '#verdict .verdict': 1, '#verdict .warning': 1, '#dropped-table tbody tr': 1 },
-	sweep: { '#verdict': 1, '#steps-table tbody tr': 2, '#chart-capacity-latency svg': 1 },
+	sweep: { '#verdict .vline': 2, '#steps-table tbody tr': 2, '#chart-capacity-latency svg': 1 },
+	'sweep-drops': { '#verdict .vline': 2, '#verdict .warning': 1, '#dropped-table tbody tr': 1, '#steps-table tbody tr': 2, '#chart-capacity-latency svg': 1 },
 	soak: { '#soak-table tbody tr': 4, '#chart-soak-trends svg': 1, '#summary-table tbody tr': 1 },
 };
-const minCharts = { run: 3, drops: 3, sweep: 3, soak: 5 };
+const minCharts = { run: 3, drops: 3, sweep: 3, 'sweep-drops': 3, soak: 5 };
 
 // The lines of a run's terminal output that its report must show too: from
 // the verdict to the first blank line, those the report model makes (the
@@ -50,6 +54,16 @@ function terminalLines(path) {
 		if (/^(Verdict: |INTERRUPTED: |ABORTED: |note: |not applicable: |WARNING |cause: |remedy: )/.test(t)) out.push(t);
 	}
 	return out;
+}
+
+// The lines of a sweep's terminal output (its stdout) that its report must
+// show too: the last paragraph, the sweep's report model (verdict lines,
+// not-applicable lines, each warning's head, cause and remedy).
+function sweepTerminalLines(path) {
+	const paras = readFileSync(path, 'utf8').replace(/\n+$/, '').split('\n\n');
+	const last = paras[paras.length - 1];
+	if (!/^(Maximum sustainable rate|Highest load)/.test(last)) return null;
+	return last.split('\n').map((l) => l.trim());
 }
 
 const problems = [];
@@ -128,12 +142,14 @@ async function check(kind, html, shot, terminal) {
 	if (info.overflowX) tag('the page or one of its tables scrolls horizontally at 1280 px');
 	for (const h of info.spilled) tag(`table header overflows its cell, over its neighbours: ${h}`);
 	if (terminal) {
-		const want = terminalLines(terminal);
-		if (!want) tag(`no Verdict: line in the terminal output ${terminal}`);
+		const sweep = kind.startsWith('sweep');
+		const want = sweep ? sweepTerminalLines(terminal) : terminalLines(terminal);
+		if (!want) tag(`no ${sweep ? 'sweep verdict paragraph' : 'Verdict: line'} in the terminal output ${terminal}`);
 		else if (JSON.stringify(want) !== JSON.stringify(info.vlines)) {
 			tag(`the report's verdict and warnings differ from the terminal's:\n  terminal ${JSON.stringify(want)}\n  report   ${JSON.stringify(info.vlines)}`);
 		}
 		if (kind === 'drops' && !(info.vlines[0] || '').startsWith('Verdict: WARN')) tag(`a run with drops reads ${info.vlines[0]}`);
+		if (kind === 'sweep-drops' && !info.vlines.some((l) => l.startsWith('WARNING W-DROPS-'))) tag(`a sweep whose steps dropped arrivals names no drop warning: ${JSON.stringify(info.vlines)}`);
 	}
 
 	await page.screenshot({ path: shot, fullPage: true });

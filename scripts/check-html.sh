@@ -9,7 +9,9 @@
 # only), makes a short run (3 s), a short open-model run that drops most
 # of its arrivals (3 s at 200/s on 4 VUs of a 200 ms tool), a short rate
 # sweep (3 steps of 5 s, every step run: a loaded machine must not cut it
-# short) and a short soak (20 s) into temporary results directories, runs
+# short), a short rate sweep whose steps drop arrivals (20 to 200/s on 4
+# VUs of a 200 ms tool: a re-check and bisect steps, about 45 s) and a
+# short soak (20 s) into temporary results directories, runs
 # `mcpbench plot` on each, opens each report.html via file:// in headless
 # Chromium (driven by playwright-core) and fails if a page
 #   - logs a console error or throws a page error,
@@ -17,17 +19,21 @@
 #     self-contained),
 #   - lacks what its kind must show: the run's summary table; the sweep's
 #     verdict and step rows; the soak's verdict rows and trend chart; the
-#     dropping run's warning and dropped-ops table,
+#     dropping run's warning and dropped-ops table; the dropping sweep's
+#     drop warning and its table of steps that dropped arrivals,
 #   - (the two runs) does not show the same verdict, notes, not-applicable
 #     lines and warnings (id, cause, remedy) as the terminal printed,
+#   - (the two sweeps) does not show the same verdict lines,
+#     not-applicable lines and warnings (the sweep's and each step's, with
+#     id, cause, remedy) as the sweep's last paragraph on the terminal,
 #   - has too few rendered <svg> charts of non-zero size (run 3, sweep 3,
 #     soak 5), or fewer captions than charts,
 #   - has a table header whose text overflows its cell (over its
 #     neighbours),
 #   - scrolls sideways at 1280 px.
 # Then it takes a full-page screenshot of each (the run's at SCREENSHOT.png,
-# default $TMP/report.png; the others beside it as *-drops.png, *-sweep.png
-# and *-soak.png; the replay ledger table of each alone as *-ledger.png),
+# default $TMP/report.png; the others beside it as *-drops.png, *-sweep.png,
+# *-sweep-drops.png and *-soak.png; the replay ledger table of each alone as *-ledger.png),
 # prints their paths and exits 0.
 #
 # Installs what it needs: Debian's chromium (apt-get, skipped when
@@ -102,7 +108,10 @@ else
 		>"$TMP/drops.txt" 2>&1 || { cat "$TMP/drops.txt" >&2; exit 1; }
 	log "short sweep into $TMP/sweep"
 	"$bin" sweep --by rate --from 100 --to 300 --steps 3 --step 5s --step-warmup 1s --keep-going --slo-p99 2s --tool echo --args '{"text":"hi"}' -q --out "$TMP/sweep" \
-		>"$TMP/sweep.txt" 2>&1 || { cat "$TMP/sweep.txt" >&2; exit 1; }
+		>"$TMP/sweep.txt" 2>"$TMP/sweep.err" || { cat "$TMP/sweep.txt" "$TMP/sweep.err" >&2; exit 1; }
+	log "short sweep whose steps drop arrivals into $TMP/sweep-drops"
+	"$bin" sweep --by rate --from 20 --to 200 --steps 2 --step 3s --step-warmup 0s --keep-going --slo-p99 2s --vus 2 --max-vus 4 --tool slow --args '{"ms":200}' -q \
+		--out "$TMP/sweep-drops" >"$TMP/sweep-drops.txt" 2>"$TMP/sweep-drops.err" || { cat "$TMP/sweep-drops.txt" "$TMP/sweep-drops.err" >&2; exit 1; }
 	log "short soak into $TMP/soak"
 	"$bin" soak --duration 20s --warmup 2s -q --out "$TMP/soak" >"$TMP/soak.txt" 2>&1 || {
 		status=$?
@@ -111,7 +120,8 @@ else
 	}
 	add_job "$TMP/run" "$shot" run "$TMP/run.txt"
 	add_job "$TMP/drops" "${shot%.png}-drops.png" drops "$TMP/drops.txt"
-	add_job "$TMP/sweep" "${shot%.png}-sweep.png"
+	add_job "$TMP/sweep" "${shot%.png}-sweep.png" sweep "$TMP/sweep.txt"
+	add_job "$TMP/sweep-drops" "${shot%.png}-sweep-drops.png" sweep-drops "$TMP/sweep-drops.txt"
 	add_job "$TMP/soak" "${shot%.png}-soak.png"
 fi
 

@@ -1,6 +1,9 @@
 package sweep
 
 import (
+	"fmt"
+	"slices"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
@@ -97,6 +100,7 @@ func stepCIs(st *metrics.SweepStep, runs []stepRun) {
 func pooled(steps []metrics.SweepStep, runs []stepRun) metrics.SweepStep {
 	st := steps[0]
 	st.Count, st.Errors, st.Dropped, st.Faulty, st.Sessions = 0, 0, 0, 0, 0
+	st.Warnings, st.NotApplicable = nil, nil
 	var secs, meanSum, svcMeanSum, gen, genOp, genRSS, tgt, tgtOp, tgtRSS, tgtFDs float64
 	var resp, svc stats.Hist
 	for i, r := range steps {
@@ -110,6 +114,17 @@ func pooled(steps []metrics.SweepStep, runs []stepRun) metrics.SweepStep {
 		tgt, tgtOp, tgtRSS, tgtFDs = tgt+r.TgtCores, tgtOp+r.TgtCPUOp, tgtRSS+r.TgtRSSMB, tgtFDs+float64(r.TgtFDs)
 		if r.Warning != "" {
 			st.Warning = r.Warning
+		}
+		for _, w := range r.Warnings {
+			if len(steps) > 1 {
+				w.Text = fmt.Sprintf("run %d: %s", i+1, w.Text)
+			}
+			st.Warnings = append(st.Warnings, w)
+		}
+		for _, n := range r.NotApplicable {
+			if !slices.ContainsFunc(st.NotApplicable, func(d metrics.NotApplicable) bool { return d.Feature == n.Feature }) {
+				st.NotApplicable = append(st.NotApplicable, n)
+			}
 		}
 		for j := range runs[i].col.resp {
 			resp, svc = resp.Add(runs[i].col.resp[j]), svc.Add(runs[i].col.svc[j])

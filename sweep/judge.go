@@ -26,7 +26,7 @@ func numbersOf(n int, by string, value float64, s *metrics.Summary, last *metric
 	st := metrics.SweepStep{N: n, By: by, Value: value, Offered: s.TargetRate, Achieved: s.All.Rate, Count: s.All.Count,
 		Errors: s.All.Errors, ErrorRate: s.All.ErrorRate, Dropped: s.Dropped,
 		Latency: s.All.Response, Service: s.All.Service, GenCores: s.Generator.Cores, GenCPUOp: s.Generator.CPUPerOpUS,
-		Warning: s.Generator.Bottleneck, Interrupted: s.Interrupted}
+		Warning: s.Generator.Bottleneck, Interrupted: s.Interrupted, Warnings: s.Warnings, NotApplicable: s.NotApplicable}
 	if l := s.All.Ledger; l != nil {
 		st.Faulty = l.Faulty
 	}

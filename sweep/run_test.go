@@ -427,7 +427,7 @@ func TestSweepHysteresis(t *testing.T) {
 		if err := WriteText(&b, sw); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"cool-down: 5 probe(s)", "not back to its baseline", "Hysteresis [W-SWEEP-HYSTERESIS]: step ", "[W-SWEEP-COOLDOWN] 1 not back to the baseline", "Cool-downs: 1 after failed steps", fmt.Sprintf("%3dc ", r.N)} {
+		for _, want := range []string{"cool-down: 5 probe(s)", "not back to its baseline", "WARNING W-SWEEP-HYSTERESIS: step ", "WARNING W-SWEEP-COOLDOWN: 1 of 1 cool-down(s) ran out of time", "Cool-downs: 1 after failed steps", "1 not back to the baseline when the time was up (WARNING W-SWEEP-COOLDOWN below)", fmt.Sprintf("%3dc ", r.N)} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("text lacks %q:\n%s", want, b.String())
 			}

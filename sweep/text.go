@@ -9,12 +9,16 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
 )
 
-// WriteText prints the step table and the verdict: the maximum
-// sustainable rate with the SLO crossing and its interval, the knee with
-// its interval and how it was found, how sure the verdict is, and memory
-// per session.
+// WriteText prints the step table, the steps that dropped arrivals, and
+// the sweep's report model (report.BuildSweep, which its report.html
+// renders too): the verdict's lines — the maximum sustainable rate with
+// the SLO's bracket, the knee with its interval and how it was found, the
+// cool-downs, how sure the verdict is, memory per session — the features
+// the steps could not apply, and every warning with its id, cause and
+// remedy (the sweep's and each step's).
 func WriteText(w io.Writer, sw *metrics.Sweep) error {
 	p := &textfmt.Printer{W: w}
 	unit := metrics.SweepLoadUnit(sw.By)
@@ -29,8 +33,21 @@ func WriteText(w io.Writer, sw *metrics.Sweep) error {
 	for _, s := range sw.Results {
 		writeStep(p, s)
 	}
+	writeMarks(p, sw)
+	m := report.BuildSweep(sw)
+	if t := m.Dropped; t != nil {
+		p.F("\n%s\n", t.Title)
+		for _, row := range append([][]string{t.Header}, t.Rows...) {
+			p.F("%4s %10s %10s %9s %14s %19s  %s\n", row[0], row[1], row[2], row[3], row[4], row[5], row[6])
+		}
+	}
 	p.F("\n")
-	writeVerdict(p, sw)
+	for _, l := range m.Lines() {
+		if strings.HasPrefix(l, "cause: ") || strings.HasPrefix(l, "remedy: ") {
+			l = "  " + l // as the run's text prints a warning
+		}
+		p.F("%s\n", l)
+	}
 	return p.Err
 }
 
@@ -73,72 +90,11 @@ func writeStep(p *textfmt.Printer, s metrics.SweepStep) {
 		}
 		p.F("     runs: %s\n", strings.Join(parts, " · "))
 	}
-	if s.Warning != "" {
-		p.F("     warning: %s\n", s.Warning)
-	}
 }
 
-// writeVerdict prints the verdict's lines.
-func writeVerdict(p *textfmt.Printer, sw *metrics.Sweep) {
-	v, unit := sw.Verdict, metrics.SweepLoadUnit(sw.By)
-	if v.MaxSustainable > 0 {
-		if sw.By != metrics.SweepByRate {
-			p.F("Highest load under the SLO: %s %s\n", load(v.MaxLoad), unit)
-		}
-		p.F("Maximum sustainable rate under the SLO: %.1f ops/s (step %d)", v.MaxSustainable, v.MaxStep)
-		if b := v.Crossing; b != nil {
-			p.F("; the SLO is crossed between %s (step %d, passed) and %s (step %d, failed)", FormatLoad(b.Lo, sw.By), b.LoStep, FormatLoad(b.Hi, sw.By), b.HiStep)
-		}
-		p.F("\n")
-	} else {
-		p.F("Maximum sustainable rate under the SLO: none of the steps met it\n")
-	}
-	switch {
-	case v.KneeStep > 0:
-		p.F("Knee: %s %s", load(v.Knee), unit)
-		if c := v.KneeCI; c != nil {
-			p.F(" (95%% CI %s–%s)", load(c.Lo), load(c.Hi))
-		}
-		if sw.By != metrics.SweepByRate || v.KneeRate != v.Knee {
-			p.F(", %.1f ops/s achieved", v.KneeRate)
-		}
-		p.F(": p99 reaches %s ms there, %s", textfmt.MS(v.KneeThreshold), v.KneeRule())
-		if v.KneeCapped {
-			p.F("; the curve's own knee lies above the highest load under the SLO, so the knee is put there")
-		}
-		p.F("\n")
-	case v.KneeCapped:
-		p.F("Knee: none under the SLO (no step met it)\n")
-	case v.KneeThreshold > 0:
-		p.F("Knee: none in the range (p99 stayed under %s ms, %s)\n", textfmt.MS(v.KneeThreshold), v.KneeRule())
-	default:
-		p.F("Knee: none in the range\n")
-	}
-	for _, n := range v.NonMonotone {
-		p.F("Non-monotone [%s]: %s\n", metrics.WarnSweepNonMonotone, n)
-	}
-	if len(v.NonMonotone) > 0 {
-		p.F("  remedy: %s\n", metrics.RemedySweepNonMonotone)
-	}
-	if v.Hysteresis != "" {
-		p.F("Hysteresis [%s]: %s\n  remedy: %s\n", metrics.WarnSweepHysteresis, v.Hysteresis, metrics.RemedySweepHysteresis)
-	}
-	if v.CoolDowns > 0 {
-		p.F("Cool-downs: %d after failed steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
-		if v.Unsettled > 0 {
-			p.F("; [%s] %d not back to the baseline when the time was up\n  remedy: %s", metrics.WarnSweepCoolDown, v.Unsettled, metrics.RemedySweepCoolDown)
-		}
-		p.F("\n")
-	}
-	if v.Confidence != "" {
-		p.F("Confidence: %s\n", v.Confidence)
-	}
-	if v.TargetKiBPerSession != 0 || v.GeneratorKiBPerSession != 0 {
-		p.F("Memory per session: target %s, mcpbench %.1f KiB (RSS slope across steps)\n", v.TargetKiBText(), v.GeneratorKiBPerSession)
-	}
-	if v.StoppedEarly != "" {
-		p.F("Stopped early: %s\n", v.StoppedEarly)
-	}
+// writeMarks explains the step table's marks under it: r (bisect) and
+// c (re-check).
+func writeMarks(p *textfmt.Printer, sw *metrics.Sweep) {
 	for _, s := range sw.Results {
 		if s.Refine {
 			p.F("(steps marked r bisect between the highest passing and the lowest failing load)\n")

@@ -57,7 +57,7 @@ var layers = map[string][]string{
 	// The engine.
 	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
 	// Orchestrating runs.
-	"sweep": {"workload", "metrics", "internal/stats", "internal/textfmt"},
+	"sweep": {"workload", "metrics", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
 	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
 	// Running a test as N processes, and the k8s-job manifests.
 	"internal/procrun": {"metrics", "verdict", "workload"},
