@@ -46,21 +46,21 @@ func NewHistogram() *hdr.Histogram { return hdr.New(histMin, histMax, histSigFig
 
 // OpStats is what was recorded for one op over some span.
 type OpStats struct {
-	Response *hdr.Histogram // response time, µs (end − intended start)
-	Service  *hdr.Histogram // service time, µs (end − actual start)
-	TTFB     *hdr.Histogram // time to first byte, µs
-	Resume   *hdr.Histogram // time to resume a broken stream, µs (nil until one)
-	Wait     *hdr.Histogram // reconnect wait before a resume, µs (nil until one)
+	Response *Hist // response time, µs (end − intended start)
+	Service  *Hist // service time, µs (end − actual start)
+	TTFB     *Hist // time to first byte, µs
+	Resume   *Hist // time to resume a broken stream, µs (nil until one)
+	Wait     *Hist // reconnect wait before a resume, µs (nil until one)
 	// DropLB holds each dropped op's response time lower bound, µs: from
 	// its intended start to when a VU found it too late to send (nil until
 	// one). Had it been sent then, its response time would be at least
 	// that.
-	DropLB *hdr.Histogram
+	DropLB *Hist
 
 	Count        int64 // completed ops (errors included)
 	Errors       int64 // ops with a class other than ok
 	Classes      [driver.NumClasses]int64
-	Status       [600]int64 // by HTTP status (0: no response)
+	Status       StatusCounts // by HTTP status (0: no response)
 	BytesIn      int64
 	BytesOut     int64
 	Events       int64
@@ -96,12 +96,12 @@ type OpStats struct {
 }
 
 func newOpStats() *OpStats {
-	return &OpStats{Response: NewHistogram(), Service: NewHistogram(), TTFB: NewHistogram()}
+	return &OpStats{Response: NewHist(), Service: NewHist(), TTFB: NewHist()}
 }
 
 func (o *OpStats) resumeHists() {
 	if o.Resume == nil {
-		o.Resume, o.Wait = NewHistogram(), NewHistogram()
+		o.Resume, o.Wait = NewHist(), NewHist()
 	}
 }
 
@@ -117,7 +117,7 @@ func (o *OpStats) add(b *OpStats) {
 	}
 	if b.DropLB != nil {
 		if o.DropLB == nil {
-			o.DropLB = NewHistogram()
+			o.DropLB = NewHist()
 		}
 		o.DropLB.Merge(b.DropLB)
 	}
@@ -126,8 +126,8 @@ func (o *OpStats) add(b *OpStats) {
 	for i := range o.Classes {
 		o.Classes[i] += b.Classes[i]
 	}
-	for i := range o.Status {
-		o.Status[i] += b.Status[i]
+	for code, n := range b.Status.All {
+		o.Status.Add(code, n)
 	}
 	for i := range o.Verdicts {
 		o.Verdicts[i] += b.Verdicts[i]
@@ -164,7 +164,7 @@ func (o *OpStats) add(b *OpStats) {
 
 // reset zeroes o, keeping its histograms.
 func (o *OpStats) reset() {
-	r, s, t, rs, w, d, ex, ck := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.DropLB, o.Examples, resetChecks(o.Checks)
+	r, s, t, rs, w, d, ex, ck, st := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.DropLB, o.Examples, resetChecks(o.Checks), o.Status.c[:0]
 	r.Reset()
 	s.Reset()
 	t.Reset()
@@ -175,7 +175,7 @@ func (o *OpStats) reset() {
 	if d != nil {
 		d.Reset()
 	}
-	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, DropLB: d, Examples: ex, Checks: ck}
+	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, DropLB: d, Examples: ex, Checks: ck, Status: StatusCounts{st}}
 }
 
 // Shard records results of the VUs striped onto it. Safe for concurrent
@@ -366,8 +366,8 @@ func (s *Shard) Record(res *driver.Result) {
 		s.mu.Unlock()
 		return
 	}
-	if res.Status >= 0 && res.Status < len(o.Status) {
-		o.Status[res.Status]++
+	if res.Status >= 0 && res.Status < 600 {
+		o.Status.Add(res.Status, 1)
 	}
 	o.Response.RecordValue(us(res.ResponseTime()))
 	if !res.Intended.IsZero() {
@@ -476,7 +476,7 @@ func (s *Shard) Dropped(op int, intended time.Time, late time.Duration) {
 		o.Dropped++
 	}
 	if o.DropLB == nil {
-		o.DropLB = NewHistogram()
+		o.DropLB = NewHist()
 	}
 	o.DropLB.RecordValue(us(late))
 	s.mu.Unlock()

@@ -46,6 +46,7 @@ type ResultsDir struct {
 	hf      *os.File
 	hb      *bufio.Writer
 	lw      *hdr.HistogramLogWriter
+	dense   *hdr.Histogram // the interval histograms go out through it (interval)
 	err     error
 }
 
@@ -184,19 +185,23 @@ func (w *ResultsDir) interval(iv Interval, row Row, phase string) error {
 		}
 		hists := []struct {
 			kind string
-			h    *hdr.Histogram
+			h    *Hist
 		}{{"response", o.Response}, {"service", o.Service}}
 		if o.Resume != nil && o.Resume.TotalCount() > 0 {
 			hists = append(hists, struct {
 				kind string
-				h    *hdr.Histogram
+				h    *Hist
 			}{"resume", o.Resume})
 		}
+		if w.dense == nil {
+			w.dense = NewHistogram()
+		}
 		for _, h := range hists {
-			h.h.SetTag(HlogTag(w.names[i]) + "." + h.kind)
-			h.h.SetStartTimeMs(iv.Start.UnixMilli())
-			h.h.SetEndTimeMs(iv.End.UnixMilli())
-			if err := w.lw.OutputIntervalHistogram(h.h); err != nil {
+			h.h.WriteDense(w.dense) // one dense histogram, reused: the bytes are a dense one's
+			w.dense.SetTag(HlogTag(w.names[i]) + "." + h.kind)
+			w.dense.SetStartTimeMs(iv.Start.UnixMilli())
+			w.dense.SetEndTimeMs(iv.End.UnixMilli())
+			if err := w.lw.OutputIntervalHistogram(w.dense); err != nil {
 				return err
 			}
 		}
