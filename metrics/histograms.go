@@ -117,22 +117,18 @@ func HistsOf(hs map[string]*hdr.Histogram) map[string]*Hist {
 	return out
 }
 
-// writeHistograms writes hs as an interval log, one histogram per tag in
-// tag order, each spanning [startMs, endMs]. Each goes out through one
-// dense histogram, reused: the bytes are a dense histogram's.
-func writeHistograms(lw *hdr.HistogramLogWriter, hs map[string]*Hist, startMs, endMs int64) error {
+// writeHistograms writes hs as lines of an interval log of base time
+// baseMs to w, one histogram per tag in tag order, each spanning
+// [startMs, endMs] (the lines the library's log writer writes: hlogEncoder).
+func writeHistograms(w io.Writer, baseMs int64, hs map[string]*Hist, startMs, endMs int64) error {
 	tags := make([]string, 0, len(hs))
 	for t := range hs {
 		tags = append(tags, t)
 	}
 	sort.Strings(tags)
-	d := NewHistogram()
+	var enc hlogEncoder
 	for _, t := range tags {
-		hs[t].WriteDense(d)
-		d.SetTag(t)
-		d.SetStartTimeMs(startMs)
-		d.SetEndTimeMs(endMs)
-		if err := lw.OutputIntervalHistogram(d); err != nil {
+		if err := enc.write(w, baseMs, t, startMs, endMs, hs[t]); err != nil {
 			return err
 		}
 	}
@@ -162,7 +158,7 @@ func (w *ResultsDir) writeSummaryHistograms(end *RunEnd) error {
 	lw.OutputLogFormatVersion()
 	outputTimes(lw, from)
 	lw.OutputLegend()
-	if err := writeHistograms(lw, end.Histograms, from.UnixMilli(), to.UnixMilli()); err != nil {
+	if err := writeHistograms(&b, lw.BaseTime(), end.Histograms, from.UnixMilli(), to.UnixMilli()); err != nil {
 		return err
 	}
 	return writeFileAtomic(filepath.Join(w.dir, FileSummaryHistograms), b.Bytes())

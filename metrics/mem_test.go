@@ -103,3 +103,34 @@ func BenchmarkRecorderOps(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShardRecord is the recorder's cost per result (one op, its
+// response, service and TTFB times spread over 0.2–60 ms), the Tick of
+// every 10,000 included: go test ./metrics -run x -bench ShardRecord.
+func BenchmarkShardRecord(b *testing.B) {
+	rec := NewRecorder(opNames(10), 1)
+	sh := rec.Shard(0)
+	t0 := time.Unix(1000, 0)
+	res := &driver.Result{Class: driver.ClassOK, Status: 200}
+	i := 0
+	for b.Loop() {
+		us := 200 + (i*1299709)%60_000
+		res.Op, res.Intended, res.Start = i%10, t0, t0
+		res.FirstByte, res.End = t0.Add(time.Duration(us/2)*time.Microsecond), t0.Add(time.Duration(us)*time.Microsecond)
+		sh.Record(res)
+		if i++; i%10_000 == 0 {
+			rec.Tick(t0, time.Time{})
+		}
+	}
+}
+
+// A recorder of many ops gets fewer shards: shards × ops stays within
+// shardOpSlots (at least 4 shards), so its memory does not scale with
+// the cores times the ops.
+func TestRecorderShardsBoundedByOps(t *testing.T) {
+	for _, tc := range []struct{ ops, vus, want int }{{10_000, 1000, 6}, {100_000, 1000, 4}, {1000, 1000, min(65, 4*runtime.GOMAXPROCS(0))}, {5, 3, 3}} {
+		if got := len(NewRecorder(opNames(tc.ops), tc.vus).shards); got != tc.want {
+			t.Errorf("%d ops, %d VUs: %d shards, want %d", tc.ops, tc.vus, got, tc.want)
+		}
+	}
+}

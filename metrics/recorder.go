@@ -286,12 +286,23 @@ func (r *Recorder) Begin(start, firstEnd time.Time) {
 // before recording starts).
 func (r *Recorder) SetTimeline(tl *Timeline) { r.tl = tl }
 
+// shardOpSlots bounds shards × ops of a recorder: each op recorded in a
+// shard holds ~4 KB there (its counters and three sparse histograms), so
+// a profile of many ops gets fewer shards (at least 4): 10,000 ops, 6
+// shards, where 4 per core would give a 64-core machine 256 (10 GB).
+// Fewer shards cost only lock contention, small beside an op's time.
+const shardOpSlots = 1 << 16
+
 // NewRecorder returns a recorder for ops named names (index = Result.Op)
-// with shards for up to vus VUs (0: one per core × 4).
+// with shards for up to vus VUs (0: one per core × 4), at most
+// max(4, 65,536 / ops).
 func NewRecorder(names []string, vus int) *Recorder {
 	n := 4 * runtime.GOMAXPROCS(0)
 	if vus > 0 && vus < n {
 		n = vus
+	}
+	if len(names) > 0 {
+		n = min(n, max(4, shardOpSlots/len(names)))
 	}
 	r := &Recorder{names: append([]string(nil), names...), lastTick: time.Now()}
 	for range n {

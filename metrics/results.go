@@ -46,7 +46,7 @@ type ResultsDir struct {
 	hf      *os.File
 	hb      *bufio.Writer
 	lw      *hdr.HistogramLogWriter
-	dense   *hdr.Histogram // the interval histograms go out through it (interval)
+	enc     hlogEncoder // writes the interval histograms (the library's lines, a compressor reused)
 	err     error
 }
 
@@ -193,15 +193,8 @@ func (w *ResultsDir) interval(iv Interval, row Row, phase string) error {
 				h    *Hist
 			}{"resume", o.Resume})
 		}
-		if w.dense == nil {
-			w.dense = NewHistogram()
-		}
 		for _, h := range hists {
-			h.h.WriteDense(w.dense) // one dense histogram, reused: the bytes are a dense one's
-			w.dense.SetTag(HlogTag(w.names[i]) + "." + h.kind)
-			w.dense.SetStartTimeMs(iv.Start.UnixMilli())
-			w.dense.SetEndTimeMs(iv.End.UnixMilli())
-			if err := w.lw.OutputIntervalHistogram(w.dense); err != nil {
+			if err := w.enc.write(w.hb, w.lw.BaseTime(), HlogTag(w.names[i])+"."+h.kind, iv.Start.UnixMilli(), iv.End.UnixMilli(), h.h); err != nil {
 				return err
 			}
 		}

@@ -8,6 +8,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/metrics"
 )
 
 // opsYAML is a profile of n ping ops, each named.
@@ -96,4 +102,65 @@ func TestProfileErrorShowsFirstProblemsAndCount(t *testing.T) {
 	if n := len((&ProfileError{Source: "p", Errs: errs[:MaxProblemsShown]}).Error()); strings.Contains((&ProfileError{Source: "p", Errs: errs[:MaxProblemsShown]}).Error(), "more (") || n == 0 {
 		t.Fatal("exactly MaxProblemsShown problems: all shown, no count line")
 	}
+}
+
+// heapAtEnd is a sink that reads the live heap when the run ends, the
+// recorder and its totals still held (bytes, after a GC).
+type heapAtEnd struct{ at uint64 }
+
+func (h *heapAtEnd) Start(*metrics.RunInfo)           {}
+func (h *heapAtEnd) Interval(*metrics.IntervalRecord) {}
+func (h *heapAtEnd) End(*metrics.RunEnd) {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	h.at = ms.HeapAlloc
+}
+
+// A 1,000-op profile runs in tens of MB: compiled, run (4 VUs, 3,000
+// ops spread over every op, each answered at once by a fake) and its
+// results written, the run holds at most 40 MB more than before it at
+// its end (issue 33: 2.4 GB). Measured as live heap, not time.
+func TestThousandOpProfileHeap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := mcptest.New()
+		fake.Handle(mcptest.K("POST", mcptest.Any, "ping", ""), func(w *mcptest.Writer, r *mcptest.Request) {
+			w.Result(r, map[string]any{})
+		})
+		hc, stop := mcptest.ServePipe(fake)
+		defer stop()
+		rd, err := metrics.NewResultsDir(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		p, errs := ParseProfile(opsYAML(1000))
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		p.URL, p.Protocol = "http://fake/mcp", driver.Protocol20251125
+		p.VUs, p.Iterations, p.Duration = 4, 3000, Duration(time.Minute)
+		pl, err := Compile(p, hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &heapAtEnd{}
+		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{rd, h}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if sum.All.Count != 3000 || len(sum.Ops) < 900 {
+			t.Fatalf("%d ops of %d kinds; want 3000 of 900 kinds or more", sum.All.Count, len(sum.Ops))
+		}
+		grown := int64(h.at) - int64(before.HeapAlloc)
+		t.Logf("1,000-op profile: %.1f MB live at the run's end (%d bytes per op)", float64(grown)/(1<<20), grown/1000)
+		if grown > 40<<20 {
+			t.Fatalf("the run held %.0f MB at its end for 1,000 ops; want at most 40 MB", float64(grown)/(1<<20))
+		}
+	})
 }

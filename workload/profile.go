@@ -376,9 +376,10 @@ const (
 	MaxProfileBytes = 4 << 20
 	// MaxProfileOps bounds the ops of a profile (10,000): each op is a
 	// label of its own in every report, with its own histograms and
-	// counters in the recorder (about 9 KB per op, plus ~4 KB per op for
-	// each recorder shard it is recorded in: 4 per core, at most the VUs;
-	// 1,000 ops on 2 cores ~40 MB: metrics.BenchmarkRecorderOps).
+	// counters in the recorder: about 9 KB per op, plus ~4 KB per op for
+	// each recorder shard it is recorded in (4 per core, at most the VUs
+	// and max(4, 65,536 / ops)); 1,000 ops on 2 cores ~40 MB
+	// (metrics.BenchmarkRecorderOps), 10,000 ops at most ~330 MB.
 	// Validation refuses more before checking or building any op.
 	MaxProfileOps = 10_000
 	// MaxProblemsShown is how many of a profile's problems ProfileError
