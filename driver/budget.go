@@ -3,6 +3,11 @@ package driver
 import (
 	"context"
 	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +44,108 @@ type Budget struct {
 // NewBudget returns a budget of size bytes (at least 1 MiB).
 func NewBudget(size int64) *Budget {
 	size = max(size, 1<<20)
+	for b := largestBudget.Load(); size > b && !largestBudget.CompareAndSwap(b, size); b = largestBudget.Load() {
+	}
+	if autoLimit.Load() {
+		applyMemoryLimit()
+	}
 	return &Budget{sem: semaphore.NewWeighted(size), size: size}
+}
+
+// The soft memory limit that follows the budgets (AutoMemoryLimit).
+var (
+	autoLimit     atomic.Bool
+	largestBudget atomic.Int64
+	limitMu       sync.Mutex
+	limitSet      int64
+)
+
+// MemoryLimitFactor is the soft memory limit AutoMemoryLimit sets, as a
+// multiple of the largest Budget: 2 (256 MiB for the default 128 MiB), so
+// that the process's resident memory stays within 3× the budget: the
+// limit counts the Go heap, stacks and runtime; the rest (the binary's
+// pages) and the collector's overshoot while it runs are ~20–40 MB
+// (TestLargeAnswersRSSWithinThreeBudgets: 239–274 MiB with 60 MiB
+// answers).
+const MemoryLimitFactor = 2.0
+
+// AutoMemoryLimit makes the Go runtime's soft memory limit
+// (debug.SetMemoryLimit) follow the large-message budgets, when the
+// environment sets no GOMEMLIMIT: MemoryLimitFactor × the largest Budget
+// made so far (NewBudget), or twice the live heap when that is more (as
+// GOGC=100 lets the heap grow anyway, so a run whose own live heap is
+// large is never collected more often than without a limit). The live
+// heap is re-read every 500 ms until stop is called.
+//
+// Why: the buffers of a large message are dropped once it is handled,
+// and with GOGC=100 alone the collector lets dropped ones pile up to as
+// much again as the heap holds live: 60 MiB answers within the default
+// 128 MiB budget reached 390–508 MB of RSS (issue 33). The cost: when the
+// heap nears the limit the collector runs more often, each cycle marking
+// the live heap's pointers (a large message's bytes hold none, so a
+// cycle costs what the sessions and histograms cost to mark, about a
+// millisecond per 10 MB); a run that never holds large messages never
+// nears it. mcpbench's main calls it; a program using the driver may.
+func AutoMemoryLimit() (stop func()) {
+	if os.Getenv("GOMEMLIMIT") != "" || !autoLimit.CompareAndSwap(false, true) {
+		return func() {}
+	}
+	applyMemoryLimit()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				applyMemoryLimit()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			autoLimit.Store(false)
+			limitMu.Lock()
+			debug.SetMemoryLimit(math.MaxInt64)
+			limitSet = 0
+			limitMu.Unlock()
+		})
+	}
+}
+
+// applyMemoryLimit sets the soft memory limit AutoMemoryLimit keeps (none
+// before the first budget).
+func applyMemoryLimit() {
+	b := largestBudget.Load()
+	if b == 0 {
+		return
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	var live int64
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		live = int64(s[0].Value.Uint64())
+	}
+	lim := max(int64(MemoryLimitFactor*float64(b)), 2*live)
+	limitMu.Lock()
+	defer limitMu.Unlock()
+	if !autoLimit.Load() || lim == limitSet {
+		return
+	}
+	debug.SetMemoryLimit(lim)
+	limitSet = lim
+}
+
+// MemoryLimit returns the soft memory limit AutoMemoryLimit set (bytes; 0:
+// none).
+func MemoryLimit() int64 {
+	limitMu.Lock()
+	defer limitMu.Unlock()
+	return limitSet
 }
 
 // Size returns the budget in bytes.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/mcpbench/mcpbench/driver"
 )
 
 // Exit codes.
@@ -31,6 +33,7 @@ func usageError(format string, args ...any) error {
 }
 
 func main() {
+	driver.AutoMemoryLimit() // without GOMEMLIMIT: a soft limit of 2 × the large-message budget (RSS within 3×; issue 33)
 	root := newRootCmd()
 	err := root.Execute()
 	writeAllocs()
