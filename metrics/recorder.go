@@ -13,9 +13,12 @@
 // (report, plots).
 //
 // Recording: each VU records into a shard (VUs are striped over a bounded
-// number of shards, because one op's three histograms take ~0.5 MB and a
-// run may have thousands of VUs). A shard is a mutex and lazily created
-// per-op stats; contention is low because shards outnumber cores. Once per
+// number of shards: 4 per core, at most max(4, 65,536 / ops), because a
+// run may have thousands of VUs and an op costs ~4 KB in each shard that
+// records it). A shard is a mutex and lazily created per-op stats, whose
+// histograms are sparse (Hist: they hold what they recorded, where a dense
+// HdrHistogram of the range takes 188 KB); contention is low because
+// shards outnumber cores. Once per
 // interval the collector (Tick) merges every shard into the interval's
 // aggregate and the run's total, off the hot path. A row counts ops by
 // intended start (so achieved compares with the target rate), its
