@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,10 +25,14 @@ import (
 // max_event_bytes, line and data buffers), and gives it back once the
 // message is handled and its buffers dropped. So the large-message
 // buffers in use never exceed the budget, however many VUs meet huge
-// answers at once; the others wait (counted: Waits, Waited). The
-// process's resident memory is higher: the small per-session buffers, and
-// dropped buffers the Go collector has not yet reclaimed (with GOGC=100 it
-// lets the heap grow by as much again as it holds live).
+// answers at once; the others wait (counted: Waits, Waited). The buffer of
+// a JSON answer with a Content-Length is kept by the budget for the next
+// answer of about its size (within the budget, counted with the
+// reservations), so repeated large answers leave nothing to the
+// collector. The process's resident memory is higher: the small
+// per-session buffers, and dropped buffers the Go collector has not yet
+// reclaimed (with GOGC=100 it lets the heap grow by as much again as it
+// holds live; AutoMemoryLimit bounds that).
 //
 // A Budget is safe for concurrent use. The zero value is not usable; use
 // NewBudget.
@@ -39,6 +44,72 @@ type Budget struct {
 	waitedNS atomic.Int64
 	peak     atomic.Int64
 	held     atomic.Int64
+
+	// free holds buffers of sized JSON answers given back (takeSized,
+	// giveSized), for the next answer of about the same size: repeated
+	// large answers then reuse their buffers instead of leaving one to the
+	// collector each. Their bytes count with the reservations: held +
+	// cached never exceeds size (cached buffers are dropped to keep it).
+	mu     sync.Mutex
+	free   [][]byte
+	cached int64
+}
+
+// takeSized reserves and returns a buffer of n bytes for a JSON answer of
+// a known size: a buffer given back with a capacity of n to n + n/16
+// (the reservation grows to its capacity), else a new one. The
+// reservation comes first, so a caller waiting for room holds no buffer.
+// It fails only when ctx ends. giveSized gives it back.
+func (b *Budget) takeSized(ctx context.Context, n int64) ([]byte, int64, error) {
+	held, err := b.acquire(ctx, n)
+	if err != nil {
+		return nil, 0, err
+	}
+	b.mu.Lock()
+	for i, f := range b.free {
+		c := int64(cap(f))
+		if c < n || c > n+n/16 || (c > held && !b.sem.TryAcquire(c-held)) {
+			continue
+		}
+		if c > held {
+			b.note(c - held)
+			held = c
+		}
+		b.free = slices.Delete(b.free, i, i+1) // (zeroes the slot left behind: nothing dropped stays referenced)
+		b.cached -= c
+		b.mu.Unlock()
+		return f[:n], held, nil
+	}
+	b.mu.Unlock()
+	b.trim()
+	return make([]byte, n), held, nil
+}
+
+// giveSized releases a takeSized reservation and keeps its buffer for the
+// next answer when the reservations and the kept buffers together stay
+// within the budget.
+func (b *Budget) giveSized(buf []byte, held int64) {
+	b.release(held)
+	if int64(cap(buf)) != held {
+		return
+	}
+	b.mu.Lock()
+	if b.held.Load()+b.cached+held <= b.size {
+		b.free = append(b.free, buf[:0])
+		b.cached += held
+	}
+	b.mu.Unlock()
+}
+
+// trim drops kept buffers (to the collector) until the reservations and
+// the kept buffers together are within the budget.
+func (b *Budget) trim() {
+	b.mu.Lock()
+	for len(b.free) > 0 && b.held.Load()+b.cached > b.size {
+		b.cached -= int64(cap(b.free[0]))
+		b.free = slices.Delete(b.free, 0, 1)
+	}
+	b.mu.Unlock()
 }
 
 // NewBudget returns a budget of size bytes (at least 1 MiB).
@@ -165,10 +236,15 @@ func (b *Budget) acquire(ctx context.Context, n int64) (int64, error) {
 			return 0, fmt.Errorf("waiting for the large-message memory budget (%s): %w", units.Size(b.size), context.Cause(ctx))
 		}
 	}
+	b.note(n)
+	return n, nil
+}
+
+// note counts n more bytes reserved (held, peak).
+func (b *Budget) note(n int64) {
 	h := b.held.Add(n)
 	for p := b.peak.Load(); h > p && !b.peak.CompareAndSwap(p, h); p = b.peak.Load() {
 	}
-	return n, nil
 }
 
 func (b *Budget) release(n int64) {
