@@ -28,7 +28,8 @@ import (
 // answers at once; the others wait (counted: Waits, Waited). The buffer of
 // a JSON answer with a Content-Length is kept by the budget for the next
 // answer of about its size (within the budget, counted with the
-// reservations), so repeated large answers leave nothing to the
+// reservations; the process-wide default budget keeps none), so repeated
+// large answers leave nothing to the
 // collector. The process's resident memory is higher: the small
 // per-session buffers, and dropped buffers the Go collector has not yet
 // reclaimed (with GOGC=100 it lets the heap grow by as much again as it
@@ -90,8 +91,8 @@ func (b *Budget) takeSized(ctx context.Context, n int64) ([]byte, int64, error) 
 // within the budget.
 func (b *Budget) giveSized(buf []byte, held int64) {
 	b.release(held)
-	if int64(cap(buf)) != held {
-		return
+	if int64(cap(buf)) != held || b == defaultBudget {
+		return // (the process-wide default outlives any run: it keeps nothing)
 	}
 	b.mu.Lock()
 	if b.held.Load()+b.cached+held <= b.size {
