@@ -29,11 +29,10 @@ import (
 // a JSON answer with a Content-Length is kept by the budget for the next
 // answer of about its size (within the budget, counted with the
 // reservations; the process-wide default budget keeps none), so repeated
-// large answers leave nothing to the
-// collector. The process's resident memory is higher: the small
-// per-session buffers, and dropped buffers the Go collector has not yet
-// reclaimed (with GOGC=100 it lets the heap grow by as much again as it
-// holds live; AutoMemoryLimit bounds that).
+// large answers leave nothing to the collector. The process's resident
+// memory is higher: the small per-session buffers, and dropped buffers
+// the Go collector has not yet reclaimed (with GOGC=100 it lets the heap
+// grow by as much again as it holds live; AutoMemoryLimit bounds that).
 //
 // A Budget is safe for concurrent use. The zero value is not usable; use
 // NewBudget.
