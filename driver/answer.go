@@ -102,8 +102,7 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 		return fmt.Errorf("%w: Content-Encoding %q not supported", ErrBadResponse, ce)
 	}
 	b, held, err := s.readMessage(ctx, r, size, limit)
-	defer s.budget.release(held) // once the message is handled
-	defer s.keepJSONBuf(b)
+	defer s.doneMessage(b, held) // once the message is handled
 	if err != nil {
 		return s.ctxErr(ctx, err)
 	}

@@ -59,6 +59,19 @@ func readAll(r io.Reader, buf []byte, limit int64) ([]byte, int64, error) {
 	}
 }
 
+// doneMessage gives back what reading a message held, once it is handled:
+// a sized answer's buffer (its capacity is its reservation) to the budget
+// for the next large answer, any other reservation released; then
+// keepJSONBuf.
+func (s *Session) doneMessage(b []byte, held int64) {
+	if held > jsonSmall && int64(cap(b)) == held {
+		s.budget.giveSized(b, held)
+	} else {
+		s.budget.release(held)
+	}
+	s.keepJSONBuf(b)
+}
+
 // keepJSONBuf keeps b as the session's JSON buffer when it is small, else
 // drops it (a large answer's buffer is not held for the rest of the run).
 func (s *Session) keepJSONBuf(b []byte) {
@@ -143,13 +156,14 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 
 // readSized reads the rest of an answer of a known size (its
 // Content-Length, at most the limit: readJSON checked) into one buffer of
-// that size, after reserving it; buf holds what was read so far. The body
-// reader ends at size, so nothing beyond is read.
+// that size, reserved with it (Budget.takeSized: a buffer of an earlier
+// answer of about that size when the budget kept one); buf holds what was
+// read so far. The body reader ends at size, so nothing beyond is read.
 func (s *Session) readSized(ctx context.Context, r io.Reader, buf []byte, size int64) (msg []byte, held int64, err error) {
-	if held, err = s.budget.acquire(ctx, size); err != nil {
+	out, held, err := s.budget.takeSized(ctx, max(size, int64(len(buf))))
+	if err != nil {
 		return buf, 0, err
 	}
-	out := make([]byte, max(size, int64(len(buf))))
 	n := copy(out, buf)
 	m, err := io.ReadFull(r, out[n:])
 	if err == io.EOF || err == io.ErrUnexpectedEOF {

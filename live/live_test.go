@@ -280,7 +280,7 @@ func TestJSONLNeverBlocks(t *testing.T) {
 // The native buckets of the duration histograms are the HdrHistogram's
 // values at schema 3, and the classic ones cumulative.
 func TestCumHist(t *testing.T) {
-	h := metrics.NewHistogram()
+	h := metrics.NewHist()
 	for _, us := range []int64{300, 900, 1000, 4000, 70_000_000} {
 		h.RecordValue(us)
 	}

@@ -188,7 +188,7 @@ func (rc *receiver) count() int {
 // of them failed with a timeout, response times resp (µs), service
 // times half those.
 func fakeInterval(count, errs int64, resp ...int64) *metrics.IntervalRecord {
-	st := &metrics.OpStats{Response: metrics.NewHistogram(), Service: metrics.NewHistogram(), TTFB: metrics.NewHistogram()}
+	st := &metrics.OpStats{Response: metrics.NewHist(), Service: metrics.NewHist(), TTFB: metrics.NewHist()}
 	for _, v := range resp {
 		st.Response.RecordValue(v)
 		st.Service.RecordValue(v / 2)

@@ -56,14 +56,20 @@ const (
 
 // Histograms returns copies of the run's histograms so far (up to the
 // last Tick), tagged as summary.hlog tags them; empty ones are left out.
-// Safe for concurrent use; call it between Ticks.
-func (r *Recorder) Histograms() map[string]*hdr.Histogram {
-	out := map[string]*hdr.Histogram{}
-	put := func(tag string, h *hdr.Histogram) {
-		if h != nil && h.TotalCount() > 0 {
-			c := NewHistogram()
+// The copies are sparse (Hist): an op costs what it recorded. Safe for
+// concurrent use; call it between Ticks.
+func (r *Recorder) Histograms() map[string]*Hist {
+	out := map[string]*Hist{}
+	put := func(tag string, h *Hist) {
+		if h.TotalCount() > 0 {
+			c := NewHist()
 			c.Merge(h)
 			out[tag] = c
+		}
+	}
+	putDense := func(tag string, h *hdr.Histogram) {
+		if h != nil && h.TotalCount() > 0 {
+			out[tag] = HistOf(h)
 		}
 	}
 	r.mu.Lock()
@@ -76,11 +82,11 @@ func (r *Recorder) Histograms() map[string]*hdr.Histogram {
 		put(p+"resume", o.Resume)
 		put(p+"wait", o.Wait)
 	}
-	put(tagLag, r.lag)
+	putDense(tagLag, r.lag)
 	r.mu.Unlock()
 	t := &r.sessions
 	t.lock()
-	put(tagInit, t.initHist)
+	putDense(tagInit, t.initHist)
 	put(tagGET+"resume.time", t.get.resumes.Resume)
 	put(tagGET+"resume.wait", t.get.resumes.Wait)
 	put(tagGET+"reopen.time", t.get.reopenTries.Resume)
@@ -89,32 +95,40 @@ func (r *Recorder) Histograms() map[string]*hdr.Histogram {
 	et := &r.endpoints
 	et.mu.Lock()
 	for i, h := range et.hist {
-		put(tagEndpoint+strconv.Itoa(i)+".response", h)
+		putDense(tagEndpoint+strconv.Itoa(i)+".response", h)
 	}
 	et.mu.Unlock()
 	it := &r.iters
 	it.mu.Lock()
 	for i, n := range it.names {
-		put(tagScenario+HlogTag(n)+".iteration", it.hist[i])
+		putDense(tagScenario+HlogTag(n)+".iteration", it.hist[i])
 	}
 	it.mu.Unlock()
 	return out
 }
 
-// writeHistograms writes hs as an interval log, one histogram per tag in
-// tag order, each spanning [startMs, endMs].
-func writeHistograms(lw *hdr.HistogramLogWriter, hs map[string]*hdr.Histogram, startMs, endMs int64) error {
+// HistsOf returns sparse copies of dense histograms by tag (as
+// RunEnd.Histograms holds them).
+func HistsOf(hs map[string]*hdr.Histogram) map[string]*Hist {
+	out := make(map[string]*Hist, len(hs))
+	for t, h := range hs {
+		out[t] = HistOf(h)
+	}
+	return out
+}
+
+// writeHistograms writes hs as lines of an interval log of base time
+// baseMs to w, one histogram per tag in tag order, each spanning
+// [startMs, endMs] (the lines the library's log writer writes: hlogEncoder).
+func writeHistograms(w io.Writer, baseMs int64, hs map[string]*Hist, startMs, endMs int64) error {
 	tags := make([]string, 0, len(hs))
 	for t := range hs {
 		tags = append(tags, t)
 	}
 	sort.Strings(tags)
+	var enc hlogEncoder
 	for _, t := range tags {
-		h := hs[t]
-		h.SetTag(t)
-		h.SetStartTimeMs(startMs)
-		h.SetEndTimeMs(endMs)
-		if err := lw.OutputIntervalHistogram(h); err != nil {
+		if err := enc.write(w, baseMs, t, startMs, endMs, hs[t]); err != nil {
 			return err
 		}
 	}
@@ -144,7 +158,7 @@ func (w *ResultsDir) writeSummaryHistograms(end *RunEnd) error {
 	lw.OutputLogFormatVersion()
 	outputTimes(lw, from)
 	lw.OutputLegend()
-	if err := writeHistograms(lw, end.Histograms, from.UnixMilli(), to.UnixMilli()); err != nil {
+	if err := writeHistograms(&b, lw.BaseTime(), end.Histograms, from.UnixMilli(), to.UnixMilli()); err != nil {
 		return err
 	}
 	return writeFileAtomic(filepath.Join(w.dir, FileSummaryHistograms), b.Bytes())

@@ -425,7 +425,7 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 		VUs: mi.rec.VUs, Sessions: mi.rec.Sessions, Streams: mi.rec.Streams, Dropped: mi.rec.Dropped,
 		Self: ProcRow{Cores: textfmt.Round3(mi.rec.Self.Cores), RSSMB: textfmt.Round3(mi.rec.Self.RSSMB)}, Target: mi.rec.Target}
 	for i := range m.ops {
-		o := &OpStats{Response: orEmpty(mi.response[i]), Service: orEmpty(mi.service[i]), TTFB: NewHistogram(), Resume: mi.resume[i],
+		o := &OpStats{Response: HistOf(mi.response[i]), Service: HistOf(mi.service[i]), TTFB: NewHist(), Resume: histOrNil(mi.resume[i]),
 			Count: mi.opCount[i], Errors: mi.opErrors[i], Resumes: mi.opResumes[i], Faulty: mi.opFaulty[i]}
 		iv.Ops = append(iv.Ops, o)
 		iv.All.Response.Merge(o.Response)
@@ -446,11 +446,12 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 	return iv, row
 }
 
-func orEmpty(h *hdr.Histogram) *hdr.Histogram {
+// histOrNil is h as a Hist, nil for nil.
+func histOrNil(h *hdr.Histogram) *Hist {
 	if h == nil {
-		return NewHistogram()
+		return nil
 	}
-	return h
+	return HistOf(h)
 }
 
 // runInfo is the merged run.json: the first segment's description, the

@@ -19,13 +19,11 @@ const (
 // successful TLS handshakes' and token fetches' times), tagged as
 // summary.hlog tags them, for exact merges; empty ones are left out.
 // Nil for nil.
-func NetHistograms(n *httpclient.NetStats) map[string]*hdr.Histogram {
-	out := map[string]*hdr.Histogram{}
+func NetHistograms(n *httpclient.NetStats) map[string]*Hist {
+	out := map[string]*Hist{}
 	put := func(tag string, h *hdr.Histogram) {
 		if h != nil && h.TotalCount() > 0 {
-			c := NewHistogram()
-			c.Merge(h)
-			out[tag] = c
+			out[tag] = HistOf(h)
 		}
 	}
 	if n != nil {

@@ -14,7 +14,7 @@ import (
 // writeNetSeg writes a one-second segment run whose summary has net (and
 // whose summary.hlog has the histograms behind it, hs), as a run writes
 // it.
-func writeNetSeg(t *testing.T, dir string, start time.Time, sg *SegmentInfo, net *NetSummary, hs map[string]*hdr.Histogram) {
+func writeNetSeg(t *testing.T, dir string, start time.Time, sg *SegmentInfo, net *NetSummary, hs map[string]*Hist) {
 	t.Helper()
 	rec := NewRecorder(segOps, 1)
 	rec.Begin(start, start.Add(time.Second))

@@ -40,7 +40,7 @@ func (m *Merged) Replay(sinks ...Sink) {
 			s.Interval(rec)
 		}
 	}
-	end := &RunEnd{Info: m.Run, Summary: m.Summary, Offenders: m.Offenders, Histograms: m.Totals}
+	end := &RunEnd{Info: m.Run, Summary: m.Summary, Offenders: m.Offenders, Histograms: HistsOf(m.Totals)}
 	for _, s := range sinks {
 		s.End(end)
 	}

@@ -244,7 +244,7 @@ func sumOps(name string, parts []OpSummary, secs float64, hist func(string) *hdr
 	}
 	o.ThrottleWaitS, o.WastedMS = textfmt.Round3(throttle), textfmt.Round3(wasted)
 	o.Response, o.Service, o.TTFB = LatencyOf(hist("response")), LatencyOf(hist("service")), LatencyOf(hist("ttfb"))
-	o.addDropped(hist("response"), hist("dropped"), secs)
+	o.addDropped(HistOf(hist("response")), HistOf(hist("dropped")), secs)
 	o.Resumes = sumResumes(resumes, hist("resume"), hist("wait"))
 	o.Ledger = sumLedgers(ledgers)
 	o.Checks = sumCheckSummaries(checks)

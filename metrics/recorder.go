@@ -13,9 +13,12 @@
 // (report, plots).
 //
 // Recording: each VU records into a shard (VUs are striped over a bounded
-// number of shards, because one op's three histograms take ~0.5 MB and a
-// run may have thousands of VUs). A shard is a mutex and lazily created
-// per-op stats; contention is low because shards outnumber cores. Once per
+// number of shards: 4 per core, at most max(4, 65,536 / ops), because a
+// run may have thousands of VUs and an op costs ~4 KB in each shard that
+// records it). A shard is a mutex and lazily created per-op stats, whose
+// histograms are sparse (Hist: they hold what they recorded, where a dense
+// HdrHistogram of the range takes 188 KB); contention is low because
+// shards outnumber cores. Once per
 // interval the collector (Tick) merges every shard into the interval's
 // aggregate and the run's total, off the hot path. A row counts ops by
 // intended start (so achieved compares with the target rate), its
@@ -46,21 +49,21 @@ func NewHistogram() *hdr.Histogram { return hdr.New(histMin, histMax, histSigFig
 
 // OpStats is what was recorded for one op over some span.
 type OpStats struct {
-	Response *hdr.Histogram // response time, µs (end − intended start)
-	Service  *hdr.Histogram // service time, µs (end − actual start)
-	TTFB     *hdr.Histogram // time to first byte, µs
-	Resume   *hdr.Histogram // time to resume a broken stream, µs (nil until one)
-	Wait     *hdr.Histogram // reconnect wait before a resume, µs (nil until one)
+	Response *Hist // response time, µs (end − intended start)
+	Service  *Hist // service time, µs (end − actual start)
+	TTFB     *Hist // time to first byte, µs
+	Resume   *Hist // time to resume a broken stream, µs (nil until one)
+	Wait     *Hist // reconnect wait before a resume, µs (nil until one)
 	// DropLB holds each dropped op's response time lower bound, µs: from
 	// its intended start to when a VU found it too late to send (nil until
 	// one). Had it been sent then, its response time would be at least
 	// that.
-	DropLB *hdr.Histogram
+	DropLB *Hist
 
 	Count        int64 // completed ops (errors included)
 	Errors       int64 // ops with a class other than ok
 	Classes      [driver.NumClasses]int64
-	Status       [600]int64 // by HTTP status (0: no response)
+	Status       StatusCounts // by HTTP status (0: no response)
 	BytesIn      int64
 	BytesOut     int64
 	Events       int64
@@ -100,12 +103,12 @@ type OpStats struct {
 }
 
 func newOpStats() *OpStats {
-	return &OpStats{Response: NewHistogram(), Service: NewHistogram(), TTFB: NewHistogram()}
+	return &OpStats{Response: NewHist(), Service: NewHist(), TTFB: NewHist()}
 }
 
 func (o *OpStats) resumeHists() {
 	if o.Resume == nil {
-		o.Resume, o.Wait = NewHistogram(), NewHistogram()
+		o.Resume, o.Wait = NewHist(), NewHist()
 	}
 }
 
@@ -121,7 +124,7 @@ func (o *OpStats) add(b *OpStats) {
 	}
 	if b.DropLB != nil {
 		if o.DropLB == nil {
-			o.DropLB = NewHistogram()
+			o.DropLB = NewHist()
 		}
 		o.DropLB.Merge(b.DropLB)
 	}
@@ -130,8 +133,8 @@ func (o *OpStats) add(b *OpStats) {
 	for i := range o.Classes {
 		o.Classes[i] += b.Classes[i]
 	}
-	for i := range o.Status {
-		o.Status[i] += b.Status[i]
+	for code, n := range b.Status.All {
+		o.Status.Add(code, n)
 	}
 	for i := range o.Verdicts {
 		o.Verdicts[i] += b.Verdicts[i]
@@ -170,7 +173,7 @@ func (o *OpStats) add(b *OpStats) {
 
 // reset zeroes o, keeping its histograms.
 func (o *OpStats) reset() {
-	r, s, t, rs, w, d, ex, ck := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.DropLB, o.Examples, resetChecks(o.Checks)
+	r, s, t, rs, w, d, ex, ck, st := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.DropLB, o.Examples, resetChecks(o.Checks), o.Status.c[:0]
 	r.Reset()
 	s.Reset()
 	t.Reset()
@@ -181,7 +184,7 @@ func (o *OpStats) reset() {
 	if d != nil {
 		d.Reset()
 	}
-	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, DropLB: d, Examples: ex, Checks: ck}
+	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, DropLB: d, Examples: ex, Checks: ck, Status: StatusCounts{st}}
 }
 
 // Shard records results of the VUs striped onto it. Safe for concurrent
@@ -313,12 +316,23 @@ func (r *Recorder) Begin(start, firstEnd time.Time) {
 // before recording starts).
 func (r *Recorder) SetTimeline(tl *Timeline) { r.tl = tl }
 
+// shardOpSlots bounds shards × ops of a recorder: each op recorded in a
+// shard holds ~4 KB there (its counters and three sparse histograms), so
+// a profile of many ops gets fewer shards (at least 4): 10,000 ops, 6
+// shards, where 4 per core would give a 64-core machine 256 (10 GB).
+// Fewer shards cost only lock contention, small beside an op's time.
+const shardOpSlots = 1 << 16
+
 // NewRecorder returns a recorder for ops named names (index = Result.Op)
-// with shards for up to vus VUs (0: one per core × 4).
+// with shards for up to vus VUs (0: one per core × 4), at most
+// max(4, 65,536 / ops).
 func NewRecorder(names []string, vus int) *Recorder {
 	n := 4 * runtime.GOMAXPROCS(0)
 	if vus > 0 && vus < n {
 		n = vus
+	}
+	if len(names) > 0 {
+		n = min(n, max(4, shardOpSlots/len(names)))
 	}
 	r := &Recorder{names: append([]string(nil), names...), lastTick: time.Now()}
 	for range n {
@@ -400,8 +414,8 @@ func (s *Shard) Record(res *driver.Result) {
 		s.mu.Unlock()
 		return
 	}
-	if res.Status >= 0 && res.Status < len(o.Status) {
-		o.Status[res.Status]++
+	if res.Status >= 0 && res.Status < 600 {
+		o.Status.Add(res.Status, 1)
 	}
 	o.Response.RecordValue(us(res.ResponseTime()))
 	if !res.Intended.IsZero() {
@@ -527,7 +541,7 @@ func (s *Shard) Dropped(op int, intended time.Time, late time.Duration) {
 		}
 	}
 	if o.DropLB == nil {
-		o.DropLB = NewHistogram()
+		o.DropLB = NewHist()
 	}
 	o.DropLB.RecordValue(us(late))
 	s.mu.Unlock()

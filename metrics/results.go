@@ -46,6 +46,7 @@ type ResultsDir struct {
 	hf      *os.File
 	hb      *bufio.Writer
 	lw      *hdr.HistogramLogWriter
+	enc     hlogEncoder // writes the interval histograms (the library's lines, a compressor reused)
 	err     error
 	// rowAt maps each row's interval end (Unix ns) to its line (0: the
 	// first after the header); moves are the counts to give back to the
@@ -202,19 +203,16 @@ func (w *ResultsDir) interval(iv Interval, row Row, phase string) error {
 		}
 		hists := []struct {
 			kind string
-			h    *hdr.Histogram
+			h    *Hist
 		}{{"response", o.Response}, {"service", o.Service}}
 		if o.Resume != nil && o.Resume.TotalCount() > 0 {
 			hists = append(hists, struct {
 				kind string
-				h    *hdr.Histogram
+				h    *Hist
 			}{"resume", o.Resume})
 		}
 		for _, h := range hists {
-			h.h.SetTag(HlogTag(w.names[i]) + "." + h.kind)
-			h.h.SetStartTimeMs(iv.Start.UnixMilli())
-			h.h.SetEndTimeMs(iv.End.UnixMilli())
-			if err := w.lw.OutputIntervalHistogram(h.h); err != nil {
+			if err := w.enc.write(w.hb, w.lw.BaseTime(), HlogTag(w.names[i])+"."+h.kind, iv.Start.UnixMilli(), iv.End.UnixMilli(), h.h); err != nil {
 				return err
 			}
 		}

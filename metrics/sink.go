@@ -2,8 +2,6 @@ package metrics
 
 import (
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // A Sink receives a run's results as they are made: Start when the
@@ -76,5 +74,5 @@ type RunEnd struct {
 	Offenders OffendersFile
 	// Histograms are the histograms behind the summary, tagged as
 	// summary.hlog tags them (see Recorder.Histograms); nil: none kept.
-	Histograms map[string]*hdr.Histogram
+	Histograms map[string]*Hist
 }

@@ -400,9 +400,27 @@ type Generator struct {
 	IncludesServer bool    `json:"includes_embedded_server"`
 }
 
-// LatencyOf returns h's percentiles in ms (µs histogram).
-func LatencyOf(h *hdr.Histogram) Latency {
-	if h == nil || h.TotalCount() == 0 {
+// Quantiles is what LatencyOf reads of a histogram (µs): *hdr.Histogram
+// and *Hist both are one.
+type Quantiles interface {
+	TotalCount() int64
+	ValueAtQuantile(q float64) int64
+	Max() int64
+	Mean() float64
+}
+
+// LatencyOf returns h's percentiles in ms (µs histogram). h may be nil, a
+// nil *hdr.Histogram or a nil *Hist (zero Latency).
+func LatencyOf(h Quantiles) Latency {
+	switch x := h.(type) {
+	case nil:
+		return Latency{}
+	case *hdr.Histogram:
+		if x == nil {
+			return Latency{}
+		}
+	}
+	if h.TotalCount() == 0 { // (a nil *Hist counts 0)
 		return Latency{}
 	}
 	ms := func(v int64) float64 { return textfmt.Round3(float64(v) / 1000) }
@@ -420,16 +438,14 @@ func LatencyOf(h *hdr.Histogram) Latency {
 // completed ops' response times and the dropped ops' lower bounds (µs),
 // with the count, rate (over secs) and the bound its values rest on from
 // CensoredFromMS up; nothing without drops.
-func (s *OpSummary) addDropped(response, dropped *hdr.Histogram, secs float64) {
+func (s *OpSummary) addDropped(response, dropped *Hist, secs float64) {
 	if dropped == nil || dropped.TotalCount() == 0 {
 		return
 	}
 	lb := LatencyOf(dropped)
 	s.DroppedLB = &lb
-	h := NewHistogram()
-	if response != nil {
-		h.Merge(response)
-	}
+	h := NewHist()
+	h.Merge(response)
 	h.Merge(dropped)
 	wd := LatencyOf(h)
 	s.WithDropped = &wd
@@ -487,7 +503,7 @@ func OpSummaryOf(name string, o *OpStats, secs float64) OpSummary {
 			}
 		}
 	}
-	for code, n := range o.Status {
+	for code, n := range o.Status.All {
 		if n > 0 {
 			if s.Status == nil {
 				s.Status = map[string]int64{}

@@ -96,7 +96,7 @@ func (r *Recorder) Total() []*OpStats {
 func (r *Recorder) Quantile(op, kind string, q float64) (float64, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	h := NewHistogram()
+	h := NewHist()
 	for i, o := range r.total {
 		if op != "all" && r.names[i] != op {
 			continue
@@ -112,7 +112,7 @@ func (r *Recorder) Quantile(op, kind string, q float64) (float64, bool) {
 }
 
 // hist returns o's histogram of a kind (nil when none).
-func (o *OpStats) hist(kind string) *hdr.Histogram {
+func (o *OpStats) hist(kind string) *Hist {
 	switch kind {
 	case "response":
 		return o.Response

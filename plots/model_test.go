@@ -18,7 +18,7 @@ import (
 // 200 VUs started, 5456 of 20000 arrivals dropped (27.3 %) at the 1 s max
 // delay; one requested feature could not apply.
 func droppingRun() *metrics.Summary {
-	o := &metrics.OpStats{Response: metrics.NewHistogram(), Service: metrics.NewHistogram(), DropLB: metrics.NewHistogram()}
+	o := &metrics.OpStats{Response: metrics.NewHist(), Service: metrics.NewHist(), DropLB: metrics.NewHist()}
 	for _, v := range []struct{ us, n int64 }{{40_000, 14000}, {900_000, 544}} {
 		for range v.n {
 			o.Response.RecordValue(v.us)

@@ -11,7 +11,7 @@ import (
 // droppedRun is issue 20's run: 20 s at 200/s, 3826 ops completed (the
 // slowest at 1442 and 1471 ms), 174 dropped at the 1 s max delay.
 func droppedRun() *metrics.Summary {
-	o := &metrics.OpStats{Response: metrics.NewHistogram(), DropLB: metrics.NewHistogram()}
+	o := &metrics.OpStats{Response: metrics.NewHist(), DropLB: metrics.NewHist()}
 	for _, v := range []struct{ us, n int64 }{{100_000, 3700}, {1_442_000, 86}, {1_471_000, 40}} {
 		for range v.n {
 			o.Response.RecordValue(v.us)

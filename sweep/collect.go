@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
@@ -59,7 +58,7 @@ func (c *stepCollector) Interval(r *metrics.IntervalRecord) {
 
 // histMS returns h's non-empty buckets at their highest equivalent value,
 // in ms (µs / 1000: HdrHistogram's quantiles, as the summary gives them).
-func histMS(h *hdr.Histogram) stats.Hist {
+func histMS(h *metrics.Hist) stats.Hist {
 	var out stats.Hist
 	if h == nil || h.TotalCount() == 0 {
 		return out

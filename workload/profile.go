@@ -368,10 +368,30 @@ func ParseProfile(data []byte) (*Profile, []error) {
 	return &p, []error{fmt.Errorf("yaml: %v", err)}
 }
 
-// LoadProfile reads a built-in profile by name, or else a YAML file. A
-// profile with YAML mistakes (unknown fields, wrong types) is still
-// returned: Validate reports those mistakes together with the rest, after
-// flags are applied. The error is for a profile that cannot be read at all.
+// Limits on a profile, checked before anything is built from it (a 50 MB
+// profile of 655k ops took 22 GB before: issue 33).
+const (
+	// MaxProfileBytes bounds a profile file (4 MiB: a thousand ops take
+	// ~35 KB): LoadProfile refuses a larger one before reading it.
+	MaxProfileBytes = 4 << 20
+	// MaxProfileOps bounds the ops of a profile (10,000): each op is a
+	// label of its own in every report, with its own histograms and
+	// counters in the recorder: about 9 KB per op, plus ~4 KB per op for
+	// each recorder shard it is recorded in (4 per core, at most the VUs
+	// and max(4, 65,536 / ops)); 1,000 ops on 2 cores ~40 MB
+	// (metrics.BenchmarkRecorderOps), 10,000 ops at most ~330 MB.
+	// Validation refuses more before checking or building any op.
+	MaxProfileOps = 10_000
+	// MaxProblemsShown is how many of a profile's problems ProfileError
+	// prints (the first ones, then the count of the rest).
+	MaxProblemsShown = 50
+)
+
+// LoadProfile reads a built-in profile by name, or else a YAML file (at
+// most MaxProfileBytes). A profile with YAML mistakes (unknown fields,
+// wrong types) is still returned: Validate reports those mistakes together
+// with the rest, after flags are applied. The error is for a profile that
+// cannot be read at all, or is too large.
 func LoadProfile(nameOrFile string) (*Profile, error) {
 	data, err := profiles.Read(nameOrFile)
 	dir := "" // a built-in's data files are read from the working directory
@@ -379,9 +399,9 @@ func LoadProfile(nameOrFile string) (*Profile, error) {
 		if !strings.ContainsAny(nameOrFile, "/\\.") {
 			return nil, fmt.Errorf("profile %q: no built-in profile of that name (built-ins: %s) and no such file", nameOrFile, strings.Join(profiles.Names(), ", "))
 		}
-		data, err = os.ReadFile(nameOrFile)
+		data, err = readProfileFile(nameOrFile)
 		if err != nil {
-			return nil, fmt.Errorf("profile: %w", err)
+			return nil, err
 		}
 		dir = filepath.Dir(nameOrFile)
 	}
@@ -395,12 +415,46 @@ func LoadProfile(nameOrFile string) (*Profile, error) {
 	return p, nil
 }
 
+// readProfileFile reads a profile file of at most MaxProfileBytes,
+// refusing a larger one by its size before reading it (and a pipe or a
+// growing file once it has given one byte more).
+func readProfileFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxProfileBytes {
+		return nil, tooLarge(path, fi.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxProfileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	if len(data) > MaxProfileBytes {
+		return nil, tooLarge(path, -1)
+	}
+	return data, nil
+}
+
+func tooLarge(path string, size int64) error {
+	n := "more bytes"
+	if size >= 0 {
+		n = strconv.FormatInt(size, 10) + " bytes"
+	}
+	return fmt.Errorf("profile %s: %s, larger than a profile may be (%s, workload.MaxProfileBytes): "+
+		"give per-request values in a data file (data: or an op's data:, see {{.column}}) or templates ({{rand_int 1 100}}, {{seq}}) "+
+		"rather than an op each, or split the test into several profiles", path, n, units.Size(MaxProfileBytes))
+}
+
 // ProfileError lists every problem of a profile.
 type ProfileError struct {
 	Source string
 	Errs   []error
 }
 
+// Error lists the first MaxProblemsShown problems, then the count of the
+// rest.
 func (e *ProfileError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "profile %s: %d problem", e.Source, len(e.Errs))
@@ -408,7 +462,11 @@ func (e *ProfileError) Error() string {
 		b.WriteString("s")
 	}
 	b.WriteString(":")
-	for _, err := range e.Errs {
+	for i, err := range e.Errs {
+		if i == MaxProblemsShown {
+			fmt.Fprintf(&b, "\n  … and %d more (the first %d shown; fix these and run again to see the rest)", len(e.Errs)-i, MaxProblemsShown)
+			break
+		}
 		b.WriteString("\n  - ")
 		b.WriteString(err.Error())
 	}

@@ -43,6 +43,9 @@ type resolved struct {
 func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 	r := &resolved{}
 	errs := append([]error(nil), p.parseErrs...)
+	if len(p.Ops) > MaxProfileOps { // refused before any op is checked or built
+		return r, append(errs, tooManyOps(len(p.Ops)))
+	}
 	ep, epErrs := p.endpoint(lookup) // url and headers: ${NAME} set, URL well-formed
 	ops, opErrs := p.expandOps(lookup)
 	r.ep, r.ops = ep, ops
@@ -69,6 +72,13 @@ func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 		errs = append(errs, p.validateRefs(args)...) // {{step}} (correlate.go)
 	}
 	return r, errs
+}
+
+// tooManyOps is the problem of a profile of n > MaxProfileOps ops.
+func tooManyOps(n int) error {
+	return fmt.Errorf("ops: %d, more than a profile may have (%d, workload.MaxProfileOps): each op is a label of its own, "+
+		"with its own histograms (memory) and a row in every report; give per-request values in a data file "+
+		"(data:, see {{.column}}) or templates ({{rand_int 1 100}}, {{seq}}) rather than an op each, or split the test into several profiles", n, MaxProfileOps)
 }
 
 // problems collects a validation's errors.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/procrun"
 )
 
@@ -54,6 +55,7 @@ func usageError(format string, args ...any) error {
 }
 
 func main() {
+	driver.AutoMemoryLimit() // without GOMEMLIMIT: a soft limit of 2 × the large-message budget (RSS within 3×; issue 33)
 	args, err := childArgs()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcpbench:", err)

@@ -92,16 +92,20 @@ type Event struct {
 // number of times).
 //
 // Memory: between events a decoder holds small buffers (a read buffer of
-// 8 KiB that may grow to SmallBuffer, and the fields of one event). A large
-// event grows the read buffer up to MaxEvent (never beyond: a line that
-// does not fit is over the limit) and the event's fields (data, type, id)
-// up to about 1.25×MaxEvent together, so one decoder holds at most about
-// 2.25×MaxEvent at any time, plus the last event ID kept for resuming (as
-// long as the server's longest id). When the large event is dispatched its
-// field buffers pass to the returned Event (garbage once the caller drops
-// it) and the decoder returns to its small buffers; the read buffer follows
-// as soon as the input left in it fits the small one (at once, unless the
-// next large event is already buffered).
+// 8 KiB that may grow to SmallBuffer, and the fields of one event). A data
+// line longer than the read buffer goes into the data buffer as it is read
+// (the read buffer stays small; the data buffer doubles to 4 MiB, then
+// takes MaxEvent at once); any other long line grows the read buffer up to
+// MaxEvent (never beyond: a line that does not fit is over the limit), and
+// the event's fields (data, type, id) take up to about 1.25×MaxEvent
+// together, so one decoder holds at most about 2.25×MaxEvent at any time,
+// plus the last event ID kept for resuming (as long as the server's
+// longest id). When the large event is dispatched its field buffers pass
+// to the returned Event (garbage once the caller drops it); at the next
+// call (Next, Reset, Start), when the caller is done with the event, the
+// decoder returns to its small buffers and the episode ends (Release); the
+// read buffer follows as soon as the input left in it fits the small one
+// (at once, unless the next large event is already buffered).
 type Decoder struct {
 	r   io.Reader
 	buf []byte // read buffer; buf[st:end] is unconsumed
@@ -120,6 +124,7 @@ type Decoder struct {
 
 	bomChecked bool
 	skipLF     bool // previous line ended in CR at the end of a read
+	spill      bool // a data line longer than the read buffer is being read: its value goes to data as it comes
 	partial    bool // the stream ended inside an event
 
 	data    []byte
@@ -158,9 +163,11 @@ type Decoder struct {
 	// or Start to reuse the decoder).
 	Reserve func() error
 	// Release, when set, is called exactly once for each Reserve that
-	// returned nil, when the large episode ends: after the large event is
-	// dispatched (once no large input is left in the read buffer), on
-	// Reset or Start, or when Next returns an error (io.EOF included).
+	// returned nil, when the large episode ends: at the call after the
+	// one that returned the large event (its data is the episode's buffer,
+	// so the reservation lasts while the caller holds it), once no large
+	// input is left in the read buffer; on Reset or Start; or when Next
+	// returns an error (io.EOF included).
 	// Both are called synchronously from Next, Reset or Start, in the
 	// caller's goroutine.
 	Release func()
@@ -211,6 +218,7 @@ func (d *Decoder) Reset(r io.Reader) {
 	d.idled = false
 	d.bomChecked = false
 	d.skipLF = false
+	d.spill = false
 	d.partial = false
 	d.data = d.data[:0]
 	d.typ = d.typ[:0]
@@ -337,9 +345,11 @@ func (d *Decoder) dispatch() Event {
 	d.retry = -1
 	d.fields = 0
 	d.evBytes = 0
-	if d.large {
-		d.leaveLarge()
-	}
+	// A large event's buffers stay reserved while the caller holds the
+	// event: the next Next (or Reset, Start) ends the episode (Release).
+	// Releasing here let another session reserve the same bytes while
+	// this event's data was still being handled: 60 MiB events held 144
+	// MB against a 128 MiB budget.
 	return ev
 }
 

@@ -568,7 +568,10 @@ func TestSSEDecoderShrinks(t *testing.T) {
 			if err != nil || len(e.Data) != len(big) || string(e.Data) != big || string(e.ID) != "2" || string(e.Type) != "big" {
 				t.Fatalf("big event: %v, %d bytes, id %q type %q", err, len(e.Data), e.ID, e.Type)
 			}
-			h.check(d, 1, 1) // dropped at dispatch: nothing else is pending
+			// Still reserved while the caller holds the event (its data is
+			// the large buffer); the next call drops it: nothing else is
+			// pending.
+			h.check(d, 1, 0)
 			if e, err := d.Next(); err != nil || string(e.Data) != "after" || string(e.ID) != "2" {
 				t.Fatalf("event after: %v %q %q", err, e.Data, e.ID)
 			}
@@ -580,12 +583,15 @@ func TestSSEDecoderShrinks(t *testing.T) {
 	}
 
 	// Two large events in one read: the episode lasts while large input is
-	// buffered, and ends once it is consumed.
-	in := "data: " + big + "\n\ndata: " + big + "\n\ndata: end\n\n"
+	// buffered, and ends once it is consumed. (Their long lines are
+	// comments: a long data line goes to the data buffer as it is read,
+	// TestSSEDecoderLongDataLineReadInPieces, so only other lines grow the
+	// read buffer.)
+	in := ": " + big + "\ndata: " + big[:4] + "\n\n: " + big + "\ndata: " + big[:4] + "\n\ndata: end\n\n"
 	d := NewDecoder(strings.NewReader(in))
 	h := &hookCounter{t: t}
 	h.attach(d)
-	for i, want := range []int{len(big), len(big), 3} {
+	for i, want := range []int{4, 4, 3} {
 		e, err := d.Next()
 		if err != nil || len(e.Data) != want {
 			t.Fatalf("event %d: %v, %d bytes", i, err, len(e.Data))
@@ -676,14 +682,19 @@ func TestSSEDecoderHooksBalanced(t *testing.T) {
 			if e, err := d.Next(); err != nil || len(e.Data) != len(big)-7 {
 				t.Fatalf("%s: after Start: %v %d", c.name, err, len(e.Data))
 			}
+			h.check(d, c.reserved+1, c.reserved) // held while the event is
+			if _, err := d.Next(); err != io.EOF {
+				t.Fatalf("%s: after the large event: %v", c.name, err)
+			}
 			h.check(d, c.reserved+1, c.reserved+1)
 		}
 	}
 
 	// Reset in the middle of an episode: after the first large event the
 	// read buffer already holds over 64 KiB of the next one, so the episode
-	// goes on; Reset ends it.
-	in := "data: " + strings.Repeat("a", 150<<10) + "\n\ndata: " + strings.Repeat("b", 200<<10) + "\n\n"
+	// goes on; Reset ends it. (Long comment lines: they, not data lines,
+	// grow the read buffer.)
+	in := ": " + strings.Repeat("a", 150<<10) + "\ndata: " + strings.Repeat("a", 150<<10) + "\n\n: " + strings.Repeat("b", 200<<10) + "\ndata: b\n\n"
 	d := NewDecoder(strings.NewReader(in))
 	h := &hookCounter{t: t}
 	h.attach(d)
@@ -698,4 +709,76 @@ func TestSSEDecoderHooksBalanced(t *testing.T) {
 	h.check(d, 1, 1)
 	d.Reset(strings.NewReader(""))
 	h.check(d, 1, 1)
+}
+
+// A data line longer than the read buffer goes to the data buffer as it
+// is read: the read buffer stays small (it grew to twice the line, and
+// the line was copied again into the data buffer: 60 MiB answers held
+// 157 MB), the data is the line's value exactly — with or without the
+// space after the colon, joined with the event's other data lines, with
+// LF, CRLF or CR line ends, in reads of every size — and one Reserve and
+// one Release bracket it. Over the limit it fails as before; cut by the
+// end of the stream its event is discarded.
+func TestSSEDecoderLongDataLineReadInPieces(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("v", 300<<10) + "w"
+	for _, eol := range []string{"\n", "\r\n", "\r"} {
+		for _, sizes := range [][]byte{nil, {255, 7, 12}, {200}} {
+			for _, sep := range []string{"data: ", "data:"} {
+				in := "id: 7" + eol + "data: first" + eol + sep + long + eol + "data: last" + eol + eol + "data: after" + eol + eol
+				var r io.Reader = strings.NewReader(in)
+				if sizes != nil {
+					r = &chunkReader{s: in, sizes: sizes}
+				}
+				mr := &maxReadReader{r: r}
+				d := NewDecoder(mr)
+				h := &hookCounter{t: t}
+				h.attach(d)
+				e, err := d.Next()
+				maxBuf := mr.max // the most the read buffer offered a read
+				if err != nil || string(e.Data) != "first\n"+long+"\nlast" || string(e.ID) != "7" {
+					t.Fatalf("eol %q sizes %v sep %q: %v, %d bytes of data, id %q", eol, sizes, sep, err, len(e.Data), e.ID)
+				}
+				if maxBuf > SmallBuffer {
+					t.Fatalf("eol %q sizes %v: the read buffer grew to %d", eol, sizes, maxBuf)
+				}
+				h.check(d, 1, 0) // reserved while the event is held
+				if e, err := d.Next(); err != nil || string(e.Data) != "after" {
+					t.Fatalf("eol %q sizes %v: event after: %v %q", eol, sizes, err, e.Data)
+				}
+				if _, err := d.Next(); err != io.EOF {
+					t.Fatalf("end: %v", err)
+				}
+				h.check(d, 1, 1)
+			}
+		}
+	}
+	// Over the limit: the error naming it, buffers small again.
+	d := NewDecoder(strings.NewReader("data: " + strings.Repeat("x", 2<<20) + "\n\n"))
+	d.MaxEvent = 1 << 20
+	h := &hookCounter{t: t}
+	h.attach(d)
+	if _, err := d.Next(); !errors.Is(err, ErrEventTooLarge) {
+		t.Fatalf("a 2 MiB data line over a 1 MiB limit: %v", err)
+	}
+	h.check(d, 1, 1)
+	// Cut by the end of the stream: discarded, not delivered.
+	d = NewDecoder(strings.NewReader("data: ok\n\ndata: " + long))
+	if e, err := d.Next(); err != nil || string(e.Data) != "ok" {
+		t.Fatalf("first: %v %q", err, e.Data)
+	}
+	if e, err := d.Next(); err != io.EOF || !d.Pending() {
+		t.Fatalf("an unterminated long data line: %v, %d bytes, pending %v; want io.EOF and the event discarded", err, len(e.Data), d.Pending())
+	}
+}
+
+// maxReadReader records the largest buffer a Read was given.
+type maxReadReader struct {
+	r   io.Reader
+	max int
+}
+
+func (m *maxReadReader) Read(p []byte) (int, error) {
+	m.max = max(m.max, len(p))
+	return m.r.Read(p)
 }

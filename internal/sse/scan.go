@@ -47,16 +47,44 @@ func (d *Decoder) readLine() (line []byte, err error) {
 				if d.evBytes += len(line) + 1; d.Limit() < d.evBytes {
 					return nil, d.fail(&eventTooLargeError{d.Limit()})
 				}
+				if d.spill { // the end of a spilled data line
+					d.spill = false
+					if err := d.spillData(line); err != nil {
+						return nil, d.fail(err)
+					}
+					d.data = append(d.data, '\n')
+					continue
+				}
 				return line, nil
 			}
 			// The window is one partial line: fail as soon as it cannot fit.
 			if d.evBytes+(d.end-d.st)+1 > d.Limit() {
 				return nil, d.fail(&eventTooLargeError{d.Limit()})
 			}
+			// A data line that fills the whole small read buffer: its value
+			// so far goes to the data buffer (the copy it needs anyway), so
+			// the read buffer stays small however long the line.
+			if d.st == 0 && d.end == len(d.buf) && len(d.buf) >= d.small() && (d.spill || bytes.HasPrefix(d.buf[:d.end], dataField)) {
+				w := d.buf[:d.end]
+				if !d.spill {
+					w = w[len(dataField):]
+					if len(w) > 0 && w[0] == ' ' {
+						w = w[1:]
+					}
+					d.fields++
+					d.spill = true
+				}
+				d.evBytes += d.end
+				if err := d.spillData(w); err != nil {
+					return nil, d.fail(err)
+				}
+				d.st = d.end
+			}
 		}
 		if d.eof {
 			// Unterminated final line: per WHATWG the pending event is
 			// discarded, so the line does not matter.
+			d.spill = false
 			if d.fields > 0 || d.st < d.end {
 				d.partial = true
 			}
@@ -71,6 +99,36 @@ func (d *Decoder) readLine() (line []byte, err error) {
 			return nil, err
 		}
 	}
+}
+
+// spillJump is the data buffer beyond which a long data line's buffer
+// grows at once to the event limit (spillData).
+const spillJump = 4 << 20
+
+// dataField starts a data line.
+var dataField = []byte("data:")
+
+// spillData appends v, part of a long data line's value, to the data
+// buffer, growing it twofold up to spillJump and then at once to the
+// event limit (a large episode started before it grows beyond the small
+// size; the episode's reservation covers the limit twice): a line of
+// many MiB costs one buffer of the limit and a few MiB of dropped ones,
+// where the read buffer doubled to hold it (twice its length dropped,
+// 1.5 times held at the last step) and the line was then copied into the
+// data buffer.
+func (d *Decoder) spillData(v []byte) error {
+	if need := len(d.data) + len(v) + 1; need > cap(d.data) {
+		n := max(len(v)+1, cap(d.data))
+		if cap(d.data) >= spillJump {
+			n = max(len(v)+1, d.Limit()+1-len(d.data))
+		}
+		if err := d.room(&d.data, n); err != nil {
+			return err
+		}
+	}
+	d.data = append(d.data, v...)
+	d.work += int64(len(v))
+	return nil
 }
 
 // indexEOL returns the index in buf of the first CR or LF in buf[st:end],
@@ -215,6 +273,7 @@ func (d *Decoder) small() int {
 // fail ends the stream with err: every later Next returns it.
 func (d *Decoder) fail(err error) error {
 	d.eof, d.err = true, err
+	d.spill = false
 	d.partial = true
 	d.st = d.end
 	d.fields = 0
