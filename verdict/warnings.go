@@ -172,5 +172,5 @@ func startLagWarning(s *metrics.Summary) (metrics.Warning, bool) {
 		Text:  fmt.Sprintf("%d of %d ops (%.1f%%) started more than %.0f%% of their response time late (start lag p50 %.1f p99 %.1f max %.1f ms): their response times include the generator's delay", n, of, 100*float64(n)/float64(of), 100*metrics.LateStartFraction, g.StartLag.P50, g.StartLag.P99, g.StartLag.Max),
 		Cause: cause,
 		Remedy: "when every VU was busy: more VUs up front (--vus N); when mcpbench woke late: more cores (--procs, --processes N) or fewer other processes on the machine; " +
-			"a lower --rate measures the server without the lag"}, true
+			"a lower --rate measures the server without the lag; the service-time percentiles (from the actual send) exclude it"}, true
 }
