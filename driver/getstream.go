@@ -23,11 +23,15 @@ import (
 
 // StreamStats describes a session's standalone GET stream so far.
 type StreamStats struct {
-	Open     bool  // a stream is connected now
-	Opened   int64 // successful GETs that opened a stream (resumes excluded)
-	Events   int64 // events with data received
-	Requests int64 // server→client requests answered
-	Breaks   int64 // times the stream broke
+	Open bool // a stream is connected now
+	// ResumeLimited is true when the stream was given up for reconnecting
+	// faster than Config.MaxResumeRate (ErrResumeLimit; LastError
+	// resume-limit).
+	ResumeLimited bool
+	Opened        int64 // successful GETs that opened a stream (resumes excluded)
+	Events        int64 // events with data received
+	Requests      int64 // server→client requests answered
+	Breaks        int64 // times the stream broke
 	// BreakCauses counts breaks by cause: "ended" (the server ended the
 	// stream), or the error class of the failed read ("transport" for a
 	// reset, "bad-response", ...).
@@ -49,12 +53,11 @@ type StreamStats struct {
 	// updates the stream carried.
 	Notifications Notifications
 	// RetryCapped counts reconnect waits whose retry hint was over
-	// Config.MaxRetryWait and were cut to it.
-	RetryCapped RetryCap
-	// ResumeLimited is 1 when the stream was given up for reconnecting
-	// faster than Config.MaxResumeRate (ErrResumeLimit; LastError
-	// resume-limit).
-	ResumeLimited int64
+	// Config.MaxRetryWait and were cut to it; nil when none was (an idle
+	// session's stream holds a pointer, not the counts). The pointee is
+	// never changed once set (a capped wait sets a new one), so copies of
+	// the stats may share it.
+	RetryCapped *RetryCap
 	// Since is when the stream was first opened.
 	Since time.Time
 }
@@ -76,7 +79,6 @@ type getStream struct {
 	resp         *http.Response          // the answer to read next (begin keeps its body only)
 	body         io.ReadCloser           // the body being read
 	hcancel      context.CancelCauseFunc // ends resp's context (openStreamTimed)
-	reading      bool                    // resp's body is being read (the decoder was reset for it)
 	waiter       httpclient.IdleWaiter   // resp's body's, or nil
 	fails        int                     // reconnect attempts without progress
 	lastResumeID string                  // the id of the last resume; NUL before any
@@ -84,6 +86,7 @@ type getStream struct {
 	nread        int64                   // bytes of resp's body read
 	bound        resumeBound             // reconnect attempts against Config.MaxResumeRate
 	idling       atomic.Bool             // waiting for input, with or without a goroutine (tests)
+	reading      bool                    // resp's body is being read (the decoder was reset for it); beside idling: one word for both
 	wake         func()                  // reads on after an idle wait without a goroutine (WatchReadable)
 }
 
@@ -336,7 +339,12 @@ func (g *getStream) loop(ctx context.Context) bool {
 			wait, capped := s.reconnectDelay(hint, g.fails)
 			if capped {
 				g.mu.Lock()
-				g.stats.RetryCapped.note(hint, s.cfg.maxRetryWait())
+				var c RetryCap
+				if g.stats.RetryCapped != nil {
+					c = *g.stats.RetryCapped
+				}
+				c.note(hint, s.cfg.maxRetryWait())
+				g.stats.RetryCapped = &c
 				g.mu.Unlock()
 			}
 			if err := netutil.SleepCtx(ctx, wait); err != nil {
@@ -348,7 +356,7 @@ func (g *getStream) loop(ctx context.Context) bool {
 			if err := g.bound.next(at, 0, s.cfg.maxResumeRate()); err != nil {
 				g.fail(err)
 				g.mu.Lock()
-				g.stats.ResumeLimited++
+				g.stats.ResumeLimited = true
 				g.mu.Unlock()
 				return false
 			}

@@ -80,26 +80,34 @@ func hintWait(hintMS int, max time.Duration) (wait time.Duration, capped bool) {
 // that starts at its first attempt, so at most 2×rate attempts fall in
 // any 1 s span). Not safe for concurrent use: one stream's reader owns it.
 type resumeBound struct {
-	n        int       // attempts so far
-	winStart time.Time // start of the current 1 s window
-	inWin    int       // attempts in it
+	n        int32         // attempts so far
+	inWin    int32         // attempts in the current window
+	winStart time.Duration // start of the current 1 s window, since boundEpoch (monotonic); valid when n > 0
 }
+
+// boundEpoch is what resumeBound's windows are measured from: a
+// time.Duration since it (16 bytes a bound, where a time.Time would
+// take 40: a session's GET stream holds one).
+var boundEpoch = time.Now()
 
 // next counts an attempt about to be sent at now. It returns an error
 // wrapping ErrResumeLimit, naming the bound, when the attempt would pass
 // total (0: none) or rate per second (0: none); the attempt is then not
 // sent and not counted.
 func (b *resumeBound) next(now time.Time, total, rate int) error {
-	if total > 0 && b.n >= total {
+	if total > 0 && int(b.n) >= total {
 		return fmt.Errorf("%w: %d reconnect attempts on one stream (the bound; the server kept ending it)", ErrResumeLimit, b.n)
 	}
-	if now.Sub(b.winStart) >= time.Second || b.winStart.IsZero() {
-		b.winStart, b.inWin = now, 0
+	at := now.Sub(boundEpoch)
+	if b.n == 0 || at-b.winStart >= time.Second {
+		b.winStart, b.inWin = at, 0
 	}
-	if rate > 0 && b.inWin >= rate {
+	if rate > 0 && int(b.inWin) >= rate {
 		return fmt.Errorf("%w: %d reconnect attempts within 1 s on one stream (the bound): the server ends the stream again as soon as it is resumed, with a retry hint too short to hold the client back", ErrResumeLimit, b.inWin)
 	}
-	b.n++
+	if b.n < math.MaxInt32 {
+		b.n++
+	}
 	b.inWin++
 	return nil
 }

@@ -166,8 +166,8 @@ func TestGETStreamResumeBounds(t *testing.T) {
 		}
 		synctest.Wait()
 		st := s.StreamStats()
-		if st.ResumeLimited != 1 || st.LastError != "resume-limit" || len(st.Resumes) != driver.DefaultMaxResumeRate || gets.Load() != driver.DefaultMaxResumeRate+1 || st.Open {
-			t.Fatalf("limited %d, last error %q, attempts %d, GETs served %d, open %v: want given up after %d attempts", st.ResumeLimited, st.LastError, len(st.Resumes), gets.Load(), st.Open, driver.DefaultMaxResumeRate)
+		if !st.ResumeLimited || st.LastError != "resume-limit" || len(st.Resumes) != driver.DefaultMaxResumeRate || gets.Load() != driver.DefaultMaxResumeRate+1 || st.Open {
+			t.Fatalf("limited %v, last error %q, attempts %d, GETs served %d, open %v: want given up after %d attempts", st.ResumeLimited, st.LastError, len(st.Resumes), gets.Load(), st.Open, driver.DefaultMaxResumeRate)
 		}
 		s.Close(t.Context())
 
@@ -190,7 +190,7 @@ func TestGETStreamResumeBounds(t *testing.T) {
 		synctest.Wait()
 		st = s2.StreamStats()
 		want := driver.RetryCap{N: 1, HintMaxMS: hugeRetry, Cap: driver.DefaultMaxRetryWait}
-		if st.RetryCapped != want || len(st.Resumes) != 1 || !st.Resumes[0].OK || !st.Resumes[0].Capped || !st.Open {
+		if st.RetryCapped == nil || *st.RetryCapped != want || len(st.Resumes) != 1 || !st.Resumes[0].OK || !st.Resumes[0].Capped || !st.Open {
 			t.Fatalf("capped %+v (want %+v), attempts %+v, open %v", st.RetryCapped, want, st.Resumes, st.Open)
 		}
 		s2.Close(t.Context())

@@ -181,8 +181,12 @@ func (r *Recorder) recordGET(st *driver.StreamStats) {
 		a.Wait.RecordValue(us(rs.Delay))
 	}
 	g.linksRefused += st.LinksRefused
-	g.resumes.RetryCapped.Add(st.RetryCapped)
-	g.resumes.Classes[driver.ClassResumeLimit] += st.ResumeLimited
+	if st.RetryCapped != nil {
+		g.resumes.RetryCapped.Add(*st.RetryCapped)
+	}
+	if st.ResumeLimited {
+		g.resumes.Classes[driver.ClassResumeLimit]++
+	}
 	if st.Ledger.Checked {
 		g.count++
 		if viaLink(st.Resumes) {
