@@ -411,6 +411,14 @@ func missingResults(dir string) string {
 	return "it lacks " + strings.Join(missing, ", ")
 }
 
+// printFailed is the outcome of a summary that could not be printed
+// (stdout on a full disk, a closed pipe): exit 1 naming the failure,
+// or exitResultsLost when the results directory was lost too
+// (resultsExit), never the usage code a plain error would get.
+func (e *env) printFailed(err error) error {
+	return e.resultsExit(&exitError{code: exitFailed, err: fmt.Errorf("printing the summary failed: %w", err)})
+}
+
 // resultsExit is the command's outcome err, made exitResultsLost when
 // results were lost (env.lose), so that no caller reads success (nor a
 // crossed threshold alone) from a run whose results are gone. A usage

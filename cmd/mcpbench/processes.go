@@ -60,8 +60,8 @@ func runProcesses(cmd *cobra.Command, f *runFlags) error {
 	}
 	env.writeJUnit(verdict.JUnitRun("run", sum, nil))
 	env.keepMerged(m.Merged, f.out)
-	if err := env.print(sum); err != nil {
-		return err
+	if err := env.print(sum); err != nil && !sum.Interrupted {
+		return env.printFailed(err) // interrupted (SIGHUP: the terminal is gone): the exit says so
 	}
 	if env.shownOut != "" {
 		fmt.Fprintf(env.stderr, "mcpbench: merged results of %d processes in %s\n", n-m.Missing, env.f.out)

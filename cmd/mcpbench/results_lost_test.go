@@ -58,3 +58,50 @@ func TestResultsWriteFailedExits3(t *testing.T) {
 		})
 	}
 }
+
+// The summary printed to a stdout on the same full disk (`mcpbench run >
+// log`, CI's usual form) fails too: that is still exit 3 naming the lost
+// results, and a summary that cannot be printed while the results are
+// whole is exit 1 naming the print, never the usage code 2 (review of
+// issue 33 item 2: the print's error was returned as it was).
+func TestPrintFailedExitCodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs mcpbench as a process")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("ulimit -f, /dev/full: Linux")
+	}
+	for _, tc := range []struct {
+		name, script string
+		want         int
+		says         string
+	}{
+		{"full disk, stdout a file on it", `ulimit -f 2; exec "$0" "$@" > "$OUT.stdout"`, exitResultsLost, "results lost: "},
+		{"stdout /dev/full, results whole", `exec "$0" "$@" > /dev/full`, exitFailed, "printing the summary failed"},
+		{"--processes 2, stdout /dev/full", `exec "$0" "$@" --processes 2 --start-delay 1s > /dev/full`, exitFailed, "printing the summary failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "res")
+			cmd := exec.Command("/bin/sh", "-c", tc.script, os.Args[0], "run", "--duration", "1s", "--warmup", "0s", "--format", "json", "--out", out)
+			cmd.Env = append(os.Environ(), "MCPBENCH_MAIN=1", "OUT="+out)
+			var buf sigBuffer
+			cmd.Stderr = &buf
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(2 * time.Minute):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running after 2 minutes:\n%s", buf.String())
+			}
+			if code, errs := cmd.ProcessState.ExitCode(), buf.String(); code != tc.want || !strings.Contains(errs, tc.says) {
+				t.Fatalf("exit %d, want %d saying %q:\n%s", code, tc.want, tc.says, errs)
+			}
+		})
+	}
+}

@@ -237,7 +237,7 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	}
 	r.settle(runErr)
 	if err := env.print(sum); err != nil && !sum.Interrupted {
-		return err // interrupted (SIGHUP: the terminal is gone), the exit says so: the results are in their directory
+		return env.printFailed(err) // interrupted (SIGHUP: the terminal is gone), the exit says so: the results are in their directory
 	}
 	r.close()
 	if !seg.Whole() {
