@@ -165,7 +165,10 @@ func (e *env) watchSignals(parent context.Context) {
 	e.ctx, e.stop = ctx, cancel
 	e.now, e.cutNow = context.WithCancel(context.Background())
 	child := os.Getenv(procrun.ChildEnv) == "1"
-	sigs := make(chan os.Signal, 4)
+	sigs := earlySigs // a child's: what came before this is in it (main.go)
+	if sigs == nil {
+		sigs = make(chan os.Signal, 4)
+	}
 	signal.Notify(sigs, stopSignals...)
 	if child && stopNowSignal != nil {
 		signal.Notify(sigs, stopNowSignal)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"sync/atomic"
 
 	"github.com/mcpbench/mcpbench/driver"
@@ -54,7 +55,18 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// earlySigs, in a child of --processes, catches the stop signals from
+// main's first line on, so that a signal to the whole group that comes
+// while the child is still parsing its flags and preparing (tens of ms)
+// waits for watchSignals instead of killing it by the default action
+// (its segment would be lost); watchSignals reads it. Nil elsewhere.
+var earlySigs chan os.Signal
+
 func main() {
+	if os.Getenv(procrun.ChildEnv) == "1" {
+		earlySigs = make(chan os.Signal, 4)
+		signal.Notify(earlySigs, stopSignals...)
+	}
 	driver.AutoMemoryLimit() // without GOMEMLIMIT: a soft limit of 2 × the large-message budget (RSS within 3×; issue 33)
 	args, err := childArgs()
 	if err != nil {
