@@ -80,11 +80,12 @@ func TestJudgeEventFaultsNotObservable(t *testing.T) {
 // rawClient speaks MCP by hand through the proxy, so a test can send
 // exactly the requests a client under test would.
 type rawClient struct {
-	t       *testing.T
-	url     string
-	session string
-	name    string       // clientInfo.name ("raw" if empty)
-	hc      *http.Client // nil: http.DefaultClient
+	t        *testing.T
+	url      string
+	session  string
+	name     string       // clientInfo.name ("raw" if empty)
+	hc       *http.Client // nil: http.DefaultClient
+	upstream string       // the server's URL, to reach it without the proxy
 }
 
 // another is a second client of the same proxy with its own connection
@@ -92,7 +93,7 @@ type rawClient struct {
 func (c *rawClient) another(name string) *rawClient {
 	tr := &http.Transport{}
 	c.t.Cleanup(tr.CloseIdleConnections)
-	return &rawClient{t: c.t, url: c.url, name: name, hc: &http.Client{Transport: tr}}
+	return &rawClient{t: c.t, url: c.url, name: name, hc: &http.Client{Transport: tr}, upstream: c.upstream}
 }
 
 func (c *rawClient) do(method, body string) int {
@@ -162,7 +163,7 @@ func rawThrough(t *testing.T, specs ...string) (*rawClient, *proxy.Proxy) {
 	hs := &http.Server{Handler: px}
 	go hs.Serve(ln)
 	t.Cleanup(func() { px.Close(); hs.Close() })
-	return &rawClient{t: t, url: "http://" + ln.Addr().String() + up.Path}, px
+	return &rawClient{t: t, url: "http://" + ln.Addr().String() + up.Path, upstream: srv.URL()}, px
 }
 
 const callEcho = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
@@ -348,4 +349,26 @@ func TestJudgeReinitAttributedToItsClient(t *testing.T) {
 			t.Fatalf("a re-initialized on a new connection: %s", verdictJSON(v))
 		}
 	})
+}
+
+// A session the server itself ended (here: deleted behind the client's
+// back, so the server answers its next request 404) needs no DELETE
+// either: left out of delete_at_end, like a planted 404's.
+func TestJudgeDeleteAtEndServer404(t *testing.T) {
+	t.Parallel()
+	c, px := rawThrough(t)
+	c.initialize()
+	behind := &rawClient{t: t, url: c.upstream, session: c.session}
+	behind.do("DELETE", "") // straight to the server: the proxy does not see it
+	if st := c.do("POST", callEcho); st != http.StatusNotFound {
+		t.Fatalf("the server's 404 for its ended session: got %d", st)
+	}
+	c.initialize()
+	c.do("DELETE", "")
+	v := px.Verdicts()
+	if v.Planted404 != 0 || v.SessionsOpened != 2 || v.SessionsDeleted != 1 || v.SessionsEnded404 != 1 || v.Checks["delete_at_end"] != "pass" ||
+		v.Details["delete_at_end"] != "1 of 1 sessions still live deleted; 1 sessions ended by a 404 (planted or the server's) need no DELETE and are not counted" ||
+		v.Checks["reinitialize_after_404"] != "n/a" {
+		t.Fatalf("one session the server ended, one deleted: %s", verdictJSON(v))
+	}
 }
