@@ -61,16 +61,20 @@ type ClientVerdicts struct {
 	// and clientInfo name and version). It is attributed to a 404'd
 	// session not yet re-initialized whose client gave the same identity
 	// at its own initialize: the one whose 404 was answered on the same
-	// connection, else the only one, else (ReinitializedByIdentityOnly:
-	// several clients of that identity had lost a session, and which of
-	// them re-initialized is not on the wire) the one that lost its
-	// session first. An initialize of another identity is a new client's,
-	// not a re-initialization. NotReinitialized counts the 404'd sessions
-	// no initialize was attributed to (their client did not start a new
-	// session, or stopped right after its 404: the wire cannot tell).
-	Reinitialized               int `json:"reinitialized_after_404"`
-	ReinitializedByIdentityOnly int `json:"reinitialized_by_identity_only"`
-	NotReinitialized            int `json:"not_reinitialized_after_404"`
+	// connection, else the only one; where several are left (on that
+	// connection, as over HTTP/2 or a shared pool, or none on it and
+	// several of that identity elsewhere), the one that lost its session
+	// first, counted in ReinitializedAmbiguous: which of those clients
+	// re-initialized is not on the wire, only how many did. An initialize
+	// of another identity is a new client's, not a re-initialization; one
+	// of the same identity could be a new client's too (session churn),
+	// which the wire cannot tell either. NotReinitialized counts the 404'd
+	// sessions no initialize was attributed to (their client did not start
+	// a new session, or stopped right after its 404: the wire cannot
+	// tell).
+	Reinitialized          int `json:"reinitialized_after_404"`
+	ReinitializedAmbiguous int `json:"reinitialized_ambiguous"`
+	NotReinitialized       int `json:"not_reinitialized_after_404"`
 	// SessionsOpened counts sessions initialized through the proxy;
 	// SessionsDeleted those the client ended with DELETE (of the first
 	// 65,536 sessions: each table the judge keeps is bounded so).
@@ -156,26 +160,30 @@ func clientIdentity(userAgent string, params []byte) string {
 // to a lost session (see ClientVerdicts.Reinitialized).
 func (j *judge) reinitialized(conn, client string) {
 	var sameConn, first *lostSession
-	n := 0
+	n, nConn := 0, 0
 	for _, l := range j.dead {
 		if l.reinit || (l.client != "" && l.client != client) {
 			continue
 		}
 		n++
-		if l.conn == conn && (sameConn == nil || l.seq < sameConn.seq) {
-			sameConn = l
+		if l.conn == conn {
+			nConn++
+			if sameConn == nil || l.seq < sameConn.seq {
+				sameConn = l
+			}
 		}
 		if first == nil || l.seq < first.seq {
 			first = l
 		}
 	}
 	switch {
-	case sameConn != nil:
-		first = sameConn
 	case first == nil:
 		return // a new client's session, not a re-initialization
-	case n > 1:
-		j.v.ReinitializedByIdentityOnly++
+	case sameConn != nil:
+		first, n = sameConn, nConn // several on one connection (HTTP/2, a shared pool): ambiguous too
+	}
+	if n > 1 {
+		j.v.ReinitializedAmbiguous++
 	}
 	first.reinit = true
 	j.v.Reinitialized++
@@ -394,8 +402,8 @@ func (p *Proxy) Verdicts() ClientVerdicts {
 	check("reinitialize_after_404", unless(v.Planted404 > 0, "no 404 was planted; plant status code=404"), v.NotReinitialized == 0 && v.DeadSessionUsed == 0)
 	if v.Planted404 > 0 {
 		d := fmt.Sprintf("%d of %d sessions that met a planted 404 re-initialized by their client", v.Reinitialized, v.Sessions404)
-		if v.ReinitializedByIdentityOnly > 0 {
-			d += fmt.Sprintf(" (%d attributed by the client's identity alone: several clients of that identity had lost a session, and the wire does not show which of them re-initialized)", v.ReinitializedByIdentityOnly)
+		if v.ReinitializedAmbiguous > 0 {
+			d += fmt.Sprintf(" (%d ambiguous: several clients of that identity had lost a session, sharing the initialize's connection or none on it, and the wire does not show which of them re-initialized, only how many)", v.ReinitializedAmbiguous)
 		}
 		if v.NotReinitialized > 0 {
 			d += fmt.Sprintf("; %d not (no initialize from a client of the same identity followed: it did not start a new session, or it stopped right after its 404)", v.NotReinitialized)

@@ -288,7 +288,7 @@ func TestJudgeReinitAttributedToItsClient(t *testing.T) {
 		beta.do("POST", callEcho)
 		alpha.initialize()
 		v := px.Verdicts()
-		if v.Planted404 != 2 || v.Sessions404 != 2 || v.Reinitialized != 1 || v.ReinitializedByIdentityOnly != 0 || v.NotReinitialized != 1 ||
+		if v.Planted404 != 2 || v.Sessions404 != 2 || v.Reinitialized != 1 || v.ReinitializedAmbiguous != 0 || v.NotReinitialized != 1 ||
 			v.DeadSessionUsed != 0 || v.Checks["reinitialize_after_404"] != "fail" ||
 			v.Details["reinitialize_after_404"] != "1 of 2 sessions that met a planted 404 re-initialized by their client; 1 not (no initialize from a client of the same identity followed: it did not start a new session, or it stopped right after its 404)" {
 			t.Fatalf("alpha re-initialized, beta did not: %s", verdictJSON(v))
@@ -322,7 +322,7 @@ func TestJudgeReinitAttributedToItsClient(t *testing.T) {
 		a.initialize() // on a's connection: a's session, not the first lost
 		b.initialize() // on b's: b's
 		v := px.Verdicts()
-		if v.Reinitialized != 2 || v.ReinitializedByIdentityOnly != 0 || v.NotReinitialized != 0 || v.Checks["reinitialize_after_404"] != "pass" {
+		if v.Reinitialized != 2 || v.ReinitializedAmbiguous != 0 || v.NotReinitialized != 0 || v.Checks["reinitialize_after_404"] != "pass" {
 			t.Fatalf("each twin re-initialized on its own connection: %s", verdictJSON(v))
 		}
 		// The old session's id after the re-initialization is still a use
@@ -333,7 +333,22 @@ func TestJudgeReinitAttributedToItsClient(t *testing.T) {
 			t.Fatalf("a pinged its 404'd session after re-initializing: %s", verdictJSON(v))
 		}
 	})
-	t.Run("same identity, new connection: by identity alone", func(t *testing.T) {
+	t.Run("same identity, one shared connection: ambiguous", func(t *testing.T) {
+		t.Parallel()
+		c, px := rawThrough(t, "status code=404 target=tools/call")
+		a := c.another("twin")
+		b := &rawClient{t: t, url: a.url, name: "twin", hc: a.hc} // one transport: one connection, used in turn
+		a.initialize()
+		b.initialize()
+		a.do("POST", callEcho)
+		b.do("POST", callEcho)
+		a.initialize()
+		v := px.Verdicts()
+		if v.Reinitialized != 1 || v.ReinitializedAmbiguous != 1 || v.NotReinitialized != 1 || v.Checks["reinitialize_after_404"] != "fail" {
+			t.Fatalf("one of two twins on one connection re-initialized: %s", verdictJSON(v))
+		}
+	})
+	t.Run("same identity, new connection: ambiguous", func(t *testing.T) {
 		t.Parallel()
 		c, px := rawThrough(t, "status code=404 target=tools/call")
 		a, b := c.another("twin"), c.another("twin")
@@ -344,8 +359,8 @@ func TestJudgeReinitAttributedToItsClient(t *testing.T) {
 		a.hc.Transport.(*http.Transport).CloseIdleConnections()
 		a.initialize() // a new connection: one of the two twins, which is not on the wire
 		v := px.Verdicts()
-		if v.Reinitialized != 1 || v.ReinitializedByIdentityOnly != 1 || v.NotReinitialized != 1 ||
-			!strings.Contains(v.Details["reinitialize_after_404"], "1 of 2 sessions that met a planted 404 re-initialized by their client (1 attributed by the client's identity alone: several clients of that identity had lost a session, and the wire does not show which of them re-initialized); 1 not") {
+		if v.Reinitialized != 1 || v.ReinitializedAmbiguous != 1 || v.NotReinitialized != 1 ||
+			!strings.Contains(v.Details["reinitialize_after_404"], "1 of 2 sessions that met a planted 404 re-initialized by their client (1 ambiguous: several clients of that identity had lost a session, sharing the initialize's connection or none on it, and the wire does not show which of them re-initialized, only how many); 1 not") {
 			t.Fatalf("a re-initialized on a new connection: %s", verdictJSON(v))
 		}
 	})
