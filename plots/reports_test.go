@@ -113,3 +113,41 @@ func TestSoakTrendsChart(t *testing.T) {
 		t.Fatalf("empty soak: %v", err)
 	}
 }
+
+// The soak page's "Soak:" line is styled by its word: PASS (or OK) green,
+// WARN amber, FAIL red, anything not judged (NONE) grey. WARN read green
+// (class "pass") before.
+func TestSoakHTMLVerdictStyle(t *testing.T) {
+	res := fixture()
+	for _, tt := range []struct {
+		verdict string
+		pass    bool
+		want    string
+	}{
+		{"OK", true, `Soak: <span class="pass">OK</span>`},
+		{"WARN", true, `Soak: <span class="warn">WARN</span>`},
+		{"FAIL", false, `Soak: <span class="fail">FAIL</span>`},
+		{"NONE", false, `Soak: <span class="notjudged">NONE</span>`},
+		{"", true, `Soak: <span class="pass">PASS</span>`}, // a soak.json without its verdict recorded
+		{"", false, `Soak: <span class="fail">FAIL</span>`},
+	} {
+		sk := &metrics.Soak{DurationS: 9, Pass: tt.pass, Verdict: tt.verdict, Verdicts: []metrics.SoakVerdict{{Name: "latency drift", Checked: true, Pass: tt.pass}}}
+		var b bytes.Buffer
+		if err := SoakHTMLReport(&b, res, sk); err != nil {
+			t.Fatal(err)
+		}
+		if page := b.String(); strings.Count(page, tt.want) != 1 || strings.Count(page, "Soak: <span") != 1 {
+			i := strings.Index(page, "Soak: ")
+			t.Errorf("verdict %q pass %v: want %q once, got %.80q", tt.verdict, tt.pass, tt.want, page[max(i, 0):])
+		}
+	}
+	var b bytes.Buffer
+	if err := SoakHTMLReport(&b, res, &metrics.Soak{Verdict: "WARN"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, css := range []string{".warn { color: #b35c00;", ".notjudged { color: var(--muted);", ".pass { color: var(--ok);", ".fail { color: var(--bad);"} {
+		if !strings.Contains(b.String(), css) {
+			t.Errorf("the page's style lacks %q", css)
+		}
+	}
+}

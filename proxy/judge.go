@@ -44,23 +44,54 @@ type ClientVerdicts struct {
 	// method and params, _meta aside) a call whose stream broke before its
 	// response and that no stream answered since: the tool may run twice.
 	RequestsResent int `json:"requests_resent"`
-	// Planted404 counts the 404s planted for live sessions;
-	// Reinitialized the initialize requests that followed one; DeadSessionUsed
-	// the requests other than DELETE that still carried a session id
-	// answered 404; DeletedAfter404 the DELETEs of such a session (the
-	// client's clean-up: allowed).
+	// Planted404 counts the 404s planted for live sessions; Sessions404
+	// the sessions they were planted for (a session may meet several).
+	// DeadSessionUsed counts the requests other than DELETE that still
+	// carried the id of such a session, before or after the client
+	// re-initialized; DeletedAfter404 the DELETEs of one (the client's
+	// clean-up: allowed).
 	Planted404      int `json:"planted_404"`
-	Reinitialized   int `json:"reinitialized_after_404"`
+	Sessions404     int `json:"sessions_404"`
 	DeadSessionUsed int `json:"dead_session_used"`
 	DeletedAfter404 int `json:"deleted_after_404"`
+	// Reinitialized counts the initialize requests attributed to a
+	// session that met a planted 404 (at most one each). An initialize
+	// carries no session id: what the wire shows of who sent it is the
+	// connection it came on and the identity the client gives (User-Agent
+	// and clientInfo name and version). It is attributed to a 404'd
+	// session not yet re-initialized whose client gave the same identity
+	// at its own initialize: the one whose 404 was answered on the same
+	// connection, else the only one; where several are left (on that
+	// connection, as over HTTP/2 or a shared pool, or none on it and
+	// several of that identity elsewhere), the one that lost its session
+	// first, counted in ReinitializedAmbiguous: which of those clients
+	// re-initialized is not on the wire, only how many did. An initialize
+	// of another identity is a new client's, not a re-initialization; one
+	// of the same identity could be a new client's too (session churn),
+	// which the wire cannot tell either. NotReinitialized counts the 404'd
+	// sessions no initialize was attributed to (their client did not start
+	// a new session, or stopped right after its 404: the wire cannot
+	// tell).
+	Reinitialized          int `json:"reinitialized_after_404"`
+	ReinitializedAmbiguous int `json:"reinitialized_ambiguous"`
+	NotReinitialized       int `json:"not_reinitialized_after_404"`
 	// SessionsOpened counts sessions initialized through the proxy;
 	// SessionsDeleted those the client ended with DELETE (of the first
 	// 65,536 sessions: each table the judge keeps is bounded so).
-	SessionsOpened  int `json:"sessions_opened"`
-	SessionsDeleted int `json:"sessions_deleted"`
+	// SessionsEnded404 counts the opened sessions that a planted 404 or
+	// the server's own 404 ended: the client was told they are gone and
+	// owes them no DELETE, so delete_at_end leaves them out (a DELETE of
+	// one still counts in SessionsDeleted).
+	SessionsOpened   int `json:"sessions_opened"`
+	SessionsDeleted  int `json:"sessions_deleted"`
+	SessionsEnded404 int `json:"sessions_ended_by_404"`
 	// Checks is pass, fail or n/a for each check: resume_last_event_id,
 	// retry_hint, no_resend, reinitialize_after_404, delete_at_end.
 	Checks map[string]string `json:"checks"`
+	// Details says, for a judged check whose counts need it
+	// (reinitialize_after_404, delete_at_end), what was counted and what
+	// was left out.
+	Details map[string]string `json:"details,omitempty"`
 	// NotApplicable says, for each check that is n/a, why: what was not
 	// planted or not seen.
 	NotApplicable map[string]string `json:"not_applicable,omitempty"`
@@ -85,20 +116,77 @@ type brokenStream struct {
 	retry int // ms, -1 none
 }
 
+// lostSession is a session that met a planted 404.
+type lostSession struct {
+	seq    int    // order of the first 404
+	conn   string // the connection the (last) 404 was answered on
+	client string // the identity its client gave at initialize ("" unknown)
+	reinit bool   // an initialize was attributed to it
+}
+
 type judge struct {
 	mu        sync.Mutex
 	v         ClientVerdicts
 	broken    map[string]brokenStream // session + "\x00" + last id forwarded → when it broke
 	cut       map[string]string       // session + rid of an unanswered call whose stream broke → its key
 	cutKeys   map[string]int          // keys of those calls → how many
-	dead      map[string]bool         // sessions answered a planted 404
+	dead      map[string]*lostSession // sessions answered a planted 404
+	gone      map[string]bool         // sessions the server answered 404
 	open      map[string]bool         // sessions opened → deleted
+	client    map[string]string       // sessions opened → their client's identity
 	closing   map[string]bool         // sessions the client sent DELETE for
 	untracked int                     // sessions opened beyond maxTracked
 }
 
 func newJudge() *judge {
-	return &judge{broken: map[string]brokenStream{}, cut: map[string]string{}, cutKeys: map[string]int{}, dead: map[string]bool{}, open: map[string]bool{}, closing: map[string]bool{}}
+	return &judge{broken: map[string]brokenStream{}, cut: map[string]string{}, cutKeys: map[string]int{}, dead: map[string]*lostSession{},
+		gone: map[string]bool{}, open: map[string]bool{}, client: map[string]string{}, closing: map[string]bool{}}
+}
+
+// clientIdentity is what an initialize says of its sender: the
+// User-Agent header and params.clientInfo's name and version.
+func clientIdentity(userAgent string, params []byte) string {
+	var p struct {
+		ClientInfo struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"clientInfo"`
+	}
+	_ = json.Unmarshal(params, &p) // unparsable: the User-Agent alone
+	return userAgent + "\x00" + p.ClientInfo.Name + "\x00" + p.ClientInfo.Version
+}
+
+// reinitialized attributes an initialize from conn with identity client
+// to a lost session (see ClientVerdicts.Reinitialized).
+func (j *judge) reinitialized(conn, client string) {
+	var sameConn, first *lostSession
+	n, nConn := 0, 0
+	for _, l := range j.dead {
+		if l.reinit || (l.client != "" && l.client != client) {
+			continue
+		}
+		n++
+		if l.conn == conn {
+			nConn++
+			if sameConn == nil || l.seq < sameConn.seq {
+				sameConn = l
+			}
+		}
+		if first == nil || l.seq < first.seq {
+			first = l
+		}
+	}
+	switch {
+	case first == nil:
+		return // a new client's session, not a re-initialization
+	case sameConn != nil:
+		first, n = sameConn, nConn // several on one connection (HTTP/2, a shared pool): ambiguous too
+	}
+	if n > 1 {
+		j.v.ReinitializedAmbiguous++
+	}
+	first.reinit = true
+	j.v.Reinitialized++
 }
 
 // callKey is a tools/call's session, method and params without _meta.
@@ -118,17 +206,13 @@ func callKey(s *stream) string {
 func (j *judge) request(s *stream, now time.Time) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if s.method == "initialize" && len(j.dead) > 0 {
-		j.v.Reinitialized++
-		for k := range j.dead {
-			delete(j.dead, k)
-			break
-		}
+	if s.method == "initialize" && j.v.Reinitialized < len(j.dead) {
+		j.reinitialized(s.conn, s.client)
 	}
 	if s.kind == "delete" && s.session != "" && len(j.closing) < maxTracked {
 		j.closing[s.session] = true // before the server acts on it: its streams' ends are no breaks
 	}
-	if s.session != "" && j.dead[s.session] {
+	if s.session != "" && j.dead[s.session] != nil {
 		if s.kind == "delete" {
 			j.v.DeletedAfter404++ // ending the session it was told is gone: its clean-up
 		} else {
@@ -162,21 +246,37 @@ func (j *judge) request(s *stream, now time.Time) {
 	}
 }
 
-func (j *judge) planted404(session string) {
+func (j *judge) planted404(s *stream) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.v.Planted404++
-	if len(j.dead) < maxTracked {
-		j.dead[session] = true
+	if l := j.dead[s.session]; l != nil {
+		l.conn = s.conn
+	} else if len(j.dead) < maxTracked {
+		c, ok := j.client[s.session]
+		if !ok {
+			c = "" // opened before the proxy saw it, or untracked: any identity
+		}
+		j.dead[s.session] = &lostSession{seq: len(j.dead), conn: s.conn, client: c}
 	}
 }
 
-func (j *judge) opened(session string) {
+// ended404 records that the server answered 404 for session.
+func (j *judge) ended404(session string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if _, ok := j.open[session]; ok {
+		j.gone[session] = true // bounded by open
+	}
+}
+
+func (j *judge) opened(session, client string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.v.SessionsOpened++
 	if len(j.open) < maxTracked {
 		j.open[session] = false
+		j.client[session] = client
 	} else {
 		j.untracked++ // its DELETE cannot be matched: left out of delete_at_end
 	}
@@ -297,8 +397,61 @@ func (p *Proxy) Verdicts() ClientVerdicts {
 	}
 	check("retry_hint", unless(v.ResumesHinted > 0, hintWhy), v.ResumesEarly == 0)
 	check("no_resend", unless(v.CallsBroken > 0, "no tools/call stream broke before its response; plant cut target=tools/call"), v.RequestsResent == 0)
-	check("reinitialize_after_404", unless(v.Planted404 > 0, "no 404 was planted; plant status code=404"), v.Reinitialized > 0 && v.DeadSessionUsed == 0)
-	check("delete_at_end", unless(v.SessionsOpened > 0, "no session was opened through the proxy"), v.SessionsDeleted == v.SessionsOpened-j.untracked)
+	v.Sessions404 = len(j.dead)
+	v.NotReinitialized = len(j.dead) - v.Reinitialized
+	check("reinitialize_after_404", unless(v.Planted404 > 0, "no 404 was planted; plant status code=404"), v.NotReinitialized == 0 && v.DeadSessionUsed == 0)
+	if v.Planted404 > 0 {
+		d := fmt.Sprintf("%d of %d sessions that met a planted 404 re-initialized by their client", v.Reinitialized, v.Sessions404)
+		if v.ReinitializedAmbiguous > 0 {
+			d += fmt.Sprintf(" (%d ambiguous: several clients of that identity had lost a session, sharing the initialize's connection or none on it, and the wire does not show which of them re-initialized, only how many)", v.ReinitializedAmbiguous)
+		}
+		if v.NotReinitialized > 0 {
+			d += fmt.Sprintf("; %d not (no initialize from a client of the same identity followed: it did not start a new session, or it stopped right after its 404)", v.NotReinitialized)
+		}
+		if v.DeadSessionUsed > 0 {
+			d += fmt.Sprintf("; %d requests still carried a 404'd session's id", v.DeadSessionUsed)
+		}
+		v.Details = map[string]string{"reinitialize_after_404": d}
+	}
+	live, liveDeleted, ended, endedDeleted := 0, 0, 0, 0
+	for sid, done := range j.open {
+		if j.dead[sid] != nil || j.gone[sid] {
+			ended++
+			if done {
+				endedDeleted++
+			}
+			continue
+		}
+		live++
+		if done {
+			liveDeleted++
+		}
+	}
+	v.SessionsEnded404 = ended
+	deleteWhy := ""
+	switch {
+	case v.SessionsOpened == 0:
+		deleteWhy = "no session was opened through the proxy"
+	case live == 0 && j.untracked == 0:
+		deleteWhy = fmt.Sprintf("every session opened (%d) was ended by a 404: none was left for the client to DELETE", ended)
+	}
+	check("delete_at_end", deleteWhy, liveDeleted == live)
+	if deleteWhy == "" {
+		d := fmt.Sprintf("%d of %d sessions still live deleted", liveDeleted, live)
+		if ended > 0 {
+			d += fmt.Sprintf("; %d sessions ended by a 404 (planted or the server's) need no DELETE and are not counted", ended)
+			if endedDeleted > 0 {
+				d += fmt.Sprintf(" (%d of them deleted anyway)", endedDeleted)
+			}
+		}
+		if j.untracked > 0 {
+			d += fmt.Sprintf("; %d sessions beyond the first %d not tracked", j.untracked, maxTracked)
+		}
+		if v.Details == nil {
+			v.Details = map[string]string{}
+		}
+		v.Details["delete_at_end"] = d
+	}
 	if len(v.NotApplicable) == 0 {
 		v.NotApplicable = nil
 	}

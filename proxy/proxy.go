@@ -242,7 +242,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, e.Error(), http.StatusForbidden)
 		return
 	}
-	s := &stream{p: p, idx: p.next.Add(1), session: r.Header.Get("Mcp-Session-Id"), lastEventID: r.Header.Get("Last-Event-ID")}
+	s := &stream{p: p, idx: p.next.Add(1), session: r.Header.Get("Mcp-Session-Id"), lastEventID: r.Header.Get("Last-Event-ID"), conn: r.RemoteAddr}
 	s.ctx = r.Context()
 	s.rng = newRNG(p.cfg.Seed, s.idx)
 	var body []byte
@@ -254,6 +254,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.method, s.rid, s.msgKind = string(m.Method), string(m.ID), m.Kind
 			if m.Kind == jsonrpc.KindRequest && len(m.Params) > 0 {
 				s.params = m.Params
+			}
+			if s.method == "initialize" {
+				s.client = clientIdentity(r.Header.Get("User-Agent"), m.Params)
 			}
 		}
 	case http.MethodGet:
@@ -276,7 +279,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		p.plant(s, KindStatus, fmt.Sprintf("answered %d without forwarding", f.Code))
 		if f.Code == http.StatusNotFound {
-			p.judge.planted404(s.session)
+			p.judge.planted404(s)
 		}
 		http.Error(w, "planted by mcpbench proxy", f.Code)
 		return
@@ -344,7 +347,7 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && s.session == "" {
 		s.session = sid
 		if s.method == "initialize" {
-			p.judge.opened(sid)
+			p.judge.opened(sid, s.client)
 		}
 	}
 	ct := resp.Header.Get("Content-Type")
@@ -352,6 +355,9 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 	p.log.log(Line{Ev: "answer", Stream: s.idx, Session: s.session, Status: resp.StatusCode, Msg: ct, Proto: resp.Proto})
 	if s.kind == "delete" && resp.StatusCode < 300 {
 		p.judge.deleted(s.session)
+	}
+	if resp.StatusCode == http.StatusNotFound && s.session != "" {
+		p.judge.ended404(s.session) // the server ended it: no DELETE owed
 	}
 	if sse && resp.StatusCode == http.StatusOK {
 		// Events are re-encoded (and faults change them): the upstream's

@@ -27,6 +27,10 @@ type stream struct {
 	msgKind     jsonrpc.Kind
 	params      []byte
 	rng         *rand.Rand
+	// conn is the client's end of the connection the request came on
+	// (RemoteAddr); client, for an initialize, the identity the client
+	// gave (clientIdentity).
+	conn, client string
 
 	// Faults drawn for this stream.
 	statusFault *Fault

@@ -286,6 +286,11 @@ func printProxyVerdicts(w io.Writer, v proxy.ClientVerdicts, planted map[proxy.K
 	for _, k := range na {
 		fmt.Fprintf(w, "        %s n/a: %s\n", k, v.NotApplicable[k])
 	}
+	for _, k := range []string{"reinitialize_after_404", "delete_at_end"} {
+		if d := v.Details[k]; d != "" {
+			fmt.Fprintf(w, "        %s %s: %s\n", k, v.Checks[k], d)
+		}
+	}
 	if l := v.NotObservableLine(); l != "" {
 		fmt.Fprintf(w, "Planted, not observable here: %s\n", strings.TrimPrefix(l, "planted, not observable here: "))
 	}
