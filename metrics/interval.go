@@ -117,6 +117,9 @@ type CountMove struct {
 	Op                     int // index in the recorder's names
 	Count, Errors, Dropped int64
 	Classes                [driver.NumClasses]int64
+	// Resp holds the response times (µs) of the moved completed ops: they
+	// are in To's histogram and belong in From's (nil when none).
+	Resp *Hist
 }
 
 // moves turns the late results of the interval ending at end into
@@ -151,6 +154,12 @@ func (r *Recorder) moves(late []lateOp, end time.Time) []CountMove {
 			continue
 		}
 		m.Count++
+		if l.resp > 0 {
+			if m.Resp == nil {
+				m.Resp = NewHist()
+			}
+			m.Resp.RecordValue(l.resp)
+		}
 		if l.class != driver.ClassOK {
 			m.Errors++
 		}
