@@ -192,10 +192,12 @@ type RowOp struct {
 	P50, P90, P99, Max              float64
 	SvcP50                          float64 // service time p50 (ms)
 	ChecksFailed                    int64   // failed checks (checks.go), by completion
-	// Timed counts the response times the interval's histogram holds (the
-	// ops that completed in it, by completion): P50…Max are theirs, and
-	// intervals.csv leaves them empty when it is 0 (no op completed: no
-	// percentile, not 0).
+	// Timed counts the response times the interval's histogram holds (its
+	// ops by intended start that completed by its Tick, and those of
+	// earlier intervals that came in during it: see Tick): P50…Max are
+	// theirs, and intervals.csv leaves them empty when it is 0 (no op
+	// completed: no percentile, not 0). ResultsDir restates them at End by
+	// intended start.
 	Timed int64
 }
 

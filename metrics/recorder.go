@@ -21,8 +21,10 @@
 // shards outnumber cores. Once per
 // interval the collector (Tick) merges every shard into the interval's
 // aggregate and the run's total, off the hot path. A row counts ops by
-// intended start (so achieved compares with the target rate), its
-// histograms by completion.
+// intended start (so achieved compares with the target rate); its
+// response histogram holds the ops that came in during it, which
+// ResultsDir restates by intended start in intervals.csv at the end (the
+// other histograms go by completion).
 //
 // Units: histograms hold microseconds (1 µs … 1 h, 3 significant digits);
 // reports give milliseconds.
