@@ -118,3 +118,50 @@ func TestIntervalPercentilesByIntendedStart(t *testing.T) {
 		t.Errorf("run total: %d values, max %d µs; want 9, the 2700 ms op's", total.TotalCount(), total.Max())
 	}
 }
+
+// Past the memory bound for the rows' histograms, a row whose
+// percentiles cannot be restated keeps its cells, emptied when none of
+// its ops completed, and is counted; a row kept is restated.
+func TestIntervalPercentilesUnrestatedPastTheBound(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	sec := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+	names := []string{"tools/call:a"}
+	rec := NewRecorder(names, 1)
+	rec.Begin(start, sec(1))
+	dir := t.TempDir()
+	w, err := NewResultsDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Start(&RunInfo{Tool: "mcpbench", Started: start, Ops: names})
+	sh := rec.Shard(0)
+	record := func(intended float64, rt time.Duration) {
+		end := sec(intended).Add(rt)
+		sh.Record(&driver.Result{Op: 0, Intended: sec(intended), Start: sec(intended), FirstByte: end, End: end, Class: driver.ClassOK, Status: 200})
+	}
+	tick := func(end, next time.Time) {
+		iv := rec.Tick(end, next)
+		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Names: names, Phase: PhaseMeasure})
+	}
+	record(0.1, 10*time.Millisecond)
+	tick(sec(1), sec(2))
+	w.mu.Lock()
+	w.baseBytes = restateBaseBytes // the bound reached: row 1's histograms are not kept
+	w.mu.Unlock()
+	record(0.5, 1200*time.Millisecond) // row 0's, answered during row 1
+	tick(sec(2), time.Time{})
+	w.End(&RunEnd{Summary: &Summary{}})
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Unrestated(); got != 1 {
+		t.Errorf("unrestated %d rows, want 1 (row 1)", got)
+	}
+	r, err := ReadResults(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Intervals) != 2 || r.Intervals[0].All.Count != 2 || r.Intervals[0].All.Max < 1200 || r.Intervals[1].All.Count != 0 || r.Intervals[1].All.Max != 0 || r.Intervals[1].Ops["tools/call:a"].P99 != 0 {
+		t.Errorf("rows %+v", r.Intervals)
+	}
+}

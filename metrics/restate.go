@@ -93,7 +93,8 @@ func (w *ResultsDir) restate() error {
 // the row was written (w.bases) less the response times moved out of it,
 // plus those moved into it. A row without a completed op then has empty
 // cells. A row whose histograms were not kept (over restateBaseBytes)
-// keeps its cells and counts in w.unrestated.
+// keeps its cells (emptied where its count is now 0) and counts in
+// w.unrestated.
 func (w *ResultsDir) restateLatency(recs [][]string, col map[string]int) {
 	type key struct{ line, op int }
 	in, out := map[key]*Hist{}, map[key]*Hist{}
@@ -134,6 +135,12 @@ func (w *ResultsDir) restateLatency(recs [][]string, col map[string]int) {
 	for line := range lines {
 		if line >= len(w.bases) || w.bases[line] == nil {
 			w.unrestated++
+			// Still, a row left without a completed op has none.
+			for _, prefix := range append([]string{"all"}, w.opPrefixes()...) {
+				if i, ok := col[prefix+".count"]; ok && line+1 < len(recs) && i < len(recs[line+1]) && recs[line+1][i] == "0" {
+					set(line, prefix, nil)
+				}
+			}
 			continue
 		}
 		all := NewHist()
@@ -149,4 +156,24 @@ func (w *ResultsDir) restateLatency(recs [][]string, col map[string]int) {
 		}
 		set(line, "all", all)
 	}
+}
+
+// opPrefixes are the column prefixes of the ops ("op:" + name).
+func (w *ResultsDir) opPrefixes() []string {
+	out := make([]string, len(w.names))
+	for i, n := range w.names {
+		out[i] = "op:" + n
+	}
+	return out
+}
+
+// Unrestated is the number of intervals.csv rows whose percentiles End
+// could not restate by intended start because their histograms were past
+// the memory bound (restateBaseBytes): they keep the percentiles they were
+// written with (emptied where no op of the row completed). Read it after
+// End.
+func (w *ResultsDir) Unrestated() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unrestated
 }
