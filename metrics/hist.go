@@ -106,6 +106,38 @@ func (h *Hist) MergeDense(d *hdr.Histogram) {
 	}
 }
 
+// Clone returns a copy of h.
+func (h *Hist) Clone() *Hist {
+	if h == nil {
+		return NewHist()
+	}
+	return &Hist{p: h.p.Clone()}
+}
+
+// Without returns a new Hist of h's values less b's, bucket by bucket (a
+// bucket's count never below 0): h without values b holds that were
+// recorded into h. b may be nil.
+func (h *Hist) Without(b *Hist) *Hist {
+	out := NewHist()
+	if h.TotalCount() == 0 {
+		return out
+	}
+	less := map[int64]int64{}
+	if b.TotalCount() > 0 {
+		for v, n := range b.p.ForEachBucket {
+			lo, _ := bucketOf(v)
+			less[lo] += n
+		}
+	}
+	for v, n := range h.p.ForEachBucket {
+		lo, _ := bucketOf(v)
+		if k := n - less[lo]; k > 0 {
+			out.p.RecordValues(v, k)
+		}
+	}
+	return out
+}
+
 // Reset empties h, keeping its storage for the values to come.
 func (h *Hist) Reset() { h.p.Reset() }
 

@@ -16,9 +16,9 @@ import (
 // it; interval 2 none of its own. The live rows count them where they
 // came in (interval 2: 3 completed, 3 dropped, rate 3/s); intervals.csv,
 // once End restated it, by intended start: interval 0 7 completed (1
-// error) and 3 dropped, interval 1 5, interval 2 0 (rate 0). Percentiles
-// stay by completion (histograms.hlog): interval 2 has the 3 late ones'.
-// The rows add up to the totals.
+// error) and 3 dropped, interval 1 5, interval 2 0 (rate 0). The
+// percentiles follow the counts: interval 2 has none (empty cells), the
+// 3 late ones' are interval 0's. The rows add up to the totals.
 func TestIntervalsCountByIntendedStart(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	sec := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
@@ -79,7 +79,7 @@ func TestIntervalsCountByIntendedStart(t *testing.T) {
 		rate                   float64
 		p99                    bool
 	}
-	wants := []want{{7, 1, 3, 7, true}, {5, 0, 0, 5, true}, {0, 0, 0, 0, true}}
+	wants := []want{{7, 1, 3, 7, true}, {5, 0, 0, 5, true}, {0, 0, 0, 0, false}}
 	if len(r.Intervals) != 3 {
 		t.Fatalf("%d intervals, want 3", len(r.Intervals))
 	}

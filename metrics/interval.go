@@ -117,6 +117,9 @@ type CountMove struct {
 	Op                     int // index in the recorder's names
 	Count, Errors, Dropped int64
 	Classes                [driver.NumClasses]int64
+	// Resp holds the response times (µs) of the moved completed ops: they
+	// are in To's histogram and belong in From's (nil when none).
+	Resp *Hist
 }
 
 // moves turns the late results of the interval ending at end into
@@ -151,6 +154,12 @@ func (r *Recorder) moves(late []lateOp, end time.Time) []CountMove {
 			continue
 		}
 		m.Count++
+		if l.resp > 0 {
+			if m.Resp == nil {
+				m.Resp = NewHist()
+			}
+			m.Resp.RecordValue(l.resp)
+		}
 		if l.class != driver.ClassOK {
 			m.Errors++
 		}
@@ -183,10 +192,12 @@ type RowOp struct {
 	P50, P90, P99, Max              float64
 	SvcP50                          float64 // service time p50 (ms)
 	ChecksFailed                    int64   // failed checks (checks.go), by completion
-	// Timed counts the response times the interval's histogram holds (the
-	// ops that completed in it, by completion): P50…Max are theirs, and
-	// intervals.csv leaves them empty when it is 0 (no op completed: no
-	// percentile, not 0).
+	// Timed counts the response times the interval's histogram holds (its
+	// ops by intended start that completed by its Tick, and those of
+	// earlier intervals that came in during it: see Tick): P50…Max are
+	// theirs, and intervals.csv leaves them empty when it is 0 (no op
+	// completed: no percentile, not 0). ResultsDir restates them at End by
+	// intended start.
 	Timed int64
 }
 

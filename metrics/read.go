@@ -60,8 +60,10 @@ type IntervalOpRec struct {
 	Count, Errors, Resumes int64
 	Faulty                 int64 // streams the replay ledger found faulty (0 in files written before the column)
 	ChecksFailed           int64 // failed checks (0 in files written before the column)
-	// P50…Max are the response times of the ops that completed in the
-	// interval; 0 where none did (an empty cell).
+	// P50…Max are the response times of the interval's ops by intended
+	// start that completed (as Count); 0 where none did (an empty cell).
+	// A file a run did not finish (no End) has them by completion for the
+	// ops that completed after their interval had closed.
 	P50, P90, P99, Max float64
 }
 

@@ -21,8 +21,10 @@
 // shards outnumber cores. Once per
 // interval the collector (Tick) merges every shard into the interval's
 // aggregate and the run's total, off the hot path. A row counts ops by
-// intended start (so achieved compares with the target rate), its
-// histograms by completion.
+// intended start (so achieved compares with the target rate); its
+// response histogram holds the ops that came in during it, which
+// ResultsDir restates by intended start in intervals.csv at the end (the
+// other histograms go by completion).
 //
 // Units: histograms hold microseconds (1 µs … 1 h, 3 significant digits);
 // reports give milliseconds.
@@ -195,8 +197,13 @@ type Shard struct {
 	// early counts, per op, the results intended at or after boundary (the
 	// end of the interval the collector closes next): they belong to the
 	// following interval's row (see Tick).
-	early    []opCounts
-	boundary time.Time
+	early []opCounts
+	// earlyResp holds, per op (nil until one), the response times of the
+	// results counted in early: they go to the following interval's
+	// histogram with their counts, so that a row's percentiles are those
+	// of its ops by intended start.
+	earlyResp []*Hist
+	boundary  time.Time
 	// open is the start of the interval the collector closes next: a
 	// result intended before it is counted in that interval's row as it
 	// comes in (the live row), and noted in late, so that the interval of
@@ -223,6 +230,7 @@ type lateOp struct {
 	op       int
 	class    driver.Class
 	dropped  bool
+	resp     int64 // response time, µs (0: a drop, or no time recorded)
 }
 
 // addTo adds c to o's counters.
@@ -336,7 +344,7 @@ func NewRecorder(names []string, vus int) *Recorder {
 	}
 	r := &Recorder{names: append([]string(nil), names...), lastTick: time.Now()}
 	for range n {
-		r.shards = append(r.shards, &Shard{ops: make([]*OpStats, len(names)), early: make([]opCounts, len(names)), rec: r, lag: NewHistogram()})
+		r.shards = append(r.shards, &Shard{ops: make([]*OpStats, len(names)), early: make([]opCounts, len(names)), earlyResp: make([]*Hist, len(names)), rec: r, lag: NewHistogram()})
 	}
 	r.all = newOpStats()
 	r.lag = NewHistogram()
@@ -390,7 +398,9 @@ func (s *Shard) Record(res *driver.Result) {
 		s.recordCancelled(o, res) // unlocks s.mu
 		return
 	}
+	rh, lateAt := o.Response, -1
 	if s.later(res.Intended) {
+		rh = s.earlyHist(res.Op)
 		c := &s.early[res.Op]
 		c.count++
 		if res.Class != driver.ClassOK {
@@ -404,6 +414,7 @@ func (s *Shard) Record(res *driver.Result) {
 		}
 		o.Classes[res.Class]++
 		if res.Intended.Before(s.open) {
+			lateAt = len(s.late)
 			s.late = append(s.late, lateOp{intended: res.Intended, op: res.Op, class: res.Class})
 		}
 	}
@@ -417,7 +428,11 @@ func (s *Shard) Record(res *driver.Result) {
 	if res.Status >= 0 && res.Status < 600 {
 		o.Status.Add(res.Status, 1)
 	}
-	o.Response.RecordValue(us(res.ResponseTime()))
+	rt := us(res.ResponseTime())
+	rh.RecordValue(rt)
+	if lateAt >= 0 {
+		s.late[lateAt].resp = rt
+	}
 	if !res.Intended.IsZero() {
 		s.lag.RecordValue(us(res.Start.Sub(res.Intended)))
 		if IsLateStart(res) {
@@ -460,6 +475,17 @@ func (s *Shard) Record(res *driver.Result) {
 	if failed {
 		s.rec.offenders.addCheckFailures(s.rec.names[res.Op], s.rec.checkExprs(res.Op), res)
 	}
+}
+
+// earlyHist is op's histogram of early results' response times (s.mu
+// held).
+func (s *Shard) earlyHist(op int) *Hist {
+	h := s.earlyResp[op]
+	if h == nil {
+		h = NewHist()
+		s.earlyResp[op] = h
+	}
+	return h
 }
 
 // work counts what an op moved, finished or cut by the run's end: bytes,

@@ -18,10 +18,12 @@ import (
 // after end to let those ops complete. One intended before end that
 // completes (or is dropped) after the Tick counts in the interval open
 // when it comes in — the live row — and the returned Interval's Moves
-// give it back to the interval of its intended start (ResultsDir rewrites
-// intervals.csv with them at the end). The histograms (and every other
-// counter) go by completion: they hold what completed by the time of the
-// Tick.
+// give it back to the interval of its intended start, with its response
+// time (ResultsDir rewrites intervals.csv with them at the end, counts
+// and percentiles). The response histogram goes by intended start as far
+// as the Tick can know (an op intended after end that completed before
+// the Tick is in the next interval's), by completion for the ops the
+// Moves give back; every other histogram and counter goes by completion.
 func (r *Recorder) Tick(end, next time.Time) Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -41,19 +43,24 @@ func (r *Recorder) Tick(end, next time.Time) Interval {
 			}
 		}
 		for i := range s.early {
-			c := &s.early[i]
-			if *c == (opCounts{}) {
+			c, eh := &s.early[i], s.earlyResp[i]
+			if *c == (opCounts{}) && eh.TotalCount() == 0 {
 				continue
 			}
 			if next.IsZero() { // nothing follows: they count here
 				c.addTo(r.interval[i])
+				r.interval[i].Response.Merge(eh)
 			} else {
 				if s.ops[i] == nil {
 					s.ops[i] = newOpStats()
 				}
 				c.addTo(s.ops[i])
+				s.ops[i].Response.Merge(eh)
 			}
 			*c = opCounts{}
+			if eh != nil {
+				eh.Reset()
+			}
 		}
 		s.boundary = next
 		if s.lag.TotalCount() > 0 {

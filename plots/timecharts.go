@@ -88,7 +88,9 @@ func addPercentiles(lat *Panel, res *metrics.Results, pick func(*metrics.Interva
 			if v > 0 && pc.name == "p50" {
 				p50s = append(p50s, v)
 			}
-			return v, v > 0 // an interval where no op completed has none (an empty cell): a gap
+			// An interval where none of its ops (by intended start, as its
+			// count) completed has none (an empty cell): a gap.
+			return v, v > 0 && o.Count > 0
 		})
 		ss = append(ss, series{pc.name, segs, lineStyle(pc.color, pc.width, false)})
 	}

@@ -16,8 +16,10 @@ import (
 // intended start. intervals.csv counts every op by its intended start, so
 // no interval holds more completed and dropped ops than the schedule made
 // due in it (before: one interval took the drops of several, thousands
-// in one second of a 1000/s run), and the rows add up to the summary's
-// totals, exactly.
+// in one second of a 1000/s run), the rows add up to the summary's
+// totals, exactly, and each row's percentiles are those of its ops by
+// intended start (before: by completion, so a row with 0 completed showed
+// the late ones' p99, and one with completions none).
 func TestIntervalsCountDropsByIntendedStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := mcptest.New()
@@ -60,6 +62,21 @@ func TestIntervalsCountDropsByIntendedStart(t *testing.T) {
 			}
 			if iv.Rate > iv.TargetRate+1e-9 && iv.TargetRate > 0 {
 				t.Errorf("interval %d: achieved %.1f/s of %.1f/s offered", i, iv.Rate, iv.TargetRate)
+			}
+			// The percentiles are those of the row's ops by intended start:
+			// none without a completed op; with one, each took the fake's
+			// 1.5 s after waiting at most the 1 s max delay for a VU.
+			op, ok := iv.Ops["tools/call:echo"]
+			if !ok {
+				t.Fatalf("interval %d: no op tools/call:echo in %v", i, iv.Ops)
+			}
+			for _, o := range []metrics.IntervalOpRec{iv.All, op} {
+				switch {
+				case o.Count == 0 && (o.P50 != 0 || o.P90 != 0 || o.P99 != 0 || o.Max != 0):
+					t.Errorf("interval %d (t %.1f s): 0 completed, but p50 %.3f p99 %.3f max %.3f ms", i, iv.T, o.P50, o.P99, o.Max)
+				case o.Count > 0 && (o.P50 < 1500 || o.Max > 2503 || o.Max < o.P99):
+					t.Errorf("interval %d (t %.1f s): %d completed, p50 %.3f p99 %.3f max %.3f ms; each took 1500 to 2500 ms", i, iv.T, o.Count, o.P50, o.P99, o.Max)
+				}
 			}
 			count, dropped, errs = count+iv.All.Count, dropped+iv.Dropped, errs+iv.All.Errors
 		}
