@@ -24,6 +24,7 @@ type fixtureRun struct {
 	counts                           []int64 // per interval
 	p50, p90, p99                    []float64
 	errors, dropped                  int64
+	spec                             any // run.json's spec (nil: no run.json)
 }
 
 // like returns a clean open-model run at 1000/s: 10 intervals of about
@@ -72,6 +73,11 @@ func (f fixtureRun) write(t *testing.T, dir string) string {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "intervals.csv"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if f.spec != nil {
+		if err := metrics.WriteJSON(filepath.Join(dir, metrics.FileRun), metrics.RunInfo{Tool: "mcpbench", Target: f.target, Profile: f.profile, Spec: f.spec}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -264,5 +270,46 @@ func TestSweepReferenceServerStaysClean(t *testing.T) {
 		if !s.Pass || s.Recheck || s.CoolDown != nil || s.Dropped != 0 {
 			t.Fatalf("step %+v", s)
 		}
+	}
+}
+
+// slowSpec is run.json's spec of `--tool slow --args '{"ms":MS}'` (as
+// the resolved profile is written: Go field names), with the fields two
+// like-for-like runs may differ in set apart per run.
+func slowSpec(ms float64, url string, seed int) map[string]any {
+	return map[string]any{
+		"Source": "ramp", "Name": "ramp", "URL": url, "Seed": seed, "Duration": "10s", "Rate": 1000,
+		"Concurrency": 1, "ThinkTime": "0s",
+		"Ops": []any{map[string]any{"Method": "tools/call", "Tool": "slow", "Arguments": map[string]any{"ms": ms}, "Weight": 1}},
+	}
+}
+
+// Two runs of one profile name whose tool arguments differ (the
+// reviewer's r1 --args '{"ms":20}' vs r2 '{"ms":2}') are not
+// like-for-like: compare names the differing field of the resolved
+// profile and refuses. Before, it compared the profile's name only and
+// called them alike. Runs that differ only in seed, target port and
+// length still compare.
+func TestCompareRefusesAnotherResolvedProfile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fa, fb := like(), like()
+	fa.spec, fb.spec = slowSpec(20, "http://127.0.0.1:1111/mcp", 1), slowSpec(2, "http://127.0.0.1:2222/mcp", 2)
+	a, b := fa.write(t, filepath.Join(dir, "a")), fb.write(t, filepath.Join(dir, "b"))
+	out, errs, code := runPar(t, "compare", a, b)
+	if code != exitUsage || out != "" || !strings.Contains(errs, "are not like-for-like: spec Ops[0].Arguments.ms 20 vs 2; their differences") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	out, _, code = runPar(t, "compare", a, b, "--force")
+	if code != exitOK || !strings.HasPrefix(headline(t, out), "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: spec Ops[0].Arguments.ms 20 vs 2 — ") {
+		t.Fatalf("--force: exit %d\n%s", code, out)
+	}
+	// Clean: the same resolved profile, another seed, port and length.
+	fc := like()
+	fc.spec = slowSpec(20, "http://127.0.0.1:3333/mcp", 3)
+	fc.spec.(map[string]any)["Duration"] = "30s"
+	out, errs, code = runPar(t, "compare", a, fc.write(t, filepath.Join(dir, "c")))
+	if code != exitOK || strings.Contains(out, "NOT LIKE-FOR-LIKE") {
+		t.Fatalf("alike: exit %d %s\n%s", code, errs, out)
 	}
 }

@@ -196,12 +196,15 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool,
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	ra, rb := results(args[0]), results(args[1])
 	mism := verdict.LikeForLike(a, b)
+	if ra != nil && rb != nil && ra.Run != nil && rb.Run != nil {
+		mism = append(mism, verdict.SpecLikeForLike(ra.Run.Spec, rb.Run.Spec)...)
+	}
 	if len(mism) > 0 && !force {
 		return notLikeForLike(args, mism)
 	}
 	cmp := verdict.Compare(a, b)
-	ra, rb := results(args[0]), results(args[1])
 	if ra != nil && rb != nil {
 		verdict.AddNoise(cmp, ra.Intervals, rb.Intervals)
 	}
