@@ -287,7 +287,7 @@ type SweepModel struct {
 const (
 	causeSweepNonMonotone = "a step achieved more than 2 % less throughput than a step at a lower load: noisy steps, a server that collapses past its knee, or a step that measured a server still recovering from the one before; the confidence is low"
 	causeSweepHysteresis  = "the highest passing load passed before the overload and failed when it was run again after it and a cool-down: the server does not get over an overload; the confidence is low"
-	causeSweepCoolDown    = "after a failed step, probes at a low load ran for the cool-down's bound and the server's p50 stayed above max(1.5 × its baseline, baseline + 1 ms): the step after it measured a server still recovering; the confidence is low"
+	causeSweepCoolDown    = "between two steps, probes at a low load ran for the cool-down's bound and the server's p50 stayed above max(1.5 × its baseline, baseline + 1 ms): the step after it measured a server still recovering; the confidence is low"
 )
 
 // BuildSweep makes the report model of sw. It reads sw only.
@@ -398,7 +398,7 @@ func sweepVerdictLines(sw *metrics.Sweep) []string {
 		line("Knee: none in the range")
 	}
 	if v.CoolDowns > 0 {
-		l := fmt.Sprintf("Cool-downs: %d after failed steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
+		l := fmt.Sprintf("Cool-downs: %d between steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
 		if v.Unsettled > 0 {
 			l += fmt.Sprintf("; %d not back to the baseline when the time was up (WARNING %s below)", v.Unsettled, metrics.WarnSweepCoolDown)
 		}

@@ -248,7 +248,8 @@ func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 }
 
 // A short sweep of the embedded reference server stays clean: every step
-// passes, so no cool-down runs and no re-check; nothing is non-monotone,
+// passes, the one cool-down (between the two steps) settles and no
+// re-check runs; nothing is non-monotone,
 // no hysteresis, no step dropped an arrival, and the confidence is not
 // lowered.
 func TestSweepReferenceServerStaysClean(t *testing.T) {
@@ -263,11 +264,11 @@ func TestSweepReferenceServerStaysClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := sw.Verdict
-	if len(sw.Results) != 2 || v.Crossing != nil || len(v.NonMonotone) != 0 || v.Hysteresis != "" || v.CoolDowns != 0 || strings.HasPrefix(v.Confidence, "low") {
+	if len(sw.Results) != 2 || v.Crossing != nil || len(v.NonMonotone) != 0 || v.Hysteresis != "" || v.CoolDowns != 1 || v.Unsettled != 0 || strings.HasPrefix(v.Confidence, "low") {
 		t.Fatalf("steps %+v, verdict %+v", sw.Results, v)
 	}
 	for _, s := range sw.Results {
-		if !s.Pass || s.Recheck || s.CoolDown != nil || s.Dropped != 0 {
+		if !s.Pass || s.Recheck || (s.N == 1) != (s.CoolDown == nil) || (s.CoolDown != nil && !s.CoolDown.Settled) || s.Dropped != 0 {
 			t.Fatalf("step %+v", s)
 		}
 	}
