@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -52,11 +53,12 @@ func WriteSweepCompare(w io.Writer, labelA, labelB string, c verdict.SweepCompar
 			rel = fmt.Sprintf("%+.1f%%", 100*r.Rel)
 		}
 		n := "—"
-		if r.Beyond != nil {
-			n = map[bool]string{true: "beyond (intervals apart)", false: "within (intervals overlap)"}[*r.Beyond]
-			if r.Bracket {
-				n = map[bool]string{true: "beyond (brackets apart)", false: "within (brackets overlap)"}[*r.Beyond]
-			}
+		switch {
+		case r.Beyond != nil:
+			why := cmp.Or(r.Why, map[bool]string{true: "intervals apart", false: "intervals overlap"}[*r.Beyond])
+			n = map[bool]string{true: "beyond", false: "within"}[*r.Beyond] + " (" + why + ")"
+		case r.Why != "":
+			n = "not judged (" + r.Why + ")"
 		}
 		p.F("%-*s %24s %24s %12s %9s  %s\n", width, r.Name+" "+r.Unit, av, bv, ab, rel, n)
 	}
@@ -84,14 +86,10 @@ func SweepCompareHeadline(c verdict.SweepComparison) string {
 		if !r.InA || !r.InB || (r.Name != "max_sustainable_rate" && r.Name != "slo_crossing" && r.Name != "knee") {
 			continue
 		}
-		noise := "not judged: no interval"
+		noise := "not judged: " + cmp.Or(r.Why, "no interval")
 		if r.Beyond != nil {
-			noise = map[bool]string{true: "beyond the noise", false: "within the noise"}[*r.Beyond]
-			if r.Bracket {
-				noise += map[bool]string{true: ": brackets apart", false: ": brackets overlap"}[*r.Beyond]
-			} else {
-				noise += map[bool]string{true: ": intervals apart", false: ": intervals overlap"}[*r.Beyond]
-			}
+			noise = map[bool]string{true: "beyond the noise", false: "within the noise"}[*r.Beyond] + ": " +
+				cmp.Or(r.Why, map[bool]string{true: "intervals apart", false: "intervals overlap"}[*r.Beyond])
 		}
 		if r.Bracket {
 			parts = append(parts, fmt.Sprintf("%s %s → %s %s (%s)", r.Name, bracketText(r.A, r.ACI, r.Unit), bracketText(r.B, r.BCI, r.Unit), r.Unit, noise))
