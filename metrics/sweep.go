@@ -114,7 +114,7 @@ type SweepStep struct {
 	// (hysteresis; SweepVerdict.Hysteresis).
 	Recheck bool `json:"recheck,omitempty"`
 	// CoolDown is the cool-down run before this step (nil: none; one is
-	// run after every step that failed the SLO).
+	// run between every two steps).
 	CoolDown *CoolDown `json:"cool_down,omitempty"`
 }
 
@@ -231,11 +231,15 @@ type Sweep struct {
 	SLO      SLO          `json:"slo"`
 	Results  []SweepStep  `json:"results"`
 	Verdict  SweepVerdict `json:"verdict"`
-	// ProbeBaselineMS is the cool-down probe's p50 before the first step
-	// (0: not measured, no cool-downs); ProbeOps counts the ops every
+	// ProbeBaselineMS is the cool-downs' baseline: the probe's p50 before
+	// the first step, or step 1's when it passed with a lower one (0: not
+	// measured, no cool-downs); ProbeOps counts the ops every
 	// probe completed (the baseline's and the cool-downs'), which no step
 	// counts.
 	ProbeBaselineMS float64 `json:"probe_baseline_p50_ms,omitempty"`
+	// ProbeFirstP50MS is the first probe's own p50 when step 1 passed
+	// faster and its p50 became the baseline (0: the probe's p50 is).
+	ProbeFirstP50MS float64 `json:"probe_first_p50_ms,omitempty"`
 	ProbeOps        int64   `json:"probe_ops,omitempty"`
 }
 

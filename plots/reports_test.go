@@ -44,7 +44,7 @@ func TestSweepHTMLReport(t *testing.T) {
 		"5080 ops/s (step 6, passed) and 5200 ops/s (step 9, failed)", "sure: step 6",
 		`<p class="vline whead">WARNING W-SWEEP-NONMONOTONE: 1 step(s) achieved less than a step at a lower load: step 9 at 5200 ops/s achieved 4000.0 ops/s`,
 		`<p class="vline whead">WARNING W-SWEEP-HYSTERESIS: step 10 re-ran 5080 ops/s`,
-		`<p class="vline">Cool-downs: 2 after failed steps, 31.5 s in all; 1 not back to the baseline when the time was up (WARNING W-SWEEP-COOLDOWN below)`,
+		`<p class="vline">Cool-downs: 2 between steps, 31.5 s in all; 1 not back to the baseline when the time was up (WARNING W-SWEEP-COOLDOWN below)`,
 		`<p class="vline wremedy">remedy: the server stays slow after an overload`, `<p class="vline wremedy">remedy: longer steps`, `id="warning-w-sweep-cooldown"`,
 		"<td class=\"bad\">5\u202f456</td>", `<table id="dropped-table">`, `<figure id="chart-capacity-latency">`, `<figure id="chart-capacity-errors">`,
 		`<figure id="chart-capacity-resources">`, "<figcaption>Follow p99 to where it crosses the dashed SLO line", "marginal",

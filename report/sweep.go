@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -52,11 +53,12 @@ func WriteSweepCompare(w io.Writer, labelA, labelB string, c verdict.SweepCompar
 			rel = fmt.Sprintf("%+.1f%%", 100*r.Rel)
 		}
 		n := "—"
-		if r.Beyond != nil {
-			n = map[bool]string{true: "beyond (intervals apart)", false: "within (intervals overlap)"}[*r.Beyond]
-			if r.Bracket {
-				n = map[bool]string{true: "beyond (brackets apart)", false: "within (brackets overlap)"}[*r.Beyond]
-			}
+		switch {
+		case r.Beyond != nil:
+			why := cmp.Or(r.Why, map[bool]string{true: "intervals apart", false: "intervals overlap"}[*r.Beyond])
+			n = map[bool]string{true: "beyond", false: "within"}[*r.Beyond] + " (" + why + ")"
+		case r.Why != "":
+			n = "not judged (" + r.Why + ")"
 		}
 		p.F("%-*s %24s %24s %12s %9s  %s\n", width, r.Name+" "+r.Unit, av, bv, ab, rel, n)
 	}
@@ -84,14 +86,10 @@ func SweepCompareHeadline(c verdict.SweepComparison) string {
 		if !r.InA || !r.InB || (r.Name != "max_sustainable_rate" && r.Name != "slo_crossing" && r.Name != "knee") {
 			continue
 		}
-		noise := "not judged: no interval"
+		noise := "not judged: " + cmp.Or(r.Why, "no interval")
 		if r.Beyond != nil {
-			noise = map[bool]string{true: "beyond the noise", false: "within the noise"}[*r.Beyond]
-			if r.Bracket {
-				noise += map[bool]string{true: ": brackets apart", false: ": brackets overlap"}[*r.Beyond]
-			} else {
-				noise += map[bool]string{true: ": intervals apart", false: ": intervals overlap"}[*r.Beyond]
-			}
+			noise = map[bool]string{true: "beyond the noise", false: "within the noise"}[*r.Beyond] + ": " +
+				cmp.Or(r.Why, map[bool]string{true: "intervals apart", false: "intervals overlap"}[*r.Beyond])
 		}
 		if r.Bracket {
 			parts = append(parts, fmt.Sprintf("%s %s → %s %s (%s)", r.Name, bracketText(r.A, r.ACI, r.Unit), bracketText(r.B, r.BCI, r.Unit), r.Unit, noise))
@@ -287,7 +285,7 @@ type SweepModel struct {
 const (
 	causeSweepNonMonotone = "a step achieved more than 2 % less throughput than a step at a lower load: noisy steps, a server that collapses past its knee, or a step that measured a server still recovering from the one before; the confidence is low"
 	causeSweepHysteresis  = "the highest passing load passed before the overload and failed when it was run again after it and a cool-down: the server does not get over an overload; the confidence is low"
-	causeSweepCoolDown    = "after a failed step, probes at a low load ran for the cool-down's bound and the server's p50 stayed above max(1.5 × its baseline, baseline + 1 ms): the step after it measured a server still recovering; the confidence is low"
+	causeSweepCoolDown    = "between two steps, probes at a low load ran for the cool-down's bound and the server's p50 stayed above max(1.5 × its baseline, baseline + 1 ms): the step after it measured a server still recovering; the confidence is low"
 )
 
 // BuildSweep makes the report model of sw. It reads sw only.
@@ -398,7 +396,7 @@ func sweepVerdictLines(sw *metrics.Sweep) []string {
 		line("Knee: none in the range")
 	}
 	if v.CoolDowns > 0 {
-		l := fmt.Sprintf("Cool-downs: %d after failed steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
+		l := fmt.Sprintf("Cool-downs: %d between steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
 		if v.Unsettled > 0 {
 			l += fmt.Sprintf("; %d not back to the baseline when the time was up (WARNING %s below)", v.Unsettled, metrics.WarnSweepCoolDown)
 		}

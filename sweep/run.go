@@ -58,15 +58,21 @@ type Options struct {
 	StopNow context.Context
 }
 
-// Cool-downs. A step that failed the SLO may leave the server slow
-// (queues draining, a garbage collector catching up, a pool grown), and
-// the next step would measure that, not its own load. So before the
-// sweep's first step a probe at a low load (ProbeLoad, ProbeDuration)
-// measures the server's baseline p50, and after every failed step
-// probes run one after the other until one's p50 is back to
-// max(1.5 × baseline, baseline + 1 ms), at most CoolDownMax. The
-// cool-down is recorded on the next step (SweepStep.CoolDown) and
-// counted in the verdict. After the main series ends above the highest
+// Cool-downs. A step may leave the server slow (queues draining, a
+// garbage collector catching up, a pool grown) — a failed step, and a
+// passing one near the knee too — and the next step would measure that,
+// not its own load. So before the sweep's first step a probe at a low
+// load (ProbeLoad, ProbeDuration) measures the server's baseline p50,
+// and between every two steps probes run one after the other until
+// one's p50 is back to max(1.5 × baseline, baseline + 1 ms), at most
+// CoolDownMax. A server that recovered at once settles on the first
+// probe, so a cool-down costs one probe (ProbeDuration) per step. The
+// baseline is warmed by step 1: a first probe can be cold (connections,
+// caches, a JIT), so when step 1 passes with a lower p50 than the probe
+// — at a higher load, which a warm server answers no faster than a low
+// one — its p50 is the baseline instead (Sweep.ProbeFirstP50MS keeps
+// the probe's own). The cool-down is recorded on the next step
+// (SweepStep.CoolDown) and counted in the verdict. After the main series ends above the highest
 // passing load, that load is re-run once (a re-check, after its
 // cool-down): a failure is hysteresis (SweepVerdict.Hysteresis).
 const (
@@ -224,6 +230,19 @@ func (sr *sweeper) baseline(ctx context.Context) {
 	}
 }
 
+// warmBaseline lowers the baseline to step 1's p50 when step 1 passed
+// with a lower p50 than the (possibly cold) first probe: a load at least
+// the probe's, answered faster, bounds the warm server's low-load p50
+// from above.
+func (sr *sweeper) warmBaseline(res metrics.SweepStep) {
+	if len(sr.sw.Results) != 1 || !res.Pass || sr.base <= 0 || res.Latency.P50 <= 0 || res.Latency.P50 >= sr.base {
+		return
+	}
+	sr.sw.ProbeFirstP50MS = sr.sw.ProbeBaselineMS
+	sr.base = res.Latency.P50
+	sr.sw.ProbeBaselineMS = textfmt.Round3(res.Latency.P50)
+}
+
 // coolDown probes until the server's p50 is back to its baseline or the
 // time is up.
 func (sr *sweeper) coolDown(ctx context.Context) *metrics.CoolDown {
@@ -300,7 +319,7 @@ func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
 // start, or an error).
 func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool, err error) {
 	var cool *metrics.CoolDown
-	if sr.lastFailed() && sr.coolDowns() {
+	if len(sr.sw.Results) > 0 && sr.coolDowns() && ctx.Err() == nil {
 		cool = sr.coolDown(ctx)
 	}
 	sr.ran++
@@ -330,6 +349,7 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 		res := sr.judgeRuns(n, v, runs)
 		res.Refine, res.Recheck, res.CoolDown = refine && !sr.recheck, sr.recheck, cool
 		sr.sw.Results = append(sr.sw.Results, res)
+		sr.warmBaseline(res)
 		if sr.opts.OnStep != nil {
 			sr.opts.OnStep(res)
 		}

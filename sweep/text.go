@@ -74,7 +74,10 @@ func writeStep(p *textfmt.Printer, s metrics.SweepStep) {
 	case s.Recheck:
 		n += "c"
 	}
-	if c := s.CoolDown; c != nil {
+	// A cool-down runs before every step but the first; one that settled
+	// on its first probe (the server had recovered) is only counted in
+	// the Cool-downs line, so the table shows those that waited.
+	if c := s.CoolDown; c != nil && (c.Probes > 1 || !c.Settled) {
 		settled := fmt.Sprintf("back to its baseline %s ms", textfmt.MS(c.Baseline))
 		if !c.Settled {
 			settled = fmt.Sprintf("not back to its baseline %s ms when the time was up", textfmt.MS(c.Baseline))

@@ -3,6 +3,7 @@ package verdict
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
@@ -91,7 +92,10 @@ func TestCompareSweeps(t *testing.T) {
 	if r := row(c.Verdict, "knee"); r.Beyond == nil || !*r.Beyond || r.Abs != -200 || r.Rel != -0.25 {
 		t.Fatalf("knee %+v", r)
 	}
-	if r := row(c.Verdict, "max_sustainable_rate"); r.Beyond != nil || r.Abs != -50 {
+	// The steps both sweeps ran (500 and 1000/s) agree (neither passed):
+	// the bracket figures are within the noise, from those steps.
+	if r := row(c.Verdict, "max_sustainable_rate"); r.Beyond == nil || *r.Beyond || r.Abs != -50 ||
+		r.Why != "at the 2 load(s) both measured with intervals, the steps agree or their p99 intervals overlap" {
 		t.Fatalf("max sustainable %+v", r)
 	}
 	if len(c.Steps) != 2 || c.Steps[0].Beyond == nil || *c.Steps[0].Beyond || !*c.Steps[1].Beyond {
@@ -102,15 +106,41 @@ func TestCompareSweeps(t *testing.T) {
 	if r := row(c.Verdict, "slo_crossing"); r.InA || r.InB || r.Beyond != nil {
 		t.Fatalf("slo_crossing %+v", r)
 	}
-	// Brackets 0.4 % apart overlap: within; apart: beyond.
+	// Brackets 0.4 % apart overlap: within.
 	a.Verdict.Crossing = &metrics.Bracket{Lo: 2643, Hi: 2777, LoStep: 3, HiStep: 4}
 	b.Verdict.Crossing = &metrics.Bracket{Lo: 2653, Hi: 2790, LoStep: 3, HiStep: 4}
 	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); !r.Bracket || r.Beyond == nil || *r.Beyond || r.A != 2643 || r.B != 2653 {
 		t.Fatalf("overlapping brackets %+v", r)
 	}
+	// Brackets apart, but the steps at the loads both ran agree: within
+	// (before: "beyond (brackets apart)").
 	b.Verdict.Crossing = &metrics.Bracket{Lo: 2800, Hi: 2900, LoStep: 3, HiStep: 4}
-	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); r.Beyond == nil || !*r.Beyond {
-		t.Fatalf("brackets apart %+v", r)
+	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); r.Beyond == nil || *r.Beyond {
+		t.Fatalf("brackets apart, steps agree %+v", r)
+	}
+	// At 1000/s A passed (p99 4–6 ms) and B failed (8–10 ms): beyond,
+	// that load named.
+	a.Results[1].Pass = true
+	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); r.Beyond == nil || !*r.Beyond || r.Why != "at 1000 ops/s A passed and B failed, their p99 intervals apart" {
+		t.Fatalf("a common load apart %+v", r)
+	}
+	// Their p99 intervals overlapping there: within.
+	b.Results[1].P99CI = &metrics.CI{Lo: 5.5, Hi: 10}
+	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); r.Beyond == nil || *r.Beyond {
+		t.Fatalf("a common load, intervals overlap %+v", r)
+	}
+	// No interval at any common load and brackets apart: not judged.
+	b.Results[0].P99CI, b.Results[1].P99CI = nil, nil
+	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); r.Beyond != nil || !strings.HasPrefix(r.Why, "brackets apart, but no load both sweeps measured") {
+		t.Fatalf("no intervals %+v", r)
+	}
+	// B's confidence is low: no verdict figure is judged, the knee
+	// included, and the row says why.
+	b.Verdict.Confidence = "low: 2 step(s) achieved less than a step at a lower load (non-monotone)"
+	for _, r := range CompareSweeps(a, b).Verdict {
+		if r.InA && r.InB && (r.Beyond != nil || r.Why != "B's confidence is low (its steps depend on what ran before them)") {
+			t.Fatalf("low confidence %+v", r)
+		}
 	}
 	l, err := ParseSweepLimit("max_sustainable_rate<-10%")
 	if err != nil {

@@ -30,6 +30,10 @@ type SweepRow struct {
 	// Bracket: ACI and BCI are the SLO's brackets (highest passing,
 	// lowest failing load), not confidence intervals.
 	Bracket bool `json:"bracket,omitempty"`
+	// Why says what the noise verdict (or its absence) rests on, e.g.
+	// "at 600 ops/s A passed and B failed, their p99 intervals apart",
+	// "B's confidence is low"; "" for a plain interval comparison.
+	Why string `json:"why,omitempty"`
 }
 
 // SweepComparison is two sweeps' verdicts and common steps side by side.
@@ -50,6 +54,15 @@ type SweepComparison struct {
 // conservative test: two non-overlapping 95 % intervals differ at well
 // under 5 %; two brackets that do not overlap cannot hold the same
 // crossing). A figure without an interval or bracket is not judged.
+//
+// The bracket figures (max_sustainable_rate, max_load, slo_crossing) are
+// judged from the steps' intervals where both sweeps measured the same
+// load (re-checks and interrupted steps left out; see bracketNoise): a
+// bracket is not a confidence interval, so brackets apart are not by
+// themselves beyond the noise. When either sweep's confidence is low
+// (non-monotone steps, hysteresis, an unsettled cool-down: its steps
+// depend on what ran before them), no verdict figure is judged and Why
+// says whose.
 func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 	unit := metrics.SweepLoadUnit(a.By)
 	va, vb := a.Verdict, b.Verdict
@@ -97,7 +110,7 @@ func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 	steps := func(sw *metrics.Sweep) map[float64]metrics.SweepStep {
 		m := map[float64]metrics.SweepStep{}
 		for _, s := range sw.Results {
-			if !s.Interrupted {
+			if !s.Interrupted && !s.Recheck {
 				m[s.Value] = s
 			}
 		}
@@ -115,7 +128,70 @@ func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 		x, y := sa[v], sb[v]
 		add(&c.Steps, "p99 at "+textfmt.Num(v)+" "+unit, "ms", x.Latency.P99, y.Latency.P99, x.P99CI, y.P99CI, true, true)
 	}
+	beyond, why := bracketNoise(sa, sb, loads, va.Crossing, vb.Crossing, unit)
+	low := lowConfidence(va.Confidence, vb.Confidence)
+	for i := range c.Verdict {
+		r := &c.Verdict[i]
+		if !r.InA || !r.InB {
+			continue
+		}
+		switch {
+		case low != "":
+			r.Beyond, r.Why = nil, low
+		case r.Name == "max_sustainable_rate" || r.Bracket:
+			r.Beyond, r.Why = beyond, why
+		}
+	}
 	return c
+}
+
+// lowConfidence names the sweeps whose confidence is low ("A's
+// confidence is low", "A's and B's …"); "" when neither's is.
+func lowConfidence(a, b string) string {
+	la, lb := strings.HasPrefix(a, "low"), strings.HasPrefix(b, "low")
+	switch {
+	case la && lb:
+		return "A's and B's confidence is low (their steps depend on what ran before them)"
+	case la:
+		return "A's confidence is low (its steps depend on what ran before them)"
+	case lb:
+		return "B's confidence is low (its steps depend on what ran before them)"
+	}
+	return ""
+}
+
+// bracketNoise judges whether two sweeps' SLO brackets differ beyond the
+// noise, from the steps both measured at the same load (loads, sorted):
+// beyond when at one such load one sweep passed and the other failed
+// and their p99 intervals do not overlap (the first such load is
+// named); within when no such load exists among the loads with
+// intervals on both sides, or the brackets overlap (the data cannot
+// tell the crossings apart); not judged (nil) when the brackets are
+// apart and no load both measured has intervals on both sides.
+func bracketNoise(sa, sb map[float64]metrics.SweepStep, loads []float64, ba, bb *metrics.Bracket, unit string) (*bool, string) {
+	t, f := true, false
+	judged := 0
+	for _, v := range loads {
+		x, y := sa[v], sb[v]
+		if x.P99CI == nil || y.P99CI == nil {
+			continue
+		}
+		judged++
+		if x.Pass != y.Pass && (x.P99CI.Hi < y.P99CI.Lo || y.P99CI.Hi < x.P99CI.Lo) {
+			word := map[bool]string{true: "passed", false: "failed"}
+			return &t, fmt.Sprintf("at %s %s A %s and B %s, their p99 intervals apart", textfmt.Num(v), unit, word[x.Pass], word[y.Pass])
+		}
+	}
+	overlap := ba != nil && bb != nil && ba.Lo <= bb.Hi && bb.Lo <= ba.Hi
+	switch {
+	case judged > 0:
+		return &f, fmt.Sprintf("at the %d load(s) both measured with intervals, the steps agree or their p99 intervals overlap", judged)
+	case overlap:
+		return &f, "brackets overlap"
+	case ba != nil && bb != nil:
+		return nil, "brackets apart, but no load both sweeps measured has p99 intervals to tell them apart (a bracket is not a confidence interval)"
+	}
+	return nil, "no interval"
 }
 
 // SweepLimit is a --fail-if limit on two sweeps, written like a run's

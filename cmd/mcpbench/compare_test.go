@@ -24,6 +24,7 @@ type fixtureRun struct {
 	counts                           []int64 // per interval
 	p50, p90, p99                    []float64
 	errors, dropped                  int64
+	spec                             any // run.json's spec (nil: no run.json)
 }
 
 // like returns a clean open-model run at 1000/s: 10 intervals of about
@@ -72,6 +73,11 @@ func (f fixtureRun) write(t *testing.T, dir string) string {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "intervals.csv"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if f.spec != nil {
+		if err := metrics.WriteJSON(filepath.Join(dir, metrics.FileRun), metrics.RunInfo{Tool: "mcpbench", Target: f.target, Profile: f.profile, Spec: f.spec}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -168,11 +174,15 @@ func TestCompareFewIntervals(t *testing.T) {
 // Two sweeps whose SLO brackets overlap (2643–2777 and 2653–2790 ops/s,
 // 0.4 % apart) are within the noise; before, their interpolated
 // crossings' narrow intervals called them "beyond (intervals apart)".
-// A sweep of another profile is refused unless --force.
+// Brackets apart are not by themselves beyond the noise (a bracket is
+// not a confidence interval): only a load both sweeps ran, passed by one
+// and failed by the other with their p99 intervals apart, is; and a
+// sweep whose confidence is low is not judged. A sweep of another
+// profile is refused unless --force.
 func TestCompareSweepsBrackets(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	sweep := func(name, profile string, lo, hi float64) string {
+	sweep := func(name, profile string, lo, hi float64, confidence string) string {
 		p99 := func(v float64) *metrics.CI { return &metrics.CI{Lo: 0.9 * v, Hi: 1.1 * v} }
 		sw := metrics.Sweep{Tool: "mcpbench", Target: "http://127.0.0.1:8080/mcp", Profile: profile, Protocol: "2025-11-25", By: "rate", StepS: 8,
 			SLO: metrics.SLO{P99MS: 50, ErrorRate: 0.01},
@@ -180,7 +190,7 @@ func TestCompareSweepsBrackets(t *testing.T) {
 				{N: 1, By: "rate", Value: lo, Achieved: lo, Count: 20000, Pass: true, Latency: metrics.Latency{P99: 23}, P99CI: p99(23)},
 				{N: 2, By: "rate", Value: hi, Achieved: hi, Count: 20000, Latency: metrics.Latency{P99: 1600}, P99CI: p99(1600)},
 			},
-			Verdict: metrics.SweepVerdict{MaxSustainable: lo, MaxStep: 1, MaxLoad: lo, Crossing: &metrics.Bracket{Lo: lo, Hi: hi, LoStep: 1, HiStep: 2}}}
+			Verdict: metrics.SweepVerdict{MaxSustainable: lo, MaxStep: 1, MaxLoad: lo, Crossing: &metrics.Bracket{Lo: lo, Hi: hi, LoStep: 1, HiStep: 2}, Confidence: confidence}}
 		d := filepath.Join(dir, name)
 		os.MkdirAll(d, 0o755)
 		data, _ := json.Marshal(sw)
@@ -189,17 +199,29 @@ func TestCompareSweepsBrackets(t *testing.T) {
 		}
 		return d
 	}
-	a, b := sweep("a", "cap", 2643, 2777), sweep("b", "cap", 2653, 2790)
+	a, b := sweep("a", "cap", 2643, 2777, "sure"), sweep("b", "cap", 2653, 2790, "sure")
 	out, errs, code := runPar(t, "compare", a, b)
-	want := "max_sustainable_rate +0.4% (2643.0 → 2653.0 ops/s, not judged: no interval) · slo_crossing 2643.0–2777.0 → 2653.0–2790.0 ops/s (within the noise: brackets overlap)"
+	want := "max_sustainable_rate +0.4% (2643.0 → 2653.0 ops/s, within the noise: brackets overlap) · slo_crossing 2643.0–2777.0 → 2653.0–2790.0 ops/s (within the noise: brackets overlap)"
 	if code != exitOK || headline(t, out) != want || !strings.Contains(out, "within (brackets overlap)") || strings.Contains(out, "beyond") {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
-	c := sweep("c", "cap", 3000, 3100)
-	if out, _, _ := runPar(t, "compare", a, c); !strings.Contains(headline(t, out), "slo_crossing 2643.0–2777.0 → 3000.0–3100.0 ops/s (beyond the noise: brackets apart)") {
+	// Brackets apart, no load in common: not judged (before: "beyond the
+	// noise: brackets apart").
+	c := sweep("c", "cap", 3000, 3100, "sure")
+	if out, _, _ := runPar(t, "compare", a, c); !strings.Contains(headline(t, out), "slo_crossing 2643.0–2777.0 → 3000.0–3100.0 ops/s (not judged: brackets apart, but no load both sweeps measured has p99 intervals to tell them apart (a bracket is not a confidence interval))") {
 		t.Fatalf("apart:\n%s", out)
 	}
-	other := sweep("d", "other", 2643, 2777)
+	// At 2777/s A failed (p99 1600 ms) and E passed (23 ms): beyond.
+	e := sweep("e", "cap", 2777, 3100, "sure")
+	if out, _, _ := runPar(t, "compare", a, e); !strings.Contains(headline(t, out), "slo_crossing 2643.0–2777.0 → 2777.0–3100.0 ops/s (beyond the noise: at 2777 ops/s A failed and B passed, their p99 intervals apart)") {
+		t.Fatalf("a common load apart:\n%s", out)
+	}
+	// The same with E's confidence low: not judged, and it says why.
+	f := sweep("f", "cap", 2777, 3100, "low: 1 step(s) achieved less than a step at a lower load (non-monotone)")
+	if out, _, _ := runPar(t, "compare", a, f); !strings.Contains(headline(t, out), "(not judged: B's confidence is low (its steps depend on what ran before them))") || strings.Contains(headline(t, out), "beyond") {
+		t.Fatalf("low confidence:\n%s", out)
+	}
+	other := sweep("d", "other", 2643, 2777, "sure")
 	if _, errs, code := runPar(t, "compare", a, other); code != exitUsage || !strings.Contains(errs, "not like-for-like: profile cap vs other;") {
 		t.Fatalf("other profile: exit %d %s", code, errs)
 	}
@@ -242,7 +264,8 @@ func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 }
 
 // A short sweep of the embedded reference server stays clean: every step
-// passes, so no cool-down runs and no re-check; nothing is non-monotone,
+// passes, the one cool-down (between the two steps) settles and no
+// re-check runs; nothing is non-monotone,
 // no hysteresis, no step dropped an arrival, and the confidence is not
 // lowered.
 func TestSweepReferenceServerStaysClean(t *testing.T) {
@@ -257,12 +280,53 @@ func TestSweepReferenceServerStaysClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := sw.Verdict
-	if len(sw.Results) != 2 || v.Crossing != nil || len(v.NonMonotone) != 0 || v.Hysteresis != "" || v.CoolDowns != 0 || strings.HasPrefix(v.Confidence, "low") {
+	if len(sw.Results) != 2 || v.Crossing != nil || len(v.NonMonotone) != 0 || v.Hysteresis != "" || v.CoolDowns != 1 || v.Unsettled != 0 || strings.HasPrefix(v.Confidence, "low") {
 		t.Fatalf("steps %+v, verdict %+v", sw.Results, v)
 	}
 	for _, s := range sw.Results {
-		if !s.Pass || s.Recheck || s.CoolDown != nil || s.Dropped != 0 {
+		if !s.Pass || s.Recheck || (s.N == 1) != (s.CoolDown == nil) || (s.CoolDown != nil && !s.CoolDown.Settled) || s.Dropped != 0 {
 			t.Fatalf("step %+v", s)
 		}
+	}
+}
+
+// slowSpec is run.json's spec of `--tool slow --args '{"ms":MS}'` (as
+// the resolved profile is written: Go field names), with the fields two
+// like-for-like runs may differ in set apart per run.
+func slowSpec(ms float64, url string, seed int) map[string]any {
+	return map[string]any{
+		"Source": "ramp", "Name": "ramp", "URL": url, "Seed": seed, "Duration": "10s", "Rate": 1000,
+		"Concurrency": 1, "ThinkTime": "0s",
+		"Ops": []any{map[string]any{"Method": "tools/call", "Tool": "slow", "Arguments": map[string]any{"ms": ms}, "Weight": 1}},
+	}
+}
+
+// Two runs of one profile name whose tool arguments differ (the
+// reviewer's r1 --args '{"ms":20}' vs r2 '{"ms":2}') are not
+// like-for-like: compare names the differing field of the resolved
+// profile and refuses. Before, it compared the profile's name only and
+// called them alike. Runs that differ only in seed, target port and
+// length still compare.
+func TestCompareRefusesAnotherResolvedProfile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fa, fb := like(), like()
+	fa.spec, fb.spec = slowSpec(20, "http://127.0.0.1:1111/mcp", 1), slowSpec(2, "http://127.0.0.1:2222/mcp", 2)
+	a, b := fa.write(t, filepath.Join(dir, "a")), fb.write(t, filepath.Join(dir, "b"))
+	out, errs, code := runPar(t, "compare", a, b)
+	if code != exitUsage || out != "" || !strings.Contains(errs, "are not like-for-like: spec Ops[0].Arguments.ms 20 vs 2; their differences") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	out, _, code = runPar(t, "compare", a, b, "--force")
+	if code != exitOK || !strings.HasPrefix(headline(t, out), "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: spec Ops[0].Arguments.ms 20 vs 2 — ") {
+		t.Fatalf("--force: exit %d\n%s", code, out)
+	}
+	// Clean: the same resolved profile, another seed, port and length.
+	fc := like()
+	fc.spec = slowSpec(20, "http://127.0.0.1:3333/mcp", 3)
+	fc.spec.(map[string]any)["Duration"] = "30s"
+	out, errs, code = runPar(t, "compare", a, fc.write(t, filepath.Join(dir, "c")))
+	if code != exitOK || strings.Contains(out, "NOT LIKE-FOR-LIKE") {
+		t.Fatalf("alike: exit %d %s\n%s", code, errs, out)
 	}
 }

@@ -170,7 +170,7 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
 			return compareRuns(cmd, args, failIf, jsonOut, force, junit)
 		},
 	}
-	cmd.Flags().BoolVar(&force, "force", false, "compare runs (or sweeps) that are not like-for-like (different profile, model, offered rate, VUs, stages, protocol or target), under a NOT LIKE-FOR-LIKE line")
+	cmd.Flags().BoolVar(&force, "force", false, "compare runs (or sweeps) that are not like-for-like (different profile or resolved profile (run.json spec: op arguments, mix, …), model, offered rate, VUs, stages, protocol or target), under a NOT LIKE-FOR-LIKE line")
 	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "regression limit (repeatable), e.g. 'p99>+10%', 'rate<-5%', 'error_rate>+0.5pp'; sweeps: 'max_sustainable_rate<-5%'")
 	cmd.Flags().StringVar(&junit, "junit", "", "write the --fail-if limits as JUnit XML to this file (one test case per limit and op), as run --junit")
 	addFormat(cmd.Flags(), &format, &jsonOut, "text", "json")
@@ -196,12 +196,15 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool,
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	ra, rb := results(args[0]), results(args[1])
 	mism := verdict.LikeForLike(a, b)
+	if ra != nil && rb != nil && ra.Run != nil && rb.Run != nil {
+		mism = append(mism, verdict.SpecLikeForLike(ra.Run.Spec, rb.Run.Spec)...)
+	}
 	if len(mism) > 0 && !force {
 		return notLikeForLike(args, mism)
 	}
 	cmp := verdict.Compare(a, b)
-	ra, rb := results(args[0]), results(args[1])
 	if ra != nil && rb != nil {
 		verdict.AddNoise(cmp, ra.Intervals, rb.Intervals)
 	}
