@@ -96,7 +96,7 @@ func TestProxyFromEnvironmentWithCredentials(t *testing.T) {
 	srv := startRefWith(t, refserver.Options{TLS: &refserver.TLSOptions{Hosts: []string{"mcp.example.test"}}})
 	_, port, _ := net.SplitHostPort(srv.Addr())
 	px := startProxy(t)
-	px.User, px.Password = "u", "PROXYSECRET"
+	px.SetAuth("u", "PROXYSECRET")
 	px.Map["mcp.example.test:"+port] = srv.Addr()
 	t.Setenv("HTTPS_PROXY", strings.Replace(px.URL, "http://", "http://u:PROXYSECRET@", 1))
 	t.Setenv("NO_PROXY", "")

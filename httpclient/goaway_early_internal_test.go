@@ -22,6 +22,14 @@ func TestExplainConnNotEstablished(t *testing.T) {
 	if err.Error() != want || !errors.Is(err, cause) {
 		t.Fatalf("%q\nwant %q", err, want)
 	}
+	// Go 1.26's ClientConn reservation, seen under -race against a server
+	// whose GOAWAY came right after the handshake.
+	cause = errors.New("connection is unavailable")
+	err = explainGoAway("127.0.0.1:9", cause)
+	want = "127.0.0.1:9 took no new request on the HTTP/2 connection (after a GOAWAY or a close, or at its stream limit) when this one was to go out on it: the request was not sent"
+	if err.Error() != want || !errors.Is(err, cause) {
+		t.Fatalf("%q\nwant %q", err, want)
+	}
 	if other := errors.New("dial tcp: connection refused"); explainGoAway("h", other) != other {
 		t.Fatal("another error was rewritten")
 	}

@@ -140,6 +140,11 @@ func explainGoAway(host string, err error) error {
 		// right after the handshake, or a close) before its first request
 		// went out: nothing was sent, so nothing was processed.
 		return &connClosedEarly{msg: host + " closed the new HTTP/2 connection before the first request went out on it (a GOAWAY or a close right after the handshake: a server at its connection limit, or shutting down): the request was not sent", cause: err}
+	case s == "connection is unavailable" || strings.HasSuffix(s, ": connection is unavailable"):
+		// net/http's ClientConn reservation (Go 1.26's transport over an
+		// HTTP/2 connection) refused: the connection takes no new stream,
+		// after the server's GOAWAY, a close, or at its stream limit.
+		return &connClosedEarly{msg: host + " took no new request on the HTTP/2 connection (after a GOAWAY or a close, or at its stream limit) when this one was to go out on it: the request was not sent", cause: err}
 	case strings.Contains(s, "http2: client conn not usable"):
 		// The connection took no more requests (the server's GOAWAY, or a
 		// close, came first) when this one was to go out on it.

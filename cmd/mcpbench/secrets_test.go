@@ -393,7 +393,7 @@ func TestOAuthAndProxySecretsNeverShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer px.Close()
-	px.User, px.Password = "u", "PROXYPASS7"
+	px.SetAuth("u", "PROXYPASS7")
 	t.Setenv("MY_CLIENT_SECRET", "CLIENTSECRET9")
 	proxyURL := strings.Replace(px.URL, "http://", "http://u:PROXYPASS7@", 1)
 	dir := filepath.Join(t.TempDir(), "r")
@@ -586,7 +586,7 @@ func TestProcessesArgvHoldsNoSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer px.Close()
-	px.User, px.Password = "u", "PLANTED4"
+	px.SetAuth("u", "PLANTED4")
 	dir := filepath.Join(t.TempDir(), "r")
 	seen := map[int]string{}
 	var mu sync.Mutex

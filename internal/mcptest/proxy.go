@@ -111,8 +111,21 @@ func (p *Proxy) target(addr string) string {
 	return addr
 }
 
+// SetAuth makes the proxy require Basic credentials user:password
+// (Proxy-Authorization); safe while it serves. Setting User and Password
+// directly is only safe before the first request can arrive: a request
+// from another process synchronizes with nothing in this one.
+func (p *Proxy) SetAuth(user, password string) {
+	p.mu.Lock()
+	p.User, p.Password = user, password
+	p.mu.Unlock()
+}
+
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p.User != "" && r.Header.Get("Proxy-Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte(p.User+":"+p.Password)) {
+	p.mu.Lock()
+	user, password := p.User, p.Password
+	p.mu.Unlock()
+	if user != "" && r.Header.Get("Proxy-Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+password)) {
 		p.mu.Lock()
 		p.refused++
 		p.mu.Unlock()
