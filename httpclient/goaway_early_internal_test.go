@@ -30,7 +30,14 @@ func TestExplainConnNotEstablished(t *testing.T) {
 	if err.Error() != want || !errors.Is(err, cause) {
 		t.Fatalf("%q\nwant %q", err, want)
 	}
-	if other := errors.New("dial tcp: connection refused"); explainGoAway("h", other) != other {
+	// The same refusal on a new connection's first stream: the server
+	// closed it right after the handshake.
+	err = explainNewConn("127.0.0.1:9", cause)
+	want = "127.0.0.1:9 closed the new HTTP/2 connection before the first request went out on it (a GOAWAY or a close right after the handshake: a server at its connection limit, or shutting down): the request was not sent"
+	if err.Error() != want || !errors.Is(err, cause) {
+		t.Fatalf("%q\nwant %q", err, want)
+	}
+	if other := errors.New("dial tcp: connection refused"); explainGoAway("h", other) != other || explainNewConn("h", other) != other {
 		t.Fatal("another error was rewritten")
 	}
 }

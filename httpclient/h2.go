@@ -175,7 +175,7 @@ func (p *h2Pool) get(ctx context.Context, scheme, host string) (*h2conn, error) 
 	if err := c.cc.Reserve(); err != nil {
 		// A new h2c connection can be unusable already: a server without
 		// h2c answered the preface in HTTP/1.1 and closed. Say so.
-		err = c.sniff.explain(ctx, host, err)
+		err = explainNewConn(host, c.sniff.explain(ctx, host, err))
 		c.cc.Close()
 		return nil, err
 	}

@@ -129,6 +129,17 @@ func (e *connClosedEarly) Unwrap() error { return e.cause }
 // explainGoAway rewrites net/http's three GOAWAY errors (its types are
 // unexported: recognised by text) as a *goAwayError; other errors are
 // returned as they are.
+// explainNewConn is explainGoAway for a connection that refused its
+// first stream (net/http's reservation: "connection is unavailable"): a
+// new connection is at no stream limit, so the server closed it (a
+// GOAWAY or a close) right after the handshake.
+func explainNewConn(host string, err error) error {
+	if err != nil && err.Error() == "connection is unavailable" {
+		return &connClosedEarly{msg: host + " closed the new HTTP/2 connection before the first request went out on it (a GOAWAY or a close right after the handshake: a server at its connection limit, or shutting down): the request was not sent", cause: err}
+	}
+	return explainGoAway(host, err)
+}
+
 func explainGoAway(host string, err error) error {
 	if err == nil {
 		return nil
