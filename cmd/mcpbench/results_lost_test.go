@@ -35,20 +35,8 @@ func TestResultsWriteFailedExits3(t *testing.T) {
 			cmd := exec.Command("/bin/sh", append([]string{"-c", `ulimit -f 2; exec "$0" "$@"`, os.Args[0]}, append(args, "--out", out, "-q")...)...)
 			cmd.Env = append(os.Environ(), "MCPBENCH_MAIN=1")
 			var buf sigBuffer
-			cmd.Stdout, cmd.Stderr = &buf, &buf // pipes: the limit is on files
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(2 * time.Minute):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("still running after 2 minutes:\n%s", buf.String())
-			}
-			code, errs := cmd.ProcessState.ExitCode(), buf.String()
+			cmd.Stdout = &buf // a pipe: the limit is on files
+			code, errs := runBounded(t, cmd, &buf)
 			if code != exitResultsLost || !strings.Contains(errs, "results lost: ") || !strings.Contains(errs, "file too large") {
 				t.Fatalf("exit %d, want 3 naming the results lost:\n%s", code, errs)
 			}
@@ -86,22 +74,29 @@ func TestPrintFailedExitCodes(t *testing.T) {
 			cmd := exec.Command("/bin/sh", "-c", tc.script, os.Args[0], "run", "--duration", "1s", "--warmup", "0s", "--format", "json", "--out", out)
 			cmd.Env = append(os.Environ(), "MCPBENCH_MAIN=1", "OUT="+out)
 			var buf sigBuffer
-			cmd.Stderr = &buf
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(2 * time.Minute):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("still running after 2 minutes:\n%s", buf.String())
-			}
-			if code, errs := cmd.ProcessState.ExitCode(), buf.String(); code != tc.want || !strings.Contains(errs, tc.says) {
+			if code, errs := runBounded(t, cmd, &buf); code != tc.want || !strings.Contains(errs, tc.says) {
 				t.Fatalf("exit %d, want %d saying %q:\n%s", code, tc.want, tc.says, errs)
 			}
 		})
 	}
+}
+
+// runBounded runs cmd with its stderr in buf, for at most 2 minutes
+// (killed then, failing t), and returns its exit code and buf's text.
+func runBounded(t *testing.T, cmd *exec.Cmd, buf *sigBuffer) (int, string) {
+	t.Helper()
+	cmd.Stderr = buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running after 2 minutes:\n%s", buf.String())
+	}
+	return cmd.ProcessState.ExitCode(), buf.String()
 }
