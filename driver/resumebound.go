@@ -118,4 +118,3 @@ func noteRetryCap(c *RetryCap, hintMS int, limit time.Duration) {
 	c.HintMaxMS = max(c.HintMaxMS, int64(hintMS))
 	c.Cap = max(c.Cap, limit)
 }
-
