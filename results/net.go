@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/outcome"
 )
 
 // NetSummary describes a run's connections over the whole run (set-up
@@ -67,7 +67,7 @@ type OAuthSummary struct {
 }
 
 // NetSummaryOf summarizes the driver's transport stats (nil for nil).
-func NetSummaryOf(n *httpclient.NetStats) *NetSummary {
+func NetSummaryOf(n *outcome.NetStats) *NetSummary {
 	if n == nil {
 		return nil
 	}

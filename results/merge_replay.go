@@ -1,4 +1,4 @@
-package metrics
+package results
 
 // Write writes the merged results to dir as a run's results directory:
 // run.json, intervals.csv, histograms.hlog, summary.hlog, offenders.json

@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"encoding/csv"
@@ -14,8 +14,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/outcome"
 )
 
 // Results is a results directory read back from its files alone.
@@ -172,7 +172,7 @@ func (r *Results) readIntervals(path string) error {
 		if get("target_cores") != "" {
 			ir.Target = &ProcRow{Cores: fl("target_cores"), RSSMB: fl("target_rss_mb"), FDs: int(in("target_fds")), Threads: int(in("target_threads"))}
 		}
-		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+		for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 			if n := in("errors_" + c.String()); n > 0 {
 				ir.ErrorsByClass[c.String()] = n
 			}

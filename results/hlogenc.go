@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"bytes"
@@ -49,8 +49,8 @@ func (e *hlogEncoder) write(w io.Writer, baseMs int64, tag string, startMs, endM
 	binary.BigEndian.PutUint32(in[4:], uint32(len(in)-hlogHeaderSize))
 	binary.BigEndian.PutUint32(in[8:], 0) // normalizing index offset
 	binary.BigEndian.PutUint32(in[12:], uint32(histSigFigs))
-	binary.BigEndian.PutUint64(in[16:], uint64(histMin))
-	binary.BigEndian.PutUint64(in[24:], uint64(histMax))
+	binary.BigEndian.PutUint64(in[16:], uint64(HistMin))
+	binary.BigEndian.PutUint64(in[24:], uint64(HistMax))
 	binary.BigEndian.PutUint64(in[32:], math.Float64bits(1)) // integer to double conversion ratio
 	e.zb.Reset()
 	if e.zw == nil {

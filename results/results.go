@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/outcome"
 )
 
 // Files of a results directory.
@@ -141,7 +141,7 @@ func CSVHeader(names []string) []string {
 	h := []string{"t_s", "interval_s", "phase", "target_rate", "rate", "vus", "sessions", "get_streams", "dropped", "reconnects",
 		"self_cores", "self_rss_mb", "target_cores", "target_rss_mb", "target_fds", "target_threads"}
 	h = append(h, opColumns("all")...)
-	for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+	for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 		h = append(h, "errors_"+c.String())
 	}
 	for _, n := range names {
@@ -194,7 +194,7 @@ func (w *ResultsDir) interval(iv Interval, row Row, phase string) error {
 		rec = append(rec, "", "", "", "")
 	}
 	rec = append(rec, opCells(row.All)...)
-	for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+	for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 		rec = append(rec, i64(row.All.Classes[c]))
 	}
 	for _, o := range row.Ops {

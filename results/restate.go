@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/outcome"
 )
 
 // restate rewrites intervals.csv (closed) with every count by its op's
@@ -66,7 +66,7 @@ func (w *ResultsDir) restate() error {
 			add(l.line, op+".count", l.sign*m.Count)
 			add(l.line, op+".errors", l.sign*m.Errors)
 			add(l.line, "dropped", l.sign*m.Dropped)
-			for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+			for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 				add(l.line, "errors_"+c.String(), l.sign*m.Classes[c])
 			}
 		}

@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"math"
@@ -33,7 +33,7 @@ func (m *Merged) scenarios(secs float64) []ScenarioSummary {
 	}
 	for i := range out {
 		o := &out[i]
-		o.Iteration = m.latency(tagScenario + HlogTag(o.Name) + ".iteration")
+		o.Iteration = m.latency(TagScenario + HlogTag(o.Name) + ".iteration")
 		if secs > 0 {
 			o.Rate = textfmt.Round3(float64(o.Iterations) / secs)
 		}
@@ -67,7 +67,7 @@ func (m *Merged) sessions() SessionSummary {
 		}
 	}
 	s.Hygiene = hyg
-	s.Initialize = m.latency(tagInit)
+	s.Initialize = m.latency(TagInit)
 	return s
 }
 
@@ -98,8 +98,8 @@ func (m *Merged) getStreams() *GETStreamSummary {
 		resumes, reopens, ledgers = append(resumes, x.Resumes), append(reopens, x.ReopenAttempts), append(ledgers, x.Ledger)
 	}
 	if g != nil {
-		g.Resumes = sumResumes(resumes, m.hist(tagGET+"resume.time"), m.hist(tagGET+"resume.wait"))
-		g.ReopenAttempts = sumResumes(reopens, m.hist(tagGET+"reopen.time"), m.hist(tagGET+"reopen.wait"))
+		g.Resumes = sumResumes(resumes, m.hist(TagGET+"resume.time"), m.hist(TagGET+"resume.wait"))
+		g.ReopenAttempts = sumResumes(reopens, m.hist(TagGET+"reopen.time"), m.hist(TagGET+"reopen.wait"))
 		g.Ledger = sumLedgers(ledgers)
 	}
 	return g
@@ -138,7 +138,7 @@ func (m *Merged) generator(count int64) Generator {
 		g.CPUPerOpUS = textfmt.Round3(g.CPUSeconds * 1e6 / float64(count))
 	}
 	g.Bottleneck = strings.Join(warns, "; ")
-	g.StartLag = m.latency(tagLag)
+	g.StartLag = m.latency(TagLag)
 	return g
 }
 
@@ -201,7 +201,7 @@ func (m *Merged) endpoints(secs float64) []EndpointSummary {
 	}
 	for i := range out {
 		o := &out[i]
-		o.Response = m.latency(tagEndpoint + strconv.Itoa(i) + ".response")
+		o.Response = m.latency(TagEndpoint + strconv.Itoa(i) + ".response")
 		if secs > 0 {
 			o.Rate = textfmt.Round3(float64(o.Count) / secs)
 		}

@@ -1,11 +1,11 @@
-package metrics
+package results
 
 import (
 	"slices"
 	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/outcome"
 )
 
 // Tags of summary.hlog for the net block's times (over the whole run, as
@@ -19,7 +19,7 @@ const (
 // successful TLS handshakes' and token fetches' times), tagged as
 // summary.hlog tags them, for exact merges; empty ones are left out.
 // Nil for nil.
-func NetHistograms(n *httpclient.NetStats) map[string]*Hist {
+func NetHistograms(n *outcome.NetStats) map[string]*Hist {
 	out := map[string]*Hist{}
 	put := func(tag string, h *hdr.Histogram) {
 		if h != nil && h.TotalCount() > 0 {
@@ -97,7 +97,7 @@ func (m *Merged) net() (*NetSummary, []string) {
 	out.HTTP = strings.Join(slices.DeleteFunc(https, isEmpty), ", ")
 	out.Transport = strings.Join(slices.DeleteFunc(transports, isEmpty), ", ")
 	out.Proxy = strings.Join(proxies, ", ")
-	out.Protocol = (&httpclient.NetStats{Protocols: out.ByProtocol}).Protocol()
+	out.Protocol = (&outcome.NetStats{Protocols: out.ByProtocol}).Protocol()
 	if out.TLS != nil {
 		out.TLS.Handshake = m.latency(tagNetHandshake)
 	}

@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func TestHistMatchesDense(t *testing.T) {
 	draws := map[string]func() int64{
 		"uniform-ms":  func() int64 { return 1 + rng.Int64N(10_000) },
 		"lognormal":   func() int64 { return int64(200 * (1 + rng.ExpFloat64()*rng.ExpFloat64()*50)) },
-		"whole-range": func() int64 { return 1 + rng.Int64N(histMax) },
+		"whole-range": func() int64 { return 1 + rng.Int64N(HistMax) },
 		"one-value":   func() int64 { return 777 },
 	}
 	for name, draw := range draws {
@@ -39,8 +39,8 @@ func TestHistMatchesDense(t *testing.T) {
 		histEqual(t, name, h, d)
 		h.Reset()
 		d.Reset()
-		h.RecordValue(histMax)
-		d.RecordValue(histMax)
+		h.RecordValue(HistMax)
+		d.RecordValue(HistMax)
 		histEqual(t, name+" after reset", h, d)
 	}
 	histEqual(t, "empty", NewHist(), NewHistogram())
@@ -113,11 +113,11 @@ func TestHlogEncoderMatchesLibrary(t *testing.T) {
 			case 1:
 				h.RecordValue(int64(1000 * (1 + rng.ExpFloat64()*20)))
 			default:
-				h.RecordValue(1 + rng.Int64N(histMax))
+				h.RecordValue(1 + rng.Int64N(HistMax))
 			}
 		}
 		if i == 2 {
-			h.RecordValue(histMax)
+			h.RecordValue(HistMax)
 		}
 		var want, got bytes.Buffer
 		lw := hdr.NewHistogramLogWriter(&want)

@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/outcome"
 )
 
 // Merging the results of a test's execution segments (mcpbench merge,
@@ -79,7 +79,7 @@ type mergedInterval struct {
 	end        time.Time // the latest end of its rows (the grid's end at most)
 	phase      Phase
 	rec        IntervalRec
-	classes    [driver.NumClasses]int64
+	classes    [outcome.NumClasses]int64
 	target     bool
 	arrivals   float64          // the schedule's arrivals in the segments' rows (target rate × length)
 	secs       float64          // the longest of the rows (s): the rates' span
@@ -283,7 +283,7 @@ func (m *Merged) addRows(i int, r *Results) {
 		mi.allResumes += row.All.Resumes
 		mi.allFaulty += row.All.Faulty
 		mi.allChecks += row.All.ChecksFailed
-		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+		for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 			mi.classes[c] += row.ErrorsByClass[c.String()]
 		}
 		for i, name := range m.ops {
@@ -376,7 +376,7 @@ func (m *Merged) mergeTotals() {
 		if totals == nil {
 			totals = map[string]*hdr.Histogram{}
 			for tag, h := range r.Histograms {
-				totals[tagOp+tag] = h
+				totals[TagOp+tag] = h
 			}
 		}
 		for tag, h := range totals {
@@ -397,7 +397,7 @@ func (m *Merged) Quantile(op, kind string, q float64) (float64, bool) {
 			continue
 		}
 		if kind == "ttfb" {
-			if x := m.Totals[tagOp+HlogTag(n)+".ttfb"]; x != nil {
+			if x := m.Totals[TagOp+HlogTag(n)+".ttfb"]; x != nil {
 				h.Merge(x)
 			}
 			continue
@@ -420,7 +420,7 @@ func (m *Merged) interval(mi *mergedInterval) (Interval, Row) {
 	if end.IsZero() || end.After(gridEnd) || !end.After(start) {
 		end = gridEnd
 	}
-	iv := Interval{Start: start, End: end, All: newOpStats()}
+	iv := Interval{Start: start, End: end, All: NewOpStats()}
 	row := Row{Start: start, End: end, Reconnects: mi.rec.Reconnects,
 		VUs: mi.rec.VUs, Sessions: mi.rec.Sessions, Streams: mi.rec.Streams, Dropped: mi.rec.Dropped,
 		Self: ProcRow{Cores: textfmt.Round3(mi.rec.Self.Cores), RSSMB: textfmt.Round3(mi.rec.Self.RSSMB)}, Target: mi.rec.Target}

@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"fmt"
@@ -191,7 +191,7 @@ func (m *Merged) opRows(secs float64) ([]OpSummary, OpSummary) {
 		if len(parts) == 0 {
 			continue
 		}
-		tag := tagOp + HlogTag(name) + "."
+		tag := TagOp + HlogTag(name) + "."
 		o := sumOps(name, parts, secs, func(kind string) *hdr.Histogram { return m.hist(tag + kind) })
 		ops = append(ops, o)
 		for _, kind := range []string{"response", "service", "ttfb", "dropped", "resume", "wait"} {

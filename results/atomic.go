@@ -1,4 +1,4 @@
-package metrics
+package results
 
 // WriteFileAtomic writes data to path through a temporary file beside it
 // (".<base>.<random>", mode 0666 less the umask) renamed into place, so a

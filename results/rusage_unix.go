@@ -1,6 +1,6 @@
 //go:build unix
 
-package metrics
+package results
 
 import (
 	"runtime"

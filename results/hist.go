@@ -1,4 +1,4 @@
-package metrics
+package results
 
 import (
 	"math/bits"
@@ -27,7 +27,7 @@ type Hist struct {
 }
 
 // NewHist returns an empty Hist.
-func NewHist() *Hist { return &Hist{p: hdr.NewPacked(histMin, histMax, histSigFigs)} }
+func NewHist() *Hist { return &Hist{p: hdr.NewPacked(HistMin, HistMax, histSigFigs)} }
 
 // HistOf returns a Hist holding d's values (nil and empty d: an empty
 // Hist).
