@@ -16,9 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/plots"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -313,7 +313,7 @@ func (d *Dashboard) Interval(rec *results.IntervalRecord) {
 			ev.Service = dashLatency{P50: l.P50, P90: l.P90, P99: l.P99}
 		}
 		ev.Resumes, ev.Streams, ev.Faulty = all.Resumes, all.Streams, all.Faulty
-		for v := range driver.NumVerdicts {
+		for v := range outcome.NumVerdicts {
 			if n := all.Verdicts[v]; n > 0 {
 				if ev.Verdicts == nil {
 					ev.Verdicts = map[string]int64{}

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -183,7 +183,7 @@ func IntervalLineOf(rec *results.IntervalRecord, span time.Duration) IntervalLin
 		TargetRate: row.TargetRate, Rate: row.Rate, VUs: rec.VUs, Sessions: rec.Sessions, GETStreams: rec.Streams, Dropped: row.Dropped,
 		Reconnects: row.Reconnects, All: opLine(row.All), Ops: map[string]OpLine{},
 		Generator: ProcLine{Cores: row.Self.Cores, RSSMB: row.Self.RSSMB}}
-	for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+	for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 		if n := row.All.Classes[c]; n > 0 {
 			if l.ErrorsByClass == nil {
 				l.ErrorsByClass = map[string]int64{}

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -21,9 +21,9 @@ var phases = []string{string(results.PhaseWarmup), string(results.PhaseMeasure),
 // opState is one op's counters over the process's life.
 type opState struct {
 	count, dropped, resumes float64
-	classes                 [driver.NumClasses]float64
+	classes                 [outcome.NumClasses]float64
 	streams, faulty         float64
-	verdicts                [driver.NumVerdicts]float64
+	verdicts                [outcome.NumVerdicts]float64
 	resp, svc               *cumHist
 	checks                  []checkState // the op's checks (checks_total)
 }
@@ -148,7 +148,7 @@ func (p *Prometheus) End(end *results.RunEnd) {
 		o := p.op(GETStreamsOp)
 		o.streams += float64(g.Ledger.Streams)
 		o.faulty += float64(g.Ledger.Faulty)
-		for v := range driver.NumVerdicts {
+		for v := range outcome.NumVerdicts {
 			o.verdicts[v] += float64(g.Ledger.Verdicts[v.String()])
 		}
 	}
@@ -258,7 +258,7 @@ func (p *Prometheus) collectOp(ch chan<- prometheus.Metric, name string, o *opSt
 		counter(descs.ops, o.count, name)
 		counter(descs.dropped, o.dropped, name)
 		counter(descs.resumes, o.resumes, name)
-		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+		for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 			counter(descs.errors, o.classes[c], name, c.String())
 		}
 		for _, c := range o.checks {
@@ -278,7 +278,7 @@ func (p *Prometheus) collectOp(ch chan<- prometheus.Metric, name string, o *opSt
 	}
 	counter(descs.ledger, o.streams, name)
 	counter(descs.faulty, o.faulty, name)
-	for v := range driver.NumVerdicts {
+	for v := range outcome.NumVerdicts {
 		counter(descs.verdicts, o.verdicts[v], name, strings.ToLower(v.String()))
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -365,7 +365,7 @@ func inlineSVG(c *Chart) (template.HTML, error) {
 
 func verdictNames() []string {
 	var out []string
-	for _, v := range driver.Verdicts() {
+	for _, v := range outcome.Verdicts() {
 		out = append(out, v.String())
 	}
 	return out

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/stats"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -178,7 +178,7 @@ func ThroughputErrors(res *results.Results) (*Chart, error) {
 	if ep != nil {
 		// Classes in the driver's order, so colours are stable.
 		i := 0
-		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+		for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 			if classes[c.String()] == 0 {
 				continue
 			}

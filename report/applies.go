@@ -1,7 +1,7 @@
 package report
 
 import (
-	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -9,7 +9,7 @@ import (
 // the GET stream, or under 2026-07-28 (which has none) the
 // subscriptions/listen stream that replaces it.
 func streamName(s *results.Summary) string {
-	if driver.IsModern(s.Protocol) {
+	if outcome.IsModern(s.Protocol) {
 		return "subscriptions/listen streams"
 	}
 	return "GET streams"
@@ -18,7 +18,7 @@ func streamName(s *results.Summary) string {
 // setupName is what sets a session up: initialize, or under 2026-07-28
 // (which has no handshake) server/discover.
 func setupName(s *results.Summary) string {
-	if driver.IsModern(s.Protocol) {
+	if outcome.IsModern(s.Protocol) {
 		return "server/discover"
 	}
 	return "initialize"

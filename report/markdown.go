@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -71,7 +71,7 @@ func WriteMarkdown(w io.Writer, s *results.Summary) error {
 	}
 	if l := s.All.Ledger; l != nil {
 		p.F("\n### Replay ledger\n\n%d response streams judged, %d faulty.\n\n| verdict | count |\n|---|---:|\n", l.Streams, l.Faulty)
-		for _, v := range driver.Verdicts() {
+		for _, v := range outcome.Verdicts() {
 			p.F("| %s | %d |\n", v, l.Verdicts[v.String()])
 		}
 	}

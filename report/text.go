@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -235,7 +235,7 @@ func (p *printer) sessions(s *results.Summary) {
 	}
 	if h := ss.Hygiene; h != nil {
 		p.F("Session hygiene: %d deleted sessions probed, %d faulty: deleted-session-accepted %d · wrong-missing-session-status %d%s\n",
-			h.Probed, h.Faulty, h.Verdicts[driver.VerdictDeletedSessionAccepted.String()], h.Verdicts[driver.VerdictWrongMissingStatus.String()], textfmt.Statuses(h.Statuses))
+			h.Probed, h.Faulty, h.Verdicts[outcome.VerdictDeletedSessionAccepted.String()], h.Verdicts[outcome.VerdictWrongMissingStatus.String()], textfmt.Statuses(h.Statuses))
 	}
 	if ss.BadSessionIDs > 0 {
 		p.F("Session ids outside visible ASCII (the spec says MUST only contain 0x21–0x7E): %d\n", ss.BadSessionIDs)
@@ -365,7 +365,7 @@ func failList(m map[string]int64) string {
 func verdictList(m map[string]int64) string {
 	var parts []string
 	some := false
-	for _, v := range driver.StreamVerdicts {
+	for _, v := range outcome.StreamVerdicts {
 		parts = append(parts, fmt.Sprintf("%s %d", v, m[v.String()]))
 		some = some || m[v.String()] != 0
 	}

@@ -5,9 +5,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -207,6 +207,6 @@ func sessionHygiene(s *results.Summary) results.SoakVerdict {
 	}
 	v.Checked, v.Value, v.Pass = true, float64(h.Faulty), h.Faulty == 0
 	v.Detail = fmt.Sprintf("%d deleted sessions probed: %d still served, %d answered a status other than 404%s", h.Probed,
-		h.Verdicts[driver.VerdictDeletedSessionAccepted.String()], h.Verdicts[driver.VerdictWrongMissingStatus.String()], textfmt.Statuses(h.Statuses))
+		h.Verdicts[outcome.VerdictDeletedSessionAccepted.String()], h.Verdicts[outcome.VerdictWrongMissingStatus.String()], textfmt.Statuses(h.Statuses))
 	return v
 }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -154,7 +154,7 @@ func defStreams() {
 	def("faulty_streams", "", "streams with at least one replay verdict", streamScopes, func(v view) (float64, bool) {
 		return v.ledgerSum(func(l *results.LedgerSummary) int64 { return l.Faulty })
 	})
-	for _, vd := range driver.StreamVerdicts {
+	for _, vd := range outcome.StreamVerdicts {
 		name := vd.String()
 		def(name, "", "replay-ledger verdict", streamScopes, func(v view) (float64, bool) {
 			return v.ledgerSum(func(l *results.LedgerSummary) int64 { return l.Verdicts[name] })
@@ -164,7 +164,7 @@ func defStreams() {
 
 // defSessions registers the deleted-session verdicts and session counters.
 func defSessions() {
-	for _, vd := range driver.SessionVerdicts {
+	for _, vd := range outcome.SessionVerdicts {
 		name := vd.String()
 		def(name, "", "deleted-session check verdict (sessions)", sessionsScope, func(v view) (float64, bool) {
 			if h := v.s.Sessions.Hygiene; h != nil {
