@@ -1,12 +1,11 @@
-// Package metrics records and stores: it records operation results into
+// Package metrics is the recorder: it records driver results into
 // HdrHistograms and counters (and the session, GET-stream and hygiene
-// tallies), merges them per interval, holds the summary model
-// (summary.json, sweep.json and soak.json are its types), writes a run's
-// results directory as a Sink (ResultsDir, the directory's only writer),
-// reads results back (ReadResults, Rebuild), merges the results of a
-// test's execution segments exactly (MergeResults) and follows a results
-// directory another process writes (Tail). It also samples processes
-// (/proc, getrusage).
+// tallies) and merges them per interval (Tick) into the aggregates the
+// results package stores. What a results directory is — the summary
+// model, intervals, hlog, the Sink interface, ResultsDir, ReadResults,
+// MergeResults, Tail — lives in package results; metrics hands it
+// results.Interval and results.OpStats values and summarizes its totals
+// into results.OpSummary.
 //
 // It never judges — thresholds, compare, storm waves, sweep and soak
 // verdicts live in verdict, sweep and soak — and never prints reports

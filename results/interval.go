@@ -146,8 +146,8 @@ type RowOp struct {
 	SvcP50                          float64 // service time p50 (ms)
 	ChecksFailed                    int64   // failed checks (checks.go), by completion
 	// Timed counts the response times the interval's histogram holds (its
-	// ops by intended start that completed by its Tick, and those of
-	// earlier intervals that came in during it: see Tick): P50…Max are
+	// ops by intended start that completed by its Tick (metrics.Recorder.Tick), and those of
+	// earlier intervals that came in during it: see metrics.Recorder.Tick): P50…Max are
 	// theirs, and intervals.csv leaves them empty when it is 0 (no op
 	// completed: no percentile, not 0). ResultsDir restates them at End by
 	// intended start.

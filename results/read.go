@@ -32,7 +32,7 @@ type Results struct {
 	// start and end times set (ms since the epoch).
 	Series    map[string][]*hdr.Histogram
 	Offenders *OffendersFile
-	// Totals are summary.hlog's histograms (see Recorder.Histograms for
+	// Totals are summary.hlog's histograms (see metrics.Recorder.Histograms for
 	// the tags); nil when the directory has none.
 	Totals map[string]*hdr.Histogram
 }

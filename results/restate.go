@@ -15,7 +15,7 @@ import (
 // intended start: the counts of ops that completed, failed or were
 // dropped after the interval of their intended start had closed were
 // written in the row of the interval they came in (the live row); the
-// moves give them back (Recorder.Tick), with their response times, so
+// moves give them back (metrics.Recorder.Tick), with their response times, so
 // that the row's percentiles are those of its ops by intended start too
 // (restateLatency). The completed rate is the row's
 // count over its span again. The file is replaced atomically; nothing to

@@ -73,6 +73,6 @@ type RunEnd struct {
 	Summary   *Summary
 	Offenders OffendersFile
 	// Histograms are the histograms behind the summary, tagged as
-	// summary.hlog tags them (see Recorder.Histograms); nil: none kept.
+	// summary.hlog tags them (see metrics.Recorder.Histograms); nil: none kept.
 	Histograms map[string]*Hist
 }
