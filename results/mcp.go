@@ -44,7 +44,7 @@ func (n *NotificationSummary) add(b NotificationSummary) {
 	n.ResourcesUpdated += b.ResourcesUpdated
 }
 
-// orNil returns n, or nil when it counted nothing (left out of JSON).
+// OrNil returns n, or nil when it counted nothing (left out of JSON).
 func (n NotificationSummary) OrNil() *NotificationSummary {
 	if n == (NotificationSummary{}) {
 		return nil
@@ -121,6 +121,7 @@ type SubscriptionSummary struct {
 	Latency Latency `json:"latency_ms"`
 }
 
+// AddNotifications adds the notifications a stream counted to n.
 func (n *NotificationSummary) AddNotifications(b outcome.Notifications) {
 	n.Messages += int64(b.Messages)
 	n.ToolsListChanged += int64(b.ToolsListChanged)

@@ -6,7 +6,7 @@ import "github.com/mcpbench/mcpbench/outcome"
 // deleted-session checks: what the summary's Sessions and GETStreams say.
 // They are recorded off the hot path (set-up, teardown), under one mutex.
 
-// resumeSummary is the summary of a GET streams' reconnect tally (nil
+// ResumeSummaryOf is the summary of a GET streams' reconnect tally (nil
 // when nothing happened): its Classes hold the streams given up at the
 // resume bound only.
 func ResumeSummaryOf(a *OpStats) *ResumeSummary {
