@@ -343,7 +343,7 @@ func (g *getStream) loop(ctx context.Context) bool {
 				if g.stats.RetryCapped != nil {
 					c = *g.stats.RetryCapped
 				}
-				c.note(hint, s.cfg.maxRetryWait())
+				noteRetryCap(&c, hint, s.cfg.maxRetryWait())
 				g.stats.RetryCapped = &c
 				g.mu.Unlock()
 			}

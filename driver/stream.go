@@ -228,7 +228,7 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 		hint := dec.RetryMS
 		wait, capped := s.reconnectDelay(hint, *fails)
 		if capped {
-			res.RetryCapped.note(hint, s.cfg.maxRetryWait())
+			noteRetryCap(&res.RetryCapped, hint, s.cfg.maxRetryWait())
 		}
 		r := Resume{Hint: hint, Waited: wait, Capped: capped, Clean: clean, Link: link != nil}
 		if err := netutil.SleepCtx(ctx, wait); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -35,11 +35,11 @@ func checkJUnitPath(path string) error {
 // "soak"): it writes the file as soon as the run's measured part ends,
 // so a second Ctrl-C keeps it (first among the sinks: the file is
 // there once summary.json is). None without --junit.
-func (e *env) junitSinks(kind string) []metrics.Sink {
+func (e *env) junitSinks(kind string) []results.Sink {
 	if e.f.live.junit == "" {
 		return nil
 	}
-	return []metrics.Sink{verdict.NewJUnitFile(e.f.live.junit, kind)}
+	return []results.Sink{verdict.NewJUnitFile(e.f.live.junit, kind)}
 }
 
 // writeJUnit writes suites to --junit (nothing without it); a failure is

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/procrun"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/spf13/cobra"
 )
@@ -89,7 +89,7 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, ex
 	m, err := procrun.Merge(dirs, extra)
 	if err != nil {
 		code := exitFailed
-		if errors.Is(err, metrics.ErrNotSegments) || errors.Is(err, procrun.ErrThreshold) {
+		if errors.Is(err, results.ErrNotSegments) || errors.Is(err, procrun.ErrThreshold) {
 			code = exitUsage
 		}
 		return &exitError{code: code, err: err}
@@ -121,7 +121,7 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, ex
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: merged %d results directories into %s\n", len(dirs), out)
-	if n := metrics.ThresholdsFailed(sum.Thresholds); n > 0 {
+	if n := results.ThresholdsFailed(sum.Thresholds); n > 0 {
 		var crossed []string
 		for _, t := range sum.Thresholds {
 			if !t.Pass {

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/plots"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/spf13/cobra"
 )
 
@@ -79,14 +79,14 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 	if html == "" {
 		html = filepath.Join(dir, "report.html")
 	}
-	if sw, err := metrics.ReadSweep(dir); err == nil {
+	if sw, err := results.ReadSweep(dir); err == nil {
 		written, err := plots.WriteSweepCharts(out, sw, plots.Options{Formats: format})
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
 		return writeReport(cmd, written, html, func(w io.Writer) error { return plots.SweepHTMLReport(w, sw) })
 	}
-	res, err := metrics.ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -94,7 +94,7 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	if sk, err := metrics.ReadSoak(dir); err == nil { // a soak: its trends too
+	if sk, err := results.ReadSoak(dir); err == nil { // a soak: its trends too
 		more, err := plots.WriteSoakCharts(out, res, sk, plots.Options{Formats: format})
 		if err != nil {
 			return &exitError{code: exitFailed, err: err}

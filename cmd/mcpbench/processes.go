@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/procrun"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
@@ -156,7 +156,7 @@ func runChildren(ctx context.Context, env *env, plan *workload.Plan, l procrun.L
 
 // keepMerged writes the merged results into dir and hands them to the
 // live outputs (--prometheus, --out-jsonl: the children have none).
-func (e *env) keepMerged(m *metrics.Merged, dir string) {
+func (e *env) keepMerged(m *results.Merged, dir string) {
 	if err := m.Write(dir); err != nil {
 		e.lose(dir, fmt.Errorf("the merged results: %w (the segments are in %s: mcpbench merge can merge them again)", err, filepath.Join(dir, "segment-I")))
 	}

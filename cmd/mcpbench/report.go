@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/soak"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -35,7 +35,7 @@ followed by the soak's verdicts. JSON prints sweep.json for a sweep, and
   mcpbench report results/soak --format markdown   # a soak`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if sw, err := metrics.ReadSweep(args[0]); err == nil {
+			if sw, err := results.ReadSweep(args[0]); err == nil {
 				return reportSweep(cmd.OutOrStdout(), sw, format)
 			}
 			return reportRun(cmd.OutOrStdout(), args[0], format, spectrum)
@@ -48,7 +48,7 @@ followed by the soak's verdicts. JSON prints sweep.json for a sweep, and
 }
 
 // reportSweep prints a sweep's report.
-func reportSweep(out io.Writer, sw *metrics.Sweep, format string) error {
+func reportSweep(out io.Writer, sw *results.Sweep, format string) error {
 	switch format {
 	case "text":
 		return sweep.WriteText(out, sw)
@@ -61,7 +61,7 @@ func reportSweep(out io.Writer, sw *metrics.Sweep, format string) error {
 // reportRun prints a run's report, and a soak's verdicts after it when
 // dir holds soak.json.
 func reportRun(out io.Writer, dir, format string, spectrum bool) error {
-	res, err := metrics.ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
@@ -69,7 +69,7 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 	if sum == nil {
 		sum = res.Rebuild()
 	}
-	sk, _ := metrics.ReadSoak(dir)
+	sk, _ := results.ReadSoak(dir)
 	if sk != nil {
 		sum.Soak = sk.Outcome() // the run's one verdict, as the soak printed it
 		if sk.Verdict == "" {
@@ -94,8 +94,8 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 	case "json":
 		if sk != nil {
 			return writeJSON(out, struct {
-				Summary *metrics.Summary `json:"summary"`
-				Soak    *metrics.Soak    `json:"soak"`
+				Summary *results.Summary `json:"summary"`
+				Soak    *results.Soak    `json:"soak"`
 			}{sum, sk})
 		}
 		return writeJSON(out, sum)
@@ -157,8 +157,8 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
 			if err := checkJUnitPath(junit); err != nil {
 				return usageError("%v", err)
 			}
-			swA, errA := metrics.ReadSweep(args[0])
-			swB, errB := metrics.ReadSweep(args[1])
+			swA, errA := results.ReadSweep(args[0])
+			swB, errB := results.ReadSweep(args[1])
 			switch {
 			case errA == nil && errB == nil:
 				return compareSweeps(cmd, args, swA, swB, failIf, jsonOut, force, junit)
@@ -196,7 +196,7 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool,
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	ra, rb := results(args[0]), results(args[1])
+	ra, rb := readResultsDir(args[0]), readResultsDir(args[1])
 	mism := verdict.LikeForLike(a, b)
 	if ra != nil && rb != nil && ra.Run != nil && rb.Run != nil {
 		mism = append(mism, verdict.SpecLikeForLike(ra.Run.Spec, rb.Run.Spec)...)
@@ -220,8 +220,8 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool,
 	}
 	writeLimitsJUnit(cmd, junit, failIf, groups, b.Started)
 	out := cmd.OutOrStdout()
-	ska, _ := metrics.ReadSoak(args[0])
-	skb, _ := metrics.ReadSoak(args[1])
+	ska, _ := results.ReadSoak(args[0])
+	skb, _ := results.ReadSoak(args[1])
 	rc := verdict.RunComparison{NotLikeForLike: mism, Headline: head, Ops: cmp, Limits: limits}
 	if jsonOut {
 		if err := writeJSON(out, rc); err != nil {
@@ -241,7 +241,7 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool,
 }
 
 // compareSweeps compares two sweeps.
-func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failIf []string, jsonOut, force bool, junit string) error {
+func compareSweeps(cmd *cobra.Command, args []string, a, b *results.Sweep, failIf []string, jsonOut, force bool, junit string) error {
 	var lims []verdict.SweepLimit
 	for _, e := range failIf {
 		l, err := verdict.ParseSweepLimit(e)
@@ -276,7 +276,7 @@ func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failI
 			return err
 		}
 	} else {
-		sweepLabel := func(path string, sw *metrics.Sweep) string {
+		sweepLabel := func(path string, sw *results.Sweep) string {
 			return fmt.Sprintf("%s (sweep %s, %s, %s)", path, sw.Profile, sw.Protocol, sw.Started.Format("2006-01-02 15:04"))
 		}
 		if err := report.WriteSweepCompare(out, sweepLabel(args[0], a), sweepLabel(args[1], b), c, limits); err != nil {
@@ -315,11 +315,11 @@ func limitsExit(cmd *cobra.Command, limits []verdict.LimitResult) error {
 
 // readSummary reads a results directory's summary (rebuilt if missing) or
 // a summary.json file.
-func readSummary(path string) (*metrics.Summary, error) {
-	if s, err := metrics.ReadSummary(path); err == nil {
+func readSummary(path string) (*results.Summary, error) {
+	if s, err := results.ReadSummary(path); err == nil {
 		return s, nil
 	}
-	res, err := metrics.ReadResults(path)
+	res, err := results.ReadResults(path)
 	if err != nil {
 		return nil, err
 	}
@@ -329,10 +329,10 @@ func readSummary(path string) (*metrics.Summary, error) {
 	return res.Rebuild(), nil
 }
 
-// results reads a results directory (nil for a summary.json file or an
+// readResultsDir reads a results directory (nil for a summary.json file or an
 // unreadable directory).
-func results(path string) *metrics.Results {
-	res, err := metrics.ReadResults(path)
+func readResultsDir(path string) *results.Results {
+	res, err := results.ReadResults(path)
 	if err != nil {
 		return nil
 	}
@@ -341,13 +341,13 @@ func results(path string) *metrics.Results {
 
 // quantiles answers the percentiles a summary does not keep from a
 // results directory's histograms.hlog (nil when there is none).
-func quantiles(res *metrics.Results) verdict.QuantileSource {
+func quantiles(res *results.Results) verdict.QuantileSource {
 	if res == nil || len(res.Histograms) == 0 {
 		return nil
 	}
 	return res
 }
 
-func label(path string, s *metrics.Summary) string {
+func label(path string, s *results.Summary) string {
 	return fmt.Sprintf("%s (profile %s, %s, %s, %.0f s)", path, s.Profile, s.Protocol, s.Started.Format("2006-01-02 15:04"), s.DurationS)
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/internal/sse"
 	"github.com/mcpbench/mcpbench/internal/units"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/profiles"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
@@ -249,7 +249,7 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 // exitFor maps a run's outcome to the exit code: 1 the run could not
 // start, 130 interrupted, 99 a threshold crossed, 1 no operation
 // succeeded.
-func exitFor(sum *metrics.Summary, runErr error) error {
+func exitFor(sum *results.Summary, runErr error) error {
 	switch {
 	case errors.Is(runErr, workload.ErrInterrupted):
 		return &exitError{code: exitInterrupted, err: errors.New(sum.StopReason)}
@@ -259,7 +259,7 @@ func exitFor(sum *metrics.Summary, runErr error) error {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: " + sum.StopReason)}
 	case sum.Aborted:
 		return &exitError{code: exitThresholds, err: errors.New(sum.StopReason)}
-	case metrics.ThresholdsFailed(sum.Thresholds) > 0:
+	case results.ThresholdsFailed(sum.Thresholds) > 0:
 		var crossed []string
 		for _, t := range sum.Thresholds {
 			if !t.Pass {
@@ -291,8 +291,8 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool, ver, sdk string, started time.Time) *metrics.RunInfo {
-	info := &metrics.RunInfo{
+func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool, ver, sdk string, started time.Time) *results.RunInfo {
+	info := &results.RunInfo{
 		Tool: "mcpbench", Version: ver, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), Started: started, Command: redactArgs(os.Args),
 		Target: plan.Target, Embedded: embedded,

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/soak"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
@@ -129,13 +129,13 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 // printSoak prints the summary and the verdicts (as --format says; JSON
 // as report prints a soak: {"summary": …, "soak": …}), and writes
 // soak.json.
-func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
+func printSoak(env *env, sum *results.Summary, sk *results.Soak) error {
 	judgeSoak(sum, sk)
 	switch env.f.format {
 	case "json":
 		if err := writeJSON(env.stdout, struct {
-			Summary *metrics.Summary `json:"summary"`
-			Soak    *metrics.Soak    `json:"soak"`
+			Summary *results.Summary `json:"summary"`
+			Soak    *results.Soak    `json:"soak"`
 		}{sum, sk}); err != nil {
 			return err
 		}
@@ -162,14 +162,14 @@ func printSoak(env *env, sum *metrics.Summary, sk *metrics.Soak) error {
 // judgeSoak makes the run's one verdict: the soak's outcome goes into
 // the summary (its verdict line counts a failed soak verdict, or none
 // judged) and that line's word into the soak (its last line).
-func judgeSoak(sum *metrics.Summary, sk *metrics.Soak) {
+func judgeSoak(sum *results.Summary, sk *results.Soak) {
 	sum.Soak = sk.Outcome()
 	sk.Verdict = report.VerdictLevel(sum)
 }
 
 // soakExit maps a soak's outcome to the exit code: as run's (exitFor),
 // and 99 when a verdict failed.
-func soakExit(sum *metrics.Summary, sk *metrics.Soak, runErr error) error {
+func soakExit(sum *results.Summary, sk *results.Soak, runErr error) error {
 	if err := exitFor(sum, runErr); err != nil {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != exitThresholds {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcpbench/mcpbench/internal/procrun"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/soak"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
@@ -17,7 +17,7 @@ import (
 // --out/segment-I, as run --processes starts its children). The parent
 // shows their merged progress, merges their results exactly into --out
 // and judges the merged run: the soak's collector is handed the merged
-// intervals (metrics.Merged.Replay), so latency drift (the merged
+// intervals (results.Merged.Replay), so latency drift (the merged
 // intervals' p99), correctness drift (their faulty streams and the merged
 // GET-stream ledger), target leak (the first child's samples: it alone
 // gets --target-pid) and session hygiene (the probes summed) are those of
@@ -52,7 +52,7 @@ func runSoakProcesses(cmd *cobra.Command, env *env, plan *workload.Plan) error {
 		env.lose(f.out, fmt.Errorf("the merged results: %w (the segments are in %s: mcpbench merge can merge them again)", err, filepath.Join(f.out, "segment-I")))
 	}
 	c := &soak.Collector{}
-	m.Replay(append([]metrics.Sink{c}, env.live.sinks()...)...)
+	m.Replay(append([]results.Sink{c}, env.live.sinks()...)...)
 	sk := c.Soak(plan, sum)
 	env.writeJUnit(verdict.JUnitRun("soak", sum, nil), verdict.JUnitSoak(sk, sum.Started))
 	if err := printSoak(env, sum, sk); err != nil {

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
@@ -146,7 +146,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 	runStep := sweepRunStep(cmd, env, n)
 	if runStep != nil {
 		children := runStep
-		runStep = func(ctx context.Context, run sweep.StepRun, sinks []metrics.Sink) (*metrics.Summary, error) {
+		runStep = func(ctx context.Context, run sweep.StepRun, sinks []results.Sink) (*results.Summary, error) {
 			sum, err := children(ctx, run, sinks)
 			if sum != nil && !errors.Is(err, workload.ErrSetup) {
 				started.Store(true)
@@ -164,13 +164,13 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		TargetPID: f.targetPID,
 		Server:    env.serverStatsFunc(),
 		RunInfo:   env.runInfo,
-		Sinks: func(int, *workload.Plan) []metrics.Sink {
+		Sinks: func(int, *workload.Plan) []results.Sink {
 			if n > 1 {
 				return env.live.sinks() // the children's merged progress is shown as they run
 			}
-			return append([]metrics.Sink{newProg(), startMark{&started}}, env.live.sinks()...)
+			return append([]results.Sink{newProg(), startMark{&started}}, env.live.sinks()...)
 		},
-		OnStep:  func(st metrics.SweepStep) { reportStep(env, st); env.live.step(st) },
+		OnStep:  func(st results.SweepStep) { reportStep(env, st); env.live.step(st) },
 		RunStep: runStep,
 		StopNow: env.now,
 	})
@@ -219,7 +219,7 @@ func checkSweepScale(f *runFlags, set func(string) bool) error {
 // sweepRunStep is the sweep's Options.RunStep: with --processes N > 1,
 // each run of a step as N child processes; nil (in this process)
 // otherwise.
-func sweepRunStep(cmd *cobra.Command, env *env, n int) func(context.Context, sweep.StepRun, []metrics.Sink) (*metrics.Summary, error) {
+func sweepRunStep(cmd *cobra.Command, env *env, n int) func(context.Context, sweep.StepRun, []results.Sink) (*results.Summary, error) {
 	if n < 2 {
 		return nil
 	}
@@ -275,7 +275,7 @@ func needSweepFlags(profile string, set func(string) bool) error {
 }
 
 // reportStep prints a finished step's verdict line.
-func reportStep(env *env, st metrics.SweepStep) {
+func reportStep(env *env, st results.SweepStep) {
 	verdict := "pass"
 	switch {
 	case st.Interrupted:
@@ -288,7 +288,7 @@ func reportStep(env *env, st metrics.SweepStep) {
 
 // sweepResult prints the sweep's table (or JSON) and maps it to the exit
 // code.
-func sweepResult(env *env, sw *metrics.Sweep, err error) error {
+func sweepResult(env *env, sw *results.Sweep, err error) error {
 	switch {
 	case env.f.jsonOut:
 		writeJSON(env.stdout, sw)
@@ -307,7 +307,7 @@ func sweepResult(env *env, sw *metrics.Sweep, err error) error {
 }
 
 // sweepExit maps a sweep's outcome to the exit code.
-func sweepExit(sw *metrics.Sweep, err error) error {
+func sweepExit(sw *results.Sweep, err error) error {
 	switch {
 	case sw.Verdict.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New(sw.Verdict.StoppedEarly)}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/procrun"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
@@ -25,7 +25,7 @@ import (
 // sweep.StepProfile), runs that one run and exits. The parent shows the
 // children's merged progress, merges their results exactly into step-NN,
 // and hands the step's collector (and the live outputs) the merged run
-// (metrics.Merged.Replay): the step is judged from merged data as an
+// (results.Merged.Replay): the step is judged from merged data as an
 // in-process step is.
 
 // sweepChildDrop are the flags a sweep's children do not get: those of
@@ -44,7 +44,7 @@ type sweepProcesses struct {
 }
 
 // runStep implements sweep.Options.RunStep.
-func (sp *sweepProcesses) runStep(ctx context.Context, run sweep.StepRun, sinks []metrics.Sink) (*metrics.Summary, error) {
+func (sp *sweepProcesses) runStep(ctx context.Context, run sweep.StepRun, sinks []results.Sink) (*results.Summary, error) {
 	args := append(childBase(sp.cmd, sp.env, sweepChildDrop), "--sweep-step="+formatSweepStep(run.N, run.Value))
 	m, err := runChildren(ctx, sp.env, run.Plan, sp.env.launch(args, run.Dir, run.Plan, time.Time{}))
 	if err != nil {
@@ -104,7 +104,7 @@ func stepChildProfile(p *workload.Profile, stepOf string) (sp *workload.Profile,
 	if err != nil {
 		return nil, false, err
 	}
-	return sp, p.Sweep.By == metrics.SweepBySessions, nil
+	return sp, p.Sweep.By == results.SweepBySessions, nil
 }
 
 // runSweepStepChild is a child of sweep --processes: it runs one run of

@@ -31,14 +31,17 @@ var layers = map[string][]string{
 	"refserver":         {"internal/netutil"}, // its connections' jittered keep-alive
 	"internal/mcptest":  {},
 	"internal/archtest": {},
+	// The outcome vocabulary (error Class, replay Verdict, Resume, NetStats):
+	// driver and httpclient re-export it; readers of results use it.
+	"outcome": {},
 
 	// The HTTP client under the session: HTTP/1.1, HTTP/2, dialer, OAuth,
 	// and the interfaces chaos and driver meet through.
-	"httpclient": {"internal/netutil", "internal/secret"},
+	"httpclient": {"internal/netutil", "internal/secret", "outcome"},
 	// Faults below the session: chaos wraps an HTTP transport.
 	"chaos": {"httpclient", "internal/units"},
 	// The MCP session over Streamable HTTP.
-	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units"},
+	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units", "outcome"},
 
 	// Checks on an op's results (driver.Op.Inspect).
 	"check": {"driver"},
@@ -49,23 +52,26 @@ var layers = map[string][]string{
 	// The conformance probe: raw requests against one server.
 	"probe": {"driver", "internal/jsonrpc", "internal/netutil", "internal/sse"},
 
-	// Recording and storing (never judging).
-	"metrics":          {"driver", "httpclient", "internal/textfmt"},
-	"internal/fixture": {"metrics"},
+	// What a results directory is: summary types, intervals, hlog, sinks,
+	// read, merge (never the driver).
+	"results":          {"outcome", "internal/textfmt"},
+	"internal/fixture": {"results"},
+	// Recording (never judging): the recorder over driver results.
+	"metrics": {"driver", "outcome", "results", "internal/textfmt"},
 	// Judging recorded results.
-	"verdict": {"driver", "metrics", "internal/stats", "internal/textfmt"},
+	"verdict": {"outcome", "results", "internal/stats", "internal/textfmt"},
 	// The engine.
-	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
+	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "results", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
 	// Orchestrating runs.
-	"sweep": {"workload", "metrics", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
-	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
+	"sweep": {"workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
+	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
 	// Running a test as N processes, and the k8s-job manifests.
-	"internal/procrun": {"metrics", "verdict", "workload"},
+	"internal/procrun": {"results", "verdict", "workload"},
 	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "workload"},
 	// Outputs.
-	"live":   {"metrics", "driver", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
-	"report": {"metrics", "verdict", "driver", "internal/textfmt"},
-	"plots":  {"metrics", "driver", "report", "internal/stats", "internal/secret"},
+	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
+	"report": {"results", "outcome", "verdict", "internal/textfmt"},
+	"plots":  {"results", "outcome", "report", "internal/stats", "internal/secret"},
 	// The command wires flags to the libraries.
 	"cmd/mcpbench": {"*"},
 }
