@@ -84,7 +84,7 @@ func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, re
 	defer resp.Body.Close()
 	limit := s.cfg.maxMessage()
 	if resp.ContentLength > limit {
-		return fmt.Errorf("%w %s (Content-Length %s; not read); raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit), units.Size(resp.ContentLength))
+		return tooLarge(fmt.Sprintf("%v %s (Content-Length %s; not read)", ErrResponseTooLarge, units.Size(limit), units.Size(resp.ContentLength)))
 	}
 	s.cr = countingReader{r: resp.Body, n: &res.BytesIn} // the lane's: no allocation per answer
 	defer func() { s.cr = countingReader{} }()

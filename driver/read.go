@@ -2,10 +2,10 @@ package driver
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/units"
 )
 
@@ -111,7 +111,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		m, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if int64(len(buf)) > limit {
-			return buf, 0, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit))
+			return buf, 0, tooLarge(ErrResponseTooLarge.Error() + " " + units.Size(limit).String())
 		}
 		if err == io.EOF {
 			return buf, 0, nil
@@ -134,7 +134,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		n, err := io.ReadFull(r, c)
 		total += int64(n)
 		if total > limit {
-			return buf, held, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit))
+			return buf, held, tooLarge(ErrResponseTooLarge.Error() + " " + units.Size(limit).String())
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			out := make([]byte, 0, total)
@@ -170,4 +170,10 @@ func (s *Session) readSized(ctx context.Context, r io.Reader, buf []byte, size i
 		err = nil // a short body: parsing says what is missing
 	}
 	return out[:n+m], held, err
+}
+
+// tooLarge is ErrResponseTooLarge with its text msg (which names the
+// limit) and the setting that raises it.
+func tooLarge(msg string) error {
+	return setting.Errorf(ErrResponseTooLarge, msg, "; raise it with %s", setting.MaxMessageBytes)
 }

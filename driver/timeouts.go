@@ -7,23 +7,25 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // The request timer's errors and the stream idle watch. Timeout errors say
 // which of the driver's timeouts fired, its limit and the setting that
-// sets it (the flag; the profile's timeouts.* field reads the same), once:
+// sets it (internal/setting: Config.RequestTimeout, said as the front end
+// names it — mcpbench's CLI: the flag), once:
 // not "timeout: request timeout: context deadline exceeded". The request
 // timer itself runs with the operation (do.go: opContext, arm, endOp).
 
 // requestTimeout is ErrRequestTimeout after d.
 func requestTimeout(d time.Duration) error {
-	return netutil.Timeout(ErrRequestTimeout, "request timeout: no answer within "+d.String()+" (--timeout)")
+	return netutil.Timeout(ErrRequestTimeout, "request timeout: no answer within "+d.String()+" ("+setting.RequestTimeout.String()+")")
 }
 
 // streamIdle is ErrStreamIdle after d without a complete event.
 func streamIdle(d time.Duration) error {
-	return netutil.Timeout(ErrStreamIdle, "stream idle timeout: no complete event or keep-alive for "+d.String()+" (--stream-idle-timeout)")
+	return netutil.Timeout(ErrStreamIdle, "stream idle timeout: no complete event or keep-alive for "+d.String()+" ("+setting.StreamIdleTimeout.String()+")")
 }
 
 // ErrRequestTimeout: a request got no answer within RequestTimeout: its
@@ -31,7 +33,7 @@ func streamIdle(d time.Duration) error {
 // its whole JSON answer did not arrive in time. It wraps
 // context.DeadlineExceeded (errors.Is); the error of an operation names
 // the limit (timeouts.go).
-var ErrRequestTimeout error = netutil.Deadline("request timeout: no answer in time (--timeout)")
+var ErrRequestTimeout error = setting.Errorf(netutil.Deadline("request timeout: no answer in time"), "request timeout: no answer in time", " (%s)", setting.RequestTimeout)
 
 // headerTimeout bounds the wait for a request's response headers outside
 // an operation (the GET stream's opens and reopens) without bounding the

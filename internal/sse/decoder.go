@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/units"
 )
 
@@ -60,7 +61,7 @@ var ErrEventTooLarge = errors.New("SSE event too large")
 type eventTooLargeError struct{ limit int }
 
 func (e *eventTooLargeError) Error() string {
-	return "SSE event larger than max_event_bytes " + units.Size(e.limit).String() + "; raise it with --max-event-bytes"
+	return "SSE event larger than max_event_bytes " + units.Size(e.limit).String() + "; raise it with " + setting.MaxEventBytes.String()
 }
 
 func (e *eventTooLargeError) Unwrap() []error { return []error{ErrEventTooLarge, ErrMalformed} }
