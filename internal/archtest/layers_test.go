@@ -26,7 +26,8 @@ var layers = map[string][]string{
 	"internal/kube":     {},
 	"internal/jsonrpc":  {},
 	"internal/netutil":  {},
-	"internal/sse":      {"internal/units"},
+	"internal/setting":  {}, // the names of library settings in error texts
+	"internal/sse":      {"internal/setting", "internal/units"},
 	"profiles":          {},
 	"refserver":         {"internal/netutil"}, // its connections' jittered keep-alive
 	"internal/mcptest":  {},
@@ -34,11 +35,11 @@ var layers = map[string][]string{
 
 	// The HTTP client under the session: HTTP/1.1, HTTP/2, dialer, OAuth,
 	// and the interfaces chaos and driver meet through.
-	"httpclient": {"internal/netutil", "internal/secret"},
+	"httpclient": {"internal/netutil", "internal/secret", "internal/setting"},
 	// Faults below the session: chaos wraps an HTTP transport.
 	"chaos": {"httpclient", "internal/units"},
 	// The MCP session over Streamable HTTP.
-	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units"},
+	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/setting", "internal/units"},
 
 	// Checks on an op's results (driver.Op.Inspect).
 	"check": {"driver"},
