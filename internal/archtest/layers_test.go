@@ -14,8 +14,10 @@ import (
 const module = "github.com/mcpbench/mcpbench/"
 
 // layers lists every package of the module (its path under the module) and
-// the module packages its non-test files may import. A package missing
-// here fails the test: a new package says where it sits. Packages under
+// the module packages its non-test files may import: the one package map.
+// A package missing here fails the test: a new package says where it sits,
+// here and in docs/ARCHITECTURE.md's "## Packages" table (doc_test.go
+// checks the two agree). Packages under
 // scripts/ (standalone helper programs) are not checked.
 var layers = map[string][]string{
 	// Leaves: values, formats and codecs that know nothing of MCP.
