@@ -95,7 +95,7 @@ func (f TLSFiles) tlsConfig(insecure bool) (*tls.Config, error) {
 type proxySetting struct {
 	fixed  *url.URL // --proxy URL: every request
 	env    func(*url.URL) (*url.URL, error)
-	source string // "--proxy" or "environment"
+	source string // the setting (setting.Proxy, as said: the CLI's "--proxy") or "environment"
 }
 
 // parseProxy reads Options.Proxy: "" (the environment: HTTP_PROXY,
@@ -123,7 +123,7 @@ func parseProxy(s string) (*proxySetting, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("proxy: %q: want http://HOST:PORT, https://HOST:PORT or none", secret.RedactURL(s))
 	}
-	return &proxySetting{fixed: u, source: "--proxy"}, nil
+	return &proxySetting{fixed: u, source: setting.Proxy.String()}, nil
 }
 
 // forTarget returns the proxy for a request to scheme://host (nil: go

@@ -20,6 +20,7 @@ var settingFlags = map[setting.Name]string{
 
 	// httpclient.Options, TLSFiles, OAuthConfig
 	setting.HTTPVersion:       "--http",
+	setting.Proxy:             "--proxy",
 	setting.ConnectTimeout:    "--connect-timeout",
 	setting.Insecure:          "--insecure",
 	setting.CAFile:            "--ca",

@@ -4,6 +4,7 @@ package setting
 // holds) that its errors, and driver's, name.
 const (
 	HTTPVersion       Name = "httpclient.Options.HTTP"
+	Proxy             Name = "httpclient.Options.Proxy" // also NetStats.Proxies' source of a proxy it names
 	ConnectTimeout    Name = "httpclient.Options.ConnectTimeout"
 	Insecure          Name = "httpclient.Options.Insecure"
 	CAFile            Name = "httpclient.TLSFiles.CAFile"
