@@ -52,9 +52,10 @@ var ErrMalformed = errors.New("malformed SSE stream")
 
 // ErrEventTooLarge reports an SSE event larger than the decoder's MaxEvent
 // (the max_event_bytes setting). Errors wrapping it also wrap
-// ErrMalformed; their text names the limit and the flag that raises
+// ErrMalformed; their text names the limit and the setting that raises
 // it ("SSE event larger than max_event_bytes 16 MiB; raise it with
-// --max-event-bytes").
+// driver.Config.MaxEventBytes": internal/setting, said as the front end
+// names it — mcpbench's CLI: --max-event-bytes).
 var ErrEventTooLarge = errors.New("SSE event too large")
 
 // eventTooLargeError is the error of an event over MaxEvent.
