@@ -25,8 +25,8 @@ func TestSettingsSaidAsFlags(t *testing.T) {
 		}
 	}
 	for n, flag := range settingFlags {
-		if n.String() != flag {
-			t.Errorf("%s says %q, want %q", n, n.String(), flag)
+		if setting.Name(n).String() != flag {
+			t.Errorf("%s says %q, want %q", n, setting.Name(n).String(), flag)
 		}
 	}
 }
