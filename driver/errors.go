@@ -270,7 +270,7 @@ func oauthHint() string {
 // the Location of a redirect, WWW-Authenticate of a 401/403 (with MCP's
 // resource_metadata), Retry-After of a 429/503, and the first line of the
 // body.
-func (s *Session) statusError(resp *http.Response, res *Result) error {
+func (s *Lane) statusError(resp *http.Response, res *Result) error {
 	defer resp.Body.Close()
 	se := &StatusError{Code: resp.StatusCode}
 	switch code := resp.StatusCode; {

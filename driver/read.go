@@ -63,7 +63,7 @@ func readAll(r io.Reader, buf []byte, limit int64) ([]byte, int64, error) {
 // a sized answer's buffer (its capacity is its reservation) to the budget
 // for the next large answer, any other reservation released; then
 // keepJSONBuf.
-func (s *Session) doneMessage(b []byte, held int64) {
+func (s *Lane) doneMessage(b []byte, held int64) {
 	if held > jsonSmall && int64(cap(b)) == held {
 		s.budget.giveSized(b, held)
 	} else {
@@ -74,7 +74,7 @@ func (s *Session) doneMessage(b []byte, held int64) {
 
 // keepJSONBuf keeps b as the session's JSON buffer when it is small, else
 // drops it (a large answer's buffer is not held for the rest of the run).
-func (s *Session) keepJSONBuf(b []byte) {
+func (s *Lane) keepJSONBuf(b []byte) {
 	if cap(b) <= jsonSmall {
 		s.jbuf = b[:0]
 	} else {
@@ -96,7 +96,7 @@ func (s *Session) keepJSONBuf(b []byte) {
 //
 // Over limit it fails with ErrResponseTooLarge naming the limit. held is
 // the budget to release once the message is handled.
-func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int64) (msg []byte, held int64, err error) {
+func (s *Lane) readMessage(ctx context.Context, r io.Reader, size, limit int64) (msg []byte, held int64, err error) {
 	buf := s.jbuf[:0]
 	if cap(buf) < 4096 {
 		buf = make([]byte, 0, 4096)
@@ -159,7 +159,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 // that size, reserved with it (Budget.takeSized: a buffer of an earlier
 // answer of about that size when the budget kept one); buf holds what was
 // read so far. The body reader ends at size, so nothing beyond is read.
-func (s *Session) readSized(ctx context.Context, r io.Reader, buf []byte, size int64) (msg []byte, held int64, err error) {
+func (s *Lane) readSized(ctx context.Context, r io.Reader, buf []byte, size int64) (msg []byte, held int64, err error) {
 	out, held, err := s.budget.takeSized(ctx, max(size, int64(len(buf))))
 	if err != nil {
 		return buf, 0, err

@@ -66,7 +66,7 @@ func headerTimeout(ctx context.Context, d time.Duration) (hctx context.Context, 
 // So a server that drips an event a byte at a time is cut after d, and a
 // large event must arrive whole within d. One stream is watched at a time
 // (the session's op goroutine).
-func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration, fixed bool) io.Reader {
+func (s *Lane) watch(body io.ReadCloser, res *Result, d time.Duration, fixed bool) io.Reader {
 	s.sr = streamReader{s: s, rc: body, n: &res.BytesIn, d: d}
 	if fixed {
 		s.sr.d = 0
@@ -85,7 +85,7 @@ func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration, fixed 
 	return &s.sr
 }
 
-func (s *Session) unwatch() {
+func (s *Lane) unwatch() {
 	s.idleMu.Lock()
 	if s.idle != nil {
 		s.idle.Stop()
@@ -94,7 +94,7 @@ func (s *Session) unwatch() {
 	s.idleMu.Unlock()
 }
 
-func (s *Session) onIdle() {
+func (s *Lane) onIdle() {
 	s.idleMu.Lock()
 	b := s.idleBody
 	s.idleBody = nil
