@@ -64,7 +64,7 @@ type StreamStats struct {
 
 // getStream is the standalone GET stream of a session.
 type getStream struct {
-	s      *Session
+	s      *Lane
 	cancel context.CancelFunc
 	done   chan struct{}
 	ctx    context.Context

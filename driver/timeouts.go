@@ -109,7 +109,7 @@ func (s *Lane) onIdle() {
 // decoder completed an event or keep-alive since the last read: one
 // comparison per read, nothing per byte.
 type streamReader struct {
-	s    *Session
+	s    *Lane
 	rc   io.ReadCloser
 	n    *int64
 	d    time.Duration // idle timeout re-armed on progress (0: none)
