@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,24 +14,34 @@ import (
 
 const archDoc = "docs/ARCHITECTURE.md"
 
-// docLayers reads the package map of docs/ARCHITECTURE.md: the first
+// docRow is one row of the "## Packages" table.
+type docRow struct {
+	line int // index in the page's lines
+	pkg  string
+	imps []string
+	job  string
+}
+
+// docTable reads the package map of docs/ARCHITECTURE.md: the first
 // markdown table under the heading "## Packages", one row per package:
 // | `pkg` | `imp`, `imp` (or — for none, `*` for anything) | job |.
-func docLayers(text string) (map[string][]string, []string) {
-	var errs []string
-	lines := strings.Split(text, "\n")
+// end is the index of the line after the table.
+func docTable(lines []string) (rows []docRow, end int, errs []string) {
 	i := slices.Index(lines, "## Packages")
 	if i < 0 {
-		return nil, []string{archDoc + ` has no "## Packages" section`}
+		return nil, 0, []string{archDoc + ` has no "## Packages" section`}
 	}
-	out := map[string][]string{}
 	inTable := false
-	for n, l := range lines[i+1:] {
+	end = len(lines)
+	for n := i + 1; n < len(lines); n++ {
+		l := lines[n]
 		if strings.HasPrefix(l, "#") {
+			end = n
 			break
 		}
 		if !strings.HasPrefix(l, "|") {
 			if inTable {
+				end = n
 				break // the table ended
 			}
 			continue
@@ -39,35 +50,106 @@ func docLayers(text string) (map[string][]string, []string) {
 		if !inTable {
 			inTable = true // the header row
 			if len(cells) < 2 || strings.TrimSpace(cells[0]) != "package" || strings.TrimSpace(cells[1]) != "may import" {
-				return nil, []string{archDoc + `: the "## Packages" table's header is not | package | may import | job |`}
+				return nil, 0, []string{archDoc + `: the "## Packages" table's header is not | package | may import | job |`}
 			}
 			continue
 		}
 		if strings.Trim(strings.TrimSpace(cells[0]), "-") == "" {
 			continue // the delimiter row
 		}
-		line := i + 2 + n
 		if len(cells) < 3 {
-			errs = append(errs, archDoc+":"+strconv.Itoa(line)+": a row without package, imports and job")
+			errs = append(errs, archDoc+":"+strconv.Itoa(n+1)+": a row without package, imports and job")
 			continue
 		}
-		pkg := strings.Trim(strings.TrimSpace(cells[0]), "`")
-		if _, dup := out[pkg]; dup {
-			errs = append(errs, archDoc+":"+strconv.Itoa(line)+": "+pkg+" listed twice")
-		}
-		imps := []string{}
+		r := docRow{line: n, pkg: strings.Trim(strings.TrimSpace(cells[0]), "`"), imps: []string{}, job: strings.TrimSpace(strings.Join(cells[2:], "|"))}
 		if c := strings.TrimSpace(cells[1]); c != "—" {
 			for _, f := range strings.Split(c, ",") {
 				f = strings.TrimSpace(f)
 				if strings.HasPrefix(f, "`*`") {
 					f = "*"
 				}
-				imps = append(imps, strings.Trim(f, "`"))
+				r.imps = append(r.imps, strings.Trim(f, "`"))
 			}
 		}
-		out[pkg] = imps
+		rows = append(rows, r)
+	}
+	return rows, end, errs
+}
+
+// docLayers is the doc's table as a layers map, and what is wrong with it
+// (a malformed row, a package twice, a job not written).
+func docLayers(text string) (map[string][]string, []string) {
+	rows, _, errs := docTable(strings.Split(text, "\n"))
+	out := map[string][]string{}
+	for _, r := range rows {
+		if _, dup := out[r.pkg]; dup {
+			errs = append(errs, archDoc+":"+strconv.Itoa(r.line+1)+": "+r.pkg+" listed twice")
+		}
+		if r.job == "" || r.job == jobToWrite {
+			errs = append(errs, archDoc+":"+strconv.Itoa(r.line+1)+": "+r.pkg+": say its job")
+		}
+		out[r.pkg] = r.imps
 	}
 	return out, errs
+}
+
+// jobToWrite is the job of a row -update-doc added.
+const jobToWrite = "(its job: write it)"
+
+var updateDoc = flag.Bool("update-doc", false, "rewrite the imports of docs/ARCHITECTURE.md's Packages table from layers (rows added for new packages, their job to write; rows of gone packages removed)")
+
+// importsCell is how the table says the imports imps.
+func importsCell(imps []string) string {
+	switch {
+	case len(imps) == 0:
+		return "—"
+	case slices.Contains(imps, "*"):
+		return "`*` (anything)"
+	}
+	s := slices.Clone(imps)
+	slices.Sort(s)
+	return "`" + strings.Join(s, "`, `") + "`"
+}
+
+// rewriteDoc is text with its Packages table's imports set from table:
+// a row per package of table, in the page's order, new ones at the end.
+func rewriteDoc(text string, table map[string][]string) string {
+	lines := strings.Split(text, "\n")
+	rows, end, _ := docTable(lines)
+	if len(rows) == 0 {
+		return text
+	}
+	seen := map[string]bool{}
+	drop := map[int]bool{}
+	for _, r := range rows {
+		imps, ok := table[r.pkg]
+		if !ok || seen[r.pkg] {
+			drop[r.line] = true
+			continue
+		}
+		seen[r.pkg] = true
+		lines[r.line] = "| `" + r.pkg + "` | " + importsCell(imps) + " | " + r.job + " |"
+	}
+	var add []string
+	for p := range table {
+		if !seen[p] {
+			add = append(add, "| `"+p+"` | "+importsCell(table[p])+" | "+jobToWrite+" |")
+		}
+	}
+	sort.Strings(add)
+	var out []string
+	for n, l := range lines {
+		if n == end {
+			out = append(out, add...)
+		}
+		if !drop[n] {
+			out = append(out, l)
+		}
+	}
+	if end == len(lines) {
+		out = append(out, add...)
+	}
+	return strings.Join(out, "\n")
 }
 
 // disagreements lists where the doc's map and the layers table differ,
@@ -107,8 +189,19 @@ func readDoc(t *testing.T) string {
 
 // docs/ARCHITECTURE.md states the layers table: the same packages with
 // the same allowed imports.
+//
+// go test ./internal/archtest -run TestArchitectureDocAgrees -update-doc
+// rewrites the table's imports from layers first (rows for new packages
+// are added with a job to write, which fails until it is written).
 func TestArchitectureDocAgrees(t *testing.T) {
-	doc, errs := docLayers(readDoc(t))
+	text := readDoc(t)
+	if *updateDoc {
+		text = rewriteDoc(text, layers)
+		if err := os.WriteFile(filepath.Join("..", "..", filepath.FromSlash(archDoc)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc, errs := docLayers(text)
 	for _, e := range errs {
 		t.Error(e)
 	}
@@ -199,5 +292,28 @@ func TestArchitectureDocBrokenLinkCaught(t *testing.T) {
 	got := brokenLinks(text, root, filepath.Join(root, "docs"))
 	if want := []string{"../nosuch.md", "../shared/DESIGN.md"}; !slices.Equal(got, want) {
 		t.Fatalf("broken: %q, want %q", got, want)
+	}
+}
+
+// -update-doc's rewrite makes the table agree with layers: a changed
+// import list is rewritten, a gone package's row dropped, a new package
+// added with its job to write (which docLayers reports).
+func TestArchitectureDocRewrite(t *testing.T) {
+	table := map[string][]string{}
+	for p, a := range layers {
+		table[p] = slices.Clone(a)
+	}
+	table["check"] = append(table["check"], "internal/units")
+	delete(table, "internal/textfmt")
+	table["nosuch"] = []string{"driver"}
+	doc, errs := docLayers(rewriteDoc(readDoc(t), table))
+	if d := disagreements(doc, table); len(d) != 0 {
+		t.Errorf("after the rewrite: %q", d)
+	}
+	if len(errs) != 1 || !strings.HasSuffix(errs[0], ": nosuch: say its job") {
+		t.Errorf("errors %q, want one asking for nosuch's job", errs)
+	}
+	if got := rewriteDoc(readDoc(t), layers); got != readDoc(t) {
+		t.Errorf("the rewrite of an agreeing page changed it")
 	}
 }
