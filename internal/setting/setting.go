@@ -9,8 +9,8 @@
 // goes (stderr, summary.json's examples, the report).
 //
 // The mechanism, for every library package:
-//   - a setting is a Name (names.go: one constant per setting, grouped by
-//     the package that owns the field);
+//   - a setting is a Name: one constant per setting, in a file per package
+//     that owns the fields (driver.go, httpclient.go);
 //   - an error whose text names settings is an *Error (found with
 //     errors.As; Names says which settings), or, inside a composite error
 //     (a hint in a larger text), a Name formatted with %s or String;
