@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -107,7 +108,7 @@ func (e *StatusError) Error() string {
 	if e.Location != "" {
 		b.WriteString(" to " + e.Location)
 		if e.Code == http.StatusTemporaryRedirect || e.Code == http.StatusPermanentRedirect {
-			b.WriteString(" (not followed: --follow-redirects follows it on the same origin)")
+			b.WriteString(setting.Say(" (not followed: %s follows it on the same origin)", setting.FollowRedirects))
 		}
 	}
 	if e.Authenticate != "" {
@@ -201,8 +202,13 @@ func rpcErrorOf(raw []byte) (*jsonrpc.Error, bool) {
 }
 
 // oauthHint is StatusError.Hint of a 401 whose Bearer challenge names
-// resource_metadata (MCP authorization) to a client without OAuth.
-const oauthHint = "the server wants an OAuth token (MCP authorization): give --oauth-client-id (and the secret in $MCPBENCH_OAUTH_CLIENT_SECRET) to get one with the client-credentials grant, or send a token with -H 'Authorization: Bearer ${TOKEN}'"
+// resource_metadata (MCP authorization) to a client without OAuth: it
+// names the settings that get a token (Config.OAuth's ClientID and
+// ClientSecret) or send one (Config.Header), as the front end says them.
+func oauthHint() string {
+	return setting.Say("the server wants an OAuth token (MCP authorization): give %s (and %s) to get one with the client-credentials grant, or send a token with %s 'Authorization: Bearer ${TOKEN}'",
+		setting.OAuthClientID, setting.OAuthClientSecret, setting.Header)
+}
 
 // statusError builds the error of a non-2xx answer and closes its body: a
 // JSON-RPC error in the body is returned as an *jsonrpc.Error (so a 2026-07-28
@@ -211,7 +217,7 @@ const oauthHint = "the server wants an OAuth token (MCP authorization): give --o
 // the Location of a redirect, WWW-Authenticate of a 401/403 (with MCP's
 // resource_metadata), Retry-After of a 429/503, and the first line of the
 // body.
-func (s *Session) statusError(resp *http.Response, res *Result) error {
+func (s *Lane) statusError(resp *http.Response, res *Result) error {
 	defer resp.Body.Close()
 	se := &StatusError{Code: resp.StatusCode}
 	switch code := resp.StatusCode; {
@@ -220,7 +226,7 @@ func (s *Session) statusError(resp *http.Response, res *Result) error {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		se.Authenticate = resp.Header.Get("WWW-Authenticate")
 		if code == http.StatusUnauthorized && httpclient.BearerResourceMetadata(resp.Header.Values("WWW-Authenticate")) != "" && s.cfg.OAuth == nil {
-			se.Hint = oauthHint
+			se.Hint = oauthHint()
 		}
 	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
 		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())

@@ -17,7 +17,7 @@ const (
 // countNotification counts m in n when it is one of the notifications of
 // interest, and hands a resource update to the session's subscriptions.
 // It reports whether m was one of them.
-func (s *Session) countNotification(m jsonrpc.Message, n *Notifications) bool {
+func (s *Lane) countNotification(m jsonrpc.Message, n *Notifications) bool {
 	switch string(m.Method) {
 	case methodMessage:
 		n.Messages++

@@ -14,6 +14,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 )
 
 // HTTP versions (Options.HTTP, --http).
@@ -36,7 +37,7 @@ const proxyNone = "none"
 
 // ErrNoHTTP2: --http 2 and the server does not offer h2 in its TLS
 // handshake (ALPN).
-var ErrNoHTTP2 = errors.New("server does not offer HTTP/2 (ALPN h2): use --http auto or 1.1")
+var ErrNoHTTP2 error = &setting.Error{Format: "server does not offer HTTP/2 (ALPN h2): use %s auto or 1.1", Names: []setting.Name{setting.HTTPVersion}}
 
 // Options configures the client New builds. The zero value is HTTPAuto
 // with the environment's proxy, the system's roots and no OAuth.
@@ -209,7 +210,7 @@ func (t *netTransport) explain(err error) error {
 		return e
 	}
 	if !t.certs && !hinted(err) && t.d.certAsked.Load() && connFailure(err) {
-		return &tlsHint{"the server asked for a client certificate and none was given (mutual TLS: give --cert and --key)", err}
+		return &tlsHint{setting.Say("the server asked for a client certificate and none was given (mutual TLS: give %s and %s)", setting.CertFile, setting.KeyFile), err}
 	}
 	return err
 }

@@ -14,8 +14,10 @@ import (
 const module = "github.com/mcpbench/mcpbench/"
 
 // layers lists every package of the module (its path under the module) and
-// the module packages its non-test files may import. A package missing
-// here fails the test: a new package says where it sits. Packages under
+// the module packages its non-test files may import: the one package map.
+// A package missing here fails the test: a new package says where it sits,
+// here and in docs/ARCHITECTURE.md's "## Packages" table (doc_test.go
+// checks the two agree). Packages under
 // scripts/ (standalone helper programs) are not checked.
 var layers = map[string][]string{
 	// Leaves: values, formats and codecs that know nothing of MCP.
@@ -26,7 +28,8 @@ var layers = map[string][]string{
 	"internal/kube":     {},
 	"internal/jsonrpc":  {},
 	"internal/netutil":  {},
-	"internal/sse":      {"internal/units"},
+	"internal/setting":  {}, // the names of library settings in error texts
+	"internal/sse":      {"internal/setting", "internal/units"},
 	"profiles":          {},
 	"refserver":         {"internal/netutil"}, // its connections' jittered keep-alive
 	"internal/mcptest":  {},
@@ -37,11 +40,11 @@ var layers = map[string][]string{
 
 	// The HTTP client under the session: HTTP/1.1, HTTP/2, dialer, OAuth,
 	// and the interfaces chaos and driver meet through.
-	"httpclient": {"internal/netutil", "internal/secret", "outcome"},
+	"httpclient": {"internal/netutil", "internal/secret", "internal/setting", "outcome"},
 	// Faults below the session: chaos wraps an HTTP transport.
 	"chaos": {"httpclient", "internal/units"},
 	// The MCP session over Streamable HTTP.
-	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units", "outcome"},
+	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/setting", "internal/units", "outcome"},
 
 	// Checks on an op's results (driver.Op.Inspect).
 	"check": {"driver"},
