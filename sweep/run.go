@@ -22,7 +22,8 @@ type Options struct {
 	// sweep.json and sweep.csv, rewritten after each step (this package is
 	// their only writer).
 	Dir string
-	// HTTPClient is shared by every step (nil: the driver's default).
+	// HTTPClient is shared by every step (nil: each step's run builds its
+	// own, workload.Run's zero value).
 	HTTPClient *http.Client
 	Embedded   bool
 	Tool       string

@@ -20,10 +20,9 @@ import (
 // time.Duration, defaults applied, the schedule built). The engine reads
 // these fields only, never Profile (TestEngineReadsNoProfile): as k6 does
 // with each executor's config, the profile is validated once and turned
-// into what the run needs before it starts. Immutable once built, except
-// that Run settles the protocol (Driver.Protocol) and switches off what
-// cannot apply at it (ChurnRate, CheckDeleted, ops of the mix): one plan
-// is for one run. Driver holds the real URL and the expanded header
+// into what the run needs before it starts. Read-only once built: Run
+// settles the protocol and switches off what cannot apply at it on its
+// own copy (see Run for what the ops share between runs). Driver holds the real URL and the expanded header
 // values: never show it. Profile is the profile as written (defaults
 // applied, ${NAME} references unexpanded, URL shown as Target), for
 // display and run.json; Target is the URL for display (ShowURL): both are
@@ -103,11 +102,24 @@ type Plan struct {
 	Chaos *chaos.Plan
 }
 
-// Compile applies p's defaults, validates it and builds the plan; hc is
-// the HTTP client the sessions share (nil: driver.NewHTTPClient). Every
-// problem of the profile is returned at once, as a *ProfileError. p keeps
-// the defaults applied; the plan holds a copy of it (Plan.Profile).
+// Compile validates profile p and builds the plan. It is pure: it works
+// on a copy of p with Defaults applied (Defaults is idempotent, so p may
+// come defaulted or not) and never writes p; callers that show or keep
+// the defaulted profile call p.Defaults themselves. Every problem of the
+// profile is returned at once, as a *ProfileError. It reads the data
+// files the profile names and the environment (${NAME}); it opens no
+// connection and builds no HTTP client.
+//
+// hc is the HTTP client the plan's sessions share (Plan.Driver.HTTPClient);
+// Compile never builds one. The zero value, nil, leaves
+// Plan.Driver.HTTPClient nil: Run then builds one per run with
+// driver.NewHTTPClient from Plan.Driver's network settings (HTTP version,
+// proxy, TLS, source addresses, timeouts), as Compile did before; a plan
+// that is only shown (a dry run) needs none. A client passed in must be
+// configured for those settings by the caller (driver.NewHTTPClient of
+// the plan's Driver is one).
 func Compile(p *Profile, hc *http.Client) (*Plan, error) {
+	p = p.clone()
 	p.Defaults()
 	r, errs := p.resolve(os.LookupEnv)
 	if len(errs) > 0 {
@@ -246,9 +258,6 @@ func driverConfig(p *Profile, ep *Endpoint, net *driver.Config, hc *http.Client)
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))
 	d.Header = ep.Header
 	d.HTTP, d.Proxy, d.TLS, d.Insecure, d.OAuth = net.HTTP, net.Proxy, net.TLS, net.Insecure, net.OAuth
-	d.HTTPClient = hc
-	if d.HTTPClient == nil && d.URL != "" {
-		d.HTTPClient = driver.NewHTTPClient(d)
-	}
+	d.HTTPClient = hc // nil: Run builds one (runCopy)
 	return c
 }

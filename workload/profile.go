@@ -24,6 +24,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -476,7 +477,25 @@ func (e *ProfileError) Error() string {
 // Unwrap returns the problems.
 func (e *ProfileError) Unwrap() []error { return e.Errs }
 
-// Defaults fills zero values with the documented defaults.
+// clone is a copy of p that Defaults and validation may write without
+// writing p: the ops (their weights) and the chaos plan are copied; what
+// neither writes is shared.
+func (p *Profile) clone() *Profile {
+	c := *p
+	c.Ops = slices.Clone(p.Ops)
+	if p.Chaos != nil {
+		ch := *p.Chaos
+		ch.Faults = slices.Clone(p.Chaos.Faults)
+		if p.Chaos.Storm != nil {
+			st := *p.Chaos.Storm
+			ch.Storm = &st
+		}
+		c.Chaos = &ch
+	}
+	return &c
+}
+
+// Defaults fills zero values with the documented defaults. Idempotent.
 func (p *Profile) Defaults() {
 	if p.VUs == 0 {
 		p.VUs = 10

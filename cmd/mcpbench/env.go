@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -267,13 +268,25 @@ func (e *env) close() {
 	e.closers = nil
 }
 
-// compile validates the profile and builds the plan.
+// compile validates the profile and builds the plan, with the HTTP
+// client its sessions share (planClient). e.profile is left defaulted.
 func (e *env) compile() (*workload.Plan, error) {
+	e.profile.Defaults()
 	plan, err := workload.Compile(e.profile, nil)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
+	plan.Driver.HTTPClient = planClient(plan)
 	return plan, nil
+}
+
+// planClient is the one HTTP client of a run's sessions, built for the
+// plan's network settings (nil without a URL: nothing to reach).
+func planClient(plan *workload.Plan) *http.Client {
+	if plan.Driver.URL == "" {
+		return nil
+	}
+	return driver.NewHTTPClient(&plan.Driver)
 }
 
 // serverStatsFunc reads the embedded server's counters (nil without one),
