@@ -84,16 +84,19 @@ func (pl *Plan) compileAborts(p *Profile) []error {
 // (--abort-on-fail, --abort-delay); a threshold already in abort_on_fail
 // keeps its own delay. on false with delaySet is an error, as is on
 // without any threshold.
+// abortSettings are the settings AbortAll's errors name (SettingError).
+var abortSettings = []string{"abort_on_fail", "abort_on_fail.delay", "thresholds"}
+
 func (p *Profile) AbortAll(on bool, delay time.Duration, delaySet bool) error {
 	switch {
 	case !on && delaySet:
-		return fmt.Errorf("--abort-delay needs --abort-on-fail")
+		return settingErrorf(abortSettings, "{abort_on_fail.delay} needs {abort_on_fail}")
 	case !on:
 		return nil
 	case len(p.Thresholds) == 0 && len(p.AbortOnFail) == 0:
-		return fmt.Errorf("--abort-on-fail: no threshold to judge: give --threshold (e.g. --threshold 'p99<200ms')")
+		return settingErrorf(abortSettings, "{abort_on_fail}: no threshold to judge: give {thresholds} (e.g. {thresholds} 'p99<200ms')")
 	case delay < 0:
-		return fmt.Errorf("--abort-delay: %v, want ≥ 0", delay)
+		return settingErrorf(abortSettings, "{abort_on_fail.delay}: %v, want ≥ 0", delay)
 	}
 	for _, t := range p.Thresholds {
 		if !slices.ContainsFunc(p.AbortOnFail, func(a AbortSpec) bool { return a.Threshold == t }) {

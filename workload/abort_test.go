@@ -152,7 +152,7 @@ func TestAbortSpecs(t *testing.T) {
 			t.Errorf("want %q in %v", want, err)
 		}
 	}
-	if err := (&Profile{}).AbortAll(false, time.Second, true); err == nil || !strings.Contains(err.Error(), "--abort-delay needs --abort-on-fail") {
+	if err := (&Profile{}).AbortAll(false, time.Second, true); err == nil || !strings.Contains(err.Error(), "abort_on_fail.delay needs abort_on_fail") {
 		t.Errorf("delay alone: %v", err)
 	}
 	if err := (&Profile{}).AbortAll(true, 0, false); err == nil || !strings.Contains(err.Error(), "no threshold to judge") {

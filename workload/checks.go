@@ -32,10 +32,11 @@ func splitCheckScope(s string) (scope, expr string, scoped bool) {
 }
 
 // checkField names the profile-wide check i in an error: checks[i] of the
-// profile, or --check for one given on the command line.
+// profile, or the setting checks (a *SettingError: the CLI's --check)
+// for one given on the command line.
 func (p *Profile) checkField(i int) string {
 	if i >= len(p.Checks)-p.CheckFlags {
-		return "--check"
+		return "{checks}"
 	}
 	return fmt.Sprintf("checks[%d]", i)
 }
@@ -141,10 +142,10 @@ func (pl *Plan) attach(op *driver.Op, o *OpSpec, name string, p *Profile) error 
 			if scope == "" {
 				continue // a check of every op: output_schema applies to the tools/calls
 			}
-			return fmt.Errorf("%s: output_schema checks a tools/call's structuredContent; op %s is a %s", p.checkField(i), name, o.Method)
+			return asSetting(fmt.Errorf("%s: output_schema checks a tools/call's structuredContent; op %s is a %s", p.checkField(i), name, o.Method))
 		}
 		if err := add(e); err != nil {
-			return fmt.Errorf("%s: %w", p.checkField(i), err)
+			return asSetting(fmt.Errorf("%s: %w", p.checkField(i), err))
 		}
 	}
 	if len(cs) == 0 {
@@ -206,7 +207,7 @@ func (pl *Plan) checkThresholdChecks(p *Profile) []error {
 		}
 		switch {
 		case len(all) == 0:
-			errs.add("%s: threshold %q: the test has no checks (give ops checks:, or --check)", p.thresholdField(i), th.Expr)
+			errs.add("%s: threshold %q: the test has no checks (give ops checks:, or {checks})", p.thresholdField(i), th.Expr)
 		case th.CheckSel != "" && !slices.Contains(all, th.CheckSel):
 			errs.add("%s: threshold %q: no check %q in this test (checks: %s)", p.thresholdField(i), th.Expr, th.CheckSel, strings.Join(all, ", "))
 		}

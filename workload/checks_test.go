@@ -192,7 +192,7 @@ ops:
 		`ops[0] (tools/call:echo).checks[2]: bad check "structured.n > \"x\"": > compares numbers`,
 		`ops[1] (ping).checks[0]: output_schema checks a tools/call's structuredContent; ping has no output schema`,
 		`checks[1]: " => is_error == false": nothing before =>`,
-		`--check: bad check "content.0.text ~ \"(\"": regular expression`,
+		`checks: bad check "content.0.text ~ \"(\"": regular expression`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
@@ -212,7 +212,7 @@ ops: [{method: tools/call, tool: echo}, {method: ping}]
 	}
 	for _, want := range []string{
 		`checks[0]: "nosuch => is_error == false" selects no op: "nosuch" is not an op name, method or scenario of the test (ops: tools/call:echo, ping)`,
-		`--check: output_schema checks a tools/call's structuredContent; op ping is a ping`,
+		`checks: output_schema checks a tools/call's structuredContent; op ping is a ping`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)

@@ -153,7 +153,7 @@ func (p *Profile) validateSubscriptions() []error {
 		if o.Method == "resources/subscribe" {
 			subscribed[o.URI] = true
 			if !p.GETStream {
-				errs.add("ops[%d]: resources/subscribe needs get_stream: true (--get-stream): servers send notifications/resources/updated on the standalone GET stream", i)
+				errs.add("ops[%d]: resources/subscribe needs get_stream: true{?get_stream}: servers send notifications/resources/updated on the standalone GET stream", i)
 			}
 		}
 	}

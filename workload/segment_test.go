@@ -114,7 +114,7 @@ func TestParseSegment(t *testing.T) {
 		{seg: "0:1.5", err: "0 ≤ from < to ≤ 1"},
 		{seg: "0/2", seq: "0,1/2", err: "start at 0 and end at 1"},
 		{seg: "0/2", seq: "0,1/2,1/3,1", err: "points must increase"},
-		{seq: "0,1", err: "--segment-sequence needs --segment"},
+		{seq: "0,1", err: "segment_sequence needs segment"},
 		{seg: "0/2", seq: "0,1/1048583,1", err: "too fine"},
 	} {
 		s, err := ParseSegment(tt.seg, tt.seq)

@@ -84,7 +84,9 @@ func tooManyOps(n int) error {
 // problems collects a validation's errors.
 type problems []error
 
-func (e *problems) add(format string, args ...any) { *e = append(*e, fmt.Errorf(format, args...)) }
+func (e *problems) add(format string, args ...any) {
+	*e = append(*e, asSetting(fmt.Errorf(format, args...)))
+}
 
 // validateLoad checks the load model: protocol, VUs, rate, stages.
 func (p *Profile) validateLoad() []error {
@@ -333,10 +335,11 @@ func tidyYAMLError(m string) string {
 }
 
 // thresholdField names threshold i in an error: thresholds[i] of the
-// profile, or --threshold for one given on the command line.
+// profile, or the setting thresholds (a *SettingError: the CLI's
+// --threshold) for one given on the command line.
 func (p *Profile) thresholdField(i int) string {
 	if i >= len(p.Thresholds)-p.ThresholdFlags {
-		return "--threshold"
+		return "{thresholds}"
 	}
 	return fmt.Sprintf("thresholds[%d]", i)
 }
