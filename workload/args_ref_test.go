@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/refserver"
 )
@@ -94,7 +95,7 @@ func TestRefServerSeesRandInt(t *testing.T) {
 func TestRefServerSeesCSVRowsSequential(t *testing.T) {
 	csvFile := writeFile(t, "cities.csv", "city,n\nZürich,1\n\"São \"\"Paulo\"\", BR\",2\n\"two\nlines\",3\n")
 	p := countProfile(map[string]any{"key": "{{.city}}"})
-	p.Ops[0].Data = &DataSpec{File: csvFile}
+	p.Ops[0].Data = &argtmpl.DataSpec{File: csvFile}
 	got := callCount(t, p, 0, 12)
 	want := map[string]int64{"Zürich": 4, `São "Paulo", BR`: 4, "two\nlines": 4}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -107,7 +108,7 @@ func TestRefServerSeesCSVRowsSequential(t *testing.T) {
 func TestRefServerSeesJSONLRowsRandom(t *testing.T) {
 	jsonl := writeFile(t, "users.jsonl", `{"user":"ann","ms":0}`+"\n"+`{"user":"bob","ms":1}`+"\n\n"+`{"user":"cy","ms":0}`+"\n")
 	p := countProfile(map[string]any{"key": "{{.user}}", "ms": "{{.ms}}"})
-	p.Data = &DataSpec{File: jsonl, Order: OrderRandom}
+	p.Data = &argtmpl.DataSpec{File: jsonl, Order: argtmpl.OrderRandom}
 	got := callCount(t, p, 1, 300)
 	if diff := cmp.Diff([]string{"ann", "bob", "cy"}, slices.Sorted(maps.Keys(got))); diff != "" {
 		t.Errorf("distinct keys (-want +got):\n%s", diff)

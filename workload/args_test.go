@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 )
 
@@ -79,7 +80,7 @@ func TestArgumentTemplatesRender(t *testing.T) {
 		"obj":     "{{.obj}}",
 		"fixed":   map[string]any{"list": []any{1, "x", "{{iteration}}"}},
 	})
-	p.Data = &DataSpec{File: jsonl}
+	p.Data = &argtmpl.DataSpec{File: jsonl}
 	op := compileOne(t, p)
 	got := render(t, op, 2, 5)
 	want := map[string]any{
@@ -135,7 +136,7 @@ func TestArgumentsReproducible(t *testing.T) {
 			t.Errorf("request %d: seeds 7 and 8 drew the same arguments %v", i, a[i])
 		}
 		s := a[i]["s"].(string)
-		if len(s) != 12 || strings.Trim(s, alnum) != "" || seen[s] {
+		if len(s) != 12 || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != "" || seen[s] {
 			t.Errorf("rand_string 12 = %q: want 12 new characters of [A-Za-z0-9]", s)
 		}
 		seen[s] = true
@@ -157,8 +158,8 @@ func TestArgumentTemplateErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args map[string]any
-		data *DataSpec
-		op   *DataSpec
+		data *argtmpl.DataSpec
+		op   *argtmpl.DataSpec
 		want string
 	}{
 		{"syntax", map[string]any{"city": "{{seq"}, nil, nil, `ops[0].arguments.city: template 1: unclosed action`},
@@ -166,15 +167,15 @@ func TestArgumentTemplateErrors(t *testing.T) {
 		{"arity", map[string]any{"x": "{{rand_int 1}}"}, nil, nil, `ops[0].arguments.x: {{rand_int 1}}: rand_int takes 2 arguments, got 1`},
 		{"bounds", map[string]any{"x": "{{rand_int 9 1}}"}, nil, nil, `ops[0].arguments.x: {{rand_int 9 1}}: the lower bound 9 is above the upper 1`},
 		{"no data file", map[string]any{"city": "{{.city}}"}, nil, nil, `ops[0].arguments.city: {{.city}} needs a data file: set data: on the op or the profile`},
-		{"missing column", map[string]any{"city": "x{{.town}}"}, &DataSpec{File: csvFile}, nil, `ops[0].arguments.city: {{.town}}: no column "town" in ` + csvFile + ` (columns: [city country])`},
-		{"missing file", map[string]any{"city": "{{.city}}"}, nil, &DataSpec{File: "nope.csv"}, `ops[0].data.file: open nope.csv: no such file or directory`},
-		{"bad order", map[string]any{"city": "{{.city}}"}, &DataSpec{File: csvFile, Order: "shuffled"}, nil, `data.order: "shuffled", want sequential or random`},
-		{"ragged csv", map[string]any{"city": "{{.city}}"}, &DataSpec{File: ragged}, nil, `data.file: ` + ragged + `: line 3: wrong number of fields`},
-		{"bad jsonl", map[string]any{"city": "{{.a}}"}, &DataSpec{File: badJSONL}, nil, `data.file: ` + badJSONL + `: line 2: want one JSON object per line`},
-		{"no rows", map[string]any{"city": "{{.city}}"}, &DataSpec{File: headerOnly}, nil, `data.file: ` + headerOnly + `: no rows`},
-		{"unknown format", map[string]any{"city": "{{.city}}"}, &DataSpec{File: txt}, nil, `data.file: ` + txt + `: want a .csv, .jsonl or .ndjson file`},
-		{"missing key in a jsonl row", map[string]any{"x": "{{.tags}}"}, &DataSpec{File: sparse}, nil, `ops[0].arguments.x: {{.tags}}: row 2 of ` + sparse + ` has no "tags"`},
-		{"row fails", map[string]any{"t": "{{index .tags 1}}"}, &DataSpec{File: jsonl}, nil, `ops[0].arguments.t (row 2 of ` + jsonl + `): template 1:2: at <index .tags 1>: error calling index: reflect: slice index out of range`},
+		{"missing column", map[string]any{"city": "x{{.town}}"}, &argtmpl.DataSpec{File: csvFile}, nil, `ops[0].arguments.city: {{.town}}: no column "town" in ` + csvFile + ` (columns: [city country])`},
+		{"missing file", map[string]any{"city": "{{.city}}"}, nil, &argtmpl.DataSpec{File: "nope.csv"}, `ops[0].data.file: open nope.csv: no such file or directory`},
+		{"bad order", map[string]any{"city": "{{.city}}"}, &argtmpl.DataSpec{File: csvFile, Order: "shuffled"}, nil, `data.order: "shuffled", want sequential or random`},
+		{"ragged csv", map[string]any{"city": "{{.city}}"}, &argtmpl.DataSpec{File: ragged}, nil, `data.file: ` + ragged + `: line 3: wrong number of fields`},
+		{"bad jsonl", map[string]any{"city": "{{.a}}"}, &argtmpl.DataSpec{File: badJSONL}, nil, `data.file: ` + badJSONL + `: line 2: want one JSON object per line`},
+		{"no rows", map[string]any{"city": "{{.city}}"}, &argtmpl.DataSpec{File: headerOnly}, nil, `data.file: ` + headerOnly + `: no rows`},
+		{"unknown format", map[string]any{"city": "{{.city}}"}, &argtmpl.DataSpec{File: txt}, nil, `data.file: ` + txt + `: want a .csv, .jsonl or .ndjson file`},
+		{"missing key in a jsonl row", map[string]any{"x": "{{.tags}}"}, &argtmpl.DataSpec{File: sparse}, nil, `ops[0].arguments.x: {{.tags}}: row 2 of ` + sparse + ` has no "tags"`},
+		{"row fails", map[string]any{"t": "{{index .tags 1}}"}, &argtmpl.DataSpec{File: jsonl}, nil, `ops[0].arguments.t (row 2 of ` + jsonl + `): template 1:2: at <index .tags 1>: error calling index: reflect: slice index out of range`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := argProfile("echo", c.args)
@@ -202,7 +203,7 @@ func TestDataSpecYAML(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if diff := cmp.Diff([]*DataSpec{{File: "a.csv"}, {File: "b.jsonl", Order: "random"}}, []*DataSpec{p.Data, p.Ops[0].Data}); diff != "" {
+	if diff := cmp.Diff([]*argtmpl.DataSpec{{File: "a.csv"}, {File: "b.jsonl", Order: "random"}}, []*argtmpl.DataSpec{p.Data, p.Ops[0].Data}); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
 	_, errs = ParseProfile([]byte("ops:\n  - method: tools/call\n    data: {file: b.csv, shuffle: true}\n"))
@@ -217,7 +218,7 @@ func TestDataSpecYAML(t *testing.T) {
 func TestRunTimeTemplateFailuresCounted(t *testing.T) {
 	jsonl := writeFile(t, "tags.jsonl", `{"tags":["a","b"]}`+"\n")
 	p := argProfile("echo", map[string]any{"t": "x{{if eq iteration 3 5}}{{index .tags 9}}{{end}}"})
-	p.Data = &DataSpec{File: jsonl}
+	p.Data = &argtmpl.DataSpec{File: jsonl}
 	pl, err := Compile(p, nil)
 	if err != nil {
 		t.Fatal(err)

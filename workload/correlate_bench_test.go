@@ -53,8 +53,8 @@ func BenchmarkCorrelate(b *testing.B) {
 					pl.corr.after(vv, op, res.Class)
 				}
 			}
-			if c.name == "step" && string(vv.vals[0].raw) != `"hello"` {
-				b.Fatalf("kept %q", vv.vals[0].raw)
+			if c.name == "step" && string(vv.vals[0].Raw) != `"hello"` {
+				b.Fatalf("kept %q", vv.vals[0].Raw)
 			}
 		})
 	}

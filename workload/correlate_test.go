@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/refserver"
@@ -118,9 +119,9 @@ type OpSummaryLike struct {
 
 // The reasons, worded: the step that failed, or the path it lacks.
 func TestMissingValueError(t *testing.T) {
-	r := valueRef{step: "list", path: "tools.0.name", field: "ops[1].tool"}
-	failed := missing(r, &captured{fail: driver.ClassJSONRPC})
-	absent := missing(r, &captured{})
+	r := argtmpl.Ref{Step: "list", Path: "tools.0.name", Field: "ops[1].tool"}
+	failed := missing(r, &argtmpl.Captured{Fail: driver.ClassJSONRPC})
+	absent := missing(r, &argtmpl.Captured{})
 	if got, want := failed.Error(), `ops[1].tool: {{step "list" "tools.0.name"}}: not sent: step "list" failed (jsonrpc-error)`; got != want {
 		t.Errorf("failed: %q, want %q", got, want)
 	}

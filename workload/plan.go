@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
@@ -44,11 +45,11 @@ type Plan struct {
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
-	cum       []int       // cumulative weights, for the op mix
-	scum      []int       // cumulative weights of the scenarios
-	args      []*argOp    // the templated ops' renderers
-	corr      *correlator // values steps read from earlier steps (nil: none; correlate.go)
-	dynNames  []string    // ops whose tool, prompt or uri is a template (not under 2026-07-28)
+	cum       []int         // cumulative weights, for the op mix
+	scum      []int         // cumulative weights of the scenarios
+	args      []*argtmpl.Op // the templated ops' renderers
+	corr      *correlator   // values steps read from earlier steps (nil: none; correlate.go)
+	dynNames  []string      // ops whose tool, prompt or uri is a template (not under 2026-07-28)
 
 	// checks are the ops' checks (checks.go).
 	checks planChecks

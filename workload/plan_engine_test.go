@@ -21,7 +21,7 @@ import (
 // the compile); they may read Profile. Every other file of the package is
 // the engine's, which reads the Plan only.
 var compileFiles = []string{
-	"args.go", "checks.go", "data.go", "endpoints.go", "env.go", "load.go", "mcpops.go", "net.go", "overrides.go", "procs.go",
+	"argcompile.go", "checks.go", "endpoints.go", "env.go", "load.go", "mcpops.go", "net.go", "overrides.go", "procs.go",
 	"plan.go", "profile.go", "scenario.go", "specs.go", "validate.go", "correlate.go", "abort_spec.go", "iterations_spec.go",
 }
 

@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/units"
@@ -140,7 +141,7 @@ type Profile struct {
 	Scenarios []ScenarioSpec `yaml:"scenarios"`
 	// Data is the data file of the ops' argument templates ({{.column}},
 	// see args.go) for ops without their own.
-	Data *DataSpec `yaml:"data"`
+	Data *argtmpl.DataSpec `yaml:"data"`
 	// Chaos is the fault plan (see package chaos); nil injects nothing.
 	Chaos *chaos.Plan `yaml:"chaos"`
 	// Churn replaces sessions at a rate while the run goes.
@@ -302,7 +303,7 @@ type OpSpec struct {
 	// {{.column}} of the data file … (see args.go and the README).
 	Arguments map[string]any `yaml:"arguments"`
 	// Data is the op's data file for {{.column}} (default: the profile's).
-	Data *DataSpec `yaml:"data"`
+	Data *argtmpl.DataSpec `yaml:"data"`
 	// Progress attaches a progressToken to the request.
 	Progress bool `yaml:"progress"`
 	// Weight in the mix (default 1; 0 leaves the op out).

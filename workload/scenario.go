@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 )
 
@@ -160,7 +161,7 @@ func (p *Profile) opNames() string {
 
 // compileScenarios builds the plan's scenarios: each step gets its own
 // op (a copy of the op it names, renamed), so per-step latency is kept.
-func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec, args []*argOp) error {
+func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec, args []*argtmpl.Op) error {
 	total := 0
 	for _, sc := range p.scenarios() {
 		w := weightOr1(sc.Weight)
@@ -188,7 +189,7 @@ func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec, args []*argOp) error 
 
 // buildOp compiles an op spec (expanded) into a driver op named name,
 // rendered by a when its arguments are templates (args.go; nil: fixed).
-func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
+func (pl *Plan) buildOp(o *OpSpec, name string, a *argtmpl.Op) (*driver.Op, error) {
 	params, err := o.params()
 	if err != nil {
 		return nil, err
@@ -206,7 +207,7 @@ func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
 		if !slices.Contains(pl.args, a) { // two steps may name one op
 			pl.args = append(pl.args, a)
 		}
-		if a.dynName {
+		if a.DynName() {
 			pl.dynNames = append(pl.dynNames, name)
 		}
 	}

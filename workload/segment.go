@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/metrics"
@@ -391,10 +392,11 @@ func (pl *Plan) useSegment(seg *Segment) {
 	if seg.Whole() {
 		seg = nil
 	}
+	var slots argtmpl.Slotter // nil: the whole test
+	if seg != nil {
+		slots = seg
+	}
 	for _, a := range pl.args {
-		a.seg = seg
-		if a.data != nil {
-			a.data.seg = seg
-		}
+		a.SetSegment(slots)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/metrics"
@@ -437,7 +438,7 @@ func TestSegmentsShareArgumentCounters(t *testing.T) {
 	}
 	mk := func() *Profile {
 		return &Profile{Name: "args", URL: "http://fake/mcp", Rate: 100, VUs: 4, Duration: Duration(2 * time.Second),
-			Ops: []OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1), Data: &DataSpec{File: csvFile},
+			Ops: []OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1), Data: &argtmpl.DataSpec{File: csvFile},
 				Arguments: map[string]any{"n": "{{seq}}", "user": "{{.name}}"}}}}
 	}
 	sent := func(n int) []string {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/internal/units"
@@ -29,10 +30,10 @@ func (p *Profile) Validate() []error {
 // files read) and the network settings. Compile builds the plan from it,
 // so a profile is checked, expanded and its files read once.
 type resolved struct {
-	ep   *Endpoint   // url and headers
-	more []*Endpoint // urls
-	ops  []OpSpec    // ${NAME} expanded
-	args []*argOp    // per op; nil: fixed arguments
+	ep   *Endpoint     // url and headers
+	more []*Endpoint   // urls
+	ops  []OpSpec      // ${NAME} expanded
+	args []*argtmpl.Op // per op; nil: fixed arguments
 	net  driver.Config
 }
 

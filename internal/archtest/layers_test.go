@@ -54,8 +54,10 @@ var layers = map[string][]string{
 	"internal/fixture": {"metrics"},
 	// Judging recorded results.
 	"verdict": {"driver", "metrics", "internal/stats", "internal/textfmt"},
+	// Argument templating ({{...}} in an op's arguments, data files).
+	"argtmpl": {"driver"},
 	// The engine.
-	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
+	"workload": {"argtmpl", "chaos", "check", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
 	// Orchestrating runs.
 	"sweep": {"workload", "metrics", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
 	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
