@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // writeFile writes a data file in a temporary directory and returns its
@@ -28,15 +29,15 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 // argProfile is a profile of one tools/call op of tool with args.
-func argProfile(tool string, args map[string]any) *Profile {
-	return &Profile{
+func argProfile(tool string, args map[string]any) *profile.Profile {
+	return &profile.Profile{
 		Name: "args", URL: "http://127.0.0.1:1/mcp", Protocol: driver.Protocol20251125,
-		Ops: []OpSpec{{Method: "tools/call", Tool: tool, Arguments: args}},
+		Ops: []profile.OpSpec{{Method: "tools/call", Tool: tool, Arguments: args}},
 	}
 }
 
 // compileOne compiles p and returns its first op.
-func compileOne(t *testing.T, p *Profile) *driver.Op {
+func compileOne(t *testing.T, p *profile.Profile) *driver.Op {
 	t.Helper()
 	pl, err := Compile(p, nil)
 	if err != nil {
@@ -103,7 +104,7 @@ func TestArgumentTemplatesRender(t *testing.T) {
 // Prompt arguments are strings: a whole numeric template is sent quoted.
 func TestPromptArgumentsStayStrings(t *testing.T) {
 	p := argProfile("", nil)
-	p.Ops[0] = OpSpec{Method: "prompts/get", Prompt: "greet", Arguments: map[string]any{"name": "{{seq}}", "n": 3}}
+	p.Ops[0] = profile.OpSpec{Method: "prompts/get", Prompt: "greet", Arguments: map[string]any{"name": "{{seq}}", "n": 3}}
 	op := compileOne(t, p)
 	if diff := cmp.Diff(map[string]any{"name": "1", "n": "3"}, render(t, op, 0, 0)); diff != "" {
 		t.Errorf("prompt arguments (-want +got):\n%s", diff)
@@ -181,7 +182,7 @@ func TestArgumentTemplateErrors(t *testing.T) {
 			p := argProfile("echo", c.args)
 			p.Data, p.Ops[0].Data = c.data, c.op
 			_, err := Compile(p, nil)
-			var pe *ProfileError
+			var pe *profile.ProfileError
 			if !errors.As(err, &pe) {
 				t.Fatalf("Compile: %v, want a *ProfileError", err)
 			}
@@ -199,14 +200,14 @@ func TestArgumentTemplateErrors(t *testing.T) {
 // Data files in YAML: the file alone or {file, order}; a mistake is
 // reported with its field and line.
 func TestDataSpecYAML(t *testing.T) {
-	p, errs := ParseProfile([]byte("data: a.csv\nops:\n  - method: tools/call\n    tool: echo\n    data: {file: b.jsonl, order: random}\n"))
+	p, errs := profile.ParseProfile([]byte("data: a.csv\nops:\n  - method: tools/call\n    tool: echo\n    data: {file: b.jsonl, order: random}\n"))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	if diff := cmp.Diff([]*argtmpl.DataSpec{{File: "a.csv"}, {File: "b.jsonl", Order: "random"}}, []*argtmpl.DataSpec{p.Data, p.Ops[0].Data}); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
-	_, errs = ParseProfile([]byte("ops:\n  - method: tools/call\n    data: {file: b.csv, shuffle: true}\n"))
+	_, errs = profile.ParseProfile([]byte("ops:\n  - method: tools/call\n    data: {file: b.csv, shuffle: true}\n"))
 	if len(errs) != 1 || errs[0].Error() != `ops[0].data (line 3): unknown field "shuffle"` {
 		t.Errorf("errors %v, want the unknown field with its line", errs)
 	}
@@ -240,7 +241,7 @@ func TestRunTimeTemplateFailuresCounted(t *testing.T) {
 // The README's example loads as written: its data file is read beside the
 // profile, and the ops share the profile's rows in turn.
 func TestExampleDataArgsProfile(t *testing.T) {
-	p, err := LoadProfile("../examples/data-args/profile.yaml")
+	p, err := profile.LoadProfile("../examples/data-args/profile.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

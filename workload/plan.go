@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -29,7 +30,7 @@ import (
 // display and run.json; Target is the URL for display (ShowURL): both are
 // safe to show.
 type Plan struct {
-	Profile    Profile
+	Profile    profile.Profile
 	Driver     driver.Config
 	Target     string
 	Ops        []*driver.Op
@@ -41,7 +42,7 @@ type Plan struct {
 	// EndpointsShown are the endpoints for display, url first, when the
 	// profile gives urls (nil with one endpoint).
 	EndpointsShown []string
-	endpoints      []*Endpoint
+	endpoints      []*profile.Endpoint
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
@@ -119,17 +120,17 @@ type Plan struct {
 // that is only shown (a dry run) needs none. A client passed in must be
 // configured for those settings by the caller (driver.NewHTTPClient of
 // the plan's Driver is one).
-func Compile(p *Profile, hc *http.Client) (*Plan, error) {
-	p = p.clone()
+func Compile(p *profile.Profile, hc *http.Client) (*Plan, error) {
+	p = p.Clone()
 	p.Defaults()
-	r, errs := p.resolve(os.LookupEnv)
+	r, errs := p.Resolve(os.LookupEnv)
 	if len(errs) > 0 {
-		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+		return nil, &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
-	ep, ops, args := r.ep, r.ops, r.args
+	ep, ops, args := r.Endpoint, r.Ops, r.Args
 	pl := &Plan{Profile: *p, Target: ep.Shown}
 	pl.Profile.URL = ep.Shown
-	pl.compileEndpoints(ep, r.more)
+	pl.compileEndpoints(ep, r.More)
 	pl.Profile.URLs = pl.EndpointsShown[min(1, len(pl.EndpointsShown)):]
 	pl.compileLoad(p)
 	pl.Iterations = p.Iterations
@@ -137,7 +138,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		th, _ := verdict.ParseThreshold(t) // resolve checked it
 		pl.Thresholds = append(pl.Thresholds, th)
 	}
-	pl.Driver = driverConfig(p, ep, &r.net, hc)
+	pl.Driver = driverConfig(p, ep, &r.Net, hc)
 	if p.HasScenarios() {
 		if err := pl.compileScenarios(p, ops, args); err != nil {
 			return nil, err
@@ -153,7 +154,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		if *o.Weight == 0 {
 			continue
 		}
-		op, err := pl.buildOp(o, p.Ops[i].opName(), args[i])
+		op, err := pl.buildOp(o, p.Ops[i].OpName(), args[i])
 		if err != nil {
 			return nil, fmt.Errorf("ops[%d].arguments: %w", i, err)
 		}
@@ -234,7 +235,7 @@ func searchCum(cum []int, n int) int { return sort.SearchInts(cum, n+1) }
 // (the real URL and headers), timeouts, resumption, limits, the network
 // settings resolved (net: netConfig's), and one large-message budget for
 // the run.
-func driverConfig(p *Profile, ep *Endpoint, net *driver.Config, hc *http.Client) driver.Config {
+func driverConfig(p *profile.Profile, ep *profile.Endpoint, net *driver.Config, hc *http.Client) driver.Config {
 	var c driver.Config
 	d := &c
 	d.URL = ep.URL

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
 )
 
 func TestBuiltinProfilesAreValid(t *testing.T) {
 	for _, name := range profiles.Names() {
-		p, err := LoadProfile(name)
+		p, err := profile.LoadProfile(name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -43,12 +44,12 @@ ops:
 `
 	path := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(path, []byte(yaml), 0o644)
-	p, err := LoadProfile(path)
+	p, err := profile.LoadProfile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Compile(p, nil)
-	var pe *ProfileError
+	var pe *profile.ProfileError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err = %v, want a *ProfileError", err)
 	}
@@ -86,11 +87,10 @@ func TestProfileYAMLMistakes(t *testing.T) {
 		{"resume: {policy: sometimes}\nops: [{method: ping}]", []string{`resume.policy: "sometimes", want honour-retry, immediate or backoff`}},
 	}
 	for _, tt := range tests {
-		p, errs := ParseProfile([]byte(tt.yaml))
-		p.parseErrs = errs
+		p, errs := profile.ParseProfile([]byte(tt.yaml))
 		p.Defaults()
 		var got []string
-		for _, e := range p.Validate() {
+		for _, e := range append(errs, p.Validate()...) { // as LoadProfile reports them
 			got = append(got, e.Error())
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -100,7 +100,7 @@ func TestProfileYAMLMistakes(t *testing.T) {
 }
 
 func TestProfileDurationsAndDefaults(t *testing.T) {
-	p, errs := ParseProfile([]byte("duration: 1.5\nwarmup: 250ms\nrate: 20\nops: [{method: ping}]"))
+	p, errs := profile.ParseProfile([]byte("duration: 1.5\nwarmup: 250ms\nrate: 20\nops: [{method: ping}]"))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -115,14 +115,14 @@ func TestProfileDurationsAndDefaults(t *testing.T) {
 }
 
 func TestUnknownProfileName(t *testing.T) {
-	_, err := LoadProfile("nope")
+	_, err := profile.LoadProfile("nope")
 	if err == nil || !strings.Contains(err.Error(), "built-ins: ") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestOpParams(t *testing.T) {
-	p, _ := ParseProfile([]byte(`ops:
+	p, _ := profile.ParseProfile([]byte(`ops:
   - {method: tools/call, tool: echo, arguments: {text: hi, n: 2}, progress: true}
   - {method: prompts/get, prompt: greet, arguments: {name: x, n: 3}}
   - {method: resources/read, uri: "mcpbench://static/small"}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // planState is what of a plan Run once wrote (the protocol settled, the
@@ -45,10 +46,10 @@ func (s planState) equal(o planState) bool {
 // run twice in turn and twice at once (-race), and reads the same after.
 func TestPlanReadOnlyUnderRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := &Profile{
-			Name: "test", URL: "http://fake/mcp", Duration: Duration(time.Second), VUs: 2,
-			Churn: Churn{Rate: 2}, CheckDeleted: true,
-			Ops: []OpSpec{
+		p := &profile.Profile{
+			Name: "test", URL: "http://fake/mcp", Duration: profile.Duration(time.Second), VUs: 2,
+			Churn: profile.Churn{Rate: 2}, CheckDeleted: true,
+			Ops: []profile.OpSpec{
 				{Method: "tools/call", Tool: "echo"},
 				{Method: "logging/setLevel", Level: "debug"},
 			},

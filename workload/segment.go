@@ -15,6 +15,7 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // Execution segments (k6's idea, lib/execution_segment.go): a test is cut
@@ -78,7 +79,7 @@ func ParseSegment(s, seq string) (*Segment, error) {
 	s, seq = strings.TrimSpace(s), strings.TrimSpace(seq)
 	if s == "" {
 		if seq != "" {
-			return nil, settingErrorf(segmentSettings, "{segment_sequence} needs {segment}")
+			return nil, profile.SettingErrorf(segmentSettings, "{segment_sequence} needs {segment}")
 		}
 		return nil, nil
 	}
@@ -86,17 +87,17 @@ func ParseSegment(s, seq string) (*Segment, error) {
 	if seq != "" {
 		var err error
 		if points, err = parseSequence(seq); err != nil {
-			return nil, settingErrorf(segmentSettings, "{segment_sequence} %q: %w", seq, err)
+			return nil, profile.SettingErrorf(segmentSettings, "{segment_sequence} %q: %w", seq, err)
 		}
 	}
 	if a, b, ok := strings.Cut(s, ":"); ok {
 		from, err1 := parseRat(a)
 		to, err2 := parseRat(b)
 		if err := cmp.Or(err1, err2); err != nil {
-			return nil, settingErrorf(segmentSettings, "{segment} %q: %w", s, err)
+			return nil, profile.SettingErrorf(segmentSettings, "{segment} %q: %w", s, err)
 		}
 		if from.Sign() < 0 || from.Cmp(to) >= 0 || to.Cmp(big.NewRat(1, 1)) > 0 {
-			return nil, settingErrorf(segmentSettings, "{segment} %q: want 0 ≤ from < to ≤ 1", s)
+			return nil, profile.SettingErrorf(segmentSettings, "{segment} %q: want 0 ≤ from < to ≤ 1", s)
 		}
 		if points == nil {
 			points = []*big.Rat{new(big.Rat)}
@@ -114,19 +115,19 @@ func ParseSegment(s, seq string) (*Segment, error) {
 				return newSegment(points, i)
 			}
 		}
-		return nil, settingErrorf(segmentSettings, "{segment} %q is not a segment of the sequence %s", s, ratsString(points))
+		return nil, profile.SettingErrorf(segmentSettings, "{segment} %q is not a segment of the sequence %s", s, ratsString(points))
 	}
 	is, ns, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(is))
 	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return nil, settingErrorf(segmentSettings, "{segment} %q: want INDEX/COUNT with 0 ≤ INDEX < COUNT (e.g. 0/4), or FROM:TO (e.g. 1/4:1/2)", s)
+		return nil, profile.SettingErrorf(segmentSettings, "{segment} %q: want INDEX/COUNT with 0 ≤ INDEX < COUNT (e.g. 0/4), or FROM:TO (e.g. 1/4:1/2)", s)
 	}
 	if points == nil {
 		return SegmentOf(i, n)
 	}
 	if len(points)-1 != n {
-		return nil, settingErrorf(segmentSettings, "{segment} %q: the sequence %s has %d segments, not %d", s, ratsString(points), len(points)-1, n)
+		return nil, profile.SettingErrorf(segmentSettings, "{segment} %q: the sequence %s has %d segments, not %d", s, ratsString(points), len(points)-1, n)
 	}
 	return newSegment(points, i)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/workload"
@@ -34,7 +35,7 @@ import (
 type env struct {
 	cmd      *cobra.Command
 	f        *runFlags
-	profile  *workload.Profile
+	profile  *profile.Profile
 	ctx      context.Context
 	stop     context.CancelFunc
 	srv      *refserver.Server
@@ -63,7 +64,7 @@ type env struct {
 // claimOut claims the results directory (out.go) before anything runs:
 // --out, or results/<time>-<profile>; none with --no-results. A
 // directory left empty is removed when the command ends.
-func (e *env) claimOut(p *workload.Profile) error {
+func (e *env) claimOut(p *profile.Profile) error {
 	f := e.f
 	if f.noResults {
 		f.out = ""
@@ -87,7 +88,7 @@ func (e *env) claimOut(p *workload.Profile) error {
 // prepare loads the profile, applies the flags (and mod, for a command's
 // own flags), chooses the results directory, raises the file limit, and
 // starts the embedded server if there is no URL.
-func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) (*env, error) {
+func prepare(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error) (*env, error) {
 	e := &env{cmd: cmd, f: f, stdout: cmd.OutOrStdout(), stderr: &syncWriter{w: cmd.ErrOrStderr()}, started: time.Now()}
 	p, err := loadProfile(cmd, f, mod) // dryrun.go
 	if err != nil {
@@ -472,7 +473,7 @@ func (e *env) runInfo(plan *workload.Plan) *metrics.RunInfo {
 // setProcs sets GOMAXPROCS: --procs when given; else, for an open-model
 // rate against a separate server, as few Ps as the rate needs
 // (workload.AutoProcs: the policy and its measurements).
-func (e *env) setProcs(p *workload.Profile) {
+func (e *env) setProcs(p *profile.Profile) {
 	if e.f.procs > 0 {
 		runtime.GOMAXPROCS(e.f.procs)
 		return

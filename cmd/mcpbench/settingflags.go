@@ -1,14 +1,14 @@
 package main
 
 import (
-	"github.com/spf13/cobra"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
+	"github.com/spf13/cobra"
 )
 
 // settingFlags maps the settings the library's errors name (their YAML
-// paths: workload.SettingError) to the flags that give them here.
+// paths: profile.SettingError) to the flags that give them here.
 var settingFlags = map[string]string{
 	"abort_on_fail":       "--abort-on-fail",
 	"abort_on_fail.delay": "--abort-delay",
@@ -29,7 +29,7 @@ func flagOf(s string) string {
 	return s
 }
 
-// cliText is err's message with every setting a *workload.SettingError
+// cliText is err's message with every setting a *profile.SettingError
 // in it names written as its flag, as the command line gives it.
 func cliText(err error) string {
 	m := err.Error()
@@ -39,12 +39,12 @@ func cliText(err error) string {
 	return m
 }
 
-// settingErrors appends the *workload.SettingError in err's tree.
-func settingErrors(err error, out []*workload.SettingError) []*workload.SettingError {
+// settingErrors appends the *profile.SettingError in err's tree.
+func settingErrors(err error, out []*profile.SettingError) []*profile.SettingError {
 	if err == nil {
 		return out
 	}
-	if se, ok := err.(*workload.SettingError); ok {
+	if se, ok := err.(*profile.SettingError); ok {
 		out = append(out, se)
 	}
 	switch u := err.(type) {

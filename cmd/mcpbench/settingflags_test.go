@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
-// The library names settings (workload.SettingError); the CLI prints
+// The library names settings (profile.SettingError); the CLI prints
 // them as its flags, wrapped or not, as it did when the library named
 // the flags itself.
 func TestSettingFlagsText(t *testing.T) {
@@ -16,7 +17,7 @@ func TestSettingFlagsText(t *testing.T) {
 	if got := cliText(fmt.Errorf("run: %w", err)); got != "run: --segment-sequence needs --segment" {
 		t.Errorf("got %q", got)
 	}
-	err = (&workload.Profile{}).AbortAll(true, time.Second, true)
+	err = (&profile.Profile{}).AbortAll(true, time.Second, true)
 	if got := (&exitError{code: exitUsage, err: err}).Error(); got != "--abort-on-fail: no threshold to judge: give --threshold (e.g. --threshold 'p99<200ms')" {
 		t.Errorf("got %q", got)
 	}

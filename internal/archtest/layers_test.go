@@ -56,14 +56,16 @@ var layers = map[string][]string{
 	"verdict": {"driver", "metrics", "internal/stats", "internal/textfmt"},
 	// Argument templating ({{...}} in an op's arguments, data files).
 	"argtmpl": {"driver"},
-	// The engine.
-	"workload": {"argtmpl", "chaos", "check", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
+	// The profile language (YAML, defaults, validation, overrides, ${NAME}).
+	"profile": {"argtmpl", "chaos", "check", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/secret", "internal/units"},
+	// The compile (profile → plan) and the engine.
+	"workload": {"argtmpl", "chaos", "check", "driver", "httpclient", "metrics", "profile", "verdict", "internal/jsonrpc", "internal/netutil", "internal/textfmt"},
 	// Orchestrating runs.
-	"sweep": {"workload", "metrics", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
+	"sweep": {"profile", "workload", "metrics", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
 	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
 	// Running a test as N processes, and the k8s-job manifests.
 	"internal/procrun": {"metrics", "verdict", "workload"},
-	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "workload"},
+	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "profile"},
 	// Outputs.
 	"live":   {"metrics", "driver", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
 	"report": {"metrics", "verdict", "driver", "internal/textfmt"},

@@ -1,20 +1,19 @@
-// Package workload turns a profile (YAML) into a plan and runs it: the
-// profile schema (with the sweep and soak specs as data), validation that
-// reports every problem at once, the plan (driver config, op mix), the
-// schedules (constant, and k6-style stages in both models), and the engine:
-// set-up, admission without blocking, the VUs (each owning one session),
-// churn, the collector that feeds the sinks, and the summary.
+// Package profile is the YAML profile language: Profile and its specs
+// (load, stages, ops, scenarios, checks, thresholds, chaos, sweep and
+// soak as data), ParseProfile and LoadProfile (MaxProfileBytes,
+// MaxProfileOps; built-in profiles from package profiles), Defaults,
+// Validate (every problem at once, each naming its field), Override (a
+// value by its YAML path over the file's), ${NAME} references (env.go)
+// and the settings' errors (SettingError). Resolve is what validation
+// resolves on the way (endpoints, expanded ops, argument templates of
+// package argtmpl, network settings): package workload compiles a plan
+// from it. Nothing here runs a test or opens a connection.
 //
-// Files: profile.go, overrides.go (flags over the profile), validate.go,
-// specs.go, env.go (endpoints, ${NAME}), args.go, argprog.go, argrand.go,
-// data.go (data-driven arguments: templates and data files), mcpops.go
-// (the rest of MCP's ops and options), plan.go and load.go (the compiled
-// plan: Compile), schedule.go, segment.go (execution segments), engine.go
-// (Run), vu.go, sessions.go, collect.go, summary.go. The engine reads the
-// Plan only, never the Profile (TestEngineReadsNoProfile). It must not
-// parse SSE or touch sockets (the driver does), nor judge beyond asking
-// verdict for thresholds and storms at a run's end.
-package workload
+// Files: profile.go, validate.go, overrides.go, specs.go, env.go,
+// endpoints.go, net.go, load.go, scenario.go, checks.go, mcpops.go,
+// refs.go (-e values, {{step}} references), argcompile.go (the ops'
+// templates), abort_spec.go, iterations_spec.go, setting.go.
+package profile
 
 import (
 	"bytes"
@@ -313,7 +312,7 @@ type OpSpec struct {
 
 	// The rest of MCP (mcpops.go). Level is logging/setLevel's level;
 	// Argument what completion/complete completes (Arguments are then its
-	// context's resolved arguments).
+	// context's Resolved arguments).
 	Level    string            `yaml:"level"`
 	Argument *CompleteArgument `yaml:"argument"`
 	// Changes is the URI of the resource a tools/call changes (such as
@@ -481,7 +480,7 @@ func (e *ProfileError) Unwrap() []error { return e.Errs }
 // clone is a copy of p that Defaults and validation may write without
 // writing p: the ops (their weights) and the chaos plan are copied; what
 // neither writes is shared.
-func (p *Profile) clone() *Profile {
+func (p *Profile) Clone() *Profile {
 	c := *p
 	c.Ops = slices.Clone(p.Ops)
 	if p.Chaos != nil {
@@ -508,12 +507,12 @@ func (p *Profile) Defaults() {
 		p.MaxDelay = Duration(time.Second)
 	}
 	if p.MaxVUs == 0 || p.maxVUsAuto {
-		p.MaxVUs, p.maxVUsAuto = p.peakVUs(), false
+		p.MaxVUs, p.maxVUsAuto = p.PeakVUs(), false
 		if p.Open() {
 			// Little's law: keeping rate R while each op takes up to the
 			// max delay D needs R × D VUs in flight; beyond that an op
 			// waits longer than D and is dropped anyway.
-			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds() / float64(p.Concurrency)))
+			need := int(math.Ceil(p.PeakRate() * p.MaxDelay.D().Seconds() / float64(p.Concurrency)))
 			p.MaxVUs, p.maxVUsAuto = max(p.VUs, min(need, DefaultMaxVUsCap)), true
 		}
 	}

@@ -1,4 +1,4 @@
-package workload
+package profile
 
 import (
 	"fmt"
@@ -57,18 +57,6 @@ func (p *Profile) loadedData() ([]*argtmpl.Data, []error) {
 		load(i+1, fmt.Sprintf("ops[%d].data", i), p.Ops[i].Data)
 	}
 	return out, errs
-}
-
-// argNotes are the summary's notes on templates that failed during the
-// run.
-func (pl *Plan) argNotes() []string {
-	var out []string
-	for _, a := range pl.args {
-		if n := a.Note(); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // source is what of o its templates may be in (argtmpl.CompileOp).

@@ -1,4 +1,4 @@
-package workload
+package profile
 
 import (
 	"errors"
@@ -19,11 +19,11 @@ type SettingError struct {
 	err error
 }
 
-// settingErrorf is a SettingError of the settings that format names as
+// SettingErrorf is a SettingError of the settings that format names as
 // {path}, or as {?path} for an aside that only another name adds ("" in
 // Error, " (NAME)" in Text); args fill format's verbs (%w wraps, as in
 // fmt.Errorf). A {path} not among settings stays as written.
-func settingErrorf(settings []string, format string, args ...any) *SettingError {
+func SettingErrorf(settings []string, format string, args ...any) *SettingError {
 	e := fmt.Errorf(format, args...)
 	return &SettingError{Settings: settings, msg: e.Error(), err: errors.Unwrap(e)}
 }
@@ -51,12 +51,12 @@ func (e *SettingError) Text(name func(setting string) string) string {
 }
 
 // cliSettings are the settings that the command line may give too,
-// written {path} or {?path} in validation messages (asSetting).
+// written {path} or {?path} in validation messages (AsSetting).
 var cliSettings = []string{"checks", "thresholds", "get_stream", "oauth.client_id"}
 
-// asSetting is err as a *SettingError when its message names one of
+// AsSetting is err as a *SettingError when its message names one of
 // cliSettings as {path} or {?path}; err itself otherwise.
-func asSetting(err error) error {
+func AsSetting(err error) error {
 	m := err.Error()
 	var names []string
 	for _, p := range cliSettings {

@@ -1,4 +1,4 @@
-package workload
+package profile
 
 import (
 	"encoding/json"
@@ -22,55 +22,9 @@ func (p *Profile) Window() time.Duration {
 	return d
 }
 
-// ramp is the stages as a ramp from start, after a flat warm-up.
-func (p *Profile) ramp(start float64) Ramp {
-	r := Ramp{Start: start, Stages: []Stage{{Duration: p.Warmup.D(), Target: start}}}
-	for _, s := range p.Stages {
-		r.Stages = append(r.Stages, Stage{Duration: s.Duration.D(), Target: s.Target})
-	}
-	return r
-}
-
-// compileLoad sets the plan's load model and run settings from p (after
-// Defaults and validation): the model, the VUs, the times, the schedule,
-// churn, the deleted-session check and the fault plan. The engine reads
-// these, never the profile.
-func (pl *Plan) compileLoad(p *Profile) {
-	pl.Name = p.Name
-	pl.Open = p.Open()
-	pl.VUs, pl.MaxVUs, pl.PeakVUs = p.VUs, p.MaxVUs, p.peakVUs()
-	pl.Concurrency = max(p.Concurrency, 1)
-	pl.Rate = p.Rate
-	pl.Staged, pl.StagesText = len(p.Stages) > 0, p.stagesText()
-	pl.Schedule = p.schedule()
-	pl.Warmup, pl.Window, pl.GracefulStop = p.Warmup.D(), p.Window(), p.GracefulStop.D()
-	pl.ThinkTime, pl.MaxDelay = p.ThinkTime.D(), p.MaxDelay.D()
-	pl.GETStream, pl.Seed = p.GETStream, p.Seed
-	pl.ChurnRate, pl.CheckDeleted = p.Churn.Rate, p.CheckDeleted
-	if !p.Chaos.Empty() {
-		c := *p.Chaos
-		pl.Chaos = &c
-	}
-}
-
-// schedule is the run's schedule (built once, by compileLoad): arrivals
-// (open model: constant, or the stages' ramp), active VUs (closed model
-// with stages), or nil (closed model: every VU active).
-func (p *Profile) schedule() Schedule {
-	switch {
-	case p.Open() && len(p.Stages) > 0:
-		return p.ramp(p.Rate)
-	case p.Open():
-		return Constant{PerSec: p.Rate, Duration: p.Warmup.D() + p.Window()}
-	case len(p.Stages) > 0:
-		return p.ramp(float64(p.VUs))
-	}
-	return nil
-}
-
 // stagesText describes the stages: "0 → 500/s over 10s → 2000/s over
 // 10s" ("" without stages).
-func (p *Profile) stagesText() string {
+func (p *Profile) StagesText() string {
 	if len(p.Stages) == 0 {
 		return ""
 	}
@@ -85,24 +39,34 @@ func (p *Profile) stagesText() string {
 	return out
 }
 
+// peakOf is the peak of the stages ramped from start (the warm-up holds
+// start): start or the highest stage target.
+func (p *Profile) peakOf(start float64) float64 {
+	peak := start
+	for _, s := range p.Stages {
+		peak = max(peak, s.Target)
+	}
+	return peak
+}
+
 // peakRate is the highest arrival rate asked for.
-func (p *Profile) peakRate() float64 {
+func (p *Profile) PeakRate() float64 {
 	if len(p.Stages) > 0 {
-		return p.ramp(p.Rate).Peak()
+		return p.peakOf(p.Rate)
 	}
 	return p.Rate
 }
 
 // peakVUs is the most VUs active at once in the closed model.
-func (p *Profile) peakVUs() int {
+func (p *Profile) PeakVUs() int {
 	if p.Open() || len(p.Stages) == 0 {
 		return p.VUs
 	}
-	return int(p.ramp(float64(p.VUs)).Peak() + 0.5)
+	return int(p.peakOf(float64(p.VUs)) + 0.5)
 }
 
 // opName is the default label of an op.
-func (o *OpSpec) opName() string {
+func (o *OpSpec) OpName() string {
 	if o.Name != "" {
 		return o.Name
 	}
@@ -118,7 +82,7 @@ func (o *OpSpec) opName() string {
 }
 
 // params renders the op's JSON-RPC params (without _meta).
-func (o *OpSpec) params() (json.RawMessage, error) {
+func (o *OpSpec) Params() (json.RawMessage, error) {
 	var v map[string]any
 	switch o.Method {
 	case "tools/call":
