@@ -30,7 +30,7 @@ func SplitCheckScope(s string) (scope, expr string, scoped bool) {
 	return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+len(CheckScopeSep):]), true
 }
 
-// checkField names the profile-wide check i in an error: checks[i] of the
+// CheckField names the profile-wide check i in an error: checks[i] of the
 // profile, or the setting checks (a *SettingError: the CLI's --check)
 // for one given on the command line.
 func (p *Profile) CheckField(i int) string {

@@ -22,7 +22,7 @@ func (p *Profile) Window() time.Duration {
 	return d
 }
 
-// stagesText describes the stages: "0 → 500/s over 10s → 2000/s over
+// StagesText describes the stages: "0 → 500/s over 10s → 2000/s over
 // 10s" ("" without stages).
 func (p *Profile) StagesText() string {
 	if len(p.Stages) == 0 {
@@ -49,7 +49,7 @@ func (p *Profile) peakOf(start float64) float64 {
 	return peak
 }
 
-// peakRate is the highest arrival rate asked for.
+// PeakRate is the highest arrival rate asked for.
 func (p *Profile) PeakRate() float64 {
 	if len(p.Stages) > 0 {
 		return p.peakOf(p.Rate)
@@ -57,7 +57,7 @@ func (p *Profile) PeakRate() float64 {
 	return p.Rate
 }
 
-// peakVUs is the most VUs active at once in the closed model.
+// PeakVUs is the most VUs active at once in the closed model.
 func (p *Profile) PeakVUs() int {
 	if p.Open() || len(p.Stages) == 0 {
 		return p.VUs
@@ -65,7 +65,7 @@ func (p *Profile) PeakVUs() int {
 	return int(p.peakOf(float64(p.VUs)) + 0.5)
 }
 
-// opName is the default label of an op.
+// OpName is the default label of an op.
 func (o *OpSpec) OpName() string {
 	if o.Name != "" {
 		return o.Name
@@ -81,7 +81,7 @@ func (o *OpSpec) OpName() string {
 	return o.moreName()
 }
 
-// params renders the op's JSON-RPC params (without _meta).
+// Params renders the op's JSON-RPC params (without _meta).
 func (o *OpSpec) Params() (json.RawMessage, error) {
 	var v map[string]any
 	switch o.Method {

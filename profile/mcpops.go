@@ -85,7 +85,7 @@ func (o *OpSpec) moreParams() (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
-// applyMore sets the driver op's cancel, changed resource and page bound.
+// ApplyMore sets the driver op's cancel, changed resource and page bound.
 func (o *OpSpec) ApplyMore(op *driver.Op) {
 	if c := o.Cancel; c != nil {
 		op.Cancel = &driver.Cancel{After: c.After.D(), P: c.P}

@@ -443,7 +443,7 @@ func tooLarge(path string, size int64) error {
 	if size >= 0 {
 		n = strconv.FormatInt(size, 10) + " bytes"
 	}
-	return fmt.Errorf("profile %s: %s, larger than a profile may be (%s, workload.MaxProfileBytes): "+
+	return fmt.Errorf("profile %s: %s, larger than a profile may be (%s, profile.MaxProfileBytes): "+
 		"give per-request values in a data file (data: or an op's data:, see {{.column}}) or templates ({{rand_int 1 100}}, {{seq}}) "+
 		"rather than an op each, or split the test into several profiles", path, n, units.Size(MaxProfileBytes))
 }
@@ -477,7 +477,7 @@ func (e *ProfileError) Error() string {
 // Unwrap returns the problems.
 func (e *ProfileError) Unwrap() []error { return e.Errs }
 
-// clone is a copy of p that Defaults and validation may write without
+// Clone is a copy of p that Defaults and validation may write without
 // writing p: the ops (their weights) and the chaos plan are copied; what
 // neither writes is shared.
 func (p *Profile) Clone() *Profile {

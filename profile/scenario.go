@@ -39,7 +39,7 @@ type StepSpec struct {
 	Parallel int `yaml:"parallel"`
 }
 
-// scenarios returns the profile's scenarios as written: scenario: as one
+// ScenarioList returns the profile's scenarios as written: scenario: as one
 // named after the profile, or scenarios:.
 func (p *Profile) ScenarioList() []ScenarioSpec {
 	if len(p.Scenario) > 0 {
@@ -123,7 +123,7 @@ func WeightOr1(w *int) int {
 	return *w
 }
 
-// opIndex finds the op a step names: by name, or by default name.
+// OpIndex finds the op a step names: by name, or by default name.
 func (p *Profile) OpIndex(name string) int {
 	return slices.IndexFunc(p.Ops, func(o OpSpec) bool { return o.OpName() == name })
 }

@@ -76,7 +76,7 @@ func (p *Profile) Resolve(lookup secret.LookupFunc) (*Resolved, []error) {
 
 // tooManyOps is the problem of a profile of n > MaxProfileOps ops.
 func tooManyOps(n int) error {
-	return fmt.Errorf("ops: %d, more than a profile may have (%d, workload.MaxProfileOps): each op is a label of its own, "+
+	return fmt.Errorf("ops: %d, more than a profile may have (%d, profile.MaxProfileOps): each op is a label of its own, "+
 		"with its own histograms (memory) and a row in every report; give per-request values in a data file "+
 		"(data:, see {{.column}}) or templates ({{rand_int 1 100}}, {{seq}}) rather than an op each, or split the test into several profiles", n, MaxProfileOps)
 }
@@ -326,7 +326,7 @@ func tidyYAMLError(m string) string {
 			want = "true or false"
 		case strings.HasPrefix(want, "[]"):
 			want = "a list"
-		case strings.HasPrefix(want, "map"), strings.HasPrefix(want, "workload."):
+		case strings.HasPrefix(want, "map"), strings.HasPrefix(want, "profile."):
 			want = "a mapping"
 		}
 		return fmt.Sprintf("line %s: %q is not %s", s[1], s[3], want)
@@ -334,7 +334,7 @@ func tidyYAMLError(m string) string {
 	return m
 }
 
-// thresholdField names threshold i in an error: thresholds[i] of the
+// ThresholdField names threshold i in an error: thresholds[i] of the
 // profile, or the setting thresholds (a *SettingError: the CLI's
 // --threshold) for one given on the command line.
 func (p *Profile) ThresholdField(i int) string {

@@ -43,7 +43,7 @@ func TestProfileOverSizeRefusedBeforeRead(t *testing.T) {
 	runtime.ReadMemStats(&a)
 	_, err := profile.LoadProfile(path)
 	runtime.ReadMemStats(&b)
-	if err == nil || !strings.Contains(err.Error(), "workload.MaxProfileBytes") || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes, larger than a profile may be (4MiB,", len(data))) ||
+	if err == nil || !strings.Contains(err.Error(), "profile.MaxProfileBytes") || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes, larger than a profile may be (4MiB,", len(data))) ||
 		!strings.Contains(err.Error(), "data file") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("LoadProfile of %d bytes: %v; want a refusal naming the file, the limit and what to do", len(data), err)
 	}
@@ -73,7 +73,7 @@ func TestProfileOverOpCountRefused(t *testing.T) {
 	}
 	_, err := Compile(p, nil)
 	var pe *profile.ProfileError
-	if !errors.As(err, &pe) || len(pe.Errs) != 1 || !strings.Contains(err.Error(), fmt.Sprintf("ops: %d, more than a profile may have (%d, workload.MaxProfileOps)", profile.MaxProfileOps+1, profile.MaxProfileOps)) {
+	if !errors.As(err, &pe) || len(pe.Errs) != 1 || !strings.Contains(err.Error(), fmt.Sprintf("ops: %d, more than a profile may have (%d, profile.MaxProfileOps)", profile.MaxProfileOps+1, profile.MaxProfileOps)) {
 		t.Fatalf("Compile of %d ops: %v; want the one problem naming the limit", profile.MaxProfileOps+1, err)
 	}
 	p, _ = profile.ParseProfile(opsYAML(profile.MaxProfileOps))
