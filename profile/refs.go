@@ -109,12 +109,13 @@ func EarlierStep(steps []StepSpec, j int, name string) int {
 }
 
 // SetEnv sets Env values from KEY=VALUE pairs (-e), over the profile's.
-// A pair without "=" or with an empty KEY is an error naming it.
+// A pair without "=" or with an empty KEY is an error naming it (a
+// *SettingError of the setting env).
 func (p *Profile) SetEnv(pairs []string) error {
 	for _, kv := range pairs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			return fmt.Errorf("-e %q: want KEY=VALUE (a key without spaces; for a secret, KEY='${NAME}')", kv)
+			return SettingErrorf([]string{"env"}, "{env} %q: want KEY=VALUE (a key without spaces; for a secret, KEY='${NAME}')", kv)
 		}
 		if p.Env == nil {
 			p.Env = map[string]string{}

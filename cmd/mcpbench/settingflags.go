@@ -13,6 +13,7 @@ var settingFlags = map[string]string{
 	"abort_on_fail":       "--abort-on-fail",
 	"abort_on_fail.delay": "--abort-delay",
 	"checks":              "--check",
+	"env":                 "-e",
 	"get_stream":          "--get-stream",
 	"oauth.client_id":     "--oauth-client-id",
 	"protocol":            "--protocol",
