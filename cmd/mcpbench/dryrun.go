@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
@@ -29,7 +30,7 @@ type dryRunOp struct {
 // dryRun prints the plan of cmd (run, sweep or soak) with f and mod (a
 // command's own flags) applied; an invalid profile exits 2 as the command
 // would.
-func dryRun(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) error {
+func dryRun(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error) error {
 	p, err := loadProfile(cmd, f, mod)
 	if err != nil {
 		return err
@@ -55,11 +56,11 @@ func dryRun(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) 
 		}
 		if f.jsonOut {
 			return writeJSON(w, struct {
-				Command string           `json:"command"`
-				Target  string           `json:"target"`
-				Headers []string         `json:"headers,omitempty"`
-				Ops     []dryRunOp       `json:"ops"`
-				Profile workload.Profile `json:"profile"`
+				Command string          `json:"command"`
+				Target  string          `json:"target"`
+				Headers []string        `json:"headers,omitempty"`
+				Ops     []dryRunOp      `json:"ops"`
+				Profile profile.Profile `json:"profile"`
 			}{cmd.Name(), target(plan), plan.ShownHeader(), planOps(plan), shownProfile(plan)})
 		}
 		fmt.Fprintf(w, "mcpbench %s --dry-run: the plan (nothing sent)\n", cmd.Name())
@@ -75,7 +76,7 @@ func dryRun(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) 
 	spec := *p.Sweep
 	spec.Defaults()
 	if errs := spec.Validate(); len(errs) > 0 {
-		return &exitError{code: exitUsage, err: &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}}
+		return &exitError{code: exitUsage, err: &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}}
 	}
 	var steps []*workload.Plan
 	for i, v := range spec.Values() {
@@ -92,17 +93,17 @@ func dryRun(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) 
 	slo := spec.SLO.SLO()
 	if f.jsonOut {
 		type step struct {
-			Step    int              `json:"step"`
-			Load    float64          `json:"load"`
-			Profile workload.Profile `json:"profile"`
+			Step    int             `json:"step"`
+			Load    float64         `json:"load"`
+			Profile profile.Profile `json:"profile"`
 		}
 		out := struct {
-			Command string             `json:"command"`
-			Target  string             `json:"target"`
-			Headers []string           `json:"headers,omitempty"`
-			Sweep   workload.SweepSpec `json:"sweep"`
-			Ops     []dryRunOp         `json:"ops"`
-			Steps   []step             `json:"steps"`
+			Command string            `json:"command"`
+			Target  string            `json:"target"`
+			Headers []string          `json:"headers,omitempty"`
+			Sweep   profile.SweepSpec `json:"sweep"`
+			Ops     []dryRunOp        `json:"ops"`
+			Steps   []step            `json:"steps"`
 		}{Command: "sweep", Target: target(steps[0]), Headers: steps[0].ShownHeader(), Sweep: spec, Ops: planOps(steps[0])}
 		for i, v := range spec.Values() {
 			out.Steps = append(out.Steps, step{i + 1, v, shownProfile(steps[i])})
@@ -127,8 +128,8 @@ func dryRun(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) 
 
 // loadProfile loads f's profile and applies the flags (and mod, for a
 // command's own flags); errors exit 2.
-func loadProfile(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) (*workload.Profile, error) {
-	p, err := workload.LoadProfile(f.profile)
+func loadProfile(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error) (*profile.Profile, error) {
+	p, err := profile.LoadProfile(f.profile)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -229,7 +230,7 @@ func writePlan(w io.Writer, plan *workload.Plan, target string) {
 	var to []string // the driver's defaults when none is given (see --help)
 	for _, t := range []struct {
 		name string
-		d    workload.Duration
+		d    profile.Duration
 	}{{"request", p.Timeouts.Request}, {"connect", p.Timeouts.Connect}, {"stream idle", p.Timeouts.StreamIdle}} {
 		if t.d != 0 {
 			to = append(to, fmt.Sprintf("%s %v", t.name, t.d.D()))
@@ -244,7 +245,7 @@ func writePlan(w io.Writer, plan *workload.Plan, target string) {
 // shownProfile is the plan's profile as it may be shown: header values
 // (which may be credentials) left out — ShownHeader has them redacted —
 // and the proxy's credentials redacted.
-func shownProfile(plan *workload.Plan) workload.Profile {
+func shownProfile(plan *workload.Plan) profile.Profile {
 	p := plan.Profile
 	p.Headers = nil
 	p.Proxy = secret.RedactURL(p.Proxy)
@@ -252,7 +253,7 @@ func shownProfile(plan *workload.Plan) workload.Profile {
 }
 
 // model describes the load model: open with its rate and VUs, or closed.
-func model(p *workload.Profile) string {
+func model(p *profile.Profile) string {
 	conc := ""
 	if p.Concurrency > 1 {
 		conc = fmt.Sprintf(", %d requests in flight per session", p.Concurrency)
@@ -264,7 +265,7 @@ func model(p *workload.Profile) string {
 }
 
 // window describes the run's times.
-func window(p *workload.Profile) string {
+func window(p *profile.Profile) string {
 	return fmt.Sprintf("%v measured after %v warm-up, %v graceful stop", p.Window(), p.Warmup.D(), p.GracefulStop.D())
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/procrun"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
@@ -33,7 +35,7 @@ import (
 type env struct {
 	cmd      *cobra.Command
 	f        *runFlags
-	profile  *workload.Profile
+	profile  *profile.Profile
 	ctx      context.Context
 	stop     context.CancelFunc
 	srv      *refserver.Server
@@ -62,7 +64,7 @@ type env struct {
 // claimOut claims the results directory (out.go) before anything runs:
 // --out, or results/<time>-<profile>; none with --no-results. A
 // directory left empty is removed when the command ends.
-func (e *env) claimOut(p *workload.Profile) error {
+func (e *env) claimOut(p *profile.Profile) error {
 	f := e.f
 	if f.noResults {
 		f.out = ""
@@ -86,7 +88,7 @@ func (e *env) claimOut(p *workload.Profile) error {
 // prepare loads the profile, applies the flags (and mod, for a command's
 // own flags), chooses the results directory, raises the file limit, and
 // starts the embedded server if there is no URL.
-func prepare(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) (*env, error) {
+func prepare(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error) (*env, error) {
 	e := &env{cmd: cmd, f: f, stdout: cmd.OutOrStdout(), stderr: &syncWriter{w: cmd.ErrOrStderr()}, started: time.Now()}
 	p, err := loadProfile(cmd, f, mod) // dryrun.go
 	if err != nil {
@@ -267,13 +269,25 @@ func (e *env) close() {
 	e.closers = nil
 }
 
-// compile validates the profile and builds the plan.
+// compile validates the profile and builds the plan, with the HTTP
+// client its sessions share (planClient). e.profile is left defaulted.
 func (e *env) compile() (*workload.Plan, error) {
+	e.profile.Defaults()
 	plan, err := workload.Compile(e.profile, nil)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
+	plan.Driver.HTTPClient = planClient(plan)
 	return plan, nil
+}
+
+// planClient is the one HTTP client of a run's sessions, built for the
+// plan's network settings (nil without a URL: nothing to reach).
+func planClient(plan *workload.Plan) *http.Client {
+	if plan.Driver.URL == "" {
+		return nil
+	}
+	return driver.NewHTTPClient(&plan.Driver)
 }
 
 // serverStatsFunc reads the embedded server's counters (nil without one),
@@ -459,7 +473,7 @@ func (e *env) runInfo(plan *workload.Plan) *results.RunInfo {
 // setProcs sets GOMAXPROCS: --procs when given; else, for an open-model
 // rate against a separate server, as few Ps as the rate needs
 // (workload.AutoProcs: the policy and its measurements).
-func (e *env) setProcs(p *workload.Profile) {
+func (e *env) setProcs(p *profile.Profile) {
 	if e.f.procs > 0 {
 		runtime.GOMAXPROCS(e.f.procs)
 		return

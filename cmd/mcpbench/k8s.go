@@ -13,8 +13,8 @@ import (
 	"github.com/mcpbench/mcpbench/internal/kubejob"
 	"github.com/mcpbench/mcpbench/internal/procrun"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
-	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -167,8 +167,8 @@ func profileFile(profile string) []byte {
 // would, except that ${NAME} references need not be set here (the pods
 // get them from --env-from-secret); literal secrets are refused, since
 // the manifest is printed.
-func k8sProfile(cmd *cobra.Command, f *runFlags) (*workload.Profile, error) {
-	p, err := workload.LoadProfile(f.profile)
+func k8sProfile(cmd *cobra.Command, f *runFlags) (*profile.Profile, error) {
+	p, err := profile.LoadProfile(f.profile)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -190,9 +190,9 @@ func k8sProfile(cmd *cobra.Command, f *runFlags) (*workload.Profile, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &exitError{code: exitUsage, err: &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}}
+		return nil, &exitError{code: exitUsage, err: &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}}
 	}
-	if p.Data != nil || slices.ContainsFunc(p.Ops, func(o workload.OpSpec) bool { return o.Data != nil }) {
+	if p.Data != nil || slices.ContainsFunc(p.Ops, func(o profile.OpSpec) bool { return o.Data != nil }) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "mcpbench: the profile reads data files: the pods need them at the same paths (mount them; the manifest carries only the profile)")
 	}
 	return p, nil

@@ -48,10 +48,15 @@ type exitError struct {
 	err  error
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Error() string { return cliText(e.err) }
 func (e *exitError) Unwrap() error { return e.err }
 
 func usageError(format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = asFlags(err) // settings named as flags, %v or %w
+		}
+	}
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
@@ -70,7 +75,7 @@ func main() {
 	driver.AutoMemoryLimit() // without GOMEMLIMIT: a soft limit of 2 × the large-message budget (RSS within 3×; issue 33)
 	args, err := childArgs()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcpbench:", err)
+		fmt.Fprintln(os.Stderr, "mcpbench:", cliText(err))
 		os.Exit(exitUsage)
 	}
 	root := newRootCmd()
@@ -83,11 +88,11 @@ func main() {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "mcpbench:", ee.err)
+			fmt.Fprintln(os.Stderr, "mcpbench:", cliText(ee.err))
 		}
 		os.Exit(exitCode(ee.code))
 	}
-	fmt.Fprintln(os.Stderr, "mcpbench:", err)
+	fmt.Fprintln(os.Stderr, "mcpbench:", cliText(err))
 	os.Exit(exitUsage)
 }
 

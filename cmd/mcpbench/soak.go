@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/soak"
 	"github.com/mcpbench/mcpbench/verdict"
-	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -74,9 +74,9 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 		return usageError("%v", err)
 	}
 	if f.dryRun {
-		return dryRun(cmd, f, func(p *workload.Profile) error {
+		return dryRun(cmd, f, func(p *profile.Profile) error {
 			if cmd.Flags().Changed("checkpoint") {
-				p.Soak = &workload.SoakSpec{Checkpoint: workload.Duration(checkpoint)}
+				p.Soak = &profile.SoakSpec{Checkpoint: profile.Duration(checkpoint)}
 			}
 			return nil
 		})

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
@@ -122,12 +123,12 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		return usageError("%v", err)
 	}
 	if f.dryRun {
-		return dryRun(cmd, f, func(p *workload.Profile) error { return sf.apply(p, set) })
+		return dryRun(cmd, f, func(p *profile.Profile) error { return sf.apply(p, set) })
 	}
 	if set("sweep-step") {
 		return runSweepStepChild(cmd, f, sf) // sweep_processes.go
 	}
-	env, err := prepare(cmd, f, func(p *workload.Profile) error { return sf.apply(p, set) })
+	env, err := prepare(cmd, f, func(p *profile.Profile) error { return sf.apply(p, set) })
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		env.writeJUnit(verdict.JUnitSweep(sw))
 	}
 	if sw == nil {
-		var pe *workload.ProfileError
+		var pe *profile.ProfileError
 		if errors.As(err, &pe) {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -227,12 +228,12 @@ func sweepRunStep(cmd *cobra.Command, env *env, n int) func(context.Context, swe
 }
 
 // apply sets the profile's sweep section from the flags that were given.
-func (sf *sweepFlags) apply(p *workload.Profile, set func(string) bool) error {
+func (sf *sweepFlags) apply(p *profile.Profile, set func(string) bool) error {
 	if p.Sweep == nil {
 		if err := needSweepFlags(p.Name, set); err != nil {
 			return err
 		}
-		p.Sweep = &workload.SweepSpec{}
+		p.Sweep = &profile.SweepSpec{}
 	}
 	return p.Override(given(sf.profileFlags(), set)...)
 }

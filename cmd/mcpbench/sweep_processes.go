@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/procrun"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
@@ -73,7 +74,7 @@ func parseSweepStep(s string) (int, float64, error) {
 
 // checkSweepShare refuses --processes when a step of the sweep would leave
 // a process without a VU (see procrun.CheckShare).
-func checkSweepShare(p *workload.Profile, n int) error {
+func checkSweepShare(p *profile.Profile, n int) error {
 	spec := *p.Sweep
 	spec.Defaults()
 	for i, v := range spec.Values() {
@@ -95,7 +96,7 @@ func checkSweepShare(p *workload.Profile, n int) error {
 // stepChildProfile is the profile of the step --sweep-step names, built
 // from the sweep's profile (the flags applied) as sweep.Run builds it;
 // settle: a sessions sweep (memory read settled).
-func stepChildProfile(p *workload.Profile, stepOf string) (sp *workload.Profile, settle bool, err error) {
+func stepChildProfile(p *profile.Profile, stepOf string) (sp *profile.Profile, settle bool, err error) {
 	n, v, err := parseSweepStep(stepOf)
 	if err != nil {
 		return nil, false, err
@@ -120,7 +121,7 @@ func runSweepStepChild(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 		return usageError("--sweep-step writes the step's run into --out")
 	}
 	set := cmd.Flags().Changed
-	env, err := prepare(cmd, f, func(p *workload.Profile) error { return sf.apply(p, set) })
+	env, err := prepare(cmd, f, func(p *profile.Profile) error { return sf.apply(p, set) })
 	if err != nil {
 		return err
 	}

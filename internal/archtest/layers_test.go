@@ -63,14 +63,18 @@ var layers = map[string][]string{
 	"metrics": {"driver", "outcome", "results", "internal/textfmt"},
 	// Judging recorded results.
 	"verdict": {"outcome", "results", "internal/stats", "internal/textfmt"},
-	// The engine.
-	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "results", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
+	// Argument templating ({{...}} in an op's arguments, data files).
+	"argtmpl": {"driver"},
+	// The profile language (YAML, defaults, validation, overrides, ${NAME}).
+	"profile": {"argtmpl", "chaos", "check", "driver", "httpclient", "results", "verdict", "profiles", "internal/secret", "internal/units"},
+	// The compile (profile → plan) and the engine.
+	"workload": {"argtmpl", "chaos", "check", "driver", "httpclient", "metrics", "results", "profile", "verdict", "internal/jsonrpc", "internal/netutil", "internal/textfmt"},
 	// Orchestrating runs.
-	"sweep": {"workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
+	"sweep": {"profile", "workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
 	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
 	// Running a test as N processes, and the k8s-job manifests.
 	"internal/procrun": {"results", "verdict", "workload"},
-	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "workload"},
+	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "profile"},
 	// Outputs.
 	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
 	"report": {"results", "outcome", "verdict", "internal/textfmt"},

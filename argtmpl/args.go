@@ -1,4 +1,4 @@
-package workload
+package argtmpl
 
 import (
 	"errors"
@@ -87,19 +87,19 @@ type step struct {
 	lit  []byte
 	a, b int64 // rand_int bounds; rand_string length
 	col  int   // data column
-	tmpl int   // index in argOp.tmpls
-	ref  int   // index in argOp.refs
+	tmpl int   // index in Op.tmpls
+	ref  int   // index in Op.refs
 }
 
-// argOp renders the params of one templated op: a program of steps
+// Op renders the params of one templated op: a program of steps
 // whose literal parts are the params' fixed JSON.
-type argOp struct {
+type Op struct {
 	field  string // "ops[i].arguments", for notes
 	steps  []step
 	seed   uint64
-	data   *dataSource // nil: no data file
+	data   *Data // nil: no data file
 	seq    atomic.Int64
-	seg    *Segment             // the run's execution segment (segment.go); nil: the whole test
+	seg    Slotter              // the run's execution segment; nil: the whole test
 	tmpls  []*template.Template // full templates, parsed once; executed through pool clones
 	fields []string             // field of each full template
 	pool   sync.Pool            // *execState, when tmpls is not empty
@@ -107,7 +107,7 @@ type argOp struct {
 	failed   atomic.Int64                 // requests whose full template failed at run time
 	firstErr atomic.Pointer[failedRender] // the first failure
 
-	refs    []valueRef        // the {{step}} values the op reads (correlate.go)
+	refs    []Ref             // the {{step}} values the op reads (correlate.go)
 	dynName bool              // the tool, prompt or uri is a template
 	env     map[string]string // the -e values (Profile.Env), for {{env "KEY"}}
 }
@@ -125,19 +125,19 @@ type renderState struct {
 	row   []dataCell
 	rowAt int
 	dry   bool       // a compile-time trial: takes no seq and no row of the run
-	vals  []captured // the VU's captured values ({{step}}; correlate.go)
+	vals  []Captured // the VU's Captured values ({{step}}; correlate.go)
 	bind  []int      // slot in vals of each of the op's refs
 }
 
 // Render appends the op's params for the request c (driver.Op.Render).
 // Safe for concurrent use.
-func (a *argOp) Render(dst []byte, c driver.RenderContext) []byte {
+func (a *Op) Render(dst []byte, c driver.RenderContext) []byte {
 	return a.render(dst, c, nil, nil)
 }
 
-// render is Render with the VU's captured values and the op's slots in
+// render is Render with the VU's Captured values and the op's slots in
 // them (both nil without {{step}}).
-func (a *argOp) render(dst []byte, c driver.RenderContext, vals []captured, bind []int) []byte {
+func (a *Op) render(dst []byte, c driver.RenderContext, vals []Captured, bind []int) []byte {
 	if len(a.tmpls) == 0 {
 		var st renderState
 		a.begin(&st, c)
@@ -153,7 +153,7 @@ func (a *argOp) render(dst []byte, c driver.RenderContext, vals []captured, bind
 }
 
 // begin seeds st for request c and picks its row.
-func (a *argOp) begin(st *renderState, c driver.RenderContext) {
+func (a *Op) begin(st *renderState, c driver.RenderContext) {
 	st.c = c
 	st.rng.seed(a.seed, mix64(mix64(uint64(c.VU))+uint64(c.Iteration)))
 	if a.data != nil && !st.dry {
@@ -163,19 +163,19 @@ func (a *argOp) begin(st *renderState, c driver.RenderContext) {
 }
 
 // seqOf returns the request's {{seq}}, taking it on first use.
-func (a *argOp) seqOf(st *renderState) int64 {
+func (a *Op) seqOf(st *renderState) int64 {
 	if st.seq == 0 {
 		if st.dry {
 			st.seq = 1
 		} else {
-			st.seq = int64(a.seg.Slot(uint64(a.seq.Add(1)-1))) + 1 // a segment's share of 1, 2, 3 …
+			st.seq = int64(slot(a.seg, uint64(a.seq.Add(1)-1))) + 1 // a segment's share of 1, 2, 3 …
 		}
 	}
 	return st.seq
 }
 
 // emit runs the program; x (nil without full templates) executes them.
-func (a *argOp) emit(dst []byte, st *renderState, x *execState) []byte {
+func (a *Op) emit(dst []byte, st *renderState, x *execState) []byte {
 	for i := range a.steps {
 		s := &a.steps[i]
 		switch s.kind {
@@ -209,7 +209,7 @@ func (a *argOp) emit(dst []byte, st *renderState, x *execState) []byte {
 }
 
 // execute runs full template i and appends its output JSON-escaped.
-func (a *argOp) execute(dst []byte, i int, x *execState) []byte {
+func (a *Op) execute(dst []byte, i int, x *execState) []byte {
 	x.buf = x.buf[:0]
 	var data any
 	if a.data != nil {
@@ -226,26 +226,49 @@ func (a *argOp) execute(dst []byte, i int, x *execState) []byte {
 	return appendEscaped(dst, x.buf)
 }
 
-// note describes the run-time template failures ("" when none).
-func (a *argOp) note() string {
+// Slotter maps the j-th number (from 0) of a run-wide counter to the
+// number this process takes: an execution segment's share. nil: every
+// number.
+type Slotter interface{ Slot(j uint64) uint64 }
+
+func slot(s Slotter, j uint64) uint64 {
+	if s == nil {
+		return j
+	}
+	return s.Slot(j)
+}
+
+// SetSegment makes the op's run-wide counters ({{seq}}, its data file's
+// sequential rows) take seg's share of their numbers (nil: all). Call it
+// before the op renders, not during.
+func (a *Op) SetSegment(seg Slotter) {
+	a.seg = seg
+	if a.data != nil {
+		a.data.seg = seg
+	}
+}
+
+// Refs are the {{step}} values the op reads, in order of first use.
+func (a *Op) Refs() []Ref { return a.refs }
+
+// DynName reports whether the op's tool, prompt or uri is a template.
+func (a *Op) DynName() bool { return a.dynName }
+
+// RenderValues is Render with a VU's captured values and the slot in
+// vals of each of Refs (both nil without {{step}}). Safe for concurrent
+// use.
+func (a *Op) RenderValues(dst []byte, c driver.RenderContext, vals []Captured, bind []int) []byte {
+	return a.render(dst, c, vals, bind)
+}
+
+// Note describes the run-time template failures ("" when none).
+func (a *Op) Note() string {
 	n := a.failed.Load()
 	f := a.firstErr.Load()
 	if n == 0 || f == nil {
 		return ""
 	}
 	return fmt.Sprintf("%s: %d requests sent a value cut where its template failed (first: %s)", f.field, n, tidyTemplate(f.field, f.err))
-}
-
-// argNotes are the summary's notes on templates that failed during the
-// run.
-func (pl *Plan) argNotes() []string {
-	var out []string
-	for _, a := range pl.args {
-		if n := a.note(); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // templateError words a text/template error of field ("template: F:1:7:
@@ -272,13 +295,13 @@ func (w *sliceWriter) Write(p []byte) (int, error) {
 // st, and a buffer. One per concurrent rendering (pooled).
 type execState struct {
 	st    renderState
-	a     *argOp
+	a     *Op
 	tmpls []*template.Template
 	buf   []byte
 	err   error // of a dry run
 }
 
-func (a *argOp) newExecState() *execState {
+func (a *Op) newExecState() *execState {
 	x := &execState{a: a, tmpls: make([]*template.Template, len(a.tmpls))}
 	funcs := template.FuncMap{
 		fnRandInt:    func(lo, hi int64) int64 { return x.st.rng.between(min(lo, hi), max(lo, hi)) },
@@ -311,43 +334,31 @@ var parseFuncs = template.FuncMap{
 	fnEnv:        func(key string) string { return "" },        // simple form only
 }
 
-// compileArgs compiles the argument templates of every op of p (ops are
-// p's ops with ${NAME} expanded): out[i] is nil for an op without
-// templates. Every problem is returned, naming its field.
-func (p *Profile) compileArgs(ops []OpSpec) ([]*argOp, []error) {
-	data, errs := p.loadedData()
-	out := make([]*argOp, len(ops))
-	for i := range ops {
-		src := data[i+1]
-		if src == nil {
-			src = data[0]
-		}
-		if p.Ops[i].Data != nil && data[i+1] == nil || p.Data != nil && data[0] == nil {
-			continue // its data file failed: reported
-		}
-		if m := ops[i].Method; m != "tools/call" && m != "prompts/get" && m != "resources/read" {
-			continue // validateOps refuses arguments here
-		}
-		a, opErrs := compileOp(p, i, &p.Ops[i], &ops[i], src)
-		errs = append(errs, opErrs...)
-		if len(opErrs) == 0 {
-			out[i] = a
-		}
-	}
-	return out, errs
-}
-
 // argCompiler builds one op's program.
 type argCompiler struct {
-	a       *argOp
+	a       *Op
 	strs    bool // prompt arguments: every value a string
 	hasData bool
 	errs    []error
 }
 
-// compileOp compiles op i (written: as in the profile; o: expanded). It
-// returns nil without errors when no argument is a template.
-func compileOp(p *Profile, i int, written, o *OpSpec, src *dataSource) (*argOp, []error) {
+// Source is what of an op its templates may be in: its method, its tool,
+// prompt or uri, and its arguments (JSON values: maps, slices, strings,
+// numbers, bools, nil), as written in the profile or with ${NAME}
+// expanded.
+type Source struct {
+	Method            string
+	Tool, Prompt, URI string
+	Arguments         any
+}
+
+// CompileOp compiles the arguments of op i (written: as in the profile,
+// which decides what is a template; o: expanded, what is sent) into its
+// renderer: seed is the profile's seed, env the -e values ({{env}}), src
+// its data file (nil: none). It returns nil without errors when no
+// argument is a template, and every problem otherwise, each naming its
+// field (ops[i].arguments…).
+func CompileOp(i int, written, o Source, seed int64, env map[string]string, src *Data) (*Op, []error) {
 	// The name (tool, prompt) or uri may be a template too (an earlier
 	// step's value: correlate.go); it is always a string.
 	nameField, written1, name := ".tool", written.Tool, o.Tool
@@ -363,7 +374,7 @@ func compileOp(p *Profile, i int, written, o *OpSpec, src *dataSource) (*argOp, 
 	}
 	f := "ops[" + strconv.Itoa(i) + "]"
 	field := f + ".arguments"
-	a := &argOp{field: field, data: src, seed: mix64(uint64(p.Seed)) ^ mix64(uint64(i)+0x51), env: p.envx}
+	a := &Op{field: field, data: src, seed: mix64(uint64(seed)) ^ mix64(uint64(i)+0x51), env: env}
 	c := &argCompiler{a: a, strs: o.Method == "prompts/get", hasData: src != nil}
 	a.dynName = dynName
 	if o.Method == "resources/read" {

@@ -1,4 +1,4 @@
-package workload
+package profile
 
 import (
 	"fmt"
@@ -57,43 +57,24 @@ func (p *Profile) validateAborts() []error {
 	return errs
 }
 
-// compileAborts builds the plan's abort rules (Validate parsed each) and
-// adds each threshold not among the thresholds to them, so that it is
-// judged at the end too; scopes are checked against the ops.
-func (pl *Plan) compileAborts(p *Profile) []error {
-	var errs problems
-	for i, a := range p.AbortOnFail {
-		th, err := verdict.ParseThreshold(a.Threshold)
-		if err != nil {
-			continue // reported by validateAborts
-		}
-		if err := th.CheckTest(pl.Names); err != nil {
-			errs.add("abort_on_fail[%d].threshold: %v", i, err)
-			continue
-		}
-		pl.Aborts = append(pl.Aborts, verdict.AbortRule{Threshold: th, Delay: a.Delay.D()})
-		if !slices.ContainsFunc(pl.Thresholds, func(t verdict.Threshold) bool { return t.Expr == th.Expr }) {
-			pl.Thresholds = append(pl.Thresholds, th)
-		}
-	}
-	return errs
-}
-
 // AbortAll makes every threshold (the profile's and --threshold's) stop
 // the run once crossed, judged from delay into the measured window on
 // (--abort-on-fail, --abort-delay); a threshold already in abort_on_fail
 // keeps its own delay. on false with delaySet is an error, as is on
 // without any threshold.
+// abortSettings are the settings AbortAll's errors name (SettingError).
+var abortSettings = []string{"abort_on_fail", "abort_on_fail.delay", "thresholds"}
+
 func (p *Profile) AbortAll(on bool, delay time.Duration, delaySet bool) error {
 	switch {
 	case !on && delaySet:
-		return fmt.Errorf("--abort-delay needs --abort-on-fail")
+		return SettingErrorf(abortSettings, "{abort_on_fail.delay} needs {abort_on_fail}")
 	case !on:
 		return nil
 	case len(p.Thresholds) == 0 && len(p.AbortOnFail) == 0:
-		return fmt.Errorf("--abort-on-fail: no threshold to judge: give --threshold (e.g. --threshold 'p99<200ms')")
+		return SettingErrorf(abortSettings, "{abort_on_fail}: no threshold to judge: give {thresholds} (e.g. {thresholds} 'p99<200ms')")
 	case delay < 0:
-		return fmt.Errorf("--abort-delay: %v, want ≥ 0", delay)
+		return SettingErrorf(abortSettings, "{abort_on_fail.delay}: %v, want ≥ 0", delay)
 	}
 	for _, t := range p.Thresholds {
 		if !slices.ContainsFunc(p.AbortOnFail, func(a AbortSpec) bool { return a.Threshold == t }) {

@@ -1,4 +1,4 @@
-package workload
+package profile
 
 import (
 	"encoding/json"
@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/units"
-	"github.com/mcpbench/mcpbench/results"
 )
 
 // The rest of MCP in profiles: the ops resources/templates/list,
@@ -77,7 +75,7 @@ func (o *OpSpec) moreParams() (json.RawMessage, error) {
 		if len(o.Arguments) > 0 {
 			ctx := map[string]string{}
 			for k, a := range o.Arguments {
-				ctx[k] = fmt.Sprint(a) // resolved arguments are strings
+				ctx[k] = fmt.Sprint(a) // Resolved arguments are strings
 			}
 			v["context"] = map[string]any{"arguments": ctx}
 		}
@@ -87,8 +85,8 @@ func (o *OpSpec) moreParams() (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
-// applyMore sets the driver op's cancel, changed resource and page bound.
-func (o *OpSpec) applyMore(op *driver.Op) {
+// ApplyMore sets the driver op's cancel, changed resource and page bound.
+func (o *OpSpec) ApplyMore(op *driver.Op) {
 	if c := o.Cancel; c != nil {
 		op.Cancel = &driver.Cancel{After: c.After.D(), P: c.P}
 	}
@@ -153,7 +151,7 @@ func (p *Profile) validateSubscriptions() []error {
 		if o.Method == "resources/subscribe" {
 			subscribed[o.URI] = true
 			if !p.GETStream {
-				errs.add("ops[%d]: resources/subscribe needs get_stream: true (--get-stream): servers send notifications/resources/updated on the standalone GET stream", i)
+				errs.add("ops[%d]: resources/subscribe needs get_stream: true{?get_stream}: servers send notifications/resources/updated on the standalone GET stream", i)
 			}
 		}
 	}
@@ -164,40 +162,6 @@ func (p *Profile) validateSubscriptions() []error {
 	}
 	return errs
 }
-
-// onResourceUpdate records a session's subscription event when it
-// belongs to the measured window: by the change's send (an unmatched
-// notification by its arrival).
-func (e *engine) onResourceUpdate(u driver.ResourceUpdate) {
-	t := u.Changed
-	if u.Kind == driver.UpdateUnmatched {
-		t = u.At
-	}
-	if e.counted(t) {
-		e.rec.RecordUpdate(u)
-	} else {
-		e.rec.RecordUpdateOutside(u)
-	}
-}
-
-// modernLogLevel carries the level of the mix's logging/setLevel op,
-// which 2026-07-28 does not have, into every request's _meta
-// (io.modelcontextprotocol/logLevel, SEP-2575), and says so.
-func (e *engine) modernLogLevel() {
-	for _, op := range e.pl.Ops {
-		if op.Method != "logging/setLevel" {
-			continue
-		}
-		var lv string
-		json.Unmarshal(jsonrpc.Field(op.Params, "level"), &lv)
-		e.pl.Driver.LogLevel = lv
-		e.notes = append(e.notes, fmt.Sprintf("log level %q sent in every request's _meta (%s) instead of logging/setLevel", lv, driver.MetaLogLevel))
-		return
-	}
-}
-
-// subscriptionSummary is the run's resource subscriptions (nil when none).
-func (e *engine) subscriptionSummary() *results.SubscriptionSummary { return e.rec.Subscriptions() }
 
 // ParseCancel reads a cancel spec as the --cancel flag writes it:
 // "after=50ms p=0.1" (spaces or commas between the fields; p defaults to

@@ -1,4 +1,4 @@
-package workload
+package argtmpl
 
 import (
 	"math/bits"

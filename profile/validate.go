@@ -1,7 +1,6 @@
-package workload
+package profile
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"regexp"
@@ -9,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/internal/units"
@@ -20,44 +20,44 @@ import (
 // each naming its field; a ${NAME} reference to a variable not set in the
 // environment is one (see ResolveEndpoint).
 func (p *Profile) Validate() []error {
-	_, errs := p.resolve(os.LookupEnv)
+	_, errs := p.Resolve(os.LookupEnv)
 	return errs
 }
 
-// resolved is what validating a profile resolves on the way: the
+// Resolved is what validating a profile resolves on the way: the
 // endpoints, the ops with ${NAME} expanded, their argument programs (data
 // files read) and the network settings. Compile builds the plan from it,
 // so a profile is checked, expanded and its files read once.
-type resolved struct {
-	ep   *Endpoint   // url and headers
-	more []*Endpoint // urls
-	ops  []OpSpec    // ${NAME} expanded
-	args []*argOp    // per op; nil: fixed arguments
-	net  driver.Config
+type Resolved struct {
+	Endpoint *Endpoint     // url and headers
+	More     []*Endpoint   // urls
+	Ops      []OpSpec      // ${NAME} expanded
+	Args     []*argtmpl.Op // per op; nil: fixed arguments
+	Net      driver.Config // the network settings (the HTTP client's)
 }
 
-// resolve checks the profile (after Defaults) and resolves what the plan
-// is built from, with ${NAME} references looked up with lookup. It returns
-// every problem, each naming its field; with any, the resolved parts may
+// Resolve checks the profile (after Defaults) and resolves what a plan
+// is built from (package workload's Compile), with ${NAME} references looked up with lookup. It returns
+// every problem, each naming its field; with any, the Resolved parts may
 // be incomplete.
-func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
-	r := &resolved{}
+func (p *Profile) Resolve(lookup secret.LookupFunc) (*Resolved, []error) {
+	r := &Resolved{}
 	errs := append([]error(nil), p.parseErrs...)
 	if len(p.Ops) > MaxProfileOps { // refused before any op is checked or built
 		return r, append(errs, tooManyOps(len(p.Ops)))
 	}
 	ep, epErrs := p.endpoint(lookup) // url and headers: ${NAME} set, URL well-formed
 	ops, opErrs := p.expandOps(lookup)
-	r.ep, r.ops = ep, ops
+	r.Endpoint, r.Ops = ep, ops
 	errs = append(append(errs, epErrs...), opErrs...)
 	more, moreErrs := p.validateEndpoints(lookup)
-	r.more = more
+	r.More = more
 	errs = append(errs, moreErrs...)
 	errs = append(errs, p.validateLoad()...)
 	errs = append(errs, p.validateIterations()...)
 	errs = append(errs, p.validateTimes()...)
 	errs = append(errs, p.validateSections()...)
-	errs = append(errs, p.validateNet(lookup, &r.net)...)
+	errs = append(errs, p.validateNet(lookup, &r.Net)...)
 	errs = append(errs, p.validateSubscriptions()...)
 	errs = append(errs, p.validateOps()...)
 	errs = append(errs, p.validateChecks()...)
@@ -67,7 +67,7 @@ func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 	errs = append(errs, envErrs...)
 	if len(opErrs) == 0 && len(envErrs) == 0 {
 		args, argErrs := p.compileArgs(ops) // templates and data files (args.go)
-		r.args = args
+		r.Args = args
 		errs = append(errs, argErrs...)
 		errs = append(errs, p.validateRefs(args)...) // {{step}} (correlate.go)
 	}
@@ -76,7 +76,7 @@ func (p *Profile) resolve(lookup secret.LookupFunc) (*resolved, []error) {
 
 // tooManyOps is the problem of a profile of n > MaxProfileOps ops.
 func tooManyOps(n int) error {
-	return fmt.Errorf("ops: %d, more than a profile may have (%d, workload.MaxProfileOps): each op is a label of its own, "+
+	return fmt.Errorf("ops: %d, more than a profile may have (%d, profile.MaxProfileOps): each op is a label of its own, "+
 		"with its own histograms (memory) and a row in every report; give per-request values in a data file "+
 		"(data:, see {{.column}}) or templates ({{rand_int 1 100}}, {{seq}}) rather than an op each, or split the test into several profiles", n, MaxProfileOps)
 }
@@ -84,7 +84,9 @@ func tooManyOps(n int) error {
 // problems collects a validation's errors.
 type problems []error
 
-func (e *problems) add(format string, args ...any) { *e = append(*e, fmt.Errorf(format, args...)) }
+func (e *problems) add(format string, args ...any) {
+	*e = append(*e, AsSetting(fmt.Errorf(format, args...)))
+}
 
 // validateLoad checks the load model: protocol, VUs, rate, stages.
 func (p *Profile) validateLoad() []error {
@@ -164,7 +166,7 @@ func (p *Profile) validateSections() []error {
 	}
 	for i, t := range p.Thresholds {
 		if _, err := verdict.ParseThreshold(t); err != nil {
-			errs.add("%s: %v", p.thresholdField(i), err)
+			errs.add("%s: %v", p.ThresholdField(i), err)
 		}
 	}
 	errs = append(errs, p.validateAborts()...)
@@ -238,7 +240,7 @@ func (p *Profile) validateOps() []error {
 	// label would read as one op. Refused, naming both.
 	seen := map[string]int{}
 	for i := range p.Ops {
-		n := p.Ops[i].opName()
+		n := p.Ops[i].OpName()
 		if j, dup := seen[n]; dup {
 			errs.add("ops[%d].name: %q is also the label of ops[%d]: give each op a name of its own (name: ...)", i, n, j)
 			continue
@@ -324,7 +326,7 @@ func tidyYAMLError(m string) string {
 			want = "true or false"
 		case strings.HasPrefix(want, "[]"):
 			want = "a list"
-		case strings.HasPrefix(want, "map"), strings.HasPrefix(want, "workload."):
+		case strings.HasPrefix(want, "map"), strings.HasPrefix(want, "profile."):
 			want = "a mapping"
 		}
 		return fmt.Sprintf("line %s: %q is not %s", s[1], s[3], want)
@@ -332,29 +334,12 @@ func tidyYAMLError(m string) string {
 	return m
 }
 
-// thresholdField names threshold i in an error: thresholds[i] of the
-// profile, or --threshold for one given on the command line.
-func (p *Profile) thresholdField(i int) string {
+// ThresholdField names threshold i in an error: thresholds[i] of the
+// profile, or the setting thresholds (a *SettingError: the CLI's
+// --threshold) for one given on the command line.
+func (p *Profile) ThresholdField(i int) string {
 	if i >= len(p.Thresholds)-p.ThresholdFlags {
-		return "--threshold"
+		return "{thresholds}"
 	}
 	return fmt.Sprintf("thresholds[%d]", i)
-}
-
-// checkThresholds checks the plan's thresholds against its ops (after
-// Validate checked each alone): an op or scenario scope must name one of
-// them, a scenario metric needs a scenario (verdict.Threshold.CheckTest).
-func (pl *Plan) checkThresholds(p *Profile) error {
-	var errs problems
-	for i, th := range pl.Thresholds {
-		if err := th.CheckTest(pl.Names); err != nil {
-			errs.add("%s: %v", p.thresholdField(i), err)
-		}
-	}
-	errs = append(errs, pl.checkScopes(p)...)   // checks.go
-	errs = append(errs, pl.compileAborts(p)...) // abort_on_fail (abort.go)
-	if len(errs) > 0 {
-		return &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
-	}
-	return nil
 }

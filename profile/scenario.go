@@ -1,12 +1,9 @@
-package workload
+package profile
 
 import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
-
-	"github.com/mcpbench/mcpbench/driver"
 )
 
 // Scenarios: ordered steps a VU runs per iteration, as an agent does
@@ -42,25 +39,9 @@ type StepSpec struct {
 	Parallel int `yaml:"parallel"`
 }
 
-// Scenario is a compiled scenario.
-type Scenario struct {
-	Name   string
-	Weight int
-	Steps  []Step
-}
-
-// Step is a compiled step: Op indexes Plan.Ops (each step has an op of
-// its own, named "<scenario>#<n>:<op>", so its latency is reported apart).
-type Step struct {
-	Op       int
-	Think    time.Duration
-	Repeat   int
-	Parallel int
-}
-
-// scenarios returns the profile's scenarios as written: scenario: as one
+// ScenarioList returns the profile's scenarios as written: scenario: as one
 // named after the profile, or scenarios:.
-func (p *Profile) scenarios() []ScenarioSpec {
+func (p *Profile) ScenarioList() []ScenarioSpec {
 	if len(p.Scenario) > 0 {
 		one := 1
 		return []ScenarioSpec{{Name: cmpOrName(p.Name), Weight: &one, Steps: p.Scenario}}
@@ -93,7 +74,7 @@ func (p *Profile) validateScenarios() []error {
 		field = "scenario"
 	}
 	total, names := 0, map[string]bool{}
-	for i, sc := range p.scenarios() {
+	for i, sc := range p.ScenarioList() {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		steps := f + ".steps"
 		if field == "scenario" {
@@ -107,7 +88,7 @@ func (p *Profile) validateScenarios() []error {
 		if sc.Weight != nil && *sc.Weight < 0 {
 			errs.add("%s.weight: %d, want ≥ 0", f, *sc.Weight)
 		}
-		total += weightOr1(sc.Weight)
+		total += WeightOr1(sc.Weight)
 		if len(sc.Steps) == 0 {
 			errs.add("%s: no steps", steps)
 		}
@@ -115,7 +96,7 @@ func (p *Profile) validateScenarios() []error {
 			sf := fmt.Sprintf("%s[%d]", steps, j)
 			if st.Op == "" {
 				errs.add("%s.op: required (the name of an entry of ops)", sf)
-			} else if p.opIndex(st.Op) < 0 {
+			} else if p.OpIndex(st.Op) < 0 {
 				errs.add("%s.op: %q is not an op of ops (names: %s)", sf, st.Op, p.opNames())
 			}
 			if st.Repeat < 0 {
@@ -135,16 +116,16 @@ func (p *Profile) validateScenarios() []error {
 	return errs
 }
 
-func weightOr1(w *int) int {
+func WeightOr1(w *int) int {
 	if w == nil {
 		return 1
 	}
 	return *w
 }
 
-// opIndex finds the op a step names: by name, or by default name.
-func (p *Profile) opIndex(name string) int {
-	return slices.IndexFunc(p.Ops, func(o OpSpec) bool { return o.opName() == name })
+// OpIndex finds the op a step names: by name, or by default name.
+func (p *Profile) OpIndex(name string) int {
+	return slices.IndexFunc(p.Ops, func(o OpSpec) bool { return o.OpName() == name })
 }
 
 func (p *Profile) opNames() string {
@@ -153,80 +134,7 @@ func (p *Profile) opNames() string {
 		if i > 0 {
 			out += ", "
 		}
-		out += strconv.Quote(p.Ops[i].opName())
+		out += strconv.Quote(p.Ops[i].OpName())
 	}
 	return out
-}
-
-// compileScenarios builds the plan's scenarios: each step gets its own
-// op (a copy of the op it names, renamed), so per-step latency is kept.
-func (pl *Plan) compileScenarios(p *Profile, ops []OpSpec, args []*argOp) error {
-	total := 0
-	for _, sc := range p.scenarios() {
-		w := weightOr1(sc.Weight)
-		if w == 0 {
-			continue
-		}
-		s := Scenario{Name: sc.Name, Weight: w}
-		for j, st := range sc.Steps {
-			i := p.opIndex(st.Op)
-			op, err := pl.buildOp(&ops[i], fmt.Sprintf("%s#%d:%s", sc.Name, j+1, st.Op), args[i])
-			if err != nil {
-				return fmt.Errorf("ops[%d].arguments: %w", i, err)
-			}
-			s.Steps = append(s.Steps, Step{Op: len(pl.Ops), Think: st.Think.D(), Repeat: max(st.Repeat, 1), Parallel: max(st.Parallel, 1)})
-			pl.Ops = append(pl.Ops, op)
-			pl.Names = append(pl.Names, op.Name)
-		}
-		pl.correlate(&sc, &s, args, p) // {{step}} (correlate.go)
-		total += w
-		pl.Scenarios = append(pl.Scenarios, s)
-		pl.scum = append(pl.scum, total)
-	}
-	return nil
-}
-
-// buildOp compiles an op spec (expanded) into a driver op named name,
-// rendered by a when its arguments are templates (args.go; nil: fixed).
-func (pl *Plan) buildOp(o *OpSpec, name string, a *argOp) (*driver.Op, error) {
-	params, err := o.params()
-	if err != nil {
-		return nil, err
-	}
-	op, err := driver.NewOp(name, o.Method, params, o.Progress)
-	if err != nil {
-		return nil, err
-	}
-	op.ExpectProgress = o.Expect.Progress
-	o.applyMore(op) // cancel, pagination, subscriptions (mcpops.go)
-	// checks (checks.go)
-	pl.attachChecks(op, o, name)
-	if a != nil {
-		op.Render = a.Render              // templated arguments (args.go)
-		if !slices.Contains(pl.args, a) { // two steps may name one op
-			pl.args = append(pl.args, a)
-		}
-		if a.dynName {
-			pl.dynNames = append(pl.dynNames, name)
-		}
-	}
-	return op, nil
-}
-
-// MaxParallel is the most requests a step of the plan fires at once (1
-// without scenarios): the lanes a VU's session needs.
-func (pl *Plan) MaxParallel() int {
-	n := 1
-	for _, sc := range pl.Scenarios {
-		for _, st := range sc.Steps {
-			n = max(n, st.Parallel)
-		}
-	}
-	return n
-}
-
-// scenarioFor chooses the scenario of arrival slot h (open model), the
-// same whichever VU runs it; pickScenario draws one (closed model).
-func (pl *Plan) scenarioFor(h uint64) int {
-	return searchCum(pl.scum, int(mix(h, pl.Seed)%uint64(pl.scum[len(pl.scum)-1])))
 }

@@ -1,4 +1,4 @@
-package workload
+package argtmpl
 
 import (
 	"encoding/json"
@@ -184,7 +184,7 @@ func (c *argCompiler) literalJSON(field string, v any) {
 // dryRun executes every full template once per row of its data file (the
 // first maxDryRows), or once without one, so that a template that cannot
 // run is a profile error naming its field and the row.
-func (a *argOp) dryRun() []error {
+func (a *Op) dryRun() []error {
 	x := a.newExecState()
 	rows := 1
 	if a.data != nil {

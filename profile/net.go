@@ -1,4 +1,4 @@
-package workload
+package profile
 
 import (
 	"errors"
@@ -92,7 +92,7 @@ func (p *Profile) netConfig(lookup secret.LookupFunc, d *driver.Config) (*driver
 			errs = append(errs, fmt.Errorf("oauth.client_secret: %s is empty", ref))
 		}
 		if o.ClientID == "" {
-			errs = append(errs, errors.New("oauth.client_id: empty (--oauth-client-id)"))
+			errs = append(errs, AsSetting(errors.New("oauth.client_id: empty{?oauth.client_id}")))
 		}
 		d.OAuth = &httpclient.OAuthConfig{ClientID: o.ClientID, ClientSecret: sec, Scopes: o.Scopes, Issuer: o.Issuer}
 	}

@@ -1,4 +1,6 @@
-package workload
+package profile
+
+import "time"
 
 // iterations: as the profile gives it (the engine's side: iterations.go).
 
@@ -16,3 +18,7 @@ func (p *Profile) validateIterations() []error {
 	}
 	return errs
 }
+
+// DefaultIterationsCap is the duration of a run with iterations when
+// neither the profile nor --duration gives one (k6's maxDuration).
+const DefaultIterationsCap = 10 * time.Minute

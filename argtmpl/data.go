@@ -1,4 +1,4 @@
-package workload
+package argtmpl
 
 import (
 	"bufio"
@@ -86,34 +86,34 @@ type dataCell struct {
 	whole []byte // the value as JSON: a string for CSV, the value as written for JSONL
 }
 
-// dataSource is a loaded data file: its rows and the run's cursor.
-type dataSource struct {
+// Data is a loaded data file: its rows and the run's cursor.
+type Data struct {
 	file    string // as written, for messages
 	random  bool
 	columns []string         // CSV: the header; JSONL: every key seen, sorted
 	rows    [][]dataCell     // rows[i][column index]; nil cell: the JSONL row lacks the key
 	cursor  atomic.Uint64    // sequential order: rows taken so far
-	seg     *Segment         // the run's execution segment (segment.go); nil: the whole test
+	seg     Slotter          // the run's execution segment; nil: the whole test
 	anyOnce sync.Once        // the rows as maps, built for full templates only
 	anyRows []map[string]any // the rows as text/template's data
 }
 
 // column returns the index of column name, or -1.
-func (d *dataSource) column(name string) int { return slices.Index(d.columns, name) }
+func (d *Data) column(name string) int { return slices.Index(d.columns, name) }
 
 // pick returns the index of the row of one request: the run's next row
 // (sequential) or a draw from rng (random).
-func (d *dataSource) pick(rng *rngState) int {
+func (d *Data) pick(rng *rngState) int {
 	n := uint64(len(d.rows))
 	if d.random {
 		return int(uintN(rng, n))
 	}
-	return int(d.seg.Slot(d.cursor.Add(1)-1) % n) // a segment's share of the rows' turns
+	return int(slot(d.seg, d.cursor.Add(1)-1) % n) // a segment's share of the rows' turns
 }
 
 // rowData returns row i as a map (column → string, or the decoded JSON
 // value for JSONL), the data of a full text/template.
-func (d *dataSource) rowData(i int) map[string]any {
+func (d *Data) rowData(i int) map[string]any {
 	d.anyOnce.Do(func() {
 		d.anyRows = make([]map[string]any, len(d.rows))
 		for r, row := range d.rows {
@@ -134,8 +134,8 @@ func (d *dataSource) rowData(i int) map[string]any {
 	return d.anyRows[i]
 }
 
-// loadData reads the data file of spec, relative to dir.
-func loadData(spec *DataSpec, dir string) (*dataSource, error) {
+// LoadData reads the data file of spec, relative to dir.
+func LoadData(spec *DataSpec, dir string) (*Data, error) {
 	switch spec.Order {
 	case "", OrderSequential, OrderRandom:
 	default:
@@ -156,7 +156,7 @@ func loadData(spec *DataSpec, dir string) (*dataSource, error) {
 	if fi, err := f.Stat(); err == nil && fi.Size() > MaxDataBytes {
 		return nil, fmt.Errorf("file: %s: %d bytes, larger than %d MiB", spec.File, fi.Size(), MaxDataBytes>>20)
 	}
-	d := &dataSource{file: spec.File, random: spec.Order == OrderRandom}
+	d := &Data{file: spec.File, random: spec.Order == OrderRandom}
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".csv":
 		err = d.readCSV(f)
@@ -174,7 +174,7 @@ func loadData(spec *DataSpec, dir string) (*dataSource, error) {
 	return d, nil
 }
 
-func (d *dataSource) readCSV(r io.Reader) error {
+func (d *Data) readCSV(r io.Reader) error {
 	cr := csv.NewReader(r) // every row must have the header's number of fields
 	head, err := cr.Read()
 	if err != nil {
@@ -217,7 +217,7 @@ func csvError(err error) error {
 	return err
 }
 
-func (d *dataSource) readJSONL(r io.Reader) error {
+func (d *Data) readJSONL(r io.Reader) error {
 	br := bufio.NewReader(r)
 	var objs []map[string]json.RawMessage
 	keys := map[string]bool{}
@@ -272,28 +272,4 @@ func jsonCell(raw json.RawMessage) dataCell {
 		return dataCell{inner: inner, whole: slices.Concat([]byte{'"'}, inner, []byte{'"'})}
 	}
 	return dataCell{inner: appendEscaped(nil, whole), whole: whole}
-}
-
-// loadedData loads each data file of p once: the profile's and the ops'
-// (index i of ops in out[i+1]; out[0] the profile's), with errors naming
-// the field.
-func (p *Profile) loadedData() ([]*dataSource, []error) {
-	out := make([]*dataSource, len(p.Ops)+1)
-	var errs []error
-	load := func(i int, field string, spec *DataSpec) {
-		if spec == nil {
-			return
-		}
-		d, err := loadData(spec, p.dir)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s.%w", field, err)) // "ops[1].data.file: ..."
-			return
-		}
-		out[i] = d
-	}
-	load(0, "data", p.Data)
-	for i := range p.Ops {
-		load(i+1, fmt.Sprintf("ops[%d].data", i), p.Ops[i].Data)
-	}
-	return out, errs
 }

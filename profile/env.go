@@ -1,4 +1,4 @@
-package workload
+package profile
 
 import (
 	"encoding/base64"
@@ -31,7 +31,7 @@ import (
 //     (Plan.Driver). What is shown or written (Plan.Target, Plan.Profile)
 //     keeps the profile as written, with the URL shown by ShowURL.
 
-// Endpoint is where requests go, resolved from a URL and headers as the
+// Endpoint is where requests go, Resolved from a URL and headers as the
 // user wrote them.
 type Endpoint struct {
 	// URL is for the driver only: variables expanded, userinfo removed.
@@ -190,22 +190,4 @@ func expandAny(field string, v any, str func(field, s string) string) any {
 		return out
 	}
 	return v
-}
-
-// ShownHeader returns the plan's request headers for display, as
-// driver.RedactHeader renders them ("Name: value", sorted, values of
-// sensitive headers "[redacted]"), with every other value as the profile
-// writes it (${NAME} unexpanded). An Authorization header made from the
-// URL's userinfo is listed, redacted.
-func (pl *Plan) ShownHeader() []string {
-	h := make(http.Header, len(pl.Driver.Header))
-	for k, v := range pl.Profile.Headers {
-		h.Set(k, v)
-	}
-	for k, v := range pl.Driver.Header {
-		if _, ok := h[k]; !ok {
-			h[k] = v
-		}
-	}
-	return driver.RedactHeader(h)
 }

@@ -1,20 +1,19 @@
-// Package workload turns a profile (YAML) into a plan and runs it: the
-// profile schema (with the sweep and soak specs as data), validation that
-// reports every problem at once, the plan (driver config, op mix), the
-// schedules (constant, and k6-style stages in both models), and the engine:
-// set-up, admission without blocking, the VUs (each owning one session),
-// churn, the collector that feeds the sinks, and the summary.
+// Package profile is the YAML profile language: Profile and its specs
+// (load, stages, ops, scenarios, checks, thresholds, chaos, sweep and
+// soak as data), ParseProfile and LoadProfile (MaxProfileBytes,
+// MaxProfileOps; built-in profiles from package profiles), Defaults,
+// Validate (every problem at once, each naming its field), Override (a
+// value by its YAML path over the file's), ${NAME} references (env.go)
+// and the settings' errors (SettingError). Resolve is what validation
+// resolves on the way (endpoints, expanded ops, argument templates of
+// package argtmpl, network settings): package workload compiles a plan
+// from it. Nothing here runs a test or opens a connection.
 //
-// Files: profile.go, overrides.go (flags over the profile), validate.go,
-// specs.go, env.go (endpoints, ${NAME}), args.go, argprog.go, argrand.go,
-// data.go (data-driven arguments: templates and data files), mcpops.go
-// (the rest of MCP's ops and options), plan.go and load.go (the compiled
-// plan: Compile), schedule.go, segment.go (execution segments), engine.go
-// (Run), vu.go, sessions.go, collect.go, summary.go. The engine reads the
-// Plan only, never the Profile (TestEngineReadsNoProfile). It must not
-// parse SSE or touch sockets (the driver does), nor judge beyond asking
-// verdict for thresholds and storms at a run's end.
-package workload
+// Files: profile.go, validate.go, overrides.go, specs.go, env.go,
+// endpoints.go, net.go, load.go, scenario.go, checks.go, mcpops.go,
+// refs.go (-e values, {{step}} references), argcompile.go (the ops'
+// templates), abort_spec.go, iterations_spec.go, setting.go.
+package profile
 
 import (
 	"bytes"
@@ -24,10 +23,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/units"
@@ -139,7 +140,7 @@ type Profile struct {
 	Scenarios []ScenarioSpec `yaml:"scenarios"`
 	// Data is the data file of the ops' argument templates ({{.column}},
 	// see args.go) for ops without their own.
-	Data *DataSpec `yaml:"data"`
+	Data *argtmpl.DataSpec `yaml:"data"`
 	// Chaos is the fault plan (see package chaos); nil injects nothing.
 	Chaos *chaos.Plan `yaml:"chaos"`
 	// Churn replaces sessions at a rate while the run goes.
@@ -301,7 +302,7 @@ type OpSpec struct {
 	// {{.column}} of the data file … (see args.go and the README).
 	Arguments map[string]any `yaml:"arguments"`
 	// Data is the op's data file for {{.column}} (default: the profile's).
-	Data *DataSpec `yaml:"data"`
+	Data *argtmpl.DataSpec `yaml:"data"`
 	// Progress attaches a progressToken to the request.
 	Progress bool `yaml:"progress"`
 	// Weight in the mix (default 1; 0 leaves the op out).
@@ -311,7 +312,7 @@ type OpSpec struct {
 
 	// The rest of MCP (mcpops.go). Level is logging/setLevel's level;
 	// Argument what completion/complete completes (Arguments are then its
-	// context's resolved arguments).
+	// context's Resolved arguments).
 	Level    string            `yaml:"level"`
 	Argument *CompleteArgument `yaml:"argument"`
 	// Changes is the URI of the resource a tools/call changes (such as
@@ -442,7 +443,7 @@ func tooLarge(path string, size int64) error {
 	if size >= 0 {
 		n = strconv.FormatInt(size, 10) + " bytes"
 	}
-	return fmt.Errorf("profile %s: %s, larger than a profile may be (%s, workload.MaxProfileBytes): "+
+	return fmt.Errorf("profile %s: %s, larger than a profile may be (%s, profile.MaxProfileBytes): "+
 		"give per-request values in a data file (data: or an op's data:, see {{.column}}) or templates ({{rand_int 1 100}}, {{seq}}) "+
 		"rather than an op each, or split the test into several profiles", path, n, units.Size(MaxProfileBytes))
 }
@@ -476,7 +477,25 @@ func (e *ProfileError) Error() string {
 // Unwrap returns the problems.
 func (e *ProfileError) Unwrap() []error { return e.Errs }
 
-// Defaults fills zero values with the documented defaults.
+// Clone is a copy of p that Defaults and validation may write without
+// writing p: the ops (their weights) and the chaos plan are copied; what
+// neither writes is shared.
+func (p *Profile) Clone() *Profile {
+	c := *p
+	c.Ops = slices.Clone(p.Ops)
+	if p.Chaos != nil {
+		ch := *p.Chaos
+		ch.Faults = slices.Clone(p.Chaos.Faults)
+		if p.Chaos.Storm != nil {
+			st := *p.Chaos.Storm
+			ch.Storm = &st
+		}
+		c.Chaos = &ch
+	}
+	return &c
+}
+
+// Defaults fills zero values with the documented defaults. Idempotent.
 func (p *Profile) Defaults() {
 	if p.VUs == 0 {
 		p.VUs = 10
@@ -488,12 +507,12 @@ func (p *Profile) Defaults() {
 		p.MaxDelay = Duration(time.Second)
 	}
 	if p.MaxVUs == 0 || p.maxVUsAuto {
-		p.MaxVUs, p.maxVUsAuto = p.peakVUs(), false
+		p.MaxVUs, p.maxVUsAuto = p.PeakVUs(), false
 		if p.Open() {
 			// Little's law: keeping rate R while each op takes up to the
 			// max delay D needs R × D VUs in flight; beyond that an op
 			// waits longer than D and is dropped anyway.
-			need := int(math.Ceil(p.peakRate() * p.MaxDelay.D().Seconds() / float64(p.Concurrency)))
+			need := int(math.Ceil(p.PeakRate() * p.MaxDelay.D().Seconds() / float64(p.Concurrency)))
 			p.MaxVUs, p.maxVUsAuto = max(p.VUs, min(need, DefaultMaxVUsCap)), true
 		}
 	}
