@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/workload"
+	"go.yaml.in/yaml/v3"
 )
 
 // docs/reference/summary-json.md is summary.json's schema: every object
@@ -42,24 +45,36 @@ Types: ` + "`string`, `number`, `bool`; `time` is an RFC 3339 string; `[]T` an a
 
 `
 
-// genSummarySchema renders the schema page of metrics.Summary, and
-// returns the fields it visited ("Type.Field").
-func genSummarySchema(t *testing.T) (string, map[string]bool) {
+// schema describes how a Go type is written as a document: the struct
+// tag that names its fields ("json", "yaml"), the heading of the root
+// object, and the notes for fields without a doc comment.
+type schema struct {
+	tag, rootHeading string
+	notes            map[string]string
+	custom           func(t reflect.Type) (string, []reflect.Type, bool) // a type with its own encoding, said in words (and the sections it refers to)
+}
+
+// genSchema renders the page of root: a section per struct type it
+// reaches, a row per field (its name, its type, its meaning: the field's
+// doc comment), and returns the fields it visited ("Type.Field").
+func (sc schema) gen(t *testing.T, head string, root reflect.Type) (string, map[string]bool) {
 	t.Helper()
 	comments := fieldComments{}
 	visited := map[string]bool{}
 	var b strings.Builder
-	b.WriteString(summarySchemaHead)
-	root := reflect.TypeOf(metrics.Summary{})
+	b.WriteString(head)
 	queue := []reflect.Type{root}
 	seen := map[reflect.Type]bool{root: true}
 	for len(queue) > 0 {
 		st := queue[0]
 		queue = queue[1:]
 		if st == root {
-			b.WriteString("## The top-level object (`Summary`)\n\n")
+			b.WriteString(sc.rootHeading + "\n\n")
 		} else {
 			fmt.Fprintf(&b, "## %s\n\n", st.Name())
+		}
+		if doc := strings.Join(strings.Fields(comments.of(t, st, "")), " "); doc != "" && st != root {
+			b.WriteString(doc + "\n\n")
 		}
 		b.WriteString("| field | type | meaning |\n|---|---|---|\n")
 		var row func(st reflect.Type)
@@ -69,19 +84,22 @@ func genSummarySchema(t *testing.T) (string, map[string]bool) {
 				if !f.IsExported() {
 					continue
 				}
-				name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+				name, opts, _ := strings.Cut(f.Tag.Get(sc.tag), ",")
 				if name == "-" {
 					continue
 				}
 				visited[st.Name()+"."+f.Name] = true
-				if f.Anonymous && name == "" && derefStruct(f.Type) != nil {
+				if (f.Anonymous && name == "" || strings.Contains(opts, "inline")) && derefStruct(f.Type) != nil {
 					row(derefStruct(f.Type)) // an embedded struct's fields are the object's own
 					continue
 				}
 				if name == "" {
 					name = f.Name
+					if sc.tag == "yaml" {
+						name = strings.ToLower(f.Name) // yaml.v3's default key
+					}
 				}
-				typ, refs := jsonType(f.Type)
+				typ, refs := sc.typeOf(f.Type)
 				for _, r := range refs {
 					if !seen[r] {
 						seen[r] = true
@@ -91,13 +109,28 @@ func genSummarySchema(t *testing.T) (string, map[string]bool) {
 				if strings.Contains(opts, "omitempty") {
 					typ += " *omitempty*"
 				}
-				fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, typ, mdCell(comments.of(t, st, f.Name)))
+				text := comments.of(t, st, f.Name)
+				if strings.TrimSpace(text) == "" {
+					text = sc.notes[st.Name()+"."+f.Name]
+				}
+				fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, typ, mdCell(text))
 			}
 		}
 		row(st)
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n", visited
+}
+
+// genSummarySchema renders the schema page of metrics.Summary.
+func genSummarySchema(t *testing.T) (string, map[string]bool) {
+	sc := schema{tag: "json", rootHeading: "## The top-level object (`Summary`)", notes: schemaNotes, custom: func(t reflect.Type) (string, []reflect.Type, bool) {
+		if t.Kind() != reflect.Pointer && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)) {
+			return "`" + t.Name() + "` (its own JSON)", nil, true
+		}
+		return "", nil, false
+	}}
+	return sc.gen(t, summarySchemaHead, reflect.TypeOf(metrics.Summary{}))
 }
 
 var (
@@ -117,28 +150,29 @@ func derefStruct(t reflect.Type) reflect.Type {
 	return nil
 }
 
-// jsonType says how encoding/json writes a value of t, with the struct
-// types it refers to (each a section of the page, linked).
-func jsonType(t reflect.Type) (string, []reflect.Type) {
+// typeOf says how a value of t is written, with the struct types it
+// refers to (each a section of the page, linked).
+func (sc schema) typeOf(t reflect.Type) (string, []reflect.Type) {
 	switch {
 	case t == timeType:
 		return "time", nil
 	case t == durationType:
 		return "number (ns)", nil
-	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType):
-		return "`" + t.Name() + "` (its own JSON)", nil
+	}
+	if s, refs, ok := sc.custom(t); ok {
+		return s, refs
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return jsonType(t.Elem())
+		return sc.typeOf(t.Elem())
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return "string (base64)", nil
 		}
-		s, refs := jsonType(t.Elem())
+		s, refs := sc.typeOf(t.Elem())
 		return "[]" + s, refs
 	case reflect.Map:
-		s, refs := jsonType(t.Elem())
+		s, refs := sc.typeOf(t.Elem())
 		return "{string: " + s + "}", refs
 	case reflect.Struct:
 		if t.Name() == "" {
@@ -177,10 +211,10 @@ func (fc fieldComments) of(t *testing.T, st reflect.Type, field string) string {
 	if _, ok := fc[pkg]; !ok {
 		fc[pkg] = parseFieldComments(t, pkg)
 	}
-	if c := fc[pkg][st.Name()+"."+field]; strings.TrimSpace(c) != "" {
-		return c
+	if field == "" {
+		return fc[pkg][st.Name()] // the type's own doc comment
 	}
-	return schemaNotes[st.Name()+"."+field]
+	return fc[pkg][st.Name()+"."+field]
 }
 
 // schemaNotes say what a field without a doc comment of its own holds
@@ -264,29 +298,45 @@ func parseFieldComments(t *testing.T, pkg string) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			ts, ok := n.(*ast.TypeSpec)
-			if !ok {
-				return true
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
 			}
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
-				return true
-			}
-			for _, fl := range st.Fields.List {
-				text := ""
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
 				switch {
-				case fl.Doc != nil:
-					text = fl.Doc.Text()
-				case fl.Comment != nil:
-					text = fl.Comment.Text()
+				case ts.Doc != nil:
+					out[ts.Name.Name] = ts.Doc.Text()
+				case gd.Doc != nil && len(gd.Specs) == 1:
+					out[ts.Name.Name] = gd.Doc.Text()
 				}
-				for _, n := range fl.Names {
-					out[ts.Name.Name+"."+n.Name] = text
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				last := "" // the doc of the field before: "Sweep steps the load …; Soak configures a soak" speaks of both
+				for _, fl := range st.Fields.List {
+					text := ""
+					switch {
+					case fl.Doc != nil:
+						text = fl.Doc.Text()
+					case fl.Comment != nil:
+						text = fl.Comment.Text()
+					}
+					for _, n := range fl.Names {
+						t := text
+						if t == "" && last != "" && regexp.MustCompile(`\b`+n.Name+`\b`).MatchString(last) {
+							t = last
+						}
+						out[ts.Name.Name+"."+n.Name] = t
+					}
+					if text != "" {
+						last = text
+					}
 				}
 			}
-			return true
-		})
+		}
 	}
 	return out
 }
@@ -311,5 +361,92 @@ func TestDocsSummarySchema(t *testing.T) {
 	}
 	if string(have) != page {
 		t.Errorf("docs/reference/summary-json.md is stale: it differs from the schema the summary's types give (first difference at line %d); regenerate with: go test ./cmd/mcpbench -run TestDocsSummarySchema -update (or MCPBENCH_UPDATE_DOCS=1), and commit it", firstDiffLine(have, []byte(page)))
+	}
+}
+
+// docs/reference/profile-schema.md is the profile YAML's schema, made the
+// same way from the profile's Go types (yaml tags, doc comments), checked
+// by TestDocsProfileSchema (-update or MCPBENCH_UPDATE_DOCS=1 rewrites it).
+const profileSchemaDoc = "../../docs/reference/profile-schema.md"
+
+const profileSchemaHead = `# The profile schema
+
+A profile is a YAML file (or a built-in: ` + "`mcpbench profiles NAME`" + ` prints one). This page lists every field,
+generated from the Go types the file is read into — a test fails when it is stale (` + "`go test ./cmd/mcpbench -run\nTestDocsProfileSchema`; `-update` rewrites it" + `) — so each field's meaning is its Go doc comment. Flags
+override the fields (` + "`--vus`, `--rate`, `--url`" + ` …); the built-ins and an annotated example:
+[profiles.md](profiles.md). A profile with mistakes is refused with every mistake listed, by its field.
+
+Types: ` + "`string`, `number`, `bool`; `duration` is written `500ms`, `10s`, `2m`, `1h`; `size` is `64MiB`,\n`512KiB`, `16MB` or a number of bytes; `[]T` a list of T; `{string: T}` a mapping whose values are T." + `
+
+`
+
+// profileNotes say what a profile field without a doc comment holds.
+var profileNotes = map[string]string{
+	"Profile.Name":           "the profile's name, printed in the summary and recorded in run.json",
+	"Profile.Description":    "one line about what it runs (`mcpbench profiles` prints it)",
+	"Profile.Timeouts":       "the driver's timeouts (--connect-timeout, --timeout, --stream-idle-timeout)",
+	"Profile.Resume":         "how broken streams are resumed (--reconnect, --retry-default, --max-resumes, --reissue)",
+	"Profile.Ops":            "the operations: a weighted mix, or the library a scenario's steps name",
+	"StageSpec.Duration":     "how long the stage moves the target to its own",
+	"Timeouts.Connect":       "connecting, TLS included (--connect-timeout, default 5 s)",
+	"Timeouts.Request":       "a request until its answer begins: a stream's response headers, a JSON answer's end (--timeout, default 30 s)",
+	"Timeouts.StreamIdle":    "a response stream without a complete event or keep-alive (--stream-idle-timeout, default 30 s)",
+	"ScenarioSpec.Name":      "the scenario's name: its rows are NAME#STEP:OP, its thresholds NAME:iteration_p99 …",
+	"ScenarioSpec.Steps":     "the steps, run in order per iteration",
+	"Plan.Faults":            "the faults, each drawn per request or stream with its probability",
+	"Plan.Storm":             "a storm: every open stream of the target kind cut at once (--storm)",
+	"OAuthSpec.ClientID":     "the client id of the client-credentials grant (--oauth-client-id)",
+	"SweepSpec.From":         "the first step's load (--from)",
+	"SweepSpec.To":           "the last step's load (--to)",
+	"SweepSpec.SLO":          "the SLO each step is judged against (--slo-p99, --slo-errors)",
+	"AbortSpec.Threshold":    "the threshold, as in thresholds:",
+	"CompleteArgument.Name":  "the argument completed",
+	"CompleteArgument.Value": "its value so far",
+	"CancelSpec.After":       "how long after the request was sent the cancel goes",
+	"CancelSpec.P":           "the share of calls cancelled, 0..1 (seeded)",
+	"Fault.Action":           "cut, stall or delay",
+}
+
+var yamlUnmarshaler = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+
+func genProfileSchema(t *testing.T) (string, map[string]bool) {
+	sc := schema{tag: "yaml", rootHeading: "## The top-level mapping (`Profile`)", notes: profileNotes, custom: func(t reflect.Type) (string, []reflect.Type, bool) {
+		if t.Kind() == reflect.Pointer || !reflect.PointerTo(t).Implements(yamlUnmarshaler) {
+			return "", nil, false
+		}
+		switch t.Kind() {
+		case reflect.Int64:
+			if t.Name() == "Duration" {
+				return "duration", nil, true
+			}
+			return "size", nil, true
+		case reflect.Struct: // a mapping, or a short form its section's text gives
+			return "[" + t.Name() + "](#" + strings.ToLower(t.Name()) + ") or its short form", []reflect.Type{t}, true
+		}
+		return "`" + t.Name() + "`", nil, true
+	}}
+	return sc.gen(t, profileSchemaHead, reflect.TypeOf(workload.Profile{}))
+}
+
+func TestDocsProfileSchema(t *testing.T) {
+	page, visited := genProfileSchema(t)
+	for k := range profileNotes {
+		if !visited[k] {
+			t.Errorf("profileNotes[%q]: a profile has no such field (renamed? moved?)", k)
+		}
+	}
+	if updateDocs() {
+		if err := os.WriteFile(profileSchemaDoc, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("rewrote %s from the profile's types", profileSchemaDoc)
+		return
+	}
+	have, err := os.ReadFile(profileSchemaDoc)
+	if err != nil {
+		t.Fatalf("%v; generate it with: go test ./cmd/mcpbench -run TestDocsProfileSchema -update", err)
+	}
+	if string(have) != page {
+		t.Errorf("docs/reference/profile-schema.md is stale: it differs from the schema the profile's types give (first difference at line %d); regenerate with: go test ./cmd/mcpbench -run TestDocsProfileSchema -update (or MCPBENCH_UPDATE_DOCS=1), and commit it", firstDiffLine(have, []byte(page)))
 	}
 }
