@@ -343,25 +343,7 @@ func parseFieldComments(t *testing.T, pkg string) map[string]string {
 
 func TestDocsSummarySchema(t *testing.T) {
 	page, visited := genSummarySchema(t)
-	for k := range schemaNotes {
-		if !visited[k] {
-			t.Errorf("schemaNotes[%q]: summary.json has no such field (renamed? moved?)", k)
-		}
-	}
-	if updateDocs() {
-		if err := os.WriteFile(summarySchemaDoc, []byte(page), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("rewrote %s from the summary's types", summarySchemaDoc)
-		return
-	}
-	have, err := os.ReadFile(summarySchemaDoc)
-	if err != nil {
-		t.Fatalf("%v; generate it with: go test ./cmd/mcpbench -run TestDocsSummarySchema -update", err)
-	}
-	if string(have) != page {
-		t.Errorf("docs/reference/summary-json.md is stale: it differs from the schema the summary's types give (first difference at line %d); regenerate with: go test ./cmd/mcpbench -run TestDocsSummarySchema -update (or MCPBENCH_UPDATE_DOCS=1), and commit it", firstDiffLine(have, []byte(page)))
-	}
+	checkSchemaPage(t, summarySchemaDoc, "TestDocsSummarySchema", page, visited, schemaNotes)
 }
 
 // docs/reference/profile-schema.md is the profile YAML's schema, made the
@@ -430,23 +412,77 @@ func genProfileSchema(t *testing.T) (string, map[string]bool) {
 
 func TestDocsProfileSchema(t *testing.T) {
 	page, visited := genProfileSchema(t)
-	for k := range profileNotes {
+	checkSchemaPage(t, profileSchemaDoc, "TestDocsProfileSchema", page, visited, profileNotes)
+}
+
+// docs/reference/run-json.md is run.json's schema, made the same way from
+// metrics.RunInfo, checked by TestDocsRunJSONSchema (-update rewrites it).
+const runJSONSchemaDoc = "../../docs/reference/run-json.md"
+
+const runJSONSchemaHead = `# run.json
+
+` + "`run.json`" + ` in a results directory says what ran, so a result can be understood and reproduced: the command,
+the versions, the host, the target and the profile as resolved. It is written when the run starts. This page is
+generated from the Go type it is written from (` + "`go test ./cmd/mcpbench -run TestDocsRunJSONSchema`; `-update`\nrewrites it" + `). The other files: [results.md](results.md).
+
+` + "`spec`" + ` is the effective profile (flags applied), written with the Go field names of the profile's types as its
+keys (` + "`Ops[0].Arguments`" + `, as ` + "`compare`" + ` names the differences): the fields are those of the
+[profile schema](profile-schema.md).
+
+`
+
+// runJSONNotes say what a run.json field without a doc comment holds.
+var runJSONNotes = map[string]string{
+	"RunInfo.Tool":               "\"mcpbench\": the marker --overwrite looks for before it removes a directory",
+	"RunInfo.Version":            "mcpbench's version (\"dev\" in a source build)",
+	"RunInfo.GoVersion":          "the Go toolchain that built it",
+	"RunInfo.OS":                 "the operating system (GOOS)",
+	"RunInfo.Arch":               "the architecture (GOARCH)",
+	"RunInfo.NumCPU":             "the machine's cores",
+	"RunInfo.Started":            "when the run started",
+	"RunInfo.Target":             "the endpoint (credentials redacted)",
+	"RunInfo.Embedded":           "true when the target was the embedded reference server",
+	"RunInfo.ServerMode":         "the embedded server's mode (stateful, stateless, json, 2026-07-28)",
+	"RunInfo.ProtocolRequested":  "--protocol as given (auto by default)",
+	"RunInfo.ProtocolNegotiated": "the version negotiated",
+	"RunInfo.Profile":            "the profile's name",
+	"RunInfo.Seed":               "the seed of the op mix, jitter and chaos",
+}
+
+func TestDocsRunJSONSchema(t *testing.T) {
+	sc := schema{tag: "json", rootHeading: "## The top-level object (`RunInfo`)", notes: runJSONNotes, custom: func(t reflect.Type) (string, []reflect.Type, bool) {
+		if t.Kind() == reflect.Interface {
+			return "object", nil, true
+		}
+		return "", nil, false
+	}}
+	page, visited := sc.gen(t, runJSONSchemaHead, reflect.TypeOf(metrics.RunInfo{}))
+	checkSchemaPage(t, runJSONSchemaDoc, "TestDocsRunJSONSchema", page, visited, runJSONNotes)
+}
+
+// checkSchemaPage compares a generated page with the committed one (or
+// rewrites it with -update or MCPBENCH_UPDATE_DOCS=1), and checks that
+// every note names a field the page has.
+func checkSchemaPage(t *testing.T, path, test, page string, visited map[string]bool, notes map[string]string) {
+	t.Helper()
+	for k := range notes {
 		if !visited[k] {
-			t.Errorf("profileNotes[%q]: a profile has no such field (renamed? moved?)", k)
+			t.Errorf("notes[%q]: no such field (renamed? moved?)", k)
 		}
 	}
+	rel := strings.TrimPrefix(path, "../../")
 	if updateDocs() {
-		if err := os.WriteFile(profileSchemaDoc, []byte(page), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("rewrote %s from the profile's types", profileSchemaDoc)
+		t.Logf("rewrote %s", rel)
 		return
 	}
-	have, err := os.ReadFile(profileSchemaDoc)
+	have, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v; generate it with: go test ./cmd/mcpbench -run TestDocsProfileSchema -update", err)
+		t.Fatalf("%v; generate it with: go test ./cmd/mcpbench -run %s -update", err, test)
 	}
 	if string(have) != page {
-		t.Errorf("docs/reference/profile-schema.md is stale: it differs from the schema the profile's types give (first difference at line %d); regenerate with: go test ./cmd/mcpbench -run TestDocsProfileSchema -update (or MCPBENCH_UPDATE_DOCS=1), and commit it", firstDiffLine(have, []byte(page)))
+		t.Errorf("%s is stale: it differs from the schema the Go types give (first difference at line %d); regenerate with: go test ./cmd/mcpbench -run %s -update (or MCPBENCH_UPDATE_DOCS=1), and commit it", rel, firstDiffLine(have, []byte(page)), test)
 	}
 }
