@@ -273,7 +273,7 @@ func shownOutputMatches(shown, got string) (string, bool) {
 	return "", true
 }
 
-func TestShownOutputMatches(t *testing.T) {
+func TestDocsShownOutputMatches(t *testing.T) {
 	got := "mcpbench  http://127.0.0.1:4242/mcp  ·  protocol 2025-11-25\nVerdict: WARN — 3 of 9 ops started late\nWARNING W-START-LAG: late\n  cause: busy\nop count p99\ntools/call:echo 12 1.5\nThresholds: 1 of 1 passed\n  FAIL  p99<5ms (actual 9.1 ms)\n"
 	shown := "mcpbench  http://127.0.0.1:8080/mcp  ·  protocol 2025-11-25\nVerdict: OK — no errors\n…\nop count p99\ntools/call:echo 2000 11.66\nThresholds: 1 of 1 passed\n  PASS  p99<5ms (actual 1.2 ms)\n"
 	if l, ok := shownOutputMatches(shown, got); !ok {
@@ -383,7 +383,7 @@ func TestDocsLinks(t *testing.T) {
 // go build with -buildvcs=false), statically (CGO_ENABLED=0), and runs it
 // as a non-root user with mcpbench as the entry point. docker build itself
 // runs where a Docker daemon is (scripts/check-docker.sh).
-func TestDockerfile(t *testing.T) {
+func TestDocsDockerfile(t *testing.T) {
 	data, err := os.ReadFile("../../Dockerfile")
 	if err != nil {
 		t.Fatal(err)
