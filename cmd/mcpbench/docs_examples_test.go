@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/mcpbench/mcpbench/driver"
 )
 
 // The README and docs/ as a test reads them: the files, their fenced
@@ -408,5 +410,24 @@ func TestDocsDockerfile(t *testing.T) {
 	}
 	if strings.Count(df, "\nFROM ") < 2 {
 		t.Errorf("the Dockerfile is not multi-stage (want a build stage and a run stage)")
+	}
+}
+
+// The error-class table of docs/reference/metrics.md names every class the
+// driver counts, and no other.
+func TestDocsErrorClasses(t *testing.T) {
+	sec := readmeSection(t, docText(t, "docs/reference/metrics.md"), "## Error classes")
+	listed := map[string]bool{}
+	for _, r := range regexp.MustCompile("(?m)^\\| `([a-z-]+)` \\|").FindAllStringSubmatch(sec, -1) {
+		listed[r[1]] = true
+	}
+	for c := driver.Class(1); c < driver.NumClasses; c++ {
+		if !listed[c.String()] {
+			t.Errorf("docs/reference/metrics.md's Error classes lack %s", c)
+		}
+		delete(listed, c.String())
+	}
+	for name := range listed {
+		t.Errorf("docs/reference/metrics.md lists the error class %s: the driver has no such class", name)
 	}
 }
