@@ -191,7 +191,7 @@ func docExamples(t *testing.T, f docFile) docExampleSet {
 // Each doc's shell blocks are run or marked external (docExamples says
 // why not); the counts are logged. Cheap: it runs nothing.
 func TestDocsExamplesMarked(t *testing.T) {
-	run, external, outputs := 0, 0, 0
+	run, external, outputs, servers := 0, 0, 0, 0
 	for _, f := range docFiles(t) {
 		set := docExamples(t, f)
 		external += set.external
@@ -200,12 +200,14 @@ func TestDocsExamplesMarked(t *testing.T) {
 			case c.expect != "":
 				outputs++
 				run++
+			case c.export == "" && (c.args[0] == "serve" || c.args[0] == "proxy"):
+				servers++
 			case c.export == "":
 				run++
 			}
 		}
 	}
-	t.Logf("examples: %d commands run by TestReadmeCommands (%d of them with their output compared), %d blocks marked external", run, outputs, external)
+	t.Logf("examples: %d commands run by TestReadmeCommands (%d of them output blocks, their output compared), %d serve/proxy lines (started once per address and file), %d blocks marked external", run, outputs, servers, external)
 }
 
 var (
