@@ -218,13 +218,14 @@ var (
 
 // volatilePrefixes are lines whose text past the prefix says how this run
 // went (a verdict, a noisy sweep's knee): only the prefix is compared.
-var volatilePrefixes = []string{"Verdict:", "Next:", "Knee:", "Confidence:", "Stopped early:", "Cool-downs:", "Maximum sustainable rate", "throughput ", "Soak:"}
+var volatilePrefixes = []string{"Verdict:", "Next:", "Knee:", "Maximum sustainable rate", "throughput ", "Soak:"}
 
 // shownLine masks l as shapeLines does, then what differs between two runs
 // of one command on a noisy machine: verdict words, event ids, the text
 // after a volatile prefix. It reports false for a line a run may or may
 // not print (notices, warnings with their cause and remedy, the start-lag
-// line, a sweep's step rows, an elision "…").
+// line, a sweep's step rows and its confidence, cool-down and stopped-early
+// lines, an elision "…").
 func shownLine(l string) (string, bool) {
 	l = reEventID.ReplaceAllString(l, "ID")
 	shaped := shapeLines(l)
@@ -232,7 +233,8 @@ func shownLine(l string) (string, bool) {
 		return "", false
 	}
 	s := reVolatileWord.ReplaceAllString(shaped[0], "V")
-	for _, p := range []string{"…", "...", "mcpbench:", "note:", "WARNING", "cause:", "remedy:", "Start lag", "(steps marked", "sweep step"} {
+	for _, p := range []string{"…", "...", "mcpbench:", "note:", "WARNING", "cause:", "remedy:", "Start lag", "(steps marked", "sweep step",
+		"Confidence:", "Cool-downs:", "Stopped early:"} { // a sweep prints these only when it has something to say
 		if strings.HasPrefix(s, p) {
 			return "", false
 		}
