@@ -312,7 +312,7 @@ type OpSpec struct {
 
 	// The rest of MCP (mcpops.go). Level is logging/setLevel's level;
 	// Argument what completion/complete completes (Arguments are then its
-	// context's Resolved arguments).
+	// context's resolved arguments).
 	Level    string            `yaml:"level"`
 	Argument *CompleteArgument `yaml:"argument"`
 	// Changes is the URI of the resource a tools/call changes (such as
