@@ -46,11 +46,12 @@ type Plan struct {
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
-	cum       []int         // cumulative weights, for the op mix
-	scum      []int         // cumulative weights of the scenarios
-	args      []*argtmpl.Op // the templated ops' renderers
-	corr      *correlator   // values steps read from earlier steps (nil: none; correlate.go)
-	dynNames  []string      // ops whose tool, prompt or uri is a template (not under 2026-07-28)
+	cum       []int                      // cumulative weights, for the op mix
+	scum      []int                      // cumulative weights of the scenarios
+	args      []*argtmpl.Op              // the templated ops' renderers
+	argOf     map[*driver.Op]*argtmpl.Op // each templated op's renderer (compile time; wire)
+	corr      *correlator                // values steps read from earlier steps (nil: none; correlate.go)
+	dynNames  []string                   // ops whose tool, prompt or uri is a template (not under 2026-07-28)
 
 	// checks are the ops' checks (checks.go).
 	checks planChecks
@@ -146,6 +147,7 @@ func Compile(p *profile.Profile, hc *http.Client) (*Plan, error) {
 		if err := pl.checkThresholds(p); err != nil {
 			return nil, err
 		}
+		pl.wireOps()
 		return pl, nil
 	}
 	total := 0
@@ -166,6 +168,7 @@ func Compile(p *profile.Profile, hc *http.Client) (*Plan, error) {
 	if err := pl.checkThresholds(p); err != nil {
 		return nil, err
 	}
+	pl.wireOps()
 	return pl, nil
 }
 
