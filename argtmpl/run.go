@@ -3,10 +3,12 @@ package argtmpl
 // Run is one run's state of a plan's templated ops: the run-wide
 // counters ({{seq}}, each data file's sequential cursor), the execution
 // segment they take their share of, and the run-time template failures
-// (Note). An Op that CompileOp returns is only tried at compile time (a
-// dry run takes no number and no row): each run renders with copies of
-// its own, made by Run.Op, so a plan's ops are read-only and a second run
-// of the same plan starts its {{seq}} and rows where the first did.
+// (Note). An Op that CompileOp returns keeps counters of its own
+// (rendering it advances them; its compile-time dry run takes no number
+// and no row); a run that must leave it as it is, and start afresh,
+// renders copies made by Run.Op: a plan's ops are then read-only, and a
+// second run of the same plan starts its {{seq}} and rows where the first
+// did (workload's engine makes one Run per run).
 //
 // A Run is not safe for concurrent use while copies are made; the copies
 // render concurrently (as Op.Render).

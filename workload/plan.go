@@ -23,8 +23,10 @@ import (
 // these fields only, never Profile (TestEngineReadsNoProfile): as k6 does
 // with each executor's config, the profile is validated once and turned
 // into what the run needs before it starts. Read-only once built: Run
-// settles the protocol and switches off what cannot apply at it on its
-// own copy (see Run for what the ops share between runs). Driver holds the real URL and the expanded header
+// never writes it or anything it points to (each run settles the
+// protocol, switches off what cannot apply, and keeps its ops' and
+// renderers' state on its own copy: runCopy), so a plan may be run again
+// or by several runs at once. Driver holds the real URL and the expanded header
 // values: never show it. Profile is the profile as written (defaults
 // applied, ${NAME} references unexpanded, URL shown as Target), for
 // display and run.json; Target is the URL for display (ShowURL): both are
