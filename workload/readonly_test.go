@@ -144,7 +144,8 @@ func readOnlyFake() *mcptest.ModernOnly {
 // 2026-07-28, a Cancel op's fastest answer), the renderers ({{seq}}
 // counters, a data file's sequential cursor, the execution segment, the
 // run-time failures), the correlator's VU values, the output-schema
-// store, the budget. The plan, dumped whole, reads the same after two
+// store (the large-message budget is the run's too; small answers here
+// leave it as it was either way). The plan, dumped whole, reads the same after two
 // runs in turn and after two at once (-race: nothing shared is written).
 func testPlanDeepReadOnly(t *testing.T) {
 	csv := writeFile(t, "rows.csv", "city\nZürich\nLyon\nBerlin\n")
