@@ -238,16 +238,6 @@ func slot(s Slotter, j uint64) uint64 {
 	return s.Slot(j)
 }
 
-// SetSegment makes the op's run-wide counters ({{seq}}, its data file's
-// sequential rows) take seg's share of their numbers (nil: all). Call it
-// before the op renders, not during.
-func (a *Op) SetSegment(seg Slotter) {
-	a.seg = seg
-	if a.data != nil {
-		a.data.seg = seg
-	}
-}
-
 // Refs are the {{step}} values the op reads, in order of first use.
 func (a *Op) Refs() []Ref { return a.refs }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,5 +66,64 @@ func TestCompileOpRenders(t *testing.T) {
 	bad := Source{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"c": "{{.city}}"}}
 	if _, errs := CompileOp(3, bad, bad, 7, nil, nil); len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "ops[3].arguments.c") {
 		t.Fatalf("errors %v: want one naming ops[3].arguments.c", errs)
+	}
+}
+
+// slotEvery takes every second number from 1: a segment's share.
+type slotEvery struct{}
+
+func (slotEvery) Slot(j uint64) uint64 { return 2*j + 1 }
+
+// Run's copies start afresh and leave the op as it is: each Run's {{seq}}
+// and data rows start from the first, the ops of one data file share its
+// cursor within a Run, and the Run's segment picks the numbers.
+func TestRunCopiesStartAfresh(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "c.csv"), []byte("city\nOslo\nLima\nRome\nKyiv\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, err := LoadData(&DataSpec{File: "c.csv"}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compile := func(i int) *Op {
+		src := Source{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"s": "{{seq}}", "city": "{{.city}}"}}
+		op, errs := CompileOp(i, src, src, 7, nil, data)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		return op
+	}
+	a, b := compile(0), compile(1)
+	render := func(op *Op) string {
+		var m struct {
+			Arguments struct {
+				S    int    `json:"s"`
+				City string `json:"city"`
+			} `json:"arguments"`
+		}
+		if err := json.Unmarshal(op.Render(nil, driver.RenderContext{}), &m); err != nil {
+			t.Fatal(err)
+		}
+		return strconv.Itoa(m.Arguments.S) + " " + m.Arguments.City
+	}
+	for run := range 2 {
+		r := NewRun(nil)
+		ra, rb := r.Op(a), r.Op(b)
+		if r.Op(a) != ra || r.Op(nil) != nil {
+			t.Fatal("Run.Op: not one copy per op")
+		}
+		got := []string{render(ra), render(ra), render(rb)}
+		want := []string{"1 Oslo", "2 Lima", "1 Rome"} // a's seq; the file's cursor, shared
+		if !slices.Equal(got, want) {
+			t.Errorf("run %d: %q, want %q", run+1, got, want)
+		}
+	}
+	seg := NewRun(slotEvery{}).Op(a)
+	if got := []string{render(seg), render(seg)}; !slices.Equal(got, []string{"2 Lima", "4 Kyiv"}) {
+		t.Errorf("a segment's share: %q, want 2 Lima, 4 Kyiv", got)
+	}
+	if got := render(a); got != "1 Oslo" {
+		t.Errorf("the compiled op after the runs: %q, want 1 Oslo (untouched)", got)
 	}
 }

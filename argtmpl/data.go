@@ -86,16 +86,25 @@ type dataCell struct {
 	whole []byte // the value as JSON: a string for CSV, the value as written for JSONL
 }
 
-// Data is a loaded data file: its rows and the run's cursor.
+// Data is a loaded data file: its rows and a cursor. The rows are
+// read-only once loaded; the cursor and the segment are a run's: the
+// Data a plan compiles with is only tried at compile time (dry runs take
+// no row of it), and each run renders with a copy of its own (Run).
 type Data struct {
 	file    string // as written, for messages
 	random  bool
-	columns []string         // CSV: the header; JSONL: every key seen, sorted
-	rows    [][]dataCell     // rows[i][column index]; nil cell: the JSONL row lacks the key
-	cursor  atomic.Uint64    // sequential order: rows taken so far
-	seg     Slotter          // the run's execution segment; nil: the whole test
-	anyOnce sync.Once        // the rows as maps, built for full templates only
-	anyRows []map[string]any // the rows as text/template's data
+	columns []string      // CSV: the header; JSONL: every key seen, sorted
+	rows    [][]dataCell  // rows[i][column index]; nil cell: the JSONL row lacks the key
+	cursor  atomic.Uint64 // sequential order: rows taken so far
+	seg     Slotter       // the run's execution segment; nil: the whole test
+	any     *anyRows      // shared by the copies (Run)
+}
+
+// anyRows are a data file's rows as text/template's data, built once,
+// for full templates only.
+type anyRows struct {
+	once sync.Once
+	rows []map[string]any
 }
 
 // column returns the index of column name, or -1.
@@ -114,8 +123,9 @@ func (d *Data) pick(rng *rngState) int {
 // rowData returns row i as a map (column → string, or the decoded JSON
 // value for JSONL), the data of a full text/template.
 func (d *Data) rowData(i int) map[string]any {
-	d.anyOnce.Do(func() {
-		d.anyRows = make([]map[string]any, len(d.rows))
+	a := d.any
+	a.once.Do(func() {
+		a.rows = make([]map[string]any, len(d.rows))
 		for r, row := range d.rows {
 			m := make(map[string]any, len(row))
 			for c, cell := range row {
@@ -128,10 +138,10 @@ func (d *Data) rowData(i int) map[string]any {
 				_ = dec.Decode(&v) // valid JSON: made at load
 				m[d.columns[c]] = v
 			}
-			d.anyRows[r] = m
+			a.rows[r] = m
 		}
 	})
-	return d.anyRows[i]
+	return a.rows[i]
 }
 
 // LoadData reads the data file of spec, relative to dir.
@@ -156,7 +166,7 @@ func LoadData(spec *DataSpec, dir string) (*Data, error) {
 	if fi, err := f.Stat(); err == nil && fi.Size() > MaxDataBytes {
 		return nil, fmt.Errorf("file: %s: %d bytes, larger than %d MiB", spec.File, fi.Size(), MaxDataBytes>>20)
 	}
-	d := &Data{file: spec.File, random: spec.Order == OrderRandom}
+	d := &Data{file: spec.File, random: spec.Order == OrderRandom, any: &anyRows{}}
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".csv":
 		err = d.readCSV(f)

@@ -73,6 +73,21 @@ type Op struct {
 	fastest atomic.Int64
 }
 
+// Clone returns a copy of op for a run of its own: every field as in op
+// (the slices and functions shared: they are not written), and what an op
+// learns while it is sent — its fastest success answer (Cancel) — started
+// afresh. A plan's ops cloned per run are then never written by a run
+// (PrepareOps sets the copies' ParamHeaders). Clone op before it is sent,
+// or while no call of it is in flight.
+func (op *Op) Clone() *Op {
+	return &Op{
+		Name: op.Name, Method: op.Method, Params: op.Params, Progress: op.Progress,
+		ExpectProgress: op.ExpectProgress, ParamHeaders: op.ParamHeaders, Render: op.Render,
+		Cancel: op.Cancel, Changes: op.Changes, Inspect: op.Inspect, MaxPages: op.MaxPages,
+		list: op.list, subURI: op.subURI, isToolCall: op.isToolCall, mcpName: op.mcpName, parts: op.parts,
+	}
+}
+
 // RequestPlaceholder in an op's params is replaced, per logical request,
 // by an id unique in the run ("<session>-<n>") that stays the same when
 // the request is re-issued or retried: a server can then tell a re-issue

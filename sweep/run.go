@@ -195,13 +195,21 @@ func (sr *sweeper) lastFailed() bool {
 	return len(r) > 0 && !r[len(r)-1].Pass && !r[len(r)-1].Interrupted
 }
 
+// compile is the sweep's one call of workload.Compile: the plan of a
+// step or a cool-down probe from sp (the sweep's profile at that load,
+// stepProfile), with the client every step shares (Options.HTTPClient;
+// nil: each run builds its own).
+func (sr *sweeper) compile(sp *profile.Profile) (*workload.Plan, error) {
+	return workload.Compile(sp, sr.opts.HTTPClient)
+}
+
 // probe runs one cool-down probe and returns its p50 (ms; ok false when
 // it completed no op or failed).
 func (sr *sweeper) probe(ctx context.Context) (float64, bool) {
 	sp := sr.stepProfile(0, ProbeLoad(sr.spec))
 	sp.Name = sr.p.Name + " cool-down probe"
 	sp.Duration, sp.Warmup = profile.Duration(ProbeDuration), 0
-	pl, err := workload.Compile(sp, sr.opts.HTTPClient)
+	pl, err := sr.compile(sp)
 	if err != nil {
 		return 0, false
 	}
@@ -329,7 +337,7 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 	var runs []stepRun
 	var runErr error
 	for r := 1; r <= max(1, sr.spec.Repeat); r++ {
-		pl, err := workload.Compile(sr.stepProfile(n, v), sr.opts.HTTPClient)
+		pl, err := sr.compile(sr.stepProfile(n, v))
 		if err != nil {
 			return true, err
 		}

@@ -84,3 +84,22 @@ func BenchmarkRender(b *testing.B) {
 		it++
 	}
 }
+
+// BenchmarkRenderRunCopy is BenchmarkRender on a run's copy of the op
+// (runCopy: the op cloned, its renderer argtmpl.Run's): what Run sends
+// with. It must cost what BenchmarkRender does.
+func BenchmarkRenderRunCopy(b *testing.B) {
+	p := argProfile("echo", map[string]any{"text": "hello-{{seq}}", "n": "{{rand_int 1 100}}", "id": "{{uuid}}", "user": "{{rand_string 3}}"})
+	pl, err := Compile(p, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	op := runCopy(pl, nil).Ops[0]
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	var it int64
+	for b.Loop() {
+		buf = op.Render(buf[:0], driver.RenderContext{VU: 1, Iteration: it})
+		it++
+	}
+}

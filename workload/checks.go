@@ -11,12 +11,14 @@ import (
 )
 
 // planChecks is a plan's check state. The schema store is filled while
-// the plan runs (the engine's sessions, each at its start).
+// the plan runs (the engine's sessions, each at its start): each run has
+// its own (forRun), the plan's is never filled.
 type planChecks struct {
 	sets    map[*driver.Op]*check.Set
-	schemas *check.Schemas // nil unless an op checks output_schema
-	used    []bool         // per profile-wide check: it selected an op
-	errs    problems       // what attachChecks found; checkScopes reports them
+	tools   map[*driver.Op]string // each set's tool (check.NewSet's), for forRun
+	schemas *check.Schemas        // nil unless an op checks output_schema
+	used    []bool                // per profile-wide check: it selected an op
+	errs    problems              // what attachChecks found; checkScopes reports them
 }
 
 // attachChecks gives op (built from spec o, named name) its checks: the
@@ -76,15 +78,10 @@ func (pl *Plan) attach(op *driver.Op, o *profile.OpSpec, name string, p *profile
 	if err != nil {
 		return fmt.Errorf("op %s: %w", name, err)
 	}
-	if prev := op.Inspect; prev != nil { // another inspection (correlation) goes first
-		op.Inspect = func(result []byte, res *driver.Result) { prev(result, res); set.Inspect(result, res) }
-	} else {
-		op.Inspect = set.Inspect
-	}
 	if pl.checks.sets == nil {
-		pl.checks.sets = map[*driver.Op]*check.Set{}
+		pl.checks.sets, pl.checks.tools = map[*driver.Op]*check.Set{}, map[*driver.Op]string{}
 	}
-	pl.checks.sets[op] = set
+	pl.checks.sets[op], pl.checks.tools[op] = set, tool // wire gives op its Inspect
 	return nil
 }
 

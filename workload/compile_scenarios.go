@@ -70,7 +70,10 @@ func (pl *Plan) buildOp(o *profile.OpSpec, name string, a *argtmpl.Op) (*driver.
 	// checks (checks.go)
 	pl.attachChecks(op, o, name)
 	if a != nil {
-		op.Render = a.Render              // templated arguments (args.go)
+		if pl.argOf == nil {
+			pl.argOf = map[*driver.Op]*argtmpl.Op{}
+		}
+		pl.argOf[op] = a                  // templated arguments (args.go; wire gives op its Render)
 		if !slices.Contains(pl.args, a) { // two steps may name one op
 			pl.args = append(pl.args, a)
 		}

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpbench/mcpbench/argtmpl"
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/profile"
 )
 
@@ -50,7 +49,9 @@ type binding struct {
 	refs  []argtmpl.Ref
 }
 
-// correlator holds a plan's captures and bindings, and the run's values.
+// correlator holds a plan's captures and bindings (read-only once
+// compiled), and a run's values: each run has its own (forRun), the
+// plan's never holds any.
 type correlator struct {
 	slots int
 	caps  map[int][]capture // by plan op (a scenario step): the values its result keeps
@@ -66,10 +67,10 @@ type correlator struct {
 
 type vuValues struct{ vals []argtmpl.Captured }
 
-// correlate wires the scenario sc (as written) compiled into s (its
-// steps' plan ops): the steps read get an Inspect that keeps the values,
-// the steps that read get a Render bound to them. validateRefs checked
-// every reference.
+// correlate records the captures and bindings of the scenario sc (as
+// written) compiled into s (its steps' plan ops): wire then gives the
+// steps read an Inspect that keeps the values and the steps that read a
+// Render bound to them. validateRefs checked every reference.
 func (pl *Plan) correlate(sc *profile.ScenarioSpec, s *Scenario, args []*argtmpl.Op, p *profile.Profile) {
 	for j := range sc.Steps {
 		i := p.OpIndex(sc.Steps[j].Op)
@@ -92,25 +93,6 @@ func (pl *Plan) correlate(sc *profile.ScenarioSpec, s *Scenario, args []*argtmpl
 			}
 			b.slots = append(b.slots, c.caps[k][at].slot)
 		}
-		op := s.Steps[j].Op
-		c.deps[op] = b
-		pl.Ops[op].Render = func(dst []byte, rc driver.RenderContext) []byte {
-			var vals []argtmpl.Captured
-			if vv := c.of(rc.VU); vv != nil {
-				vals = vv.vals
-			}
-			return a.RenderValues(dst, rc, vals, b.slots)
-		}
-	}
-	if pl.corr == nil {
-		return
-	}
-	for k, caps := range pl.corr.caps {
-		capture := pl.corr.inspector(caps)
-		if checks := pl.Ops[k].Inspect; checks != nil { // the step's own checks (checks.go): both run
-			pl.Ops[k].Inspect = func(result []byte, res *driver.Result) { capture(result, res); checks(result, res) }
-		} else {
-			pl.Ops[k].Inspect = capture
-		}
+		c.deps[s.Steps[j].Op] = b
 	}
 }

@@ -27,7 +27,6 @@ func BenchmarkCorrelate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			pl.corr.start()
 			vv := pl.corr.forVU(1)
 			s, err := driver.NewSession(&pl.Driver, 1)
 			if err != nil {

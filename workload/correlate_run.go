@@ -37,11 +37,13 @@ func (c *correlator) inspector(caps []capture) func([]byte, *driver.Result) {
 	}
 }
 
-// start clears the values of a run (nil: no correlation).
-func (c *correlator) start() {
-	if c != nil {
-		c.vus.Store(nil)
+// forRun is the run's correlator: c's captures and bindings, no values
+// yet (nil: no correlation).
+func (c *correlator) forRun() *correlator {
+	if c == nil {
+		return nil
 	}
+	return &correlator{slots: c.slots, caps: c.caps, deps: c.deps}
 }
 
 // forVU makes VU id's values (nil without correlation). Called once per

@@ -171,15 +171,14 @@ type engine struct {
 // ErrInterrupted (cancelled during set-up), with the summary still filled
 // in.
 //
-// Run never writes pl's fields: what it settles (the protocol, features
-// switched off, ops left out of the mix, the client when
-// Plan.Driver.HTTPClient is nil) lives on the run's own copy. What the
-// plan's ops and renderers keep is shared with every run of the plan:
-// driver.Op's ParamHeaders (set by driver.PrepareOps under 2026-07-28),
-// the {{seq}} counters and sequential data rows (they go on from one run
-// to the next) and the execution segment of the argument counters (the
-// last Run's): a plan run more than once at a time must be run with one
-// segment.
+// Run never writes pl, nor anything pl points to: what it settles (the
+// protocol, features switched off, ops left out of the mix, the client
+// when Plan.Driver.HTTPClient is nil) and what its ops keep while they
+// run (their Mcp-Param-* headers, the {{seq}} counters and data cursors
+// in the run's segment, the VUs' correlated values, the output schemas,
+// the large-message budget) live on the run's own copy (runCopy). A plan
+// may be run again, each run starting afresh, or by several runs at once;
+// only the HTTP client passed to Compile is shared.
 func Run(ctx context.Context, pl *Plan, opts Options) (*results.Summary, error) {
 	e := newEngine(pl, opts)
 	pl = e.pl // the run's own copy: pl itself is only read (runCopy)
@@ -264,28 +263,11 @@ func (e *engine) measured(sum *results.Summary) bool {
 	return len(parked) > 0
 }
 
-// runCopy is the run's own copy of plan pl: what Run settles (the
-// protocol, the log level, the resource-update callback, the HTTP client
-// when the plan has none, features switched off, ops taken out of the
-// mix) is set on the copy, so pl is never written and may be run again,
-// or by several runs at once (TestPlanReadOnlyUnderRun). The ops and the
-// argument renderers are shared: see Run.
-func runCopy(pl *Plan) *Plan {
-	c := *pl
-	c.cum = slices.Clone(pl.cum)
-	if c.Driver.HTTPClient == nil && c.Driver.URL != "" {
-		// Compile's zero value: one client for the run's sessions.
-		c.Driver.HTTPClient = driver.NewHTTPClient(&c.Driver)
-	}
-	return &c
-}
-
 func newEngine(plan *Plan, opts Options) *engine {
-	pl := runCopy(plan)
+	pl := runCopy(plan, opts.Segment)
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder, notApp: slices.Clone(opts.NotApplicable)}
 	e.share()
 	e.startIterations()
-	pl.useSegment(opts.Segment)
 	if pl.Chaos != nil {
 		e.inj = chaos.New(*pl.Chaos, pl.Seed)
 	}
@@ -307,7 +289,6 @@ func newEngine(plan *Plan, opts Options) *engine {
 		e.rec.SetScenarios(names, steps)
 	}
 	pl.Driver.OnResourceUpdate = e.onResourceUpdate
-	pl.corr.start() // correlate_run.go
 	if pl.Open {
 		e.maxDelay = pl.MaxDelay
 	}

@@ -23,8 +23,10 @@ import (
 // these fields only, never Profile (TestEngineReadsNoProfile): as k6 does
 // with each executor's config, the profile is validated once and turned
 // into what the run needs before it starts. Read-only once built: Run
-// settles the protocol and switches off what cannot apply at it on its
-// own copy (see Run for what the ops share between runs). Driver holds the real URL and the expanded header
+// never writes it or anything it points to (each run settles the
+// protocol, switches off what cannot apply, and keeps its ops' and
+// renderers' state on its own copy: runCopy), so a plan may be run again
+// or by several runs at once. Driver holds the real URL and the expanded header
 // values: never show it. Profile is the profile as written (defaults
 // applied, ${NAME} references unexpanded, URL shown as Target), for
 // display and run.json; Target is the URL for display (ShowURL): both are
@@ -46,11 +48,12 @@ type Plan struct {
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
-	cum       []int         // cumulative weights, for the op mix
-	scum      []int         // cumulative weights of the scenarios
-	args      []*argtmpl.Op // the templated ops' renderers
-	corr      *correlator   // values steps read from earlier steps (nil: none; correlate.go)
-	dynNames  []string      // ops whose tool, prompt or uri is a template (not under 2026-07-28)
+	cum       []int                      // cumulative weights, for the op mix
+	scum      []int                      // cumulative weights of the scenarios
+	args      []*argtmpl.Op              // the templated ops' renderers
+	argOf     map[*driver.Op]*argtmpl.Op // each templated op's renderer (compile time; wire)
+	corr      *correlator                // values steps read from earlier steps (nil: none; correlate.go)
+	dynNames  []string                   // ops whose tool, prompt or uri is a template (not under 2026-07-28)
 
 	// checks are the ops' checks (checks.go).
 	checks planChecks
@@ -146,6 +149,7 @@ func Compile(p *profile.Profile, hc *http.Client) (*Plan, error) {
 		if err := pl.checkThresholds(p); err != nil {
 			return nil, err
 		}
+		pl.wireOps()
 		return pl, nil
 	}
 	total := 0
@@ -166,6 +170,7 @@ func Compile(p *profile.Profile, hc *http.Client) (*Plan, error) {
 	if err := pl.checkThresholds(p); err != nil {
 		return nil, err
 	}
+	pl.wireOps()
 	return pl, nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/profile"
@@ -384,20 +383,4 @@ func (e *engine) clockStart() time.Time {
 		return at
 	}
 	return time.Now()
-}
-
-// useSegment makes the plan's run-wide argument counters ({{seq}},
-// sequential data rows) take the segment's share of their numbers (nil:
-// all of them).
-func (pl *Plan) useSegment(seg *Segment) {
-	if seg.Whole() {
-		seg = nil
-	}
-	var slots argtmpl.Slotter // nil: the whole test
-	if seg != nil {
-		slots = seg
-	}
-	for _, a := range pl.args {
-		a.SetSegment(slots)
-	}
 }
