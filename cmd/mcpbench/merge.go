@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/internal/procrun"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -54,14 +54,14 @@ files.`,
 				if filepath.Clean(a) == filepath.Clean(out) {
 					return usageError("--out %s is one of the directories merged", out)
 				}
-				if overwrite && within(a, out) {
+				if overwrite && launch.Within(a, out) {
 					return usageError("--out %s holds %s, one of the directories merged: --overwrite would remove it", out, a)
 				}
 			}
-			if err := checkJUnitPath(junit); err != nil {
+			if err := launch.CheckJUnitPath(junit); err != nil {
 				return usageError("%v", err)
 			}
-			if _, err := checkOut("--out", out, overwrite); err != nil {
+			if _, err := launch.CheckOut("--out", out, overwrite); err != nil {
 				return err // before reading anything: claimed when the merge is done
 			}
 			var ths []verdict.Threshold
@@ -86,13 +86,13 @@ files.`,
 // mergeDirs merges dirs into out, checks the thresholds and prints the
 // merged summary.
 func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, extra []verdict.Threshold, format, junit string) error {
-	m, err := procrun.Merge(dirs, extra)
+	m, err := launch.Merge(dirs, extra)
 	if err != nil {
 		code := exitFailed
-		if errors.Is(err, metrics.ErrNotSegments) || errors.Is(err, procrun.ErrThreshold) {
+		if errors.Is(err, metrics.ErrNotSegments) || errors.Is(err, launch.ErrThreshold) {
 			code = exitUsage
 		}
-		return &exitError{code: code, err: err}
+		return withCode(code, err)
 	}
 	sum := m.Summary
 	if junit != "" {
@@ -100,18 +100,18 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, ex
 			fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: %v\n", err)
 		}
 	}
-	o, err := claimOut("--out", out, overwrite)
+	o, err := launch.ClaimOut("--out", out, overwrite)
 	if err != nil {
 		return err
 	}
 	if err := m.Write(out); err != nil {
-		o.dropIfEmpty()
-		return &exitError{code: exitResultsLost, err: fmt.Errorf("results lost: writing the merged results to %s failed: %w", out, err)}
+		o.DropIfEmpty()
+		return withCode(exitResultsLost, fmt.Errorf("results lost: writing the merged results to %s failed: %w", out, err))
 	}
 	w := cmd.OutOrStdout()
 	switch format {
 	case "json":
-		err = writeJSON(w, sum)
+		err = launch.WriteJSON(w, sum)
 	case "markdown":
 		err = report.WriteMarkdown(w, sum)
 	default:
@@ -128,7 +128,7 @@ func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, ex
 				crossed = append(crossed, t.Expr)
 			}
 		}
-		return &exitError{code: exitThresholds, err: fmt.Errorf("thresholds crossed: %s", strings.Join(crossed, ", "))}
+		return withCode(exitThresholds, fmt.Errorf("thresholds crossed: %s", strings.Join(crossed, ", ")))
 	}
 	return nil
 }

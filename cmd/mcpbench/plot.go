@@ -73,7 +73,7 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 	if out == "" { // DIR/plots is plot's own: redrawn whole, no stale chart
 		out = filepath.Join(dir, "plots")
 		if err := clearCharts(out); err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return withCode(exitFailed, err)
 		}
 	}
 	if html == "" {
@@ -82,22 +82,22 @@ func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
 	if sw, err := metrics.ReadSweep(dir); err == nil {
 		written, err := plots.WriteSweepCharts(out, sw, plots.Options{Formats: format})
 		if err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return withCode(exitFailed, err)
 		}
 		return writeReport(cmd, written, html, func(w io.Writer) error { return plots.SweepHTMLReport(w, sw) })
 	}
 	res, err := metrics.ReadResults(dir)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return withCode(exitFailed, err)
 	}
 	written, err := plots.WriteCharts(out, res, plots.Options{Formats: format, PerOp: f.perOp})
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return withCode(exitFailed, err)
 	}
 	if sk, err := metrics.ReadSoak(dir); err == nil { // a soak: its trends too
 		more, err := plots.WriteSoakCharts(out, res, sk, plots.Options{Formats: format})
 		if err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return withCode(exitFailed, err)
 		}
 		return writeReport(cmd, append(more, written...), html, func(w io.Writer) error { return plots.SoakHTMLReport(w, res, sk) })
 	}
@@ -119,11 +119,26 @@ func writeReport(cmd *cobra.Command, written []plots.Output, html string, report
 	}
 	var buf bytes.Buffer
 	if err := report(&buf); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return withCode(exitFailed, err)
 	}
 	if err := os.WriteFile(html, buf.Bytes(), 0o644); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return withCode(exitFailed, err)
 	}
 	fmt.Fprintln(stdout, html)
+	return nil
+}
+
+// clearCharts removes the chart files (*.png, *.svg) an earlier drawing
+// left in dir, the default DIR/plots that plot owns: a chart skipped this
+// time (nothing to show) must not remain from the last one.
+func clearCharts(dir string) error {
+	for _, pat := range []string{"*.png", "*.svg"} {
+		files, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range files {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }

@@ -112,16 +112,16 @@ func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 		}
 		werr := write(cmd.OutOrStdout(), rep)
 		if werr != nil && err == nil {
-			return &exitError{code: exitFailed, err: werr}
+			return withCode(exitFailed, werr)
 		}
 	}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("probe %s: interrupted", shown)}
+		return withCode(exitInterrupted, fmt.Errorf("probe %s: interrupted", shown))
 	case errors.Is(err, probe.ErrNotMCPEndpoint):
-		return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w", shown, err)}
+		return withCode(exitFailed, fmt.Errorf("probe %s: %w", shown, err))
 	case err != nil:
-		return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w (%s)", shown, err, driver.Classify(err))}
+		return withCode(exitFailed, fmt.Errorf("probe %s: %w (%s)", shown, err, driver.Classify(err)))
 	}
 	return nil
 }

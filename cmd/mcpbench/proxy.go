@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/proxy"
 	"github.com/spf13/cobra"
 )
@@ -129,10 +130,10 @@ func newProxyCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			raiseFileLimit()
+			launch.RaiseFileLimit()
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
-				return &exitError{code: exitFailed, err: fmt.Errorf("--listen: %w", err)}
+				return withCode(exitFailed, fmt.Errorf("--listen: %w", err))
 			}
 			px, err := proxy.New(cfg)
 			if err != nil {
@@ -162,7 +163,7 @@ func newProxyCmd() *cobra.Command {
 			case <-ctx.Done():
 			case err := <-done:
 				px.Close()
-				return &exitError{code: exitFailed, err: err}
+				return withCode(exitFailed, err)
 			}
 			px.Close() // ends held streams first, so Shutdown need not wait for them
 			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -171,7 +172,7 @@ func newProxyCmd() *cobra.Command {
 				srv.Close()
 			}
 			if err := px.Close(); err != nil {
-				return &exitError{code: exitFailed, err: fmt.Errorf("--log: %w", err)}
+				return withCode(exitFailed, fmt.Errorf("--log: %w", err))
 			}
 			v := px.Verdicts()
 			printProxyVerdicts(cmd.OutOrStdout(), v, px.Planted())
@@ -182,7 +183,7 @@ func newProxyCmd() *cobra.Command {
 					Client  proxy.ClientVerdicts `json:"client"`
 				}{px.Planted(), v}, "", "  ")
 				if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-					return &exitError{code: exitFailed, err: fmt.Errorf("summary: %w", err)}
+					return withCode(exitFailed, fmt.Errorf("summary: %w", err))
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "log %s, summary %s\n", logPath, path)
 			}

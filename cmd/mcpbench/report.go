@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/soak"
@@ -53,7 +55,7 @@ func reportSweep(out io.Writer, sw *metrics.Sweep, format string) error {
 	case "text":
 		return sweep.WriteText(out, sw)
 	case "json":
-		return writeJSON(out, sw)
+		return launch.WriteJSON(out, sw)
 	}
 	return report.WriteSweepMarkdown(out, sw)
 }
@@ -63,7 +65,7 @@ func reportSweep(out io.Writer, sw *metrics.Sweep, format string) error {
 func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 	res, err := metrics.ReadResults(dir)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return withCode(exitFailed, err)
 	}
 	sum := res.Summary
 	if sum == nil {
@@ -93,12 +95,12 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 		return nil
 	case "json":
 		if sk != nil {
-			return writeJSON(out, struct {
+			return launch.WriteJSON(out, struct {
 				Summary *metrics.Summary `json:"summary"`
 				Soak    *metrics.Soak    `json:"soak"`
 			}{sum, sk})
 		}
-		return writeJSON(out, sum)
+		return launch.WriteJSON(out, sum)
 	}
 	if err := report.WriteMarkdown(out, sum); err != nil {
 		return err
@@ -154,7 +156,7 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
   mcpbench compare results/cap-v1 results/cap-v2 --fail-if 'max_sustainable_rate<-5%'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkJUnitPath(junit); err != nil {
+			if err := launch.CheckJUnitPath(junit); err != nil {
 				return usageError("%v", err)
 			}
 			swA, errA := metrics.ReadSweep(args[0])
@@ -190,11 +192,11 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool,
 	}
 	a, err := readSummary(args[0])
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return withCode(exitFailed, err)
 	}
 	b, err := readSummary(args[1])
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return withCode(exitFailed, err)
 	}
 	ra, rb := results(args[0]), results(args[1])
 	mism := verdict.LikeForLike(a, b)
@@ -224,7 +226,7 @@ func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool,
 	skb, _ := metrics.ReadSoak(args[1])
 	rc := verdict.RunComparison{NotLikeForLike: mism, Headline: head, Ops: cmp, Limits: limits}
 	if jsonOut {
-		if err := writeJSON(out, rc); err != nil {
+		if err := launch.WriteJSON(out, rc); err != nil {
 			return err
 		}
 	} else {
@@ -269,7 +271,7 @@ func compareSweeps(cmd *cobra.Command, args []string, a, b *metrics.Sweep, failI
 	writeLimitsJUnit(cmd, junit, failIf, groups, b.Started)
 	out := cmd.OutOrStdout()
 	if jsonOut {
-		if err := writeJSON(out, struct {
+		if err := launch.WriteJSON(out, struct {
 			verdict.SweepComparison
 			Limits []verdict.LimitResult `json:"limits,omitempty"`
 		}{c, limits}); err != nil {
@@ -308,7 +310,7 @@ func limitsExit(cmd *cobra.Command, limits []verdict.LimitResult) error {
 		}
 	}
 	if crossed > 0 {
-		return &exitError{code: exitThresholds, err: fmt.Errorf("%d regression limit(s) crossed", crossed)}
+		return withCode(exitThresholds, fmt.Errorf("%d regression limit(s) crossed", crossed))
 	}
 	return nil
 }
@@ -350,4 +352,16 @@ func quantiles(res *metrics.Results) verdict.QuantileSource {
 
 func label(path string, s *metrics.Summary) string {
 	return fmt.Sprintf("%s (profile %s, %s, %s, %.0f s)", path, s.Profile, s.Protocol, s.Started.Format("2006-01-02 15:04"), s.DurationS)
+}
+
+// writeLimitsJUnit writes compare's --fail-if limits (groups[i]: limit
+// exprs[i]'s results) to path (nothing when path is ""); a failure is
+// printed, and does not change the exit code.
+func writeLimitsJUnit(cmd *cobra.Command, path string, exprs []string, groups [][]verdict.LimitResult, started time.Time) {
+	if path == "" {
+		return
+	}
+	if err := verdict.WriteJUnit(path, verdict.JUnitLimits(exprs, groups, started)); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: %v\n", err)
+	}
 }

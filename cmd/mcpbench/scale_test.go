@@ -14,6 +14,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
 )
@@ -207,14 +208,14 @@ func TestParseStartAt(t *testing.T) {
 		"1795240810.5":              now.Add(10500 * time.Millisecond),
 		"+1m":                       now.Add(time.Minute),
 	} {
-		got, err := parseStartAt(in, now)
+		got, err := launch.ParseStartAt(in, now)
 		if err != nil || !got.Equal(want) {
-			t.Errorf("parseStartAt(%q) = %v, %v; want %v", in, got, err, want)
+			t.Errorf("launch.ParseStartAt(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"+x", "-5", "yesterday", "+-1s"} {
-		if _, err := parseStartAt(bad, now); err == nil {
-			t.Errorf("parseStartAt(%q): no error", bad)
+		if _, err := launch.ParseStartAt(bad, now); err == nil {
+			t.Errorf("launch.ParseStartAt(%q): no error", bad)
 		}
 	}
 }

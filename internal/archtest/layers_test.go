@@ -59,13 +59,13 @@ var layers = map[string][]string{
 	// Orchestrating runs.
 	"sweep": {"workload", "metrics", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
 	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
-	// Running a test as N processes, and the k8s-job manifests.
-	"internal/procrun": {"metrics", "verdict", "workload"},
-	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "workload"},
 	// Outputs.
 	"live":   {"metrics", "driver", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
 	"report": {"metrics", "verdict", "driver", "internal/textfmt"},
 	"plots":  {"metrics", "driver", "report", "internal/stats", "internal/secret"},
+	// A test as the commands run it: prepared, run in this process, as N
+	// processes or one segment; the k8s-job manifests; the exit codes.
+	"launch": {"driver", "httpclient", "internal/kube", "internal/secret", "live", "metrics", "refserver", "report", "soak", "sweep", "verdict", "workload"},
 	// The command wires flags to the libraries.
 	"cmd/mcpbench": {"*"},
 }

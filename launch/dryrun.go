@@ -1,0 +1,274 @@
+package launch
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/sweep"
+	"github.com/mcpbench/mcpbench/workload"
+)
+
+// --dry-run (run, sweep, soak): the profile with the flags applied,
+// compiled as the command would compile it, printed — and nothing else:
+// no embedded server, no results directory, no connection, no request.
+
+// dryRunOp is an op of the mix and its weight.
+type dryRunOp struct {
+	Name   string `json:"name"`
+	Weight int    `json:"weight"`
+}
+
+// DryRun prints the plan of spec.Command (run, sweep or soak: the
+// profile with every flag applied, compiled as the command would compile
+// it) to spec.Stdout as spec.Format says — and does nothing else: no
+// embedded server, no results directory, no connection, no request. An
+// invalid profile is an ExitUsage error, as the command's would be.
+func DryRun(ls Spec) error {
+	p := ls.Profile
+	name := ls.Command
+	embedded := p.URL == ""
+	if embedded {
+		if p.Server.Mode == "" && driver.IsModern(p.Protocol) {
+			p.Server.Mode = string(refserver.Mode2026)
+		}
+		p.URL = "http://127.0.0.1:0/mcp" // a placeholder to compile against: the run starts the server on a free port
+	}
+	target := func(pl *workload.Plan) string {
+		if embedded {
+			return fmt.Sprintf("the embedded reference server (%s mode; started on a free loopback port when the test runs)", cmp.Or(pl.Profile.Server.Mode, "stateful"))
+		}
+		return strings.Join(append([]string{pl.Target}, pl.Profile.URLs...), ", ")
+	}
+	w := ls.Stdout
+	if name != "sweep" {
+		plan, err := workload.Compile(p, nil)
+		if err != nil {
+			return WithExitCode(ExitUsage, err)
+		}
+		if ls.Format == "json" {
+			return writeJSON(w, struct {
+				Command string           `json:"command"`
+				Target  string           `json:"target"`
+				Headers []string         `json:"headers,omitempty"`
+				Ops     []dryRunOp       `json:"ops"`
+				Profile workload.Profile `json:"profile"`
+			}{name, target(plan), plan.ShownHeader(), planOps(plan), shownProfile(plan)})
+		}
+		fmt.Fprintf(w, "mcpbench %s --dry-run: the plan (nothing sent)\n", name)
+		writePlan(w, plan, target(plan))
+		if name == "soak" {
+			fmt.Fprintf(w, "checkpoint   every %v\n", plan.Profile.Soak.CheckpointEvery())
+		}
+		return nil
+	}
+	if p.Sweep == nil {
+		return Usagef("sweep: profile %s has no sweep section: give --from, --to and --steps", p.Name)
+	}
+	spec := *p.Sweep
+	spec.Defaults()
+	if errs := spec.Validate(); len(errs) > 0 {
+		return WithExitCode(ExitUsage, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs})
+	}
+	var steps []*workload.Plan
+	for i, v := range spec.Values() {
+		sp, err := sweep.StepProfile(p, i+1, v)
+		if err != nil {
+			return WithExitCode(ExitUsage, err)
+		}
+		plan, err := workload.Compile(sp, nil)
+		if err != nil {
+			return WithExitCode(ExitUsage, err)
+		}
+		steps = append(steps, plan)
+	}
+	slo := spec.SLO.SLO()
+	if ls.Format == "json" {
+		type step struct {
+			Step    int              `json:"step"`
+			Load    float64          `json:"load"`
+			Profile workload.Profile `json:"profile"`
+		}
+		out := struct {
+			Command string             `json:"command"`
+			Target  string             `json:"target"`
+			Headers []string           `json:"headers,omitempty"`
+			Sweep   workload.SweepSpec `json:"sweep"`
+			Ops     []dryRunOp         `json:"ops"`
+			Steps   []step             `json:"steps"`
+		}{Command: "sweep", Target: target(steps[0]), Headers: steps[0].ShownHeader(), Sweep: spec, Ops: planOps(steps[0])}
+		for i, v := range spec.Values() {
+			out.Steps = append(out.Steps, step{i + 1, v, shownProfile(steps[i])})
+		}
+		return writeJSON(w, out)
+	}
+	fmt.Fprintf(w, "mcpbench sweep --dry-run: the plan (nothing sent)\n")
+	first := *steps[0]
+	first.Profile.Name = p.Name // the sweep's, not its first step's
+	writePlan(w, &first, target(&first))
+	fmt.Fprintf(w, "sweep        by %s from %s to %s in %d steps of %v (after %v warm-up each); up to %d refining steps\n",
+		spec.By, sweep.FormatLoad(spec.From, spec.By), sweep.FormatLoad(spec.To, spec.By), spec.Steps, spec.Step.D(), spec.Warmup.D(), max(spec.Refine, 0))
+	fmt.Fprintf(w, "SLO          p99 ≤ %g ms, errors ≤ %g %%, replay clean: %v\n", slo.P99MS, 100*slo.ErrorRate, slo.ReplayClean)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "step\tload\tmodel\twindow")
+	for i, v := range spec.Values() {
+		pl := &steps[i].Profile
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, sweep.FormatLoad(v, spec.By), model(pl), window(pl))
+	}
+	return tw.Flush()
+}
+
+// writePlan prints a compiled plan, one labelled line per part.
+func writePlan(w io.Writer, plan *workload.Plan, target string) {
+	p := &plan.Profile
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "%-12s %s\n", label, fmt.Sprintf(format, args...))
+	}
+	line("target", "%s", target)
+	src := p.Source
+	if src == p.Name || src == "" {
+		src = "built-in"
+	}
+	line("profile", "%s (%s)", cmp.Or(p.Name, "unnamed"), src)
+	line("protocol", "%s", cmp.Or(p.Protocol, driver.ProtocolAuto))
+	for i, h := range plan.ShownHeader() { // credentials redacted
+		line(map[bool]string{true: "headers"}[i == 0], "%s", h)
+	}
+	line("model", "%s", model(p))
+	if len(p.Stages) > 0 {
+		var st []string
+		for _, s := range p.Stages {
+			st = append(st, fmt.Sprintf("%v→%g", s.Duration.D(), s.Target))
+		}
+		line("stages", "%s", strings.Join(st, ", "))
+	}
+	line("window", "%s", window(p))
+	var sess []string
+	if p.Churn.Rate > 0 {
+		sess = append(sess, fmt.Sprintf("churn %g/s", p.Churn.Rate))
+	}
+	if p.GETStream {
+		sess = append(sess, "a GET stream each")
+	}
+	if p.CheckDeleted {
+		sess = append(sess, "deleted sessions probed for 404")
+	}
+	if len(sess) > 0 {
+		line("sessions", "%s", strings.Join(sess, ", "))
+	}
+	if len(plan.Scenarios) > 0 {
+		for i, sc := range plan.Scenarios {
+			var st []string
+			for _, s := range sc.Steps {
+				st = append(st, plan.Names[s.Op])
+			}
+			line(map[bool]string{true: "scenarios"}[i == 0], "%s (weight %d): %s", sc.Name, sc.Weight, strings.Join(st, " → "))
+		}
+	} else {
+		for i, op := range planOps(plan) {
+			line(map[bool]string{true: "ops"}[i == 0], "%-40s weight %d", op.Name, op.Weight)
+		}
+	}
+	if c := p.Chaos; !c.Empty() {
+		for i, ft := range c.Faults {
+			js, _ := json.Marshal(ft)
+			line(map[bool]string{true: "chaos"}[i == 0], "%s", js)
+		}
+		if c.Storm != nil {
+			js, _ := json.Marshal(c.Storm)
+			line("storm", "%s", js)
+		}
+		line("chaos seed", "%d", cmp.Or(c.Seed, p.Seed))
+	} else {
+		line("chaos", "none")
+	}
+	first := true // checks (workload/checks.go), per op
+	for i, exprs := range plan.CheckExprs() {
+		if len(exprs) > 0 {
+			line(map[bool]string{true: "checks"}[first], "%s: %s", plan.Names[i], strings.Join(exprs, " · "))
+			first = false
+		}
+	}
+	if len(plan.Thresholds) == 0 {
+		line("thresholds", "none")
+	}
+	for i, t := range p.Thresholds {
+		line(map[bool]string{true: "thresholds"}[i == 0], "%s", t)
+	}
+	for i, a := range plan.Aborts {
+		line(map[bool]string{true: "abort"}[i == 0], "when %s fails, judged from %v into the window", a.Threshold.Expr, a.Delay)
+	}
+	if plan.Iterations > 0 {
+		line("iterations", "%d shared by the VUs (the duration caps them)", plan.Iterations)
+	}
+	var to []string // the driver's defaults when none is given (see --help)
+	for _, t := range []struct {
+		name string
+		d    workload.Duration
+	}{{"request", p.Timeouts.Request}, {"connect", p.Timeouts.Connect}, {"stream idle", p.Timeouts.StreamIdle}} {
+		if t.d != 0 {
+			to = append(to, fmt.Sprintf("%s %v", t.name, t.d.D()))
+		}
+	}
+	if len(to) > 0 {
+		line("timeouts", "%s", strings.Join(to, ", "))
+	}
+	line("seed", "%d", p.Seed)
+}
+
+// shownProfile is the plan's profile as it may be shown: header values
+// (which may be credentials) left out — ShownHeader has them redacted —
+// and the proxy's credentials redacted.
+func shownProfile(plan *workload.Plan) workload.Profile {
+	p := plan.Profile
+	p.Headers = nil
+	p.Proxy = secret.RedactURL(p.Proxy)
+	return p
+}
+
+// model describes the load model: open with its rate and VUs, or closed.
+func model(p *workload.Profile) string {
+	conc := ""
+	if p.Concurrency > 1 {
+		conc = fmt.Sprintf(", %d requests in flight per session", p.Concurrency)
+	}
+	if !p.Open() {
+		return fmt.Sprintf("closed, %d VUs%s", p.VUs, conc)
+	}
+	return fmt.Sprintf("open, %g ops/s, %d VUs up front, at most %d VUs, an op later than %v dropped%s", p.Rate, p.VUs, p.MaxVUs, p.MaxDelay.D(), conc)
+}
+
+// window describes the run's times.
+func window(p *workload.Profile) string {
+	return fmt.Sprintf("%v measured after %v warm-up, %v graceful stop", p.Window(), p.Warmup.D(), p.GracefulStop.D())
+}
+
+// planOps are the plan's ops with their weights.
+func planOps(plan *workload.Plan) []dryRunOp {
+	var out []dryRunOp
+	k := 0
+	for _, o := range plan.Profile.Ops {
+		if o.Weight != nil && *o.Weight == 0 {
+			continue
+		}
+		if k >= len(plan.Names) {
+			break
+		}
+		out = append(out, dryRunOp{Name: plan.Names[k], Weight: cmp.Or(deref(o.Weight), 1)})
+		k++
+	}
+	return out
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,63 @@
+package launch
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/verdict"
+)
+
+// ErrThreshold wraps an extra threshold Merge cannot check: its op or
+// scenario is not one of the merged run's.
+var ErrThreshold = errors.New("--threshold")
+
+// Merge merges the results directories dirs (the segments of one test,
+// from --segment, --processes or k8s-job's pods: metrics.MergeResults)
+// and checks the merged run against the thresholds of the profile the
+// segments ran (run.json's spec) and extra, into the summary's
+// Thresholds. It writes nothing (see metrics.Merged.Write). Errors:
+// metrics.ErrNotSegments (wrapped) when dirs are not segments of one
+// test, ErrThreshold (wrapped) for an extra threshold the run cannot
+// check, or a directory that cannot be read.
+func Merge(dirs []string, extra []verdict.Threshold) (*metrics.Merged, error) {
+	m, err := metrics.MergeResults(dirs)
+	if err != nil {
+		return nil, err
+	}
+	ths, err := profileThresholds(m.Run)
+	if err != nil {
+		return nil, err
+	}
+	for _, th := range extra { // its op or scenario must be one of the run's
+		if err := th.CheckTest(m.Run.Ops); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrThreshold, err)
+		}
+	}
+	ths = append(ths, extra...)
+	m.Summary.Warnings = verdict.Warnings(m.Summary) // judged on the merged numbers
+	if len(ths) > 0 {
+		m.Summary.Thresholds = verdict.CheckThresholds(m.Summary, ths, m)
+	}
+	return m, nil
+}
+
+// profileThresholds are the thresholds of the profile a run ran (run.json's
+// spec), parsed again.
+func profileThresholds(info *metrics.RunInfo) ([]verdict.Threshold, error) {
+	spec, _ := info.Spec.(map[string]any)
+	list, _ := spec["Thresholds"].([]any) // the profile is written with its Go field names
+	var out []verdict.Threshold
+	for _, x := range list {
+		e, ok := x.(string)
+		if !ok {
+			continue
+		}
+		th, err := verdict.ParseThreshold(e)
+		if err != nil {
+			return nil, fmt.Errorf("run.json: threshold %q: %v", e, err)
+		}
+		out = append(out, th)
+	}
+	return out, nil
+}
