@@ -4,29 +4,30 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mcpbench/mcpbench/workload"
-	"go.yaml.in/yaml/v3"
 )
 
 // How a child of --processes gets its test: the parent writes the
 // resolved profile (every flag applied, the embedded server's URL in
-// it) and what the child's run.json records of the parent's command
-// into a launch file, mode 0600 in a directory of its own (0700, removed
-// when the parent's Test closes), and starts the child with the
-// subcommand, ChildFileFlag=FILE, and what Processes adds (--segment,
+// it) and what the child's run.json records of the parent's command as
+// one JSON document, its launch file, to the child's standard input (a
+// pipe: nothing on disk, so a full disk or a file size limit cannot stop
+// the launch, and nothing to remove), and starts the child with the
+// subcommand, --launch-file=- and what Processes adds (--segment,
 // --start-at, --out, --no-progress, --target-pid: never secret). The
 // user's secrets (header values, URL credentials, -e values as typed)
-// are in that file only, never in the child's argv (world-readable:
-// /proc/PID/cmdline, ps) nor in its environment; ${NAME} references stay
-// references, expanded by the child from the environment it inherits,
-// as the pods of k8s-job do from their Secret. No flag is re-serialised:
-// a new flag needs nothing here.
+// reach the child through that pipe only, never its argv
+// (world-readable: /proc/PID/cmdline, ps) nor its environment; ${NAME}
+// references stay references, expanded by the child from the environment
+// it inherits, as the pods of k8s-job do from their Secret. No flag is
+// re-serialised: a new flag needs nothing here. (LoadChild also reads a
+// launch file from a path.)
 
 // ChildFileFlag is the hidden flag of run, sweep and soak that names a
 // child's launch file (Spec.LoadChild).
@@ -51,13 +52,13 @@ const (
 // childFile is a launch file.
 type childFile struct {
 	Kind string `json:"kind"`
-	// Profile is the resolved profile, YAML; Source, Dir, ThresholdFlags
-	// and CheckFlags the fields YAML does not carry.
-	Profile        string `json:"profile"`
-	Source         string `json:"source"`
-	Dir            string `json:"dir"`
-	ThresholdFlags int    `json:"threshold_flags"`
-	CheckFlags     int    `json:"check_flags"`
+	// Profile is the resolved profile as JSON (as run.json's spec: every
+	// field, nil and empty kept apart); Dir, ThresholdFlags and CheckFlags
+	// the fields it does not carry.
+	Profile        json.RawMessage `json:"profile"`
+	Dir            string          `json:"dir"`
+	ThresholdFlags int             `json:"threshold_flags"`
+	CheckFlags     int             `json:"check_flags"`
 
 	Argv  []string          `json:"argv"`  // the parent's command line, as given (run.json redacts it)
 	Flags map[string]string `json:"flags"` // the parent's flags, as given
@@ -68,43 +69,31 @@ type childFile struct {
 	Embedded   bool          `json:"embedded,omitempty"`
 }
 
-// writeChildFile writes the launch file of a child of kind running p
-// into dir (the parent's private directory) and returns its path.
-func (e *env) writeChildFile(kind string, p *workload.Profile, settle bool) (string, error) {
-	if e.private == "" {
-		d, err := os.MkdirTemp("", "mcpbench-launch-")
-		if err != nil {
-			return "", err
-		}
-		e.private = d
-		e.closers = append(e.closers, func() { os.RemoveAll(d) })
-	}
-	y, err := yaml.Marshal(p)
+// childFileOf is the launch file of a child of kind running p.
+func (e *env) childFileOf(kind string, p *workload.Profile, settle bool) ([]byte, error) {
+	pj, err := json.Marshal(p)
 	if err != nil {
-		return "", fmt.Errorf("the children's profile: %w", err)
+		return nil, fmt.Errorf("the children's profile: %w", err)
 	}
-	cf := childFile{Kind: kind, Profile: string(y), Source: p.Source, Dir: p.Dir(), ThresholdFlags: p.ThresholdFlags, CheckFlags: p.CheckFlags,
+	cf := childFile{Kind: kind, Profile: pj, Dir: p.Dir(), ThresholdFlags: p.ThresholdFlags, CheckFlags: p.CheckFlags,
 		Argv: e.spec.Argv, Flags: e.spec.Flags, Procs: e.spec.Procs, Checkpoint: e.spec.Checkpoint, Settle: settle, Embedded: e.embedded}
-	data, err := json.Marshal(&cf)
-	if err != nil {
-		return "", err
-	}
-	e.childFiles++
-	path := filepath.Join(e.private, fmt.Sprintf("launch-%d.json", e.childFiles))
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return "", err
-	}
-	return path, nil
+	return json.Marshal(&cf)
 }
 
 // LoadChild makes s the spec of a child of --processes from its launch
-// file path: the profile and the parent's command line and flags (to
+// file path ("-": standard input, as Processes gives it): the profile and the parent's command line and flags (to
 // which s's Argv and Flags, the child's own, are added), and the kind of
 // run its parent asked for. The other fields (the segment, start, results
 // directory, progress and target process) stay as the child's flags set
 // them. Errors are usage errors, naming the file, never a value.
 func (s *Spec) LoadChild(path string) error {
-	data, err := os.ReadFile(path)
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		return Usagef("--%s: %v: this flag is how mcpbench starts its own --processes children; do not give it", ChildFileFlag, err)
 	}
@@ -112,11 +101,11 @@ func (s *Spec) LoadChild(path string) error {
 	if err := json.Unmarshal(data, &cf); err != nil {
 		return Usagef("--%s %s: %v", ChildFileFlag, path, err)
 	}
-	p, errs := workload.ParseProfile([]byte(cf.Profile))
-	if len(errs) > 0 {
-		return WithExitCode(ExitUsage, &workload.ProfileError{Source: cf.Source, Errs: errs})
+	p := &workload.Profile{}
+	if err := json.Unmarshal(cf.Profile, p); err != nil {
+		return Usagef("--%s %s: the profile: %v", ChildFileFlag, path, err)
 	}
-	p.Source, p.ThresholdFlags, p.CheckFlags = cf.Source, cf.ThresholdFlags, cf.CheckFlags
+	p.ThresholdFlags, p.CheckFlags = cf.ThresholdFlags, cf.CheckFlags
 	p.SetDir(cf.Dir)
 	var extra []string
 	if len(s.Argv) > 2 {

@@ -56,7 +56,7 @@ func (e *exitError) ExitCode() ExitCode { return e.code }
 // with the exit code code; the code of the outermost wrapper wins
 // (CodeOf).
 func WithExitCode(code ExitCode, err error) error {
-	return WithExitCode(code, err)
+	return &exitError{code: code, err: err}
 }
 
 // Usagef is an ExitUsage error: bad flags or profile.

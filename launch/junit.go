@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-
 	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/verdict"
 )
@@ -53,4 +52,3 @@ func (e *env) writeJUnit(suites ...verdict.JUnitSuite) {
 		fmt.Fprintf(e.stderr, "mcpbench: results lost: writing --junit %s failed: %v\n", e.spec.Live.JUnit, err)
 	}
 }
-

@@ -33,7 +33,7 @@ func TestBuildMinimalIsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "cmd", "mcpbench", "testdata", "k8s-job", "minimal.yaml"))
+	want, err := os.ReadFile(filepath.Join("..", "cmd", "mcpbench", "testdata", "k8s-job", "minimal.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ import (
 // summary. Errors carry their exit code.
 func (e *env) processes(kind string, p *workload.Profile, plan *workload.Plan, dir string, startAt time.Time, settle bool) (*Result, error) {
 	n := e.spec.Processes
-	file, err := e.writeChildFile(kind, p, settle)
+	file, err := e.childFileOf(kind, p, settle)
 	if err != nil {
 		return nil, WithExitCode(ExitFailed, err)
 	}
@@ -49,9 +49,9 @@ func (e *env) processes(kind string, p *workload.Profile, plan *workload.Plan, d
 		}
 	})
 	defer e.setHardStop(prev)
-	l := Processes{Exe: exe, Args: []string{e.spec.Command, "--" + ChildFileFlag + "=" + file}, Env: e.childEnv(), N: n, Dir: dir,
+	l := Processes{Exe: exe, Args: []string{e.spec.Command, "--" + ChildFileFlag + "=-"}, Stdin: file, Env: e.childEnv(), N: n, Dir: dir,
 		StartAt: startAt, Grace: plan.GracefulStop, TargetPID: e.spec.TargetPID, Stderr: e.stderr, Window: plan.Warmup + plan.Window,
-		StatusDir: e.private, StopNow: again, Progress: newProgress(e.stderr, e.spec.Quiet, e.spec.NoProgress, plan)}
+		StatusDir: e.statusDir(), StopNow: again, Progress: newProgress(e.stderr, e.spec.Quiet, e.spec.NoProgress, plan)}
 	m, err := RunProcesses(e.ctx, l)
 	if err != nil {
 		code := ExitFailed
@@ -144,7 +144,6 @@ func (e *env) keepMerged(m *metrics.Merged, dir string) {
 func formatStep(n int, v float64) string {
 	return strconv.Itoa(n) + ":" + strconv.FormatFloat(v, 'g', -1, 64)
 }
-
 
 // judgeMerged is the merged summary of m, judged on the merged numbers:
 // its warnings, and plan's thresholds.

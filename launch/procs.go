@@ -73,6 +73,9 @@ type Processes struct {
 	Exe  string   // the executable each child runs (mcpbench itself: os.Executable)
 	Args []string // the command line every child shares (SegmentArgs builds the user's flags)
 	Env  []string // the children's environment; nil: the parent's
+	// Stdin is what each child reads on its standard input (its launch
+	// file: childfile.go); nil: nothing.
+	Stdin []byte
 
 	N       int       // children: segments 0/N … N−1/N
 	Dir     string    // child I writes Dir/segment-I

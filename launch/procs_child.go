@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,7 +23,7 @@ type child struct {
 	cmd    *exec.Cmd
 	stderr *lastBytes
 	done   chan struct{}
-	err    error // from Wait; read once done is closed
+	err    error  // from Wait; read once done is closed
 	status string // its status file (StatusEnv; "" none)
 	tail   *metrics.Tail
 }
@@ -56,6 +57,9 @@ func startChildren(ctx context.Context, l Processes, mu *sync.Mutex, started *[]
 			k.cmd.Env = append(k.cmd.Env, StatusEnv+"="+k.status)
 		}
 		k.cmd.Stderr = k.stderr
+		if l.Stdin != nil {
+			k.cmd.Stdin = bytes.NewReader(l.Stdin)
+		}
 		k.cmd.SysProcAttr = childAttr() // its own process group: a terminal's Ctrl-C reaches the parent, which forwards it
 		k.cmd.Cancel = func() error { return interruptChild(k.cmd.Process) }
 		k.cmd.WaitDelay = l.Grace + 30*time.Second // then killed

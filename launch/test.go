@@ -62,9 +62,9 @@ type Spec struct {
 	Processes  int
 	StartDelay time.Duration
 
-	Procs      int    // GOMAXPROCS; 0: auto (workload.AutoProcs)
-	TargetPID  int    // the target server's process, sampled (> 0)
-	CPUProfile string // a Go CPU profile of this process to this file ("": none)
+	Procs      int           // GOMAXPROCS; 0: auto (workload.AutoProcs)
+	TargetPID  int           // the target server's process, sampled (> 0)
+	CPUProfile string        // a Go CPU profile of this process to this file ("": none)
 	Checkpoint time.Duration // soak: checkpoint.json this often (0: the profile's)
 
 	Quiet, NoProgress bool   // progress: plain lines, or none
@@ -116,8 +116,7 @@ type Test struct {
 	lostMu sync.Mutex
 	lost   []string // results that could not be written (lose)
 
-	private    string // the children's launch files' directory ("" none yet; childfile.go)
-	childFiles int    // launch files written
+	private string // the children's status files' directory ("" none yet; statusDir)
 
 	hardMu sync.Mutex
 	hard   func()      // a second Ctrl-C (setHardStop); nil: hardStop's default
@@ -573,4 +572,20 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// statusDir is the directory, private (0700) and removed when the test
+// closes, where the children of --processes write their status files
+// (StatusEnv); "" when it could not be made (then their set-up failures
+// are not told apart).
+func (e *env) statusDir() string {
+	if e.private == "" {
+		d, err := os.MkdirTemp("", "mcpbench-launch-")
+		if err != nil {
+			return ""
+		}
+		e.private = d
+		e.closers = append(e.closers, func() { os.RemoveAll(d) })
+	}
+	return e.private
 }

@@ -60,7 +60,7 @@ func main() {
 	driver.AutoMemoryLimit() // without GOMEMLIMIT: a soft limit of 2 × the large-message budget (RSS within 3×; issue 33)
 	root := newRootCmd()
 	root.SetArgs(os.Args[1:])
-	err := root.Execute()
+	err := root.ExecuteContext(withArgv(context.Background(), os.Args))
 	writeAllocs()
 	if err == nil {
 		os.Exit(exitOK)
@@ -139,3 +139,21 @@ func watchSignals(parent context.Context) (ctx context.Context, stopNow <-chan s
 // hardExit is launch.Spec.Exit: the process exits with code (a stop at
 // once whose results were not written in time).
 func hardExit(code launch.ExitCode) { os.Exit(exitCode(int(code))) }
+
+// argvKey is the context key of the command line the command was given
+// (withArgv).
+type argvKey struct{}
+
+// withArgv is ctx carrying argv, the whole command line (the program,
+// then the arguments cobra parses), as run.json records it (redacted).
+func withArgv(ctx context.Context, argv []string) context.Context {
+	return context.WithValue(ctx, argvKey{}, argv)
+}
+
+// argvOf is the command line ctx carries (withArgv); os.Args without one.
+func argvOf(ctx context.Context) []string {
+	if argv, ok := ctx.Value(argvKey{}).([]string); ok {
+		return argv
+	}
+	return os.Args
+}

@@ -32,7 +32,7 @@ func cliTo(ctx context.Context, out, errw io.Writer, args ...string) int {
 	root.SetOut(out)
 	root.SetErr(errw)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := root.ExecuteContext(withArgv(ctx, append([]string{"mcpbench"}, args...)))
 	if err != nil {
 		io.WriteString(errw, err.Error())
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"time"
 
@@ -249,7 +248,7 @@ func (f *runFlags) spec(cmd *cobra.Command, mod func(*workload.Profile) error) (
 		Processes: f.scale.processes, StartDelay: f.scale.startDelay,
 		Procs: f.procs, TargetPID: f.targetPID, CPUProfile: f.cpuProfile,
 		Quiet: f.quiet, NoProgress: f.noProgress, Format: format, Live: f.live,
-		Argv: os.Args, Flags: givenFlags(fl, f), Version: ver, SDK: sdk,
+		Argv: argvOf(cmd.Context()), Flags: givenFlags(fl, f), Version: ver, SDK: sdk,
 		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 	}
 	if f.launchFile != "" {

@@ -625,7 +625,7 @@ func TestProcessesArgvHoldsNoSecret(t *testing.T) {
 	}
 	hits := 0
 	for pid, cmdline := range seen {
-		if !strings.Contains(cmdline, " run --flags-from-env ") {
+		if !strings.Contains(cmdline, " run --launch-file=- ") { // the profile and flags on its stdin (launch/childfile.go)
 			t.Errorf("child %d: cmdline %q", pid, cmdline)
 		}
 		for i := 1; i <= 7; i++ {
