@@ -16,15 +16,22 @@
 package launch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/kube"
+	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/profiles"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // MaxParallelism bounds K8sSpec.Parallelism.
@@ -238,6 +245,80 @@ func (s *K8sSpec) resources(c *kube.Container) error {
 		}
 		c.Resources.Requests[kube.ResourceMemory] = q
 		c.Resources.Limits = kube.ResourceList{kube.ResourceMemory: q}
+	}
+	return nil
+}
+
+// K8sManifest is what 'mcpbench k8s-job' prints: it checks p (the
+// profile, every run flag applied) as run would, except that ${NAME}
+// references need not be set here (the pods get them from
+// --env-from-secret), refuses literal secrets (CheckSecrets, CheckArgs:
+// the manifest is printed), and renders s's documents (BuildK8sJob,
+// kube.Marshal) with the profile file (profile: --profile as given)
+// carried in a ConfigMap and runArgs(carried) as the pods' run flags. It
+// says on stderr when the clock starts. Errors are ExitUsage errors.
+func K8sManifest(s *K8sSpec, p *workload.Profile, profile string, runArgs func(carried bool) []string, stderr io.Writer) ([]byte, error) {
+	if err := checkK8sProfile(p, stderr); err != nil {
+		return nil, err
+	}
+	if len(p.AbortOnFail) > 0 {
+		return nil, Usagef("--abort-on-fail (abort_on_fail) with k8s-job: each pod would judge only its own share of the load")
+	}
+	s.GracefulStop, s.Profile, s.ProfileData = p.GracefulStop.D(), profile, profileFile(profile)
+	s.RunArgs = runArgs(s.ProfileData != nil)
+	if err := CheckArgs(s.RunArgs); err != nil {
+		return nil, Usagef("%v", err)
+	}
+	docs, err := BuildK8sJob(s)
+	if err != nil {
+		return nil, Usagef("%v", err)
+	}
+	out, err := kube.Marshal(docs...)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "mcpbench: %d segments; their clock starts at %s (in %v): apply the manifest before then\n", s.Parallelism, s.StartAt.UTC().Format(time.RFC3339), time.Until(s.StartAt).Round(time.Second))
+	if p.URL == "" {
+		fmt.Fprintln(stderr, "mcpbench: no --url: each pod benchmarks its own embedded reference server")
+	}
+	return out, nil
+}
+
+// profileFile is the content of a --profile file, carried in the
+// manifest (nil for a built-in profile, or none).
+func profileFile(profile string) []byte {
+	if _, err := profiles.Read(profile); err == nil {
+		return nil
+	}
+	data, err := os.ReadFile(profile)
+	if err != nil {
+		return nil // LoadProfile read it a moment ago
+	}
+	return data
+}
+
+// checkK8sProfile checks p as run would, except that ${NAME} references
+// need not be set here; literal secrets are refused.
+func checkK8sProfile(p *workload.Profile, stderr io.Writer) error {
+	if err := CheckSecrets(p); err != nil {
+		return Usagef("%v", err)
+	}
+	pp := *p
+	if pp.URL == "" {
+		pp.URL = "http://127.0.0.1:1/mcp"
+	}
+	pp.Defaults()
+	var errs []error
+	for _, e := range pp.Validate() {
+		if !errors.Is(e, secret.ErrUnset) {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
+		return WithExitCode(ExitUsage, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs})
+	}
+	if p.Data != nil || slices.ContainsFunc(p.Ops, func(o workload.OpSpec) bool { return o.Data != nil }) {
+		fmt.Fprintln(stderr, "mcpbench: the profile reads data files: the pods need them at the same paths (mount them; the manifest carries only the profile)")
 	}
 	return nil
 }

@@ -3,8 +3,11 @@ package launch
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -60,4 +63,60 @@ func profileThresholds(info *metrics.RunInfo) ([]verdict.Threshold, error) {
 		out = append(out, th)
 	}
 	return out, nil
+}
+
+// MergeInto is 'mcpbench merge': it merges the segments' results
+// directories dirs (Merge), checks the thresholds of their profile and
+// extra, writes the JUnit file (junit: "" none), claims out (ClaimOut:
+// overwrite) and writes the merged results there, and prints the merged
+// summary to stdout as format says. Errors carry their exit code:
+// ExitUsage dirs that are not one test's segments or a threshold the run
+// cannot check, ExitResultsLost the merged results not written,
+// ExitThresholds a threshold crossed, ExitFailed unreadable results.
+func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Threshold, format, junit string, stdout, stderr io.Writer) error {
+	m, err := Merge(dirs, extra)
+	if err != nil {
+		code := ExitFailed
+		if errors.Is(err, metrics.ErrNotSegments) || errors.Is(err, ErrThreshold) {
+			code = ExitUsage
+		}
+		return WithExitCode(code, err)
+	}
+	sum := m.Summary
+	if junit != "" {
+		if err := verdict.WriteJUnit(junit, verdict.JUnitRun("merge", sum, nil)); err != nil {
+			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+		}
+	}
+	o, err := ClaimOut("--out", out, overwrite)
+	if err != nil {
+		return err
+	}
+	if err := m.Write(out); err != nil {
+		o.DropIfEmpty()
+		return WithExitCode(ExitResultsLost, fmt.Errorf("results lost: writing the merged results to %s failed: %w", out, err))
+	}
+	w := stdout
+	switch format {
+	case "json":
+		err = WriteJSON(w, sum)
+	case "markdown":
+		err = report.WriteMarkdown(w, sum)
+	default:
+		err = report.WriteTextIn(w, sum, out)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "mcpbench: merged %d results directories into %s\n", len(dirs), out)
+	if n := metrics.ThresholdsFailed(sum.Thresholds); n > 0 {
+		var crossed []string
+		for _, t := range sum.Thresholds {
+			if !t.Pass {
+				crossed = append(crossed, t.Expr)
+			}
+		}
+		return WithExitCode(ExitThresholds, fmt.Errorf("thresholds crossed: %s", strings.Join(crossed, ", ")))
+	}
+	return nil
 }

@@ -1,19 +1,11 @@
 package main
 
 import (
-	"cmp"
-	"errors"
-	"fmt"
 	"maps"
-	"os"
-	"slices"
 	"sort"
 	"time"
 
-	"github.com/mcpbench/mcpbench/internal/kube"
-	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/launch"
-	"github.com/mcpbench/mcpbench/profiles"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -118,57 +110,6 @@ func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]b
 	if startAt.IsZero() {
 		startAt = now.Add(k.startDelay).Truncate(time.Second)
 	}
-	p, err := k8sProfile(cmd, f)
-	if err != nil {
-		return nil, err
-	}
-	if len(p.AbortOnFail) > 0 {
-		return nil, usageError("--abort-on-fail (abort_on_fail) with k8s-job: each pod would judge only its own share of the load")
-	}
-	s.StartAt, s.GracefulStop, s.Profile, s.ProfileData = startAt, p.GracefulStop.D(), f.profile, profileFile(f.profile)
-	drop := k8sDrop
-	if s.ProfileData != nil { // the pods read it from its ConfigMap
-		drop = maps.Clone(k8sDrop)
-		drop["profile"] = true
-	}
-	s.RunArgs = segmentArgs(cmd.Flags(), drop)
-	if err := launch.CheckArgs(s.RunArgs); err != nil {
-		return nil, usageError("%v", err)
-	}
-	docs, err := launch.BuildK8sJob(s)
-	if err != nil {
-		return nil, usageError("%v", err)
-	}
-	out, err := kube.Marshal(docs...)
-	if err != nil {
-		return nil, err
-	}
-	w := cmd.ErrOrStderr()
-	fmt.Fprintf(w, "mcpbench: %d segments; their clock starts at %s (in %v): apply the manifest before then\n", s.Parallelism, startAt.UTC().Format(time.RFC3339), time.Until(startAt).Round(time.Second))
-	if p.URL == "" {
-		fmt.Fprintln(w, "mcpbench: no --url: each pod benchmarks its own embedded reference server")
-	}
-	return out, nil
-}
-
-// profileFile is the content of a --profile file, carried in the
-// manifest (nil for a built-in profile, or none).
-func profileFile(profile string) []byte {
-	if _, err := profiles.Read(profile); err == nil {
-		return nil
-	}
-	data, err := os.ReadFile(profile)
-	if err != nil {
-		return nil // LoadProfile read it a moment ago
-	}
-	return data
-}
-
-// k8sProfile loads the profile with the flags applied and checks it as run
-// would, except that ${NAME} references need not be set here (the pods
-// get them from --env-from-secret); literal secrets are refused, since
-// the manifest is printed.
-func k8sProfile(cmd *cobra.Command, f *runFlags) (*workload.Profile, error) {
 	p, err := workload.LoadProfile(f.profile)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
@@ -176,27 +117,15 @@ func k8sProfile(cmd *cobra.Command, f *runFlags) (*workload.Profile, error) {
 	if err := applyFlags(p, f, cmd.Flags()); err != nil {
 		return nil, usageError("%v", err)
 	}
-	if err := launch.CheckSecrets(p); err != nil {
-		return nil, usageError("%v", err)
-	}
-	pp := *p
-	if pp.URL == "" {
-		pp.URL = "http://127.0.0.1:1/mcp"
-	}
-	pp.Defaults()
-	var errs []error
-	for _, e := range pp.Validate() {
-		if !errors.Is(e, secret.ErrUnset) {
-			errs = append(errs, e)
+	s.StartAt = startAt
+	return launch.K8sManifest(s, p, f.profile, func(carried bool) []string {
+		drop := k8sDrop
+		if carried { // the pods read it from its ConfigMap
+			drop = maps.Clone(k8sDrop)
+			drop["profile"] = true
 		}
-	}
-	if len(errs) > 0 {
-		return nil, withCode(exitUsage, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs})
-	}
-	if p.Data != nil || slices.ContainsFunc(p.Ops, func(o workload.OpSpec) bool { return o.Data != nil }) {
-		fmt.Fprintln(cmd.ErrOrStderr(), "mcpbench: the profile reads data files: the pods need them at the same paths (mount them; the manifest carries only the profile)")
-	}
-	return p, nil
+		return segmentArgs(cmd.Flags(), drop)
+	}, cmd.ErrOrStderr())
 }
 
 // segmentArgs rebuilds the flags the user gave (those fs visited), as
