@@ -4,13 +4,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -20,10 +19,7 @@ import (
 // no embedded server, no results directory, no connection, no request.
 
 // dryRunOp is an op of the mix and its weight.
-type dryRunOp struct {
-	Name   string `json:"name"`
-	Weight int    `json:"weight"`
-}
+type dryRunOp = report.PlanOp
 
 // DryRun prints the plan of spec.Command (run, sweep or soak: the
 // profile with every flag applied, compiled as the command would compile
@@ -61,11 +57,12 @@ func DryRun(ls Spec) error {
 				Profile workload.Profile `json:"profile"`
 			}{name, target(plan), plan.ShownHeader(), planOps(plan), shownProfile(plan)})
 		}
-		fmt.Fprintf(w, "mcpbench %s --dry-run: the plan (nothing sent)\n", name)
-		writePlan(w, plan, target(plan))
+		t := planText(plan, target(plan))
+		t.Title = fmt.Sprintf("mcpbench %s --dry-run: the plan (nothing sent)", name)
 		if name == "soak" {
-			fmt.Fprintf(w, "checkpoint   every %v\n", plan.Profile.Soak.CheckpointEvery())
+			t.More = [][2]string{{"checkpoint", fmt.Sprintf("every %v", plan.Profile.Soak.CheckpointEvery())}}
 		}
+		report.WritePlan(w, t)
 		return nil
 	}
 	if p.Sweep == nil {
@@ -108,118 +105,87 @@ func DryRun(ls Spec) error {
 		}
 		return writeJSON(w, out)
 	}
-	fmt.Fprintf(w, "mcpbench sweep --dry-run: the plan (nothing sent)\n")
 	first := *steps[0]
 	first.Profile.Name = p.Name // the sweep's, not its first step's
-	writePlan(w, &first, target(&first))
-	fmt.Fprintf(w, "sweep        by %s from %s to %s in %d steps of %v (after %v warm-up each); up to %d refining steps\n",
-		spec.By, sweep.FormatLoad(spec.From, spec.By), sweep.FormatLoad(spec.To, spec.By), spec.Steps, spec.Step.D(), spec.Warmup.D(), max(spec.Refine, 0))
-	fmt.Fprintf(w, "SLO          p99 ≤ %g ms, errors ≤ %g %%, replay clean: %v\n", slo.P99MS, 100*slo.ErrorRate, slo.ReplayClean)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "step\tload\tmodel\twindow")
+	t := planText(&first, target(&first))
+	t.Title = "mcpbench sweep --dry-run: the plan (nothing sent)"
+	t.More = [][2]string{
+		{"sweep", fmt.Sprintf("by %s from %s to %s in %d steps of %v (after %v warm-up each); up to %d refining steps",
+			spec.By, sweep.FormatLoad(spec.From, spec.By), sweep.FormatLoad(spec.To, spec.By), spec.Steps, spec.Step.D(), spec.Warmup.D(), max(spec.Refine, 0))},
+		{"SLO", fmt.Sprintf("p99 ≤ %g ms, errors ≤ %g %%, replay clean: %v", slo.P99MS, 100*slo.ErrorRate, slo.ReplayClean)},
+	}
+	report.WritePlan(w, t)
+	var rows []report.SweepPlanStep
 	for i, v := range spec.Values() {
 		pl := &steps[i].Profile
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, sweep.FormatLoad(v, spec.By), model(pl), window(pl))
+		rows = append(rows, report.SweepPlanStep{Load: sweep.FormatLoad(v, spec.By), Model: model(pl), Window: window(pl)})
 	}
-	return tw.Flush()
+	return report.WriteSweepPlan(w, rows)
 }
 
-// writePlan prints a compiled plan, one labelled line per part.
-func writePlan(w io.Writer, plan *workload.Plan, target string) {
+// planText is what --dry-run prints of plan (report.WritePlan), its
+// target shown as target.
+func planText(plan *workload.Plan, target string) *report.PlanText {
 	p := &plan.Profile
-	line := func(label, format string, args ...any) {
-		fmt.Fprintf(w, "%-12s %s\n", label, fmt.Sprintf(format, args...))
-	}
-	line("target", "%s", target)
 	src := p.Source
 	if src == p.Name || src == "" {
 		src = "built-in"
 	}
-	line("profile", "%s (%s)", cmp.Or(p.Name, "unnamed"), src)
-	line("protocol", "%s", cmp.Or(p.Protocol, driver.ProtocolAuto))
-	for i, h := range plan.ShownHeader() { // credentials redacted
-		line(map[bool]string{true: "headers"}[i == 0], "%s", h)
+	t := &report.PlanText{Target: target, Profile: fmt.Sprintf("%s (%s)", cmp.Or(p.Name, "unnamed"), src),
+		Protocol: cmp.Or(p.Protocol, driver.ProtocolAuto), Headers: plan.ShownHeader(), // credentials redacted
+		Model: model(p), Window: window(p), Ops: planOps(plan), Iterations: plan.Iterations, Seed: p.Seed}
+	for _, s := range p.Stages {
+		t.Stages = append(t.Stages, fmt.Sprintf("%v→%g", s.Duration.D(), s.Target))
 	}
-	line("model", "%s", model(p))
-	if len(p.Stages) > 0 {
-		var st []string
-		for _, s := range p.Stages {
-			st = append(st, fmt.Sprintf("%v→%g", s.Duration.D(), s.Target))
-		}
-		line("stages", "%s", strings.Join(st, ", "))
-	}
-	line("window", "%s", window(p))
-	var sess []string
 	if p.Churn.Rate > 0 {
-		sess = append(sess, fmt.Sprintf("churn %g/s", p.Churn.Rate))
+		t.Sessions = append(t.Sessions, fmt.Sprintf("churn %g/s", p.Churn.Rate))
 	}
 	if p.GETStream {
-		sess = append(sess, "a GET stream each")
+		t.Sessions = append(t.Sessions, "a GET stream each")
 	}
 	if p.CheckDeleted {
-		sess = append(sess, "deleted sessions probed for 404")
+		t.Sessions = append(t.Sessions, "deleted sessions probed for 404")
 	}
-	if len(sess) > 0 {
-		line("sessions", "%s", strings.Join(sess, ", "))
-	}
-	if len(plan.Scenarios) > 0 {
-		for i, sc := range plan.Scenarios {
-			var st []string
-			for _, s := range sc.Steps {
-				st = append(st, plan.Names[s.Op])
-			}
-			line(map[bool]string{true: "scenarios"}[i == 0], "%s (weight %d): %s", sc.Name, sc.Weight, strings.Join(st, " → "))
+	for _, sc := range plan.Scenarios {
+		var st []string
+		for _, s := range sc.Steps {
+			st = append(st, plan.Names[s.Op])
 		}
-	} else {
-		for i, op := range planOps(plan) {
-			line(map[bool]string{true: "ops"}[i == 0], "%-40s weight %d", op.Name, op.Weight)
-		}
+		t.Scenarios = append(t.Scenarios, fmt.Sprintf("%s (weight %d): %s", sc.Name, sc.Weight, strings.Join(st, " → ")))
 	}
 	if c := p.Chaos; !c.Empty() {
-		for i, ft := range c.Faults {
+		t.Chaos, t.ChaosSeed = true, cmp.Or(c.Seed, p.Seed)
+		for _, ft := range c.Faults {
 			js, _ := json.Marshal(ft)
-			line(map[bool]string{true: "chaos"}[i == 0], "%s", js)
+			t.Faults = append(t.Faults, string(js))
 		}
 		if c.Storm != nil {
 			js, _ := json.Marshal(c.Storm)
-			line("storm", "%s", js)
+			t.Storm = string(js)
 		}
-		line("chaos seed", "%d", cmp.Or(c.Seed, p.Seed))
-	} else {
-		line("chaos", "none")
 	}
-	first := true // checks (workload/checks.go), per op
-	for i, exprs := range plan.CheckExprs() {
+	for i, exprs := range plan.CheckExprs() { // checks (workload/checks.go), per op
 		if len(exprs) > 0 {
-			line(map[bool]string{true: "checks"}[first], "%s: %s", plan.Names[i], strings.Join(exprs, " · "))
-			first = false
+			t.Checks = append(t.Checks, fmt.Sprintf("%s: %s", plan.Names[i], strings.Join(exprs, " · ")))
 		}
 	}
-	if len(plan.Thresholds) == 0 {
-		line("thresholds", "none")
+	if len(plan.Thresholds) > 0 {
+		t.Thresholds = p.Thresholds
 	}
-	for i, t := range p.Thresholds {
-		line(map[bool]string{true: "thresholds"}[i == 0], "%s", t)
-	}
-	for i, a := range plan.Aborts {
-		line(map[bool]string{true: "abort"}[i == 0], "when %s fails, judged from %v into the window", a.Threshold.Expr, a.Delay)
-	}
-	if plan.Iterations > 0 {
-		line("iterations", "%d shared by the VUs (the duration caps them)", plan.Iterations)
+	for _, a := range plan.Aborts {
+		t.Aborts = append(t.Aborts, fmt.Sprintf("when %s fails, judged from %v into the window", a.Threshold.Expr, a.Delay))
 	}
 	var to []string // the driver's defaults when none is given (see --help)
-	for _, t := range []struct {
+	for _, x := range []struct {
 		name string
 		d    workload.Duration
 	}{{"request", p.Timeouts.Request}, {"connect", p.Timeouts.Connect}, {"stream idle", p.Timeouts.StreamIdle}} {
-		if t.d != 0 {
-			to = append(to, fmt.Sprintf("%s %v", t.name, t.d.D()))
+		if x.d != 0 {
+			to = append(to, fmt.Sprintf("%s %v", x.name, x.d.D()))
 		}
 	}
-	if len(to) > 0 {
-		line("timeouts", "%s", strings.Join(to, ", "))
-	}
-	line("seed", "%d", p.Seed)
+	t.Timeouts = strings.Join(to, ", ")
+	return t
 }
 
 // shownProfile is the plan's profile as it may be shown: header values
