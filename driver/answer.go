@@ -27,7 +27,7 @@ var (
 // exchange POSTs one request and reads its answer (JSON or SSE, resuming
 // broken streams). Errors of the exchange itself are returned; errors the
 // response carries are left in c.err.
-func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Result, hdr http.Header) error {
+func (s *Lane) exchange(ctx context.Context, body []byte, c *call, res *Result, hdr http.Header) error {
 	h := s.hdr.Load()
 	resp, err := s.send(ctx, http.MethodPost, body, hdr, "")
 	res.BytesOut += int64(len(body))
@@ -80,11 +80,11 @@ func (s *Session) exchange(ctx context.Context, body []byte, c *call, res *Resul
 
 // readJSON reads an application/json answer (one message or a batch)
 // within MaxMessageBytes and the memory budget; gzip is decoded.
-func (s *Session) readJSON(ctx context.Context, resp *http.Response, c *call, res *Result) error {
+func (s *Lane) readJSON(ctx context.Context, resp *http.Response, c *call, res *Result) error {
 	defer resp.Body.Close()
 	limit := s.cfg.maxMessage()
 	if resp.ContentLength > limit {
-		return fmt.Errorf("%w %s (Content-Length %s; not read); raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit), units.Size(resp.ContentLength))
+		return tooLarge(fmt.Sprintf("%v %s (Content-Length %s; not read)", ErrResponseTooLarge, units.Size(limit), units.Size(resp.ContentLength)))
 	}
 	s.cr = countingReader{r: resp.Body, n: &res.BytesIn} // the lane's: no allocation per answer
 	defer func() { s.cr = countingReader{} }()
@@ -164,7 +164,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // of this session misrouted, of another session (or of no request)
 // cross-stream. It returns an error only for a message that is not
 // JSON-RPC.
-func (s *Session) handle(ctx context.Context, data []byte, c *call, res *Result, led *Ledger) error {
+func (s *Lane) handle(ctx context.Context, data []byte, c *call, res *Result, led *Ledger) error {
 	m, err := jsonrpc.Parse(data)
 	if err != nil {
 		perr := fmt.Errorf("%w: %v", ErrBadResponse, err)
@@ -277,7 +277,7 @@ func toolError(result []byte) error {
 // sampling/createMessage, elicitation/create, roots/list), or -32601,
 // within RequestTimeout. Failures are ignored: the server sees them as a
 // missing answer.
-func (s *Session) answer(ctx context.Context, m jsonrpc.Message, buf []byte) []byte {
+func (s *Lane) answer(ctx context.Context, m jsonrpc.Message, buf []byte) []byte {
 	buf = buf[:0]
 	if r, ok := s.cfg.canned(string(m.Method)); ok {
 		buf = jsonrpc.AppendResponse(buf, m.ID, r)

@@ -18,7 +18,7 @@ import (
 // close). Errors: transport failures and RequestTimeout, as the stream's
 // own opening; an error under 2026-07-28, which has no GET stream.
 // Not safe to call concurrently with OpenStream on the same session.
-func (s *Session) ProbeGET(ctx context.Context) (int, error) {
+func (s *Lane) ProbeGET(ctx context.Context) (int, error) {
 	if s.modern {
 		return 0, errors.New("ProbeGET: " + s.proto + " has no GET stream (subscriptions/listen instead)")
 	}

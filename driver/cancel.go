@@ -163,7 +163,7 @@ var testHookCancelDrained func()
 // holds nothing of an event: nothing is left in the decoder, in the
 // body's buffers or on the socket. Called by the reader (streamReader)
 // after the acknowledgement only.
-func (s *Session) noteDrained(rc io.Reader, dec *sse.Decoder) {
+func (s *Lane) noteDrained(rc io.Reader, dec *sse.Decoder) {
 	cx := &s.cx
 	if cx.drained || dec == nil || !dec.Between() {
 		return
@@ -183,7 +183,7 @@ func (s *Session) noteDrained(rc io.Reader, dec *sse.Decoder) {
 // armCancel arms the cancel of the op's call c at its first attempt (when
 // the call is drawn), or points an armed cancel at a later attempt's
 // request (a re-send, the next page).
-func (s *Session) armCancel(ctx context.Context, op *Op, c *call, first bool, sent time.Time) {
+func (s *Lane) armCancel(ctx context.Context, op *Op, c *call, first bool, sent time.Time) {
 	cx := &s.cx
 	if first {
 		if s.rng.Float64() >= op.Cancel.P {
@@ -212,7 +212,7 @@ func (s *Session) armCancel(ctx context.Context, op *Op, c *call, first bool, se
 }
 
 // fireCancel cancels the lane's request in flight when its timer is due.
-func (s *Session) fireCancel() {
+func (s *Lane) fireCancel() {
 	cx := &s.cx
 	cx.mu.Lock()
 	if cx.state != cxArmed || time.Now().Before(cx.deadline) {
@@ -250,7 +250,7 @@ func (s *Session) fireCancel() {
 // sendCancel POSTs notifications/cancelled for request id and reports
 // whether the server acknowledged it (2xx). What follows one that was not
 // acknowledged is raced, never a violation.
-func (s *Session) sendCancel(ctx context.Context, id int64, after time.Duration) bool {
+func (s *Lane) sendCancel(ctx context.Context, id int64, after time.Duration) bool {
 	b := append([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`), strconv.FormatInt(id, 10)...)
 	b = append(b, `,"reason":"mcpbench: still in flight after `...)
 	b = append(b, after.String()...)
@@ -267,7 +267,7 @@ func (s *Session) sendCancel(ctx context.Context, id int64, after time.Duration)
 
 // cancelOp ends the reading of the lane's op (the grace ran out, or the
 // 2026-07-28 cancel).
-func (s *Session) cancelOp() {
+func (s *Lane) cancelOp() {
 	s.opMu.Lock()
 	c := s.opCancel
 	s.opMu.Unlock()
@@ -278,7 +278,7 @@ func (s *Session) cancelOp() {
 
 // cancelling reports whether the lane's op was cancelled (the cancel is
 // sent, acknowledged or not).
-func (s *Session) cancelling() bool {
+func (s *Lane) cancelling() bool {
 	cx := &s.cx
 	cx.mu.Lock()
 	defer cx.mu.Unlock()
@@ -292,7 +292,7 @@ func (s *Session) cancelling() bool {
 // (nor its context ended): the call was cut short by the client.
 var errCancelNotSent = fmt.Errorf("%w: notifications/cancelled was not delivered", ErrStreamCancelled)
 
-func (s *Session) endCancel(op *Op, res *Result) {
+func (s *Lane) endCancel(op *Op, res *Result) {
 	cx := &s.cx
 	cx.mu.Lock()
 	if cx.state == cxArmed {
@@ -343,7 +343,7 @@ func (s *Session) endCancel(op *Op, res *Result) {
 // cancel was sent and acknowledged it (acked), plus the cancel's round
 // trip rtt, ackAfter after the request was sent, sooner than the op's
 // fastest success answer took — else all raced.
-func (s *Session) judgeCancelled(op *Op, res *Result, acked bool, ackAfter, rtt time.Duration) {
+func (s *Lane) judgeCancelled(op *Op, res *Result, acked bool, ackAfter, rtt time.Duration) {
 	cx := &s.cx
 	proven := false
 	var fastest time.Duration
@@ -370,7 +370,7 @@ func (s *Session) judgeCancelled(op *Op, res *Result, acked bool, ackAfter, rtt 
 
 // noteAnswer notes the success answer of an op with Cancel that was not
 // cancelled: d after its request was sent.
-func (s *Session) noteAnswer(op *Op, c *call, sent time.Time, err error) {
+func (s *Lane) noteAnswer(op *Op, c *call, sent time.Time, err error) {
 	if err == nil && c.gotResp && c.err == nil && !(c.cx && s.cancelling()) {
 		noteFastest(op, c.respAt.Sub(sent))
 	}
@@ -392,7 +392,7 @@ func noteFastest(op *Op, d time.Duration) {
 // then it is taken no further. An error answer is counted raced at once
 // (the server stopped); the rest wait for the op's end (judgeCancelled).
 // A response that comes before the cancel disarms it.
-func (s *Session) judgeAfterCancel(m jsonrpc.Message, c *call, res *Result, led *Ledger) bool {
+func (s *Lane) judgeAfterCancel(m jsonrpc.Message, c *call, res *Result, led *Ledger) bool {
 	what, stopped := "a message", false
 	switch m.Kind {
 	case jsonrpc.KindResponse:
@@ -446,7 +446,7 @@ func (s *Session) judgeAfterCancel(m jsonrpc.Message, c *call, res *Result, led 
 
 // dropMailbox closes the request's mailbox without waiting: a cancelled
 // request expects nothing more.
-func (s *Session) dropMailbox() {
+func (s *Lane) dropMailbox() {
 	if mb := s.cur.Load(); mb != nil {
 		mb.mu.Lock()
 		mb.closed = true

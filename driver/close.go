@@ -14,7 +14,7 @@ import (
 // 405 (the server does not allow it) and 404 (already gone) are fine. With
 // Config.CheckDeleted, a deleted session is then probed: the server must
 // answer 404 to its id (item 3); the verdict is in Hygiene.
-func (s *Session) Close(ctx context.Context) error {
+func (s *Lane) Close(ctx context.Context) error {
 	s.settleUpdates() // the notifications of pending changes come on the GET stream
 	s.late.settled()  // so may the progress of requests answered before it (late.go)
 	defer s.releaseConns()

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/sse"
+	"github.com/mcpbench/mcpbench/outcome"
 )
 
 // Protocol versions the driver speaks. 2025-03-26 … 2025-11-25 are the
@@ -27,7 +28,7 @@ const (
 	Protocol20250326 = "2025-03-26"
 	Protocol20250618 = "2025-06-18"
 	Protocol20251125 = "2025-11-25"
-	Protocol20260728 = "2026-07-28"
+	Protocol20260728 = outcome.Protocol20260728
 	// ProtocolAuto asks server/discover first and falls back to initialize
 	// (Negotiate), as the official clients do.
 	ProtocolAuto = "auto"
@@ -46,7 +47,7 @@ var SupportedProtocols = append(append([]string(nil), modernProtocols...), Legac
 
 // IsModern reports whether a protocol version is a modern (stateless,
 // per-request _meta) one.
-func IsModern(p string) bool { return p >= Protocol20260728 }
+func IsModern(p string) bool { return outcome.IsModern(p) }
 
 // Reconnect policies: how long a client waits before resuming a broken stream.
 const (

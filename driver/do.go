@@ -41,7 +41,7 @@ type call struct {
 
 var errSession404 = fmt.Errorf("%w", ErrSessionMissing)
 
-func (s *Session) next() int64 { return s.nextID.Add(1) }
+func (s *Lane) next() int64 { return s.nextID.Add(1) }
 
 // Do runs op as one JSON-RPC request and fills res (the caller sets
 // res.Op and res.Intended; Start, FirstByte, End and the rest are set
@@ -54,7 +54,7 @@ func (s *Session) next() int64 { return s.nextID.Add(1) }
 // nextCursor (paginate.go), Op.Cancel cancels (cancel.go), Op.Changes and
 // resources/(un)subscribe feed the subscriptions (subscribe.go). The
 // outcome is res.Class/res.Err; Do never panics on bad input.
-func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
+func (s *Lane) Do(ctx context.Context, op *Op, res *Result) {
 	res.Start = time.Now()
 	if res.Intended.IsZero() {
 		res.Intended = res.Start
@@ -131,7 +131,7 @@ func (s *Session) Do(ctx context.Context, op *Op, res *Result) {
 // opParams returns op's params (rendered by op.Render, with res's VU and
 // Iteration, when op has one), with RequestPlaceholder replaced by a key
 // unique to this request ("s<session>-<n>") when op has one.
-func (s *Session) opParams(op *Op, res *Result) []byte {
+func (s *Lane) opParams(op *Op, res *Result) []byte {
 	p := op.Params
 	if op.Render != nil {
 		s.pbuf = op.Render(s.pbuf[:0], RenderContext{VU: res.VU, Iteration: res.Iteration})
@@ -155,7 +155,7 @@ func (s *Session) opParams(op *Op, res *Result) []byte {
 // op's method with params, the extra params fields of a multi round-trip
 // retry, and _meta (c's progressToken, set here when op asks for
 // progress, and the modern _meta).
-func (s *Session) renderCall(c *call, op *Op, params, extra []byte) []byte {
+func (s *Lane) renderCall(c *call, op *Op, params, extra []byte) []byte {
 	meta := s.mbuf[:0]
 	if op.Progress {
 		s.tokBuf = appendInt(append(s.tokBuf[:0], s.tokPrefix...), c.id)
@@ -179,7 +179,7 @@ func (s *Session) renderCall(c *call, op *Op, params, extra []byte) []byte {
 // the GET stream. One lane re-initializes at a time: a lane whose session
 // another lane re-initialized meanwhile just retries with the new id. It
 // reports false, with res failed, when initialize fails.
-func (s *Session) reinitialize(ctx context.Context, res *Result, seen *sessHeaders) bool {
+func (s *Lane) reinitialize(ctx context.Context, res *Result, seen *sessHeaders) bool {
 	s.reinitMu.Lock()
 	defer s.reinitMu.Unlock()
 	if s.hdr.Load() != seen {
@@ -205,7 +205,7 @@ func (s *Session) reinitialize(ctx context.Context, res *Result, seen *sessHeade
 // reissuable reports whether a request that failed with err is re-sent
 // with a new id (Config.ReissueUnresumable, within MaxReissues): a stream
 // broken before any event id, or (2026-07-28) a cancelled request.
-func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
+func (s *Lane) reissuable(ctx context.Context, err error, res *Result) bool {
 	return s.cfg.ReissueUnresumable && res.Reissues < s.cfg.maxReissues() && ctx.Err() == nil &&
 		(errors.Is(err, ErrUnresumable) || errors.Is(err, ErrStreamCancelled) ||
 			// 2026-07-28: a connection lost before the answer is a cancelled request too.
@@ -214,7 +214,7 @@ func (s *Session) reissuable(ctx context.Context, err error, res *Result) bool {
 
 // endDo ends Do: the op's cancel, mailbox, timer and context, its End,
 // and what it did to the session's subscriptions.
-func (s *Session) endDo(ctx context.Context, op *Op, res *Result, cancel context.CancelCauseFunc, changed *time.Time) {
+func (s *Lane) endDo(ctx context.Context, op *Op, res *Result, cancel context.CancelCauseFunc, changed *time.Time) {
 	if op.Cancel != nil {
 		s.endCancel(op, res)
 	}
@@ -235,7 +235,7 @@ func (s *Session) endDo(ctx context.Context, op *Op, res *Result, cancel context
 // beforeSend arms the cancel of an attempt (Op.Cancel) and notes the
 // change it makes (Op.Changes) at its first send; it returns the pending
 // change's time.
-func (s *Session) beforeSend(ctx context.Context, op *Op, c *call, first bool, attempt, changed time.Time) time.Time {
+func (s *Lane) beforeSend(ctx context.Context, op *Op, c *call, first bool, attempt, changed time.Time) time.Time {
 	if op.Cancel != nil {
 		s.armCancel(ctx, op, c, first, attempt)
 	}
@@ -260,7 +260,7 @@ func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10
 // bounded by StreamIdleTimeout and the run's end only, so a stream that
 // legitimately runs longer than RequestTimeout while events keep arriving
 // is not cut.
-func (s *Session) opContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+func (s *Lane) opContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
 	s.opMu.Lock()
 	octx, cancel := s.kept, s.keptCancel
 	s.kept, s.keptCancel = nil, nil
@@ -288,7 +288,7 @@ func sameContext(a, b context.Context) bool {
 }
 
 // arm (re)starts the request timer of the current operation.
-func (s *Session) arm() {
+func (s *Lane) arm() {
 	d := s.cfg.requestTimeout()
 	if d <= 0 {
 		return
@@ -304,7 +304,7 @@ func (s *Session) arm() {
 
 // disarm stops the request timer: the answer has begun (SSE headers) or
 // ended (JSON).
-func (s *Session) disarm() {
+func (s *Lane) disarm() {
 	s.opMu.Lock()
 	if s.opTimer != nil {
 		s.opTimer.Stop()
@@ -315,7 +315,7 @@ func (s *Session) disarm() {
 // endOp ends the op whose context's cancel is cancel: with keep, the
 // context is kept for the lane's next op (opContext) when nothing
 // cancelled it, else it is cancelled.
-func (s *Session) endOp(cancel context.CancelCauseFunc, octx context.Context, keep bool) {
+func (s *Lane) endOp(cancel context.CancelCauseFunc, octx context.Context, keep bool) {
 	s.opMu.Lock()
 	if s.opTimer != nil {
 		s.opTimer.Stop()
@@ -333,7 +333,7 @@ func (s *Session) endOp(cancel context.CancelCauseFunc, octx context.Context, ke
 
 // dropKept cancels the context kept for the lane's next op (the session
 // closes).
-func (s *Session) dropKept() {
+func (s *Lane) dropKept() {
 	s.opMu.Lock()
 	cancel := s.keptCancel
 	s.kept, s.keptCancel, s.keptOf = nil, nil, nil
@@ -343,7 +343,7 @@ func (s *Session) dropKept() {
 	}
 }
 
-func (s *Session) onOpTimeout() {
+func (s *Lane) onOpTimeout() {
 	s.opMu.Lock()
 	c := s.opCancel
 	s.opMu.Unlock()

@@ -29,12 +29,14 @@
 //
 // # Lifecycle
 //
-// NewSession, Initialize (initialize → Mcp-Session-Id → notifications/
+// NewSession (the session's first Lane), Initialize (initialize → Mcp-Session-Id → notifications/
 // initialized; MCP-Protocol-Version on every later request from 2025-06-18),
 // Do per operation, OpenStream for the GET stream, Close (stops the stream,
 // DELETE). A 404 on a request that carries a session id means the session is
-// gone: Do re-initializes once and re-sends (Result.Reinits). A Session
-// belongs to one goroutine; its GET stream runs in a goroutine of its own.
+// gone: Do re-initializes once and re-sends (Result.Reinits). A Lane
+// belongs to one goroutine (Lanes: more lanes of one session, for requests
+// in flight at once); the session's GET stream runs in a goroutine of its
+// own. Session is an alias of Lane (the name the callers use).
 //
 // # Resume rules
 //
@@ -73,7 +75,8 @@
 // Errors wrap a sentinel (ErrSessionMissing, ErrBadResponse, ErrNoResponse,
 // ErrStreamBroken, ErrUnresumable, ErrStreamIdle, ErrToolError,
 // ErrRequestTimeout, ErrResponseTooLarge and sse.ErrEventTooLarge (each naming
-// its limit); httpclient's ErrConnClosedAfterWrite (a request that reached
+// its limit and the setting that raises it: internal/setting, said as the
+// front end names it); httpclient's ErrConnClosedAfterWrite (a request that reached
 // the socket is never re-sent), ErrHTTP2Only, ErrNoHTTP2, ErrNoH2C,
 // ErrGoAway (with its code and whether the server took the request),
 // ErrConnectTimeout, ErrProxy, ErrAuthorization
@@ -158,8 +161,9 @@
 //     as httpclient.Options (ValidateNet) and a session's own connections
 //     (httpclient.PerSession).
 //   - result.go: Op (what to send), Result and Resume (what happened).
-//   - session.go: Session (one lane) and sessionState (what the lanes of a
-//     session share), NewSession, Lanes, the session's headers.
+//   - session.go: Lane (one lane: the handle a goroutine sends with; alias
+//     Session) and sessionState (the session: what its lanes share),
+//     NewSession, Lanes, the session's headers.
 //   - initialize.go: Initialize and the initialization exchange
 //     (initialize and notifications/initialized; server/discover for
 //     2026-07-28).

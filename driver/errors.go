@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
@@ -107,7 +108,7 @@ func (e *StatusError) Error() string {
 	if e.Location != "" {
 		b.WriteString(" to " + e.Location)
 		if e.Code == http.StatusTemporaryRedirect || e.Code == http.StatusPermanentRedirect {
-			b.WriteString(" (not followed: --follow-redirects follows it on the same origin)")
+			b.WriteString(setting.Say(" (not followed: %s follows it on the same origin)", setting.FollowRedirects))
 		}
 	}
 	if e.Authenticate != "" {
@@ -123,59 +124,6 @@ func (e *StatusError) Error() string {
 		b.WriteString("; " + e.Hint)
 	}
 	return b.String()
-}
-
-// Class is the error class of an operation: a small enum so that errors are
-// aggregated by class, never by free-text message.
-type Class uint8
-
-const (
-	ClassOK             Class = iota // no error
-	ClassTransport                   // connect refused/reset, EOF before headers, TLS
-	ClassTimeout                     // connect, request or stream-idle timeout
-	ClassHTTPStatus                  // unexpected HTTP status (4xx/5xx other than a session 404)
-	ClassSessionMissing              // 404 on a session that re-initializing did not fix
-	ClassBadResponse                 // wrong content type, not JSON-RPC, no response in the answer
-	ClassSSEMalformed                // an event stream the decoder cannot accept
-	ClassJSONRPC                     // a JSON-RPC error response
-	ClassToolError                   // tools/call result with isError: true
-	ClassStreamBroken                // a stream broke and could not be resumed
-	ClassUnresumable                 // a stream broke before any event id
-	ClassCanceled                    // the run ended (or Ctrl-C) while the operation ran
-	ClassHeaderMismatch              // 2026-07-28: -32020, headers do not match the body
-	ClassVersion                     // unsupported protocol version (-32022, or a version the driver does not speak)
-	ClassMissingValue                // not sent: a value it reads from an earlier step is missing (correlate.go)
-	ClassResumeLimit                 // a stream given up: the server made it reconnect past the bounds (ErrResumeLimit)
-	ClassLinkMissing                 // 404 at a stream's rel="stream" URL (ErrStreamLinkMissing)
-	NumClasses                       // number of classes
-)
-
-var classNames = [...]string{
-	ClassOK:             "ok",
-	ClassTransport:      "transport",
-	ClassTimeout:        "timeout",
-	ClassHTTPStatus:     "http-status",
-	ClassSessionMissing: "session-missing",
-	ClassBadResponse:    "bad-response",
-	ClassSSEMalformed:   "sse-malformed",
-	ClassJSONRPC:        "jsonrpc-error",
-	ClassToolError:      "tool-error",
-	ClassStreamBroken:   "stream-broken",
-	ClassUnresumable:    "unresumable",
-	ClassCanceled:       "canceled",
-	ClassHeaderMismatch: "header-mismatch",
-	ClassVersion:        "unsupported-version",
-	ClassMissingValue:   "missing-value",
-	ClassResumeLimit:    "resume-limit",
-	ClassLinkMissing:    "link-missing",
-}
-
-// String returns the class name used in reports ("ok", "transport", ...).
-func (c Class) String() string {
-	if int(c) < len(classNames) {
-		return classNames[c]
-	}
-	return "class-" + strconv.Itoa(int(c))
 }
 
 // errRunCanceled marks a context canceled by the caller (end of run), as
@@ -254,8 +202,13 @@ func rpcErrorOf(raw []byte) (*jsonrpc.Error, bool) {
 }
 
 // oauthHint is StatusError.Hint of a 401 whose Bearer challenge names
-// resource_metadata (MCP authorization) to a client without OAuth.
-const oauthHint = "the server wants an OAuth token (MCP authorization): give --oauth-client-id (and the secret in $MCPBENCH_OAUTH_CLIENT_SECRET) to get one with the client-credentials grant, or send a token with -H 'Authorization: Bearer ${TOKEN}'"
+// resource_metadata (MCP authorization) to a client without OAuth: it
+// names the settings that get a token (Config.OAuth's ClientID and
+// ClientSecret) or send one (Config.Header), as the front end says them.
+func oauthHint() string {
+	return setting.Say("the server wants an OAuth token (MCP authorization): give %s (and %s) to get one with the client-credentials grant, or send a token with %s 'Authorization: Bearer ${TOKEN}'",
+		setting.OAuthClientID, setting.OAuthClientSecret, setting.Header)
+}
 
 // statusError builds the error of a non-2xx answer and closes its body: a
 // JSON-RPC error in the body is returned as an *jsonrpc.Error (so a 2026-07-28
@@ -264,7 +217,7 @@ const oauthHint = "the server wants an OAuth token (MCP authorization): give --o
 // the Location of a redirect, WWW-Authenticate of a 401/403 (with MCP's
 // resource_metadata), Retry-After of a 429/503, and the first line of the
 // body.
-func (s *Session) statusError(resp *http.Response, res *Result) error {
+func (s *Lane) statusError(resp *http.Response, res *Result) error {
 	defer resp.Body.Close()
 	se := &StatusError{Code: resp.StatusCode}
 	switch code := resp.StatusCode; {
@@ -273,7 +226,7 @@ func (s *Session) statusError(resp *http.Response, res *Result) error {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		se.Authenticate = resp.Header.Get("WWW-Authenticate")
 		if code == http.StatusUnauthorized && httpclient.BearerResourceMetadata(resp.Header.Values("WWW-Authenticate")) != "" && s.cfg.OAuth == nil {
-			se.Hint = oauthHint
+			se.Hint = oauthHint()
 		}
 	case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
 		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())

@@ -56,7 +56,7 @@ func TestConnectTimeoutNamesLimit(t *testing.T) {
 	addr := fullListener(t)
 	cfg := &driver.Config{URL: "http://" + addr + "/mcp", ConnectTimeout: 150 * time.Millisecond, RequestTimeout: 5 * time.Second}
 	err := initErr(t, cfg)
-	onceIn(t, err, "connect timeout: no TCP connection to "+addr+" within 150ms (--connect-timeout)")
+	onceIn(t, err, "connect timeout: no TCP connection to "+addr+" within 150ms (httpclient.Options.ConnectTimeout)")
 	if strings.Contains(err.Error(), "i/o timeout") {
 		t.Errorf("%q repeats the dialer's text", err)
 	}

@@ -91,11 +91,11 @@ func TestRequestTimeoutNamesLimit(t *testing.T) {
 	t.Cleanup(func() { close(done) }) // runs first
 	cfg := &driver.Config{URL: srv.URL + "/mcp", RequestTimeout: 100 * time.Millisecond}
 	err := initErr(t, cfg)
-	onceIn(t, err, "request timeout: no answer within 100ms (--timeout)")
+	onceIn(t, err, "request timeout: no answer within 100ms (driver.Config.RequestTimeout)")
 	if !errors.Is(err, driver.ErrRequestTimeout) || !errors.Is(err, context.DeadlineExceeded) || driver.Classify(err) != driver.ClassTimeout {
 		t.Errorf("%v: want ErrRequestTimeout, a deadline, ClassTimeout (got %v)", err, driver.Classify(err))
 	}
-	if strings.Contains(err.Error(), "deadline exceeded") || strings.Count(err.Error(), "timeout") != 2 { // "request timeout", "--timeout"
+	if strings.Contains(err.Error(), "deadline exceeded") || strings.Count(strings.ToLower(err.Error()), "timeout") != 2 { // "request timeout", "Config.RequestTimeout"
 		t.Errorf("%q repeats the timeout", err)
 	}
 }
@@ -115,7 +115,7 @@ func TestStreamIdleNamesLimit(t *testing.T) {
 	}
 	var r driver.Result
 	s.Do(t.Context(), op(t, "tools/call", `{"name":"progress","arguments":{"count":2,"interval_ms":1000}}`, true), &r)
-	onceIn(t, r.Err, "stream idle timeout: no complete event or keep-alive for 100ms (--stream-idle-timeout)")
+	onceIn(t, r.Err, "stream idle timeout: no complete event or keep-alive for 100ms (driver.Config.StreamIdleTimeout)")
 }
 
 // A 401 whose Bearer challenge names resource_metadata (MCP
@@ -133,7 +133,7 @@ func TestUnauthorizedSuggestsOAuth(t *testing.T) {
 	if !errors.As(err, &se) || se.Code != http.StatusUnauthorized {
 		t.Fatalf("err = %v, want a 401 StatusError", err)
 	}
-	onceIn(t, err, "give --oauth-client-id")
+	onceIn(t, err, "give httpclient.OAuthConfig.ClientID (and httpclient.OAuthConfig.ClientSecret)")
 	if err := initErr(t, &driver.Config{URL: srv.URL + "/mcp?c=Basic"}); err == nil || strings.Contains(err.Error(), "oauth") {
 		t.Errorf("a Basic challenge: %v, want a 401 without the OAuth hint", err)
 	}

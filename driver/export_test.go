@@ -8,7 +8,7 @@ func JSONBufferCap(s *Session) int { return cap(s.jbuf) }
 
 // GETIdle reports whether the session's GET stream waits idle, its
 // goroutine parked in getStream.idle.
-func (s *Session) GETIdle() bool {
+func (s *Lane) GETIdle() bool {
 	g := s.get.Load()
 	return g != nil && g.idling.Load()
 }

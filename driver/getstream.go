@@ -64,7 +64,7 @@ type StreamStats struct {
 
 // getStream is the standalone GET stream of a session.
 type getStream struct {
-	s      *Session
+	s      *Lane
 	cancel context.CancelFunc
 	done   chan struct{}
 	ctx    context.Context
@@ -96,7 +96,7 @@ type getStream struct {
 // notifications are checked, and a broken stream is resumed with
 // Last-Event-ID (or reopened when it carried no id). It returns
 // ErrNoGETStream on 405 and ErrGETStreamConflict on 409.
-func (s *Session) OpenStream(ctx context.Context) error {
+func (s *Lane) OpenStream(ctx context.Context) error {
 	s.wantGET = true
 	return s.startGET(ctx)
 }
@@ -104,7 +104,7 @@ func (s *Session) OpenStream(ctx context.Context) error {
 // openStream opens (or, with lastID, resumes) the session's stream: a GET
 // (legacy), or a subscriptions/listen request (2026-07-28, which has no
 // GET stream and no resumption: lastID is ignored).
-func (s *Session) openStream(ctx context.Context, lastID string, link *url.URL) (*http.Response, error) {
+func (s *Lane) openStream(ctx context.Context, lastID string, link *url.URL) (*http.Response, error) {
 	if !s.modern {
 		return s.sendTo(ctx, link, http.MethodGet, nil, s.hdr.Load().forGET(lastID), "")
 	}
@@ -117,7 +117,7 @@ func (s *Session) openStream(ctx context.Context, lastID string, link *url.URL) 
 
 // nextListenID numbers listen requests apart from the session's op ids
 // (the stream's goroutine must not touch s.nextID).
-func (s *Session) nextListenID() int64 { return 1<<40 + s.listenSeq.Add(1) }
+func (s *Lane) nextListenID() int64 { return 1<<40 + s.listenSeq.Add(1) }
 
 // isListenID reports whether a raw JSON id is one of nextListenID's.
 func isListenID(raw []byte) bool {
@@ -125,7 +125,7 @@ func isListenID(raw []byte) bool {
 	return err == nil && n > 1<<40
 }
 
-func (s *Session) startGET(ctx context.Context) error {
+func (s *Lane) startGET(ctx context.Context) error {
 	// The GET stream lives as long as the session, beyond the deadline of
 	// the operation that opened it; Close cancels it. RequestTimeout bounds
 	// only the wait for its response headers.
@@ -172,7 +172,7 @@ func (s *Session) startGET(ctx context.Context) error {
 // derived from ctx, which the returned cancel ends: call it once the body
 // is closed (it ends with ctx too). A resume goes to link (the stream's
 // rel="stream" URL) when not nil. On error, cancel is nil.
-func (s *Session) openStreamTimed(ctx context.Context, lastID string, link *url.URL) (*http.Response, context.CancelCauseFunc, error) {
+func (s *Lane) openStreamTimed(ctx context.Context, lastID string, link *url.URL) (*http.Response, context.CancelCauseFunc, error) {
 	hctx, inTime, cancel := headerTimeout(ctx, s.cfg.requestTimeout())
 	resp, err := s.openStream(hctx, lastID, link)
 	if !inTime() {
@@ -190,13 +190,13 @@ func (s *Session) openStreamTimed(ctx context.Context, lastID string, link *url.
 }
 
 // restartGET reopens the GET stream after a re-initialize.
-func (s *Session) restartGET(ctx context.Context) {
+func (s *Lane) restartGET(ctx context.Context) {
 	s.stopGET()
 	s.startGET(ctx) //nolint:errcheck // best effort: the stream's stats show failures
 	s.wantGET = true
 }
 
-func (s *Session) stopGET() {
+func (s *Lane) stopGET() {
 	if g := s.get.Load(); g != nil {
 		g.cancel()
 		<-g.done
@@ -213,7 +213,7 @@ func (s *Session) stopGET() {
 // was opened); after Close, the final state, with the notifications that
 // never arrived counted lost. Safe for concurrent use with the stream's
 // goroutine; call it from the session's goroutine (or after Close).
-func (s *Session) StreamStats() StreamStats {
+func (s *Lane) StreamStats() StreamStats {
 	g := s.get.Load()
 	if g == nil {
 		if s.lastGET != nil {
@@ -343,7 +343,7 @@ func (g *getStream) loop(ctx context.Context) bool {
 				if g.stats.RetryCapped != nil {
 					c = *g.stats.RetryCapped
 				}
-				c.note(hint, s.cfg.maxRetryWait())
+				noteRetryCap(&c, hint, s.cfg.maxRetryWait())
 				g.stats.RetryCapped = &c
 				g.mu.Unlock()
 			}

@@ -29,7 +29,7 @@ func (h Hygiene) Faulty() bool { return h.Checked && h.Verdict != NumVerdicts }
 // hygiene fault (2xx: the session lives on; another status: the wrong
 // answer for a missing session; 2025-11-25 transports §Session Management,
 // items 3 and 4).
-func (s *Session) checkDeleted(ctx context.Context, h *sessHeaders) {
+func (s *Lane) checkDeleted(ctx context.Context, h *sessHeaders) {
 	body := jsonrpc.AppendRequest(s.body.buf(), s.next(), "ping", nil, nil)
 	resp, err := s.send(ctx, http.MethodPost, body, h.post, "")
 	if err != nil {
@@ -51,7 +51,7 @@ func (s *Session) checkDeleted(ctx context.Context, h *sessHeaders) {
 
 // Hygiene returns the verdict of the deleted-session check made by Close
 // (Config.CheckDeleted); Checked is false when none was made.
-func (s *Session) Hygiene() Hygiene {
+func (s *Lane) Hygiene() Hygiene {
 	s.hygMu.Lock()
 	defer s.hygMu.Unlock()
 	return s.hygiene

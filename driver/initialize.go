@@ -13,7 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/internal/netutil"
 )
 
-func (s *Session) initialize(ctx context.Context, res *Result) error {
+func (s *Lane) initialize(ctx context.Context, res *Result) error {
 	if s.modern {
 		return s.discover(ctx, res)
 	}
@@ -71,7 +71,7 @@ func (s *Session) initialize(ctx context.Context, res *Result) error {
 
 // checkSessionID flags a session id outside visible ASCII; one the driver
 // cannot send back (control characters) is an error.
-func (s *Session) checkSessionID(sid string) error {
+func (s *Lane) checkSessionID(sid string) error {
 	for i := 0; i < len(sid); i++ {
 		if c := sid[i]; c < 0x21 || c > 0x7e {
 			s.badSID = true
@@ -85,7 +85,7 @@ func (s *Session) checkSessionID(sid string) error {
 
 // discover starts a modern session: server/discover (2026-07-28 server
 // §discover) must list the session's protocol version.
-func (s *Session) discover(ctx context.Context, res *Result) error {
+func (s *Lane) discover(ctx context.Context, res *Result) error {
 	c := call{id: s.next(), init: true}
 	body := jsonrpc.AppendRequest(s.body.buf(), c.id, "server/discover", nil, s.metaModern)
 	h := s.hdr.Load().post.Clone()
@@ -111,7 +111,7 @@ func (s *Session) discover(ctx context.Context, res *Result) error {
 // in res.Err. ErrUnsupportedVersion when the server picks a version this
 // driver does not speak; ErrBadResponse when the session id holds control
 // characters (it could not be sent back).
-func (s *Session) Initialize(ctx context.Context, res *Result) error {
+func (s *Lane) Initialize(ctx context.Context, res *Result) error {
 	res.Start = time.Now()
 	if res.Intended.IsZero() {
 		res.Intended = res.Start

@@ -64,7 +64,7 @@ type inflight struct {
 
 // begin makes c the lane's request in flight, when another stream may
 // carry its messages: the GET stream, or another lane's response stream.
-func (s *Session) begin(c *call) {
+func (s *Lane) begin(c *call) {
 	if s.get.Load() == nil && len(s.lanes) == 1 {
 		return
 	}
@@ -158,7 +158,7 @@ func (mb *inflight) take(m jsonrpc.Message, sibling bool) (id int64, ok bool) {
 // deliver takes a message of the session's requests that arrived on the
 // GET stream: a progress notification or a response of a request in
 // flight goes to its mailbox (true); anything else is the caller's.
-func (s *Session) deliver(m jsonrpc.Message) bool {
+func (s *Lane) deliver(m jsonrpc.Message) bool {
 	for _, l := range s.lanes {
 		if mb := l.cur.Load(); mb != nil {
 			if _, ok := mb.take(m, false); ok {
@@ -174,7 +174,7 @@ func (s *Session) deliver(m jsonrpc.Message) bool {
 // to another lane's request in flight (a progress notification or the
 // response): it goes to that request's mailbox, and toSibling returns that
 // request's id.
-func (s *Session) toSibling(m jsonrpc.Message) (id int64, ok bool) {
+func (s *Lane) toSibling(m jsonrpc.Message) (id int64, ok bool) {
 	for _, l := range s.lanes {
 		if l == s {
 			continue

@@ -248,7 +248,7 @@ func RemovedInModern(method string) bool {
 // input_required result of c (2026-07-28 multi round-trip requests),
 // counted in res.InputRounds. ok is false, with res failed, after
 // maxInputRounds rounds or when the requests cannot be answered.
-func (s *Session) inputRound(c *call, res *Result) (extra []byte, ok bool) {
+func (s *Lane) inputRound(c *call, res *Result) (extra []byte, ok bool) {
 	if res.InputRounds >= maxInputRounds {
 		res.fail(fmt.Errorf("%w: still input_required after %d rounds", ErrBadResponse, res.InputRounds))
 		return nil, false
@@ -390,7 +390,7 @@ func discoverVersions(m jsonrpc.Message) (versions []string, code int, modern st
 }
 
 // rawPOST sends one modern request and reads the whole answer (for probes).
-func (s *Session) rawPOST(ctx context.Context, method string, params []byte) (body []byte, status int, ct string, err error) {
+func (s *Lane) rawPOST(ctx context.Context, method string, params []byte) (body []byte, status int, ct string, err error) {
 	id := s.next()
 	b := jsonrpc.AppendRequest(nil, id, method, params, s.metaModern)
 	h := s.hdr.Load().post.Clone()
@@ -434,7 +434,7 @@ func firstMessage(body []byte, isSSE bool) (jsonrpc.Message, error) {
 // modernHeaders returns (and caches) the request headers of op under a
 // modern protocol: the session's POST headers plus Mcp-Method, Mcp-Name
 // and the op's Mcp-Param-* headers.
-func (s *Session) modernHeaders(op *Op) http.Header {
+func (s *Lane) modernHeaders(op *Op) http.Header {
 	if h, ok := s.opHdr[op]; ok {
 		return h
 	}

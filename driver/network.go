@@ -37,7 +37,7 @@ func perSession(rt http.RoundTripper) (_ http.RoundTripper, own bool) {
 }
 
 // releaseConns closes the session's own connections (Close).
-func (s *Session) releaseConns() {
+func (s *Lane) releaseConns() {
 	if c, ok := s.rt.(interface{ CloseIdleConnections() }); ok && s.ownRT {
 		c.CloseIdleConnections()
 	}

@@ -33,7 +33,7 @@ func isListMethod(method string) bool {
 
 // takeCursor keeps the nextCursor of a list result for the next page
 // (the read buffer is reused, so it is copied).
-func (s *Session) takeCursor(c *call, result []byte) {
+func (s *Lane) takeCursor(c *call, result []byte) {
 	cur := jsonrpc.Field(result, "nextCursor")
 	if len(cur) == 0 || string(cur) == "null" {
 		return
@@ -46,7 +46,7 @@ func (s *Session) takeCursor(c *call, result []byte) {
 // params fields (without braces) that ask for the next one; ok is false,
 // with res failed, when its cursor is not a string, repeats the previous
 // one, or the op already fetched MaxPages pages.
-func (s *Session) nextPage(op *Op, res *Result) (extra []byte, ok bool) {
+func (s *Lane) nextPage(op *Op, res *Result) (extra []byte, ok bool) {
 	res.Pages++
 	x, err := s.pageParams(op, res)
 	if err != nil {
@@ -56,7 +56,7 @@ func (s *Session) nextPage(op *Op, res *Result) (extra []byte, ok bool) {
 	return x, true
 }
 
-func (s *Session) pageParams(op *Op, res *Result) ([]byte, error) {
+func (s *Lane) pageParams(op *Op, res *Result) ([]byte, error) {
 	if res.Pages == 1 {
 		s.prevCursor = s.prevCursor[:0]
 	}

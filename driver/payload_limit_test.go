@@ -51,8 +51,8 @@ func TestLargestPayloadFitsDefaultLimits(t *testing.T) {
 		}
 		var res driver.Result
 		s.Do(t.Context(), payload(1<<20), &res)
-		if !errors.Is(res.Err, sse.ErrEventTooLarge) || !strings.Contains(res.Err.Error(), "max_event_bytes 1MiB; raise it with --max-event-bytes") {
-			t.Fatalf("err %v: want one naming max_event_bytes 1MiB and --max-event-bytes", res.Err)
+		if !errors.Is(res.Err, sse.ErrEventTooLarge) || !strings.Contains(res.Err.Error(), "max_event_bytes 1MiB; raise it with driver.Config.MaxEventBytes") {
+			t.Fatalf("err %v: want one naming max_event_bytes 1MiB and driver.Config.MaxEventBytes", res.Err)
 		}
 	})
 }

@@ -82,7 +82,7 @@ func TestProxySeesEveryConnection(t *testing.T) {
 			if st.Protocol() != tt.proto {
 				t.Errorf("protocol %q, want %q", st.Protocol(), tt.proto)
 			}
-			if want := px.URL + " (--proxy)"; len(st.Proxies) != 1 || st.Proxies[px.URL] != "--proxy" {
+			if want := px.URL + " (httpclient.Options.Proxy)"; len(st.Proxies) != 1 || st.Proxies[px.URL] != "httpclient.Options.Proxy" {
 				t.Errorf("proxies %v, want %s", st.Proxies, want)
 			}
 		})

@@ -2,10 +2,10 @@ package driver
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/units"
 )
 
@@ -63,7 +63,7 @@ func readAll(r io.Reader, buf []byte, limit int64) ([]byte, int64, error) {
 // a sized answer's buffer (its capacity is its reservation) to the budget
 // for the next large answer, any other reservation released; then
 // keepJSONBuf.
-func (s *Session) doneMessage(b []byte, held int64) {
+func (s *Lane) doneMessage(b []byte, held int64) {
 	if held > jsonSmall && int64(cap(b)) == held {
 		s.budget.giveSized(b, held)
 	} else {
@@ -74,7 +74,7 @@ func (s *Session) doneMessage(b []byte, held int64) {
 
 // keepJSONBuf keeps b as the session's JSON buffer when it is small, else
 // drops it (a large answer's buffer is not held for the rest of the run).
-func (s *Session) keepJSONBuf(b []byte) {
+func (s *Lane) keepJSONBuf(b []byte) {
 	if cap(b) <= jsonSmall {
 		s.jbuf = b[:0]
 	} else {
@@ -96,7 +96,7 @@ func (s *Session) keepJSONBuf(b []byte) {
 //
 // Over limit it fails with ErrResponseTooLarge naming the limit. held is
 // the budget to release once the message is handled.
-func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int64) (msg []byte, held int64, err error) {
+func (s *Lane) readMessage(ctx context.Context, r io.Reader, size, limit int64) (msg []byte, held int64, err error) {
 	buf := s.jbuf[:0]
 	if cap(buf) < 4096 {
 		buf = make([]byte, 0, 4096)
@@ -111,7 +111,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		m, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if int64(len(buf)) > limit {
-			return buf, 0, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit))
+			return buf, 0, tooLarge(ErrResponseTooLarge.Error() + " " + units.Size(limit).String())
 		}
 		if err == io.EOF {
 			return buf, 0, nil
@@ -134,7 +134,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 		n, err := io.ReadFull(r, c)
 		total += int64(n)
 		if total > limit {
-			return buf, held, fmt.Errorf("%w %s; raise it with --max-message-bytes", ErrResponseTooLarge, units.Size(limit))
+			return buf, held, tooLarge(ErrResponseTooLarge.Error() + " " + units.Size(limit).String())
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			out := make([]byte, 0, total)
@@ -159,7 +159,7 @@ func (s *Session) readMessage(ctx context.Context, r io.Reader, size, limit int6
 // that size, reserved with it (Budget.takeSized: a buffer of an earlier
 // answer of about that size when the budget kept one); buf holds what was
 // read so far. The body reader ends at size, so nothing beyond is read.
-func (s *Session) readSized(ctx context.Context, r io.Reader, buf []byte, size int64) (msg []byte, held int64, err error) {
+func (s *Lane) readSized(ctx context.Context, r io.Reader, buf []byte, size int64) (msg []byte, held int64, err error) {
 	out, held, err := s.budget.takeSized(ctx, max(size, int64(len(buf))))
 	if err != nil {
 		return buf, 0, err
@@ -170,4 +170,10 @@ func (s *Session) readSized(ctx context.Context, r io.Reader, buf []byte, size i
 		err = nil // a short body: parsing says what is missing
 	}
 	return out[:n+m], held, err
+}
+
+// tooLarge is ErrResponseTooLarge with its text msg (which names the
+// limit) and the setting that raises it.
+func tooLarge(msg string) error {
+	return setting.Errorf(ErrResponseTooLarge, msg, "; raise it with %s", setting.MaxMessageBytes)
 }

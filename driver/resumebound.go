@@ -112,25 +112,9 @@ func (b *resumeBound) next(now time.Time, total, rate int) error {
 	return nil
 }
 
-// RetryCap counts reconnect waits whose retry hint was over
-// Config.MaxRetryWait and were cut to it. A wait is counted when it
-// begins, so one the run's end cut short counts too.
-type RetryCap struct {
-	N         int64         // waits capped
-	HintMaxMS int64         // the largest hint capped, in ms
-	Cap       time.Duration // the cap applied (Config.MaxRetryWait)
-}
-
-// note counts one wait capped at limit for a hint of hintMS.
-func (c *RetryCap) note(hintMS int, limit time.Duration) {
+// noteRetryCap counts in c one wait capped at limit for a hint of hintMS.
+func noteRetryCap(c *RetryCap, hintMS int, limit time.Duration) {
 	c.N++
 	c.HintMaxMS = max(c.HintMaxMS, int64(hintMS))
 	c.Cap = max(c.Cap, limit)
-}
-
-// Add adds o's counts to c.
-func (c *RetryCap) Add(o RetryCap) {
-	c.N += o.N
-	c.HintMaxMS = max(c.HintMaxMS, o.HintMaxMS)
-	c.Cap = max(c.Cap, o.Cap)
 }

@@ -23,14 +23,14 @@ const maxRedirects = 5
 // Config.FollowRedirects a 307 or 308 to the same origin is followed (the
 // same method and body; a 308 is remembered for later requests) and
 // counted (Session.Redirects); other 3xx are returned as they are.
-func (s *Session) send(ctx context.Context, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {
+func (s *Lane) send(ctx context.Context, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {
 	return s.sendTo(ctx, nil, method, body, h, lastEventID)
 }
 
 // sendTo is send to target (a stream's rel="stream" URL, SEP-1335), or to
 // the MCP endpoint when target is nil; a 308 is remembered only for the
 // endpoint.
-func (s *Session) sendTo(ctx context.Context, target *url.URL, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {
+func (s *Lane) sendTo(ctx context.Context, target *url.URL, method string, body []byte, h http.Header, lastEventID string) (*http.Response, error) {
 	u := target
 	if u == nil {
 		u = s.u.Load()
@@ -102,17 +102,17 @@ func redirectTarget(u *url.URL, resp *http.Response) (*url.URL, error) {
 
 // Redirects returns the 307/308 redirects the session followed
 // (Config.FollowRedirects). Safe for concurrent use.
-func (s *Session) Redirects() int64 { return s.redirects.Load() }
+func (s *Lane) Redirects() int64 { return s.redirects.Load() }
 
 // sendCopy POSTs a message (an answer) with its own body buffer, so it can
 // run while s.body is in use.
-func (s *Session) sendCopy(ctx context.Context, msg []byte) (*http.Response, error) {
+func (s *Lane) sendCopy(ctx context.Context, msg []byte) (*http.Response, error) {
 	return s.sendBody(ctx, bytes.Clone(msg), s.hdr.Load().post)
 }
 
 // sendBody POSTs body (owned by the request) with headers h; for requests
 // made outside the session's op goroutine.
-func (s *Session) sendBody(ctx context.Context, body []byte, h http.Header) (*http.Response, error) {
+func (s *Lane) sendBody(ctx context.Context, body []byte, h http.Header) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.u.Load().String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (s *Session) sendBody(ctx context.Context, body []byte, h http.Header) (*ht
 
 // ctxErr prefers the context's cause (timeout, idle, run end) to the
 // transport's rendering of it.
-func (s *Session) ctxErr(ctx context.Context, err error) error {
+func (s *Lane) ctxErr(ctx context.Context, err error) error {
 	if cause := context.Cause(ctx); cause != nil {
 		return cause
 	}

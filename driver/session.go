@@ -23,22 +23,25 @@ const (
 	HeaderLastEventID     = "Last-Event-Id"
 )
 
-// Session is one MCP session over Streamable HTTP: initialize, operations,
-// an optional standalone GET stream, DELETE on close.
+// Lane is one lane of an MCP session over Streamable HTTP: the handle
+// one goroutine holds to send the session's requests, one in flight at a
+// time. The session itself (sessionState: what its lanes share) has no
+// handle of its own: NewSession returns its first lane, which also
+// initializes it, opens its optional standalone GET stream and closes it
+// (DELETE); Lanes returns more lanes of the same session, for concurrent
+// requests.
 //
-// A Session value is one lane of its session: it has one request in flight
-// at a time. Initialize, Do and Close of one lane must not be called
-// concurrently. Lanes returns more lanes of the same session, for
-// concurrent requests (each lane is then owned by one goroutine). What the
-// lanes share: the session id and the negotiated protocol (the headers),
-// the URL, the GET stream, the request ids (unique in the session), the
-// redirect and hygiene tallies; each lane has its own request body,
-// decoder, timers and response stream, with its own ledger. The GET stream
-// runs in a goroutine of its own and only touches its own state and the
-// lanes' in-flight mailboxes; StreamStats, Redirects and Hygiene are safe
-// to call from any goroutine.
-type Session struct {
-	*sessionState // what the session's lanes share
+// Initialize, Do and Close of one lane must not be called concurrently;
+// each lane is owned by one goroutine. What the lanes share: the session
+// id and the negotiated protocol (the headers), the URL, the GET stream,
+// the request ids (unique in the session), the redirect and hygiene
+// tallies; each lane has its own request body, decoder, timers and
+// response stream, with its own ledger. The GET stream runs in a
+// goroutine of its own and only touches its own state and the lanes'
+// in-flight mailboxes; StreamStats, Redirects and Hygiene are safe to
+// call from any goroutine.
+type Lane struct {
+	*sessionState // the session: what its lanes share
 
 	// The rest is this lane's own: the request in flight and its buffers.
 	body *reqBody // the request body, reused (the transports read it without copying)
@@ -81,7 +84,12 @@ type Session struct {
 	cursor, prevCursor, pageBuf []byte    // pagination of a list op
 }
 
-// sessionState is the state the lanes of one session share: the session
+// Session is Lane under the name the tree calls it by: a *Session is a
+// lane (NewSession's: the session's first). An alias, so the step that
+// named the lane touched no caller; new code says Lane.
+type Session = Lane
+
+// sessionState is one MCP session: the state its lanes share, the session
 // id and negotiated protocol (the headers), the URL, the GET stream, the
 // request ids, the subscriptions, the redirect and hygiene tallies.
 type sessionState struct {
@@ -102,8 +110,8 @@ type sessionState struct {
 	// (a JSON string), so a token of another session is always recognised.
 	tokPrefix []byte // `"<run>-<session>-`
 
-	lanes []*Session // every lane, the first included (fixed by Lanes)
-	late  lateBoxes  // mailboxes of requests answered before their progress (late.go)
+	lanes []*Lane   // every lane, the first included (fixed by Lanes)
+	late  lateBoxes // mailboxes of requests answered before their progress (late.go)
 
 	wantGET bool
 	get     atomic.Pointer[getStream]
@@ -168,10 +176,10 @@ var runID = func() string {
 
 var sessionSerial atomic.Uint64
 
-// NewSession returns a session for cfg; num distinguishes sessions (the VU
-// number) in seeds. It sends nothing until Initialize. cfg must be valid
+// NewSession returns a new session for cfg as its first lane (Lanes
+// gives more); num distinguishes sessions (the VU number) in seeds. It sends nothing until Initialize. cfg must be valid
 // (Config.Validate).
-func NewSession(cfg *Config, num int) (*Session, error) {
+func NewSession(cfg *Config, num int) (*Lane, error) {
 	u, err := parseShared(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
@@ -195,7 +203,7 @@ func NewSession(cfg *Config, num int) (*Session, error) {
 		c.metaModern = modernMeta(cfg, p)
 	}
 	s := c.newLane(0)
-	c.lanes = []*Session{s}
+	c.lanes = []*Lane{s}
 	s.setHeaders("", s.proto)
 	return s, nil
 }
@@ -224,8 +232,8 @@ func parseShared(raw string) (*url.URL, error) {
 }
 
 // newLane returns lane k of the session: its own request state.
-func (c *sessionState) newLane(k int) *Session {
-	s := &Session{
+func (c *sessionState) newLane(k int) *Lane {
+	s := &Lane{
 		sessionState: c,
 		lane:         k,
 		body:         &reqBody{},
@@ -245,7 +253,7 @@ func (c *sessionState) newLane(k int) *Session {
 // lane at a time). A notification of one lane's request that arrives on
 // another lane's stream is judged misrouted there, with both request ids
 // in the evidence, and is not lost for its own request.
-func (s *Session) Lanes(n int) []*Session {
+func (s *Lane) Lanes(n int) []*Lane {
 	c := s.sessionState
 	for k := len(c.lanes); k < n; k++ {
 		c.lanes = append(c.lanes, c.newLane(k))
@@ -256,7 +264,7 @@ func (s *Session) Lanes(n int) []*Session {
 // budgetHooks returns an SSE decoder's Reserve and Release hooks (set
 // on one decoder at a time) that reserve its large buffers from the
 // session's memory budget (Config.Budget), waiting on ctx().
-func (s *Session) budgetHooks(ctx func() context.Context) (reserve func() error, release func()) {
+func (s *Lane) budgetHooks(ctx func() context.Context) (reserve func() error, release func()) {
 	limit := s.cfg.maxEvent()
 	if limit <= 0 {
 		limit = sse.MaxEventBytes // the decoder's own default (Decoder.Limit)
@@ -283,7 +291,7 @@ var postDecoders = sync.Pool{New: func() any { return sse.NewDecoder(nil) }}
 
 // takeDecoder returns a decoder for one SSE answer of the lane, with the
 // lane's event limit and budget hooks; giveDecoder returns it.
-func (s *Session) takeDecoder() *sse.Decoder {
+func (s *Lane) takeDecoder() *sse.Decoder {
 	d := postDecoders.Get().(*sse.Decoder)
 	d.MaxEvent = s.cfg.maxEvent()
 	d.Reserve, d.Release = s.reserve, s.release
@@ -292,32 +300,32 @@ func (s *Session) takeDecoder() *sse.Decoder {
 
 // giveDecoder parks d (its large buffers and any budget reservation go
 // back: Reset) and pools it.
-func (s *Session) giveDecoder(d *sse.Decoder) {
+func (s *Lane) giveDecoder(d *sse.Decoder) {
 	d.Reset(nil)
 	d.Reserve, d.Release = nil, nil
 	postDecoders.Put(d)
 }
 
 // Modern reports whether the session speaks a modern (stateless) version.
-func (s *Session) Modern() bool { return s.modern }
+func (s *Lane) Modern() bool { return s.modern }
 
 // ID returns the Mcp-Session-Id ("" when the server assigned none).
-func (s *Session) ID() string { return s.hdr.Load().sid }
+func (s *Lane) ID() string { return s.hdr.Load().sid }
 
 // Protocol returns the negotiated protocol version ("" before Initialize).
-func (s *Session) Protocol() string { return s.proto }
+func (s *Lane) Protocol() string { return s.proto }
 
 // BadSessionID reports whether the server assigned a session id with
 // characters outside visible ASCII (0x21–0x7E), which the spec forbids
 // (2025-11-25 transports §Session Management, item 1: "The session ID
 // MUST only contain visible ASCII characters").
-func (s *Session) BadSessionID() bool { return s.badSID }
+func (s *Lane) BadSessionID() bool { return s.badSID }
 
-func (s *Session) setHeaders(sid, proto string) { s.hdr.Store(s.buildHeaders(sid, proto)) }
+func (s *Lane) setHeaders(sid, proto string) { s.hdr.Store(s.buildHeaders(sid, proto)) }
 
 // buildHeaders returns the request headers of a session with id sid at
 // protocol version proto ("" for none).
-func (s *Session) buildHeaders(sid, proto string) *sessHeaders {
+func (s *Lane) buildHeaders(sid, proto string) *sessHeaders {
 	h := &sessHeaders{sid: sid, post: make(http.Header, 4+len(s.cfg.Header))}
 	for k, v := range s.cfg.Header {
 		h.post[k] = v

@@ -22,7 +22,7 @@ import (
 // ends, so that whatever follows — a second response, a late notification,
 // a foreign message — is judged too. A stream that breaks before the
 // response is resumed.
-func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *call, res *Result) error {
+func (s *Lane) readPOSTStream(ctx context.Context, resp *http.Response, c *call, res *Result) error {
 	led := &res.Ledger
 	led.Checked = true
 	dec := s.takeDecoder()
@@ -118,7 +118,7 @@ func (s *Session) readPOSTStream(ctx context.Context, resp *http.Response, c *ca
 
 // readEvents reads events until the response arrives (nil) or the stream
 // ends or breaks (the error: io.EOF for an orderly end).
-func (s *Session) readEvents(ctx context.Context, dec *sse.Decoder, c *call, res *Result, led *Ledger, tail bool) error {
+func (s *Lane) readEvents(ctx context.Context, dec *sse.Decoder, c *call, res *Result, led *Ledger, tail bool) error {
 	for {
 		ev, err := dec.Next()
 		if err != nil {
@@ -159,7 +159,7 @@ const lingerTimeout = 2 * time.Second
 // stream ends; a stream still open lingerTimeout after the response is
 // unterminated. The operation's End is already taken: the wait is not
 // latency.
-func (s *Session) readTail(ctx context.Context, dec *sse.Decoder, body io.ReadCloser, c *call, res *Result, led *Ledger) {
+func (s *Lane) readTail(ctx context.Context, dec *sse.Decoder, body io.ReadCloser, c *call, res *Result, led *Ledger) {
 	if dec.AtEOF() {
 		return
 	}
@@ -180,7 +180,7 @@ func (s *Session) readTail(ctx context.Context, dec *sse.Decoder, body io.ReadCl
 // send the request's notifications on the GET stream), so they count as
 // misrouted, not lost. Those that came on the GET stream are counted
 // misrouted here; those on another lane's stream were counted there.
-func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
+func (s *Lane) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 	if c.cx && s.cancelling() {
 		s.dropMailbox() // cancelled: no response or progress is due
 		return
@@ -219,7 +219,7 @@ func (s *Session) finishCall(c *call, res *Result, led *Ledger, gotResp bool) {
 // Config.MaxRetryWait waits that long (counted in res.RetryCapped when the
 // wait begins, so a wait the run's end cuts is counted too); bound counts
 // the stream's attempts against MaxStreamResumes and MaxResumeRate.
-func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, clean bool, fails *int, brokeAt time.Time, link *url.URL, bound *resumeBound) (*http.Response, error) {
+func (s *Lane) resume(ctx context.Context, dec *sse.Decoder, res *Result, clean bool, fails *int, brokeAt time.Time, link *url.URL, bound *resumeBound) (*http.Response, error) {
 	last := string(dec.LastEventID())
 	for {
 		if *fails >= s.cfg.maxResumes() {
@@ -228,7 +228,7 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 		hint := dec.RetryMS
 		wait, capped := s.reconnectDelay(hint, *fails)
 		if capped {
-			res.RetryCapped.note(hint, s.cfg.maxRetryWait())
+			noteRetryCap(&res.RetryCapped, hint, s.cfg.maxRetryWait())
 		}
 		r := Resume{Hint: hint, Waited: wait, Capped: capped, Clean: clean, Link: link != nil}
 		if err := netutil.SleepCtx(ctx, wait); err != nil {
@@ -275,7 +275,7 @@ func (s *Session) resume(ctx context.Context, dec *sse.Decoder, res *Result, cle
 
 // reconnectDelay is the wait before a resume attempt under the policy;
 // capped reports a retry hint over Config.MaxRetryWait, cut to it.
-func (s *Session) reconnectDelay(hintMS, fails int) (wait time.Duration, capped bool) {
+func (s *Lane) reconnectDelay(hintMS, fails int) (wait time.Duration, capped bool) {
 	base := s.cfg.defaultRetry()
 	if hintMS >= 0 {
 		base, capped = hintWait(hintMS, s.cfg.maxRetryWait())

@@ -99,7 +99,7 @@ func subscribeURI(method string, params []byte) string {
 
 // opSubscribed marks the subscription a successful resources/subscribe or
 // resources/unsubscribe op made.
-func (s *Session) opSubscribed(op *Op) {
+func (s *Lane) opSubscribed(op *Op) {
 	if op.subURI != "" {
 		s.subscribed(op.subURI, op.Method == "resources/subscribe")
 	}
@@ -108,7 +108,7 @@ func (s *Session) opSubscribed(op *Op) {
 // settleOp ends an op that changes or (un)subscribes a resource: a failed
 // or cancelled change is due no notification; a subscription that
 // succeeded is marked.
-func (s *Session) settleOp(op *Op, res *Result, changed time.Time) {
+func (s *Lane) settleOp(op *Op, res *Result, changed time.Time) {
 	if res.Err != nil || res.Cancelled {
 		if !changed.IsZero() {
 			s.changeFailed(op.Changes, changed)
@@ -118,7 +118,7 @@ func (s *Session) settleOp(op *Op, res *Result, changed time.Time) {
 	s.opSubscribed(op)
 }
 
-func (s *Session) onUpdate(u ResourceUpdate) {
+func (s *Lane) onUpdate(u ResourceUpdate) {
 	if f := s.cfg.OnResourceUpdate; f != nil {
 		f(u)
 	}
@@ -141,7 +141,7 @@ func (b *subscriptions) state(uri string) *subState {
 // noteChange records that a change of op.Changes is being sent at t; it
 // returns t when the session is subscribed to that resource (a
 // notification must follow), else zero.
-func (s *Session) noteChange(op *Op, t time.Time) time.Time {
+func (s *Lane) noteChange(op *Op, t time.Time) time.Time {
 	if op.Changes == "" {
 		return time.Time{}
 	}
@@ -162,7 +162,7 @@ func (s *Session) noteChange(op *Op, t time.Time) time.Time {
 // changeFailed forgets the pending change sent at t: the op that made it
 // failed, so no notification is due. (A notification that came anyway
 // already matched it.)
-func (s *Session) changeFailed(uri string, t time.Time) {
+func (s *Lane) changeFailed(uri string, t time.Time) {
 	b := &s.subs
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -181,7 +181,7 @@ func (s *Session) changeFailed(uri string, t time.Time) {
 
 // subscribed marks the session subscribed to uri (resources/subscribe
 // succeeded) or not (resources/unsubscribe).
-func (s *Session) subscribed(uri string, on bool) {
+func (s *Lane) subscribed(uri string, on bool) {
 	b := &s.subs
 	b.mu.Lock()
 	b.state(uri).subscribed = on
@@ -190,7 +190,7 @@ func (s *Session) subscribed(uri string, on bool) {
 
 // forgetSubscriptions clears the subscribed marks: the server lost the
 // session (a re-initialize). Pending changes stay pending.
-func (s *Session) forgetSubscriptions() {
+func (s *Lane) forgetSubscriptions() {
 	b := &s.subs
 	b.mu.Lock()
 	for _, st := range b.uris {
@@ -201,7 +201,7 @@ func (s *Session) forgetSubscriptions() {
 
 // resourceUpdated judges a notifications/resources/updated (its params)
 // against the session's pending changes of its resource.
-func (s *Session) resourceUpdated(params []byte) {
+func (s *Lane) resourceUpdated(params []byte) {
 	at := time.Now()
 	var uri string
 	if raw := jsonrpc.Field(params, "uri"); len(raw) > 0 {
@@ -229,7 +229,7 @@ func (s *Session) resourceUpdated(params []byte) {
 // settleUpdates waits up to UpdateGrace for the notifications of pending
 // changes, then reports those still pending as UpdateUnnotified (Close
 // calls it before it stops the GET stream).
-func (s *Session) settleUpdates() {
+func (s *Lane) settleUpdates() {
 	b := &s.subs
 	var t *time.Timer
 	for {

@@ -7,23 +7,25 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/sse"
 )
 
 // The request timer's errors and the stream idle watch. Timeout errors say
 // which of the driver's timeouts fired, its limit and the setting that
-// sets it (the flag; the profile's timeouts.* field reads the same), once:
+// sets it (internal/setting: Config.RequestTimeout, said as the front end
+// names it — mcpbench's CLI: the flag), once:
 // not "timeout: request timeout: context deadline exceeded". The request
 // timer itself runs with the operation (do.go: opContext, arm, endOp).
 
 // requestTimeout is ErrRequestTimeout after d.
 func requestTimeout(d time.Duration) error {
-	return netutil.Timeout(ErrRequestTimeout, "request timeout: no answer within "+d.String()+" (--timeout)")
+	return netutil.Timeout(ErrRequestTimeout, "request timeout: no answer within "+d.String()+" ("+setting.RequestTimeout.String()+")")
 }
 
 // streamIdle is ErrStreamIdle after d without a complete event.
 func streamIdle(d time.Duration) error {
-	return netutil.Timeout(ErrStreamIdle, "stream idle timeout: no complete event or keep-alive for "+d.String()+" (--stream-idle-timeout)")
+	return netutil.Timeout(ErrStreamIdle, "stream idle timeout: no complete event or keep-alive for "+d.String()+" ("+setting.StreamIdleTimeout.String()+")")
 }
 
 // ErrRequestTimeout: a request got no answer within RequestTimeout: its
@@ -31,7 +33,7 @@ func streamIdle(d time.Duration) error {
 // its whole JSON answer did not arrive in time. It wraps
 // context.DeadlineExceeded (errors.Is); the error of an operation names
 // the limit (timeouts.go).
-var ErrRequestTimeout error = netutil.Deadline("request timeout: no answer in time (--timeout)")
+var ErrRequestTimeout error = setting.Errorf(netutil.Deadline("request timeout: no answer in time"), "request timeout: no answer in time", " (%s)", setting.RequestTimeout)
 
 // headerTimeout bounds the wait for a request's response headers outside
 // an operation (the GET stream's opens and reopens) without bounding the
@@ -64,7 +66,7 @@ func headerTimeout(ctx context.Context, d time.Duration) (hctx context.Context, 
 // So a server that drips an event a byte at a time is cut after d, and a
 // large event must arrive whole within d. One stream is watched at a time
 // (the session's op goroutine).
-func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration, fixed bool) io.Reader {
+func (s *Lane) watch(body io.ReadCloser, res *Result, d time.Duration, fixed bool) io.Reader {
 	s.sr = streamReader{s: s, rc: body, n: &res.BytesIn, d: d}
 	if fixed {
 		s.sr.d = 0
@@ -83,7 +85,7 @@ func (s *Session) watch(body io.ReadCloser, res *Result, d time.Duration, fixed 
 	return &s.sr
 }
 
-func (s *Session) unwatch() {
+func (s *Lane) unwatch() {
 	s.idleMu.Lock()
 	if s.idle != nil {
 		s.idle.Stop()
@@ -92,7 +94,7 @@ func (s *Session) unwatch() {
 	s.idleMu.Unlock()
 }
 
-func (s *Session) onIdle() {
+func (s *Lane) onIdle() {
 	s.idleMu.Lock()
 	b := s.idleBody
 	s.idleBody = nil
@@ -107,7 +109,7 @@ func (s *Session) onIdle() {
 // decoder completed an event or keep-alive since the last read: one
 // comparison per read, nothing per byte.
 type streamReader struct {
-	s    *Session
+	s    *Lane
 	rc   io.ReadCloser
 	n    *int64
 	d    time.Duration // idle timeout re-armed on progress (0: none)

@@ -18,7 +18,7 @@ func TestUntrustedCertificateHintOnce(t *testing.T) {
 		cfg := &driver.Config{URL: srv.URL(), HTTP: mode}
 		cfg.HTTPClient = driver.NewHTTPClient(cfg)
 		err := sessionOps(t, cfg, 1, 1)
-		if err == nil || strings.Count(err.Error(), "give its CA with --ca, or --insecure") != 1 || strings.Count(err.Error(), "TLS: ") != 1 {
+		if err == nil || strings.Count(err.Error(), "give its CA with httpclient.TLSFiles.CAFile, or httpclient.Options.Insecure") != 1 || strings.Count(err.Error(), "TLS: ") != 1 {
 			t.Errorf("--http %s: %v: want the CA hint once", mode, err)
 		}
 	}

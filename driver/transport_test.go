@@ -162,7 +162,7 @@ func TestMutualTLS(t *testing.T) {
 			t.Fatalf("--http %s with a client certificate: %v", mode, err)
 		}
 		err := sessionOps(t, &driver.Config{URL: srv.URL(), HTTP: mode, TLS: httpclient.TLSFiles{CAFile: files.CAFile}}, 1, 1)
-		if err == nil || !strings.Contains(err.Error(), "client certificate") || !strings.Contains(err.Error(), "(mutual TLS: give --cert and --key)") {
+		if err == nil || !strings.Contains(err.Error(), "client certificate") || !strings.Contains(err.Error(), "(mutual TLS: give httpclient.TLSFiles.CertFile and httpclient.TLSFiles.KeyFile)") {
 			t.Errorf("--http %s without a client certificate: %v", mode, err)
 		}
 	}
@@ -174,7 +174,7 @@ func TestUntrustedServerCertificate(t *testing.T) {
 	cfg := &driver.Config{URL: srv.URL()}
 	cfg.HTTPClient = driver.NewHTTPClient(cfg)
 	err := sessionOps(t, cfg, 1, 1)
-	if err == nil || !strings.Contains(err.Error(), "signed by an authority not trusted here (give its CA with --ca, or --insecure)") {
+	if err == nil || !strings.Contains(err.Error(), "signed by an authority not trusted here (give its CA with httpclient.TLSFiles.CAFile, or httpclient.Options.Insecure)") {
 		t.Fatalf("error %v", err)
 	}
 	if st := httpclient.TransportStats(cfg.HTTPClient); st.TLSFailed != 1 || st.TLSHandshakes != 0 || len(st.Protocols) != 0 {

@@ -428,7 +428,7 @@ func TestStatusErrorsSayWhatHappened(t *testing.T) {
 		{"307 with Location", func(w http.ResponseWriter) {
 			w.Header().Set("Location", "/mcp/")
 			w.WriteHeader(307)
-		}, []string{"HTTP status 307", "to /mcp/", "--follow-redirects"}, 0},
+		}, []string{"HTTP status 307", "to /mcp/", "driver.Config.FollowRedirects follows it"}, 0},
 		{"401 with resource_metadata", func(w http.ResponseWriter) {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`)
 			w.Header().Set("Content-Type", "application/json")

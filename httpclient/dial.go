@@ -20,6 +20,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"golang.org/x/net/http/httpproxy"
 )
 
@@ -94,7 +95,7 @@ func (f TLSFiles) tlsConfig(insecure bool) (*tls.Config, error) {
 type proxySetting struct {
 	fixed  *url.URL // --proxy URL: every request
 	env    func(*url.URL) (*url.URL, error)
-	source string // "--proxy" or "environment"
+	source string // the setting (setting.Proxy, as said: the CLI's "--proxy") or "environment"
 }
 
 // parseProxy reads Options.Proxy: "" (the environment: HTTP_PROXY,
@@ -122,7 +123,7 @@ func parseProxy(s string) (*proxySetting, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("proxy: %q: want http://HOST:PORT, https://HOST:PORT or none", secret.RedactURL(s))
 	}
-	return &proxySetting{fixed: u, source: "--proxy"}, nil
+	return &proxySetting{fixed: u, source: setting.Proxy.String()}, nil
 }
 
 // forTarget returns the proxy for a request to scheme://host (nil: go
@@ -390,15 +391,15 @@ func explainTLS(err error, certs bool) error {
 		return err
 	case alertIs(err, 116) || (alertIs(err, 42) && !certs): // certificate_required, bad_certificate
 		if !certs {
-			return &tlsHint{"the server requires a client certificate (mutual TLS: give --cert and --key)", err}
+			return &tlsHint{setting.Say("the server requires a client certificate (mutual TLS: give %s and %s)", setting.CertFile, setting.KeyFile), err}
 		}
 		return &tlsHint{"the server refused the client certificate", err}
 	case alertIs(err, 42), alertIs(err, 43), alertIs(err, 44), alertIs(err, 45), alertIs(err, 48):
 		return &tlsHint{"the server refused the client certificate", err}
 	case errors.As(err, &ue):
-		return &tlsHint{"the server's certificate is signed by an authority not trusted here (give its CA with --ca, or --insecure)", err}
+		return &tlsHint{setting.Say("the server's certificate is signed by an authority not trusted here (give its CA with %s, or %s)", setting.CAFile, setting.Insecure), err}
 	case errors.As(err, &he):
-		return &tlsHint{"the server's certificate does not name the host (--tls-server-name names the one to check)", err}
+		return &tlsHint{setting.Say("the server's certificate does not name the host (%s names the one to check)", setting.TLSServerName), err}
 	}
 	return err
 }

@@ -29,7 +29,11 @@
 // re-sent), ErrHTTP2Only, ErrNoHTTP2, ErrNoH2C, ErrGoAway (with its code
 // and whether the server took the request), ErrConnectTimeout (a
 // context.DeadlineExceeded), ErrProxy and ErrAuthorization. TLS failures
-// say what to do (--ca, --cert and --key, --tls-server-name).
+// say what to do (TLSFiles.CAFile, CertFile and KeyFile, ServerName,
+// Options.Insecure). Texts name settings by their fields through
+// internal/setting (ErrNoHTTP2, ErrHTTP2Only, ErrNoH2C and
+// ErrConnectTimeout are *setting.Error), said as the front end names
+// them: mcpbench's CLI says its flags (cmd/mcpbench/settingflags.go).
 //
 // # Files
 //

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/setting"
 )
 
 // h1Transport is an HTTP/1.1 client transport made for load generation
@@ -80,7 +82,7 @@ var ErrConnClosedAfterWrite = errors.New("connection closed after the request wa
 // refuses ALPN "http/1.1" (or negotiates no protocol and drops the first
 // request) while it accepts "h2", or it answers an HTTP/1.1 request with
 // HTTP/2 frames (RFC 9113 §3.4, §4.1).
-var ErrHTTP2Only = errors.New("server offers only HTTP/2 (ALPN h2); this transport speaks HTTP/1.1 (--http auto or 2 speaks HTTP/2)")
+var ErrHTTP2Only error = &setting.Error{Format: "server offers only HTTP/2 (ALPN h2); this transport speaks HTTP/1.1 (%s auto or 2 speaks HTTP/2)", Names: []setting.Name{setting.HTTPVersion}}
 
 // Retries returns the number of requests re-sent because the connection
 // failed before any byte of them was written (the server cannot have seen

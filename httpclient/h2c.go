@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbench/mcpbench/internal/setting"
 )
 
 // ErrNoH2C: --http 2 against an http:// server that does not speak h2c
@@ -18,7 +20,7 @@ import (
 // on timing; the transport tells it by the server's first bytes: an HTTP/1.x
 // status line, or (before any h2c connection of the run has worked) the
 // connection closed before any byte. The error wrapping it says which.
-var ErrNoH2C = errors.New("server does not speak h2c (HTTP/2 with prior knowledge): use --http auto or 1.1 for http://, or https:// where it offers h2")
+var ErrNoH2C error = &setting.Error{Format: "server does not speak h2c (HTTP/2 with prior knowledge): use %s auto or 1.1 for http://, or https:// where it offers h2", Names: []setting.Name{setting.HTTPVersion}}
 
 // h1Sniff is the plain TCP connection under an h2c client connection: it
 // notes what the server's first read gave.

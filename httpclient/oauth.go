@@ -51,26 +51,6 @@ type OAuthConfig struct {
 	Issuer string
 }
 
-// OAuthStats describes authorization over a client's life: discovery,
-// token fetches (their times in µs in Fetch), 401 challenges.
-type OAuthStats struct {
-	// Issuer is the authorization server, TokenEndpoint its token
-	// endpoint, Resource the protected resource (RFC 8707) tokens are for.
-	Issuer, TokenEndpoint, Resource string
-	Scopes                          []string
-	// Challenges counts 401 answers with a Bearer challenge; Rejected
-	// those to a request that carried a token the client held valid.
-	Challenges, Rejected int64
-	// Fetches counts tokens obtained, Refreshes the fetches after the
-	// first (a token due to expire, or rejected), Failures the token
-	// requests or discoveries that failed.
-	Fetches, Refreshes, Failures int64
-	// Fetch holds the successful fetches' times in µs (discovery apart).
-	Fetch *hdr.Histogram
-	// LastError is the last failure ("" none).
-	LastError string
-}
-
 // oauthState is the token a client's sessions share. Safe for concurrent
 // use.
 type oauthState struct {

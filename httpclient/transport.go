@@ -10,12 +10,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 )
 
 // HTTP versions (Options.HTTP, --http).
@@ -38,7 +37,7 @@ const proxyNone = "none"
 
 // ErrNoHTTP2: --http 2 and the server does not offer h2 in its TLS
 // handshake (ALPN).
-var ErrNoHTTP2 = errors.New("server does not offer HTTP/2 (ALPN h2): use --http auto or 1.1")
+var ErrNoHTTP2 error = &setting.Error{Format: "server does not offer HTTP/2 (ALPN h2): use %s auto or 1.1", Names: []setting.Name{setting.HTTPVersion}}
 
 // Options configures the client New builds. The zero value is HTTPAuto
 // with the environment's proxy, the system's roots and no OAuth.
@@ -211,7 +210,7 @@ func (t *netTransport) explain(err error) error {
 		return e
 	}
 	if !t.certs && !hinted(err) && t.d.certAsked.Load() && connFailure(err) {
-		return &tlsHint{"the server asked for a client certificate and none was given (mutual TLS: give --cert and --key)", err}
+		return &tlsHint{setting.Say("the server asked for a client certificate and none was given (mutual TLS: give %s and %s)", setting.CertFile, setting.KeyFile), err}
 	}
 	return err
 }
@@ -274,51 +273,6 @@ func (e errTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body.Close()
 	}
 	return nil, e.err
-}
-
-// NetStats describes the connections of a client New built,
-// over its whole life (set-up included): the HTTP version, the proxy,
-// TLS handshakes and OAuth token fetches, each apart from operations'
-// latency. Times are in microseconds in the histograms.
-type NetStats struct {
-	// HTTP is the version asked for: auto, 1.1 or 2.
-	HTTP string
-	// Transport names the transport(s) in use.
-	Transport string
-	// Protocols counts connections by the protocol they speak: "h2",
-	// "h2c", "http/1.1".
-	Protocols map[string]int64
-	// Connections counts TCP connections opened (to the target or to a
-	// proxy); Proxied those through a proxy; ProxyFailures the proxy
-	// connections or CONNECTs that failed.
-	Connections, Proxied, ProxyFailures int64
-	// Proxies maps each proxy used (URL without credentials) to where it
-	// came from: "--proxy" or "environment".
-	Proxies map[string]string
-	// TLS handshakes made, of which resumed (session tickets or ids), and
-	// failed; TLSVersions counts the versions negotiated ("TLS 1.3").
-	TLSHandshakes, TLSResumed, TLSFailed int64
-	TLSVersions                          map[string]int64
-	// Handshake holds the successful handshakes' times in µs.
-	Handshake *hdr.Histogram
-	// OAuth describes authorization (nil without OAuth).
-	OAuth *OAuthStats
-}
-
-// Protocol names the protocol most connections speak ("h2", "h2c",
-// "http/1.1"; "" before any connection), with the others after it:
-// "h2 (+ http/1.1)".
-func (n *NetStats) Protocol() string {
-	if n == nil || len(n.Protocols) == 0 {
-		return ""
-	}
-	ps := slices.SortedFunc(maps.Keys(n.Protocols), func(a, b string) int {
-		return cmp.Or(cmp.Compare(n.Protocols[b], n.Protocols[a]), strings.Compare(a, b))
-	})
-	if len(ps) == 1 {
-		return ps[0]
-	}
-	return ps[0] + " (+ " + strings.Join(ps[1:], ", ") + ")"
 }
 
 // TransportStats returns the stats of hc's transport when New built it,

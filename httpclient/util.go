@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 )
 
 // ErrConnectTimeout: no TCP connection (or TLS handshake, or proxy
 // tunnel) within Options.ConnectTimeout. It is context.DeadlineExceeded
 // for errors.Is.
-var ErrConnectTimeout error = netutil.Deadline("connect timeout (--connect-timeout)")
+var ErrConnectTimeout error = setting.Errorf(netutil.Deadline("connect timeout"), "connect timeout", " (%s)", setting.ConnectTimeout)
 
 // connectTimeout is ErrConnectTimeout after d: what did not finish in
 // time ("no TCP connection to 127.0.0.1:8080").
 func connectTimeout(what string, d time.Duration) error {
-	return netutil.Timeout(ErrConnectTimeout, "connect timeout: "+what+" within "+d.String()+" (--connect-timeout)")
+	return netutil.Timeout(ErrConnectTimeout, "connect timeout: "+what+" within "+d.String()+" ("+setting.ConnectTimeout.String()+")")
 }
 
 // isEventStream reports whether a Content-Type is text/event-stream,

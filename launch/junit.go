@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -32,11 +32,11 @@ func CheckJUnitPath(path string) error {
 // "soak"): it writes the file as soon as the run's measured part ends,
 // so a second Ctrl-C keeps it (first among the sinks: the file is
 // there once summary.json is). None without --junit.
-func (e *env) junitSinks(kind string) []metrics.Sink {
+func (e *env) junitSinks(kind string) []results.Sink {
 	if e.spec.Live.JUnit == "" {
 		return nil
 	}
-	return []metrics.Sink{verdict.NewJUnitFile(e.spec.Live.JUnit, kind)}
+	return []results.Sink{verdict.NewJUnitFile(e.spec.Live.JUnit, kind)}
 }
 
 // writeJUnit writes suites to --junit (nothing without it); a failure is

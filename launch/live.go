@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/live"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // LiveSpec are the live outputs of run, sweep and soak (their flags).
@@ -88,8 +88,8 @@ func startLive(f *LiveSpec, stderr interface{ Write([]byte) (int, error) }) (*li
 }
 
 // sinks returns the live sinks for one run.
-func (lo *liveOutputs) sinks() []metrics.Sink {
-	var out []metrics.Sink
+func (lo *liveOutputs) sinks() []results.Sink {
+	var out []results.Sink
 	if lo == nil {
 		return out
 	}
@@ -109,7 +109,7 @@ func (lo *liveOutputs) sinks() []metrics.Sink {
 }
 
 // step shows a sweep's finished step on the dashboard.
-func (lo *liveOutputs) step(st metrics.SweepStep) {
+func (lo *liveOutputs) step(st results.SweepStep) {
 	if lo != nil && lo.dash != nil {
 		lo.dash.Step(st)
 	}

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -16,15 +16,15 @@ import (
 var ErrThreshold = errors.New("--threshold")
 
 // Merge merges the results directories dirs (the segments of one test,
-// from --segment, --processes or k8s-job's pods: metrics.MergeResults)
+// from --segment, --processes or k8s-job's pods: results.MergeResults)
 // and checks the merged run against the thresholds of the profile the
 // segments ran (run.json's spec) and extra, into the summary's
-// Thresholds. It writes nothing (see metrics.Merged.Write). Errors:
-// metrics.ErrNotSegments (wrapped) when dirs are not segments of one
+// Thresholds. It writes nothing (see results.Merged.Write). Errors:
+// results.ErrNotSegments (wrapped) when dirs are not segments of one
 // test, ErrThreshold (wrapped) for an extra threshold the run cannot
 // check, or a directory that cannot be read.
-func Merge(dirs []string, extra []verdict.Threshold) (*metrics.Merged, error) {
-	m, err := metrics.MergeResults(dirs)
+func Merge(dirs []string, extra []verdict.Threshold) (*results.Merged, error) {
+	m, err := results.MergeResults(dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func Merge(dirs []string, extra []verdict.Threshold) (*metrics.Merged, error) {
 
 // profileThresholds are the thresholds of the profile a run ran (run.json's
 // spec), parsed again.
-func profileThresholds(info *metrics.RunInfo) ([]verdict.Threshold, error) {
+func profileThresholds(info *results.RunInfo) ([]verdict.Threshold, error) {
 	spec, _ := info.Spec.(map[string]any)
 	list, _ := spec["Thresholds"].([]any) // the profile is written with its Go field names
 	var out []verdict.Threshold
@@ -77,7 +77,7 @@ func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Thresh
 	m, err := Merge(dirs, extra)
 	if err != nil {
 		code := ExitFailed
-		if errors.Is(err, metrics.ErrNotSegments) || errors.Is(err, ErrThreshold) {
+		if errors.Is(err, results.ErrNotSegments) || errors.Is(err, ErrThreshold) {
 			code = ExitUsage
 		}
 		return WithExitCode(code, err)
@@ -109,7 +109,7 @@ func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Thresh
 		return err
 	}
 	fmt.Fprintf(stderr, "mcpbench: merged %d results directories into %s\n", len(dirs), out)
-	if n := metrics.ThresholdsFailed(sum.Thresholds); n > 0 {
+	if n := results.ThresholdsFailed(sum.Thresholds); n > 0 {
 		var crossed []string
 		for _, t := range sum.Thresholds {
 			if !t.Pass {

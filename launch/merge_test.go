@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
 // Merge adds up the segments and checks, on the merged run, the
 // thresholds of the profile they ran and the extra ones; an extra
 // threshold naming an op the run lacks is ErrThreshold, a segment given
-// twice metrics.ErrNotSegments.
+// twice results.ErrNotSegments.
 func TestMerge(t *testing.T) {
 	start := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
@@ -49,7 +49,7 @@ func TestMerge(t *testing.T) {
 	if _, err := Merge([]string{a, b}, []verdict.Threshold{bad}); !errors.Is(err, ErrThreshold) || !strings.HasPrefix(err.Error(), "--threshold: ") {
 		t.Errorf("a threshold on no op: %v, want ErrThreshold", err)
 	}
-	if _, err := Merge([]string{a, a}, nil); !errors.Is(err, metrics.ErrNotSegments) {
-		t.Errorf("a segment twice: %v, want metrics.ErrNotSegments", err)
+	if _, err := Merge([]string{a, a}, nil); !errors.Is(err, results.ErrNotSegments) {
+		t.Errorf("a segment twice: %v, want results.ErrNotSegments", err)
 	}
 }

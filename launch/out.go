@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // A command's results directory (run, sweep, soak, their --processes
@@ -39,8 +39,8 @@ import (
 // directory (a run's, a merge's, a soak's, a sweep's; report.html is
 // mcpbench plot's). --overwrite removes these and nothing else.
 var ownFiles = map[string]bool{
-	metrics.FileRun: true, metrics.FileSummary: true, metrics.FileIntervals: true, metrics.FileHistogram: true,
-	metrics.FileOffenders: true, metrics.FileCheckpoint: true, metrics.FileSummaryHistograms: true, metrics.FileSoak: true,
+	results.FileRun: true, results.FileSummary: true, results.FileIntervals: true, results.FileHistogram: true,
+	results.FileOffenders: true, results.FileCheckpoint: true, results.FileSummaryHistograms: true, results.FileSoak: true,
 	"sweep.json": true, "sweep.csv": true, "report.html": true,
 }
 
@@ -50,7 +50,7 @@ var ownFiles = map[string]bool{
 var ownSubdir = regexp.MustCompile(`^(segment-[0-9]+|step-[0-9]+(-r[0-9]+)?)$`)
 
 // ownTemp matches the temporary file of an atomic write cut short
-// (metrics.WriteJSON: ".<name>.<random>").
+// (results.WriteJSON: ".<name>.<random>").
 var ownTemp = regexp.MustCompile(`^\.([a-z.]+)\.[0-9a-z]+$`)
 
 // ownResults checks that dir is a results directory mcpbench wrote: its
@@ -60,7 +60,7 @@ var ownTemp = regexp.MustCompile(`^\.([a-z.]+)\.[0-9a-z]+$`)
 // foreign names what it holds that is not mcpbench's (each entry's path
 // below dir; empty when none); marked is false when no marker was found.
 func ownResults(dir string) (marked bool, foreign []string) {
-	marked = toolIsMCPBench(filepath.Join(dir, metrics.FileRun)) || toolIsMCPBench(filepath.Join(dir, "sweep.json"))
+	marked = toolIsMCPBench(filepath.Join(dir, results.FileRun)) || toolIsMCPBench(filepath.Join(dir, "sweep.json"))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false, []string{dir + " (" + err.Error() + ")"}
@@ -284,11 +284,11 @@ func (o *outDir) dropIfEmpty() {
 // its sessions were set up); a run that could not start calls End alone.
 type startMark struct{ started *atomic.Bool }
 
-func (m startMark) Start(*metrics.RunInfo)           { m.started.Store(true) }
-func (m startMark) Interval(*metrics.IntervalRecord) {}
-func (m startMark) End(*metrics.RunEnd)              {}
+func (m startMark) Start(*results.RunInfo)           { m.started.Store(true) }
+func (m startMark) Interval(*results.IntervalRecord) {}
+func (m startMark) End(*results.RunEnd)              {}
 
-var _ metrics.Sink = startMark{}
+var _ results.Sink = startMark{}
 
 // abandonRun ends a command whose run never started (exit 1): its
 // results directory is removed (see outDir.abandon); why names the

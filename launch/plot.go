@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/plots"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Plot is 'mcpbench plot DIR': the charts of the results directory dir
@@ -34,14 +34,14 @@ func Plot(dir, formats, out, html string, perOp bool, stdout io.Writer) error {
 	if html == "" {
 		html = filepath.Join(dir, "report.html")
 	}
-	if sw, err := metrics.ReadSweep(dir); err == nil {
+	if sw, err := results.ReadSweep(dir); err == nil {
 		written, err := plots.WriteSweepCharts(out, sw, plots.Options{Formats: format})
 		if err != nil {
 			return WithExitCode(ExitFailed, err)
 		}
 		return writeReport(stdout, written, html, func(w io.Writer) error { return plots.SweepHTMLReport(w, sw) })
 	}
-	res, err := metrics.ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		return WithExitCode(ExitFailed, err)
 	}
@@ -49,7 +49,7 @@ func Plot(dir, formats, out, html string, perOp bool, stdout io.Writer) error {
 	if err != nil {
 		return WithExitCode(ExitFailed, err)
 	}
-	if sk, err := metrics.ReadSoak(dir); err == nil { // a soak: its trends too
+	if sk, err := results.ReadSoak(dir); err == nil { // a soak: its trends too
 		more, err := plots.WriteSoakCharts(out, res, sk, plots.Options{Formats: format})
 		if err != nil {
 			return WithExitCode(ExitFailed, err)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -131,7 +131,7 @@ func mergedErrs(m *Result) error {
 
 // keepMerged writes the merged results into dir and hands them to the
 // live outputs (--prometheus, --out-jsonl: the children have none).
-func (e *env) keepMerged(m *metrics.Merged, dir string) {
+func (e *env) keepMerged(m *results.Merged, dir string) {
 	if err := m.Write(dir); err != nil {
 		e.lose(dir, fmt.Errorf("the merged results: %w (the segments are in %s: mcpbench merge can merge them again)", err, filepath.Join(dir, "segment-I")))
 	}
@@ -147,7 +147,7 @@ func formatStep(n int, v float64) string {
 
 // judgeMerged is the merged summary of m, judged on the merged numbers:
 // its warnings, and plan's thresholds.
-func (e *env) judgeMerged(m *Result, plan *workload.Plan) *metrics.Summary {
+func (e *env) judgeMerged(m *Result, plan *workload.Plan) *results.Summary {
 	sum := m.Summary
 	sum.Warnings = verdict.Warnings(sum) // judged on the merged numbers
 	if len(plan.Thresholds) > 0 {

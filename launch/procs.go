@@ -13,9 +13,9 @@
 // writes its results); a value on Processes.StopNow (a second Ctrl-C)
 // sends another, which stops a child at once, and kills it 5 s later if
 // it still runs. While the children run, RunProcesses follows their
-// results directories (metrics.Tail) and hands their k-th intervals,
+// results directories (results.Tail) and hands their k-th intervals,
 // added up, to Processes.Progress. When all have exited it merges their
-// results (metrics.MergeResults: histograms merged exactly, counters
+// results (results.MergeResults: histograms merged exactly, counters
 // summed). It calls no os.Exit and installs no signal handler.
 
 package launch
@@ -30,7 +30,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -60,11 +60,11 @@ var (
 	ErrStart = errors.New("start process")
 )
 
-// Progress shows the children's merged intervals (a metrics.Sink is one).
+// Progress shows the children's merged intervals (a results.Sink is one).
 // Run calls it from one goroutine at a time.
 type Progress interface {
-	Interval(rec *metrics.IntervalRecord)
-	End(end *metrics.RunEnd)
+	Interval(rec *results.IntervalRecord)
+	End(end *results.RunEnd)
 }
 
 // Processes is how a command starts its children. Exe, N, Dir and Stderr are
@@ -122,7 +122,7 @@ func (c Child) ExitCode() int { return exitCodeOf(c.Err) }
 
 // Result is what a launch's children left, merged.
 type Result struct {
-	*metrics.Merged
+	*results.Merged
 	Children    []Child  // those started, in segment order
 	Dirs        []string // the results directories merged
 	Missing     int      // children that wrote no results (or were not started: interrupted first)
@@ -188,7 +188,7 @@ func RunProcesses(ctx context.Context, l Processes) (*Result, error) {
 		}
 		return nil, ErrNoResults
 	}
-	m, err := metrics.MergeResults(dirs)
+	m, err := results.MergeResults(dirs)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // child is one child process.
@@ -25,7 +25,7 @@ type child struct {
 	done   chan struct{}
 	err    error  // from Wait; read once done is closed
 	status string // its status file (StatusEnv; "" none)
-	tail   *metrics.Tail
+	tail   *results.Tail
 }
 
 // args is child i's command line: the shared arguments, its segment, the
@@ -63,7 +63,7 @@ func startChildren(ctx context.Context, l Processes, mu *sync.Mutex, started *[]
 		k.cmd.SysProcAttr = childAttr() // its own process group: a terminal's Ctrl-C reaches the parent, which forwards it
 		k.cmd.Cancel = func() error { return interruptChild(k.cmd.Process) }
 		k.cmd.WaitDelay = l.Grace + 30*time.Second // then killed
-		k.tail = metrics.NewTail(k.dir)
+		k.tail = results.NewTail(k.dir)
 		mu.Lock() // a second Ctrl-C stops the children started
 		err := k.cmd.Start()
 		if err == nil {
@@ -139,8 +139,8 @@ func reap(w io.Writer, kids []*child, n int, interrupted bool) (dirs []string, u
 		if code == int(ExitUsage) {
 			usage = true
 		}
-		_, runErr := os.Stat(filepath.Join(k.dir, metrics.FileRun))
-		_, sumErr := os.Stat(filepath.Join(k.dir, metrics.FileSummary))
+		_, runErr := os.Stat(filepath.Join(k.dir, results.FileRun))
+		_, sumErr := os.Stat(filepath.Join(k.dir, results.FileSummary))
 		if runErr == nil || sumErr == nil {
 			dirs = append(dirs, k.dir)
 		}

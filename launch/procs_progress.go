@@ -3,7 +3,7 @@ package launch
 import (
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The merged live progress: the children run without progress output;
@@ -50,7 +50,7 @@ func watch(l Processes, kids []*child) {
 			m.poll(false)
 		case <-all:
 			m.poll(true)
-			l.Progress.End(&metrics.RunEnd{})
+			l.Progress.End(&results.RunEnd{})
 			return
 		}
 	}
@@ -91,8 +91,8 @@ func (m *mergedProgress) poll(final bool) {
 
 // show hands the children's interval k, added up, to the progress display.
 func (m *mergedProgress) show(k int) {
-	rec := &metrics.IntervalRecord{}
-	h := metrics.NewHistogram()
+	rec := &results.IntervalRecord{}
+	h := results.NewHistogram()
 	var end time.Time
 	rank := 0
 	for _, kid := range m.kids {
@@ -120,7 +120,7 @@ func (m *mergedProgress) show(k int) {
 			h.Merge(x)
 		}
 	}
-	rec.Row.All.P99 = metrics.LatencyOf(h).P99
+	rec.Row.All.P99 = results.LatencyOf(h).P99
 	rec.Dropped = m.dropped
 	rec.Elapsed = end.Sub(m.start)
 	if end.Before(m.end) {
@@ -130,13 +130,13 @@ func (m *mergedProgress) show(k int) {
 }
 
 // phaseOrder ranks phases for a merged interval: measure wins.
-func phaseOrder(p metrics.Phase) int {
+func phaseOrder(p results.Phase) int {
 	switch p {
-	case metrics.PhaseWarmup:
+	case results.PhaseWarmup:
 		return 1
-	case metrics.PhaseStopping:
+	case results.PhaseStopping:
 		return 2
-	case metrics.PhaseMeasure:
+	case results.PhaseMeasure:
 		return 3
 	}
 	return 0

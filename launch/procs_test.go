@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -111,13 +112,13 @@ func writeSegment(dir string, i, n int, start time.Time, ops int, end bool, code
 	names := []string{"tools/call:echo"}
 	rec := metrics.NewRecorder(names, 1)
 	rec.Begin(start, start.Add(time.Second))
-	w, err := metrics.NewResultsDir(dir)
+	w, err := results.NewResultsDir(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return int(ExitFailed)
 	}
-	sg := &metrics.SegmentInfo{Segment: fmt.Sprintf("%d/%d:%d/%d", i, n, i+1, n), Index: i, Count: n, StartAt: start}
-	info := &metrics.RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: start, Ops: names, Segment: sg,
+	sg := &results.SegmentInfo{Segment: fmt.Sprintf("%d/%d:%d/%d", i, n, i+1, n), Index: i, Count: n, StartAt: start}
+	info := &results.RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: start, Ops: names, Segment: sg,
 		Spec: map[string]any{"Thresholds": []string{"p99<1s"}}} // as run.json has the profile
 	w.Start(info)
 	for k := range ops {
@@ -125,13 +126,13 @@ func writeSegment(dir string, i, n int, start time.Time, ops int, end bool, code
 		rec.Shard(k).Record(&driver.Result{Intended: at, Start: at, FirstByte: at, End: at.Add(time.Millisecond), Class: driver.ClassOK, Status: 200})
 	}
 	iv := rec.Tick(start.Add(time.Second), time.Time{})
-	w.Interval(&metrics.IntervalRecord{Interval: iv, Row: metrics.RowOf(iv), Phase: metrics.PhaseMeasure, VUs: 1})
+	w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Phase: results.PhaseMeasure, VUs: 1})
 	if end {
 		opsSum, all := rec.Summarize(1)
-		sum := &metrics.Summary{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Model: "open", Started: start, DurationS: 1,
+		sum := &results.Summary{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Model: "open", Started: start, DurationS: 1,
 			Ops: opsSum, All: all, Segment: sg, VUs: 1, MaxVUs: 1, Interrupted: code == int(ExitInterrupted),
-			Generator: metrics.Generator{MaxRSSMB: float64(10 * (i + 1))}}
-		w.End(&metrics.RunEnd{Info: info, Summary: sum, Histograms: rec.Histograms()})
+			Generator: results.Generator{MaxRSSMB: float64(10 * (i + 1))}}
+		w.End(&results.RunEnd{Info: info, Summary: sum, Histograms: rec.Histograms()})
 	}
 	if err := w.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -160,12 +161,12 @@ func (l *lockedBuffer) String() string {
 
 // recordProgress keeps the merged intervals Run shows.
 type recordProgress struct {
-	recs []metrics.IntervalRecord
+	recs []results.IntervalRecord
 	ends int
 }
 
-func (r *recordProgress) Interval(rec *metrics.IntervalRecord) { r.recs = append(r.recs, *rec) }
-func (r *recordProgress) End(*metrics.RunEnd)                  { r.ends++ }
+func (r *recordProgress) Interval(rec *results.IntervalRecord) { r.recs = append(r.recs, *rec) }
+func (r *recordProgress) End(*results.RunEnd)                  { r.ends++ }
 
 // testLaunch is a launch of n children of this binary in mode.
 func testLaunch(t *testing.T, n int, mode string) (Processes, string, *lockedBuffer) {

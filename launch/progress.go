@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -75,12 +75,12 @@ func (pr *progress) clock() string {
 }
 
 // line renders an interval's figures (mu held).
-func (pr *progress) line(p *metrics.IntervalRecord) string {
+func (pr *progress) line(p *results.IntervalRecord) string {
 	row := p.Row
 	pr.errors += row.All.Errors
 	pr.reconnects += row.Reconnects // resumes of response and GET streams
 	var b strings.Builder
-	if p.Phase == metrics.PhaseWarmup {
+	if p.Phase == results.PhaseWarmup {
 		// Warm-up ops are not recorded: no rate or latency to show yet.
 		fmt.Fprintf(&b, "%-8s (not measured)", p.Phase)
 		if p.TargetRate > 0 {
@@ -106,10 +106,10 @@ func (pr *progress) line(p *metrics.IntervalRecord) string {
 	return b.String()
 }
 
-// Start implements metrics.Sink: the requested features the run found it
+// Start implements results.Sink: the requested features the run found it
 // cannot apply are named before the load starts (above the bar, or as
 // plain lines; also with --no-progress).
-func (pr *progress) Start(info *metrics.RunInfo) {
+func (pr *progress) Start(info *results.RunInfo) {
 	var w io.Writer = pr.w
 	if pr.p != nil {
 		w = pr.p // above the bar
@@ -124,13 +124,13 @@ func (pr *progress) Start(info *metrics.RunInfo) {
 	}
 }
 
-// End implements metrics.Sink: the live bar ends so the summary prints
+// End implements results.Sink: the live bar ends so the summary prints
 // below it.
-func (pr *progress) End(*metrics.RunEnd) { pr.done() }
+func (pr *progress) End(*results.RunEnd) { pr.done() }
 
-// Interval implements metrics.Sink: one line (or the bar's status) per
+// Interval implements results.Sink: one line (or the bar's status) per
 // interval.
-func (pr *progress) Interval(p *metrics.IntervalRecord) {
+func (pr *progress) Interval(p *results.IntervalRecord) {
 	if pr.bar != nil {
 		// Not under mu: the bar's renderer calls the decorators, which take it.
 		pr.bar.SetCurrent(min(p.Elapsed.Milliseconds(), pr.total.Milliseconds()))
@@ -143,7 +143,7 @@ func (pr *progress) Interval(p *metrics.IntervalRecord) {
 	case pr.off, pr.bar != nil:
 	default:
 		now := time.Now()
-		if pr.last.IsZero() || now.Sub(pr.last) >= pr.every || p.Phase == metrics.PhaseStopping {
+		if pr.last.IsZero() || now.Sub(pr.last) >= pr.every || p.Phase == results.PhaseStopping {
 			fmt.Fprintf(pr.w, "[%s] %s\n", pr.clock(), pr.status)
 			pr.last = now
 		}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/soak"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -20,7 +20,7 @@ import (
 // spectrum) by each op's percentile spectrum and, for a soak (soak.json),
 // its verdicts. Errors: ExitFailed when dir holds no results.
 func Report(w io.Writer, dir, format string, spectrum bool) error {
-	if sw, err := metrics.ReadSweep(dir); err == nil {
+	if sw, err := results.ReadSweep(dir); err == nil {
 		return reportSweep(w, sw, format)
 	}
 	return reportRun(w, dir, format, spectrum)
@@ -47,8 +47,8 @@ func (c Compare) Run() error {
 	if err := CheckJUnitPath(c.JUnit); err != nil {
 		return Usagef("%v", err)
 	}
-	swA, errA := metrics.ReadSweep(c.A)
-	swB, errB := metrics.ReadSweep(c.B)
+	swA, errA := results.ReadSweep(c.A)
+	swB, errB := results.ReadSweep(c.B)
 	switch {
 	case errA == nil && errB == nil:
 		return c.sweeps(swA, swB)
@@ -61,7 +61,7 @@ func (c Compare) Run() error {
 }
 
 // reportSweep prints a sweep's report.
-func reportSweep(out io.Writer, sw *metrics.Sweep, format string) error {
+func reportSweep(out io.Writer, sw *results.Sweep, format string) error {
 	switch format {
 	case "text":
 		return sweep.WriteText(out, sw)
@@ -74,7 +74,7 @@ func reportSweep(out io.Writer, sw *metrics.Sweep, format string) error {
 // reportRun prints a run's report, and a soak's verdicts after it when
 // dir holds soak.json.
 func reportRun(out io.Writer, dir, format string, spectrum bool) error {
-	res, err := metrics.ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		return WithExitCode(ExitFailed, err)
 	}
@@ -82,7 +82,7 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 	if sum == nil {
 		sum = res.Rebuild()
 	}
-	sk, _ := metrics.ReadSoak(dir)
+	sk, _ := results.ReadSoak(dir)
 	if sk != nil {
 		sum.Soak = sk.Outcome() // the run's one verdict, as the soak printed it
 		if sk.Verdict == "" {
@@ -107,8 +107,8 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 	case "json":
 		if sk != nil {
 			return WriteJSON(out, struct {
-				Summary *metrics.Summary `json:"summary"`
-				Soak    *metrics.Soak    `json:"soak"`
+				Summary *results.Summary `json:"summary"`
+				Soak    *results.Soak    `json:"soak"`
 			}{sum, sk})
 		}
 		return WriteJSON(out, sum)
@@ -142,7 +142,7 @@ func (c Compare) runs() error {
 	if err != nil {
 		return WithExitCode(ExitFailed, err)
 	}
-	ra, rb := results(args[0]), results(args[1])
+	ra, rb := readResultsDir(args[0]), readResultsDir(args[1])
 	mism := verdict.LikeForLike(a, b)
 	if ra != nil && rb != nil && ra.Run != nil && rb.Run != nil {
 		mism = append(mism, verdict.SpecLikeForLike(ra.Run.Spec, rb.Run.Spec)...)
@@ -166,8 +166,8 @@ func (c Compare) runs() error {
 	}
 	writeLimitsJUnit(c.Stderr, junit, failIf, groups, b.Started)
 	out := c.Stdout
-	ska, _ := metrics.ReadSoak(args[0])
-	skb, _ := metrics.ReadSoak(args[1])
+	ska, _ := results.ReadSoak(args[0])
+	skb, _ := results.ReadSoak(args[1])
 	rc := verdict.RunComparison{NotLikeForLike: mism, Headline: head, Ops: cmp, Limits: limits}
 	if jsonOut {
 		if err := WriteJSON(out, rc); err != nil {
@@ -187,7 +187,7 @@ func (c Compare) runs() error {
 }
 
 // compareSweeps compares two sweeps.
-func (c Compare) sweeps(a, b *metrics.Sweep) error {
+func (c Compare) sweeps(a, b *results.Sweep) error {
 	args, failIf, jsonOut, force, junit := []string{c.A, c.B}, c.FailIf, c.JSON, c.Force, c.JUnit
 	var lims []verdict.SweepLimit
 	for _, e := range failIf {
@@ -223,7 +223,7 @@ func (c Compare) sweeps(a, b *metrics.Sweep) error {
 			return err
 		}
 	} else {
-		sweepLabel := func(path string, sw *metrics.Sweep) string {
+		sweepLabel := func(path string, sw *results.Sweep) string {
 			return fmt.Sprintf("%s (sweep %s, %s, %s)", path, sw.Profile, sw.Protocol, sw.Started.Format("2006-01-02 15:04"))
 		}
 		if err := report.WriteSweepCompare(out, sweepLabel(args[0], a), sweepLabel(args[1], b), sc, limits); err != nil {
@@ -262,11 +262,11 @@ func limitsExit(stderr io.Writer, limits []verdict.LimitResult) error {
 
 // readSummary reads a results directory's summary (rebuilt if missing) or
 // a summary.json file.
-func readSummary(path string) (*metrics.Summary, error) {
-	if s, err := metrics.ReadSummary(path); err == nil {
+func readSummary(path string) (*results.Summary, error) {
+	if s, err := results.ReadSummary(path); err == nil {
 		return s, nil
 	}
-	res, err := metrics.ReadResults(path)
+	res, err := results.ReadResults(path)
 	if err != nil {
 		return nil, err
 	}
@@ -276,10 +276,10 @@ func readSummary(path string) (*metrics.Summary, error) {
 	return res.Rebuild(), nil
 }
 
-// results reads a results directory (nil for a summary.json file or an
+// readResultsDir reads a results directory (nil for a summary.json file or an
 // unreadable directory).
-func results(path string) *metrics.Results {
-	res, err := metrics.ReadResults(path)
+func readResultsDir(path string) *results.Results {
+	res, err := results.ReadResults(path)
 	if err != nil {
 		return nil
 	}
@@ -288,14 +288,14 @@ func results(path string) *metrics.Results {
 
 // quantiles answers the percentiles a summary does not keep from a
 // results directory's histograms.hlog (nil when there is none).
-func quantiles(res *metrics.Results) verdict.QuantileSource {
+func quantiles(res *results.Results) verdict.QuantileSource {
 	if res == nil || len(res.Histograms) == 0 {
 		return nil
 	}
 	return res
 }
 
-func label(path string, s *metrics.Summary) string {
+func label(path string, s *results.Summary) string {
 	return fmt.Sprintf("%s (profile %s, %s, %s, %.0f s)", path, s.Profile, s.Protocol, s.Started.Format("2006-01-02 15:04"), s.DurationS)
 }
 

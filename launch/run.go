@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -69,7 +69,7 @@ func (e *Test) Run() error {
 // exitFor maps a run's outcome to the exit code: 1 the run could not
 // start, 130 interrupted, 99 a threshold crossed, 1 no operation
 // succeeded.
-func exitFor(sum *metrics.Summary, runErr error) error {
+func exitFor(sum *results.Summary, runErr error) error {
 	switch {
 	case errors.Is(runErr, workload.ErrInterrupted):
 		return WithExitCode(ExitInterrupted, errors.New(sum.StopReason))
@@ -79,7 +79,7 @@ func exitFor(sum *metrics.Summary, runErr error) error {
 		return WithExitCode(ExitInterrupted, errors.New("interrupted: "+sum.StopReason))
 	case sum.Aborted:
 		return WithExitCode(ExitThresholds, errors.New(sum.StopReason))
-	case metrics.ThresholdsFailed(sum.Thresholds) > 0:
+	case results.ThresholdsFailed(sum.Thresholds) > 0:
 		var crossed []string
 		for _, t := range sum.Thresholds {
 			if !t.Pass {
@@ -118,8 +118,8 @@ func writeJSON(w io.Writer, v any) error { return WriteJSON(w, v) }
 // runInfo is run.json's description of the run of plan: the command
 // line and flags of spec (redacted here), the profile without header
 // values and with the proxy's credentials redacted.
-func runInfo(plan *workload.Plan, spec *Spec, embedded bool, started time.Time) *metrics.RunInfo {
-	info := &metrics.RunInfo{
+func runInfo(plan *workload.Plan, spec *Spec, embedded bool, started time.Time) *results.RunInfo {
+	info := &results.RunInfo{
 		Tool: "mcpbench", Version: spec.Version, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), Started: started, Command: RedactArgs(spec.Argv),
 		Target: plan.Target, Embedded: embedded,

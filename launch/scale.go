@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -85,11 +85,11 @@ func (e *env) shareProcs(seg *workload.Segment) {
 // of the test's ran nothing and failed nothing, and crossed thresholds do
 // not fail it (the test's thresholds are judged on the merged run: a
 // segment's percentiles are not the test's).
-func segmentExit(w io.Writer, sum *metrics.Summary, runErr error) error {
+func segmentExit(w io.Writer, sum *results.Summary, runErr error) error {
 	if runErr == nil && !sum.Interrupted && sum.MaxVUs == 0 {
 		return nil
 	}
-	if metrics.ThresholdsFailed(sum.Thresholds) > 0 {
+	if results.ThresholdsFailed(sum.Thresholds) > 0 {
 		fmt.Fprintln(w, "mcpbench: this segment crossed thresholds (see its summary); the test's are judged on the merged run (mcpbench merge)")
 		s := *sum
 		s.Thresholds = nil

@@ -3,7 +3,7 @@ package launch
 import (
 	"os"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -16,12 +16,12 @@ const embeddedParentEnv = "MCPBENCH_EMBEDDED_PARENT"
 // when the target is an external server (workload.ServerNotApplicable):
 // neither this process nor a --processes parent started the embedded
 // server with it.
-func (e *env) serverNotApplicable(plan *workload.Plan) []metrics.NotApplicable {
+func (e *env) serverNotApplicable(plan *workload.Plan) []results.NotApplicable {
 	if e.embedded || os.Getenv(embeddedParentEnv) == "1" {
 		return nil
 	}
 	if n, ok := workload.ServerNotApplicable(plan.Profile.Server); ok {
-		return []metrics.NotApplicable{n}
+		return []results.NotApplicable{n}
 	}
 	return nil
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/soak"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
@@ -63,19 +63,19 @@ func (e *Test) Soak() error {
 
 // soakMerged is soak --processes once the children are done: the merged
 // results written into the results directory and judged — the soak's
-// collector is handed the merged intervals (metrics.Merged.Replay), so
+// collector is handed the merged intervals (results.Merged.Replay), so
 // latency drift (the merged intervals' p99), correctness drift (their
 // faulty streams and the merged GET-stream ledger), target leak (the
 // first child's samples: it alone gets --target-pid) and session hygiene
 // (the probes summed) are those of the whole test. checkpoint.json is
 // per child (--out/segment-I): the summary so far of each segment.
-func (e *env) soakMerged(m *Result, plan *workload.Plan, sum *metrics.Summary) error {
+func (e *env) soakMerged(m *Result, plan *workload.Plan, sum *results.Summary) error {
 	out := e.spec.Out
 	if err := m.Write(out); err != nil {
 		e.lose(out, fmt.Errorf("the merged results: %w (the segments are in %s: mcpbench merge can merge them again)", err, filepath.Join(out, "segment-I")))
 	}
 	c := &soak.Collector{}
-	m.Replay(append([]metrics.Sink{c}, e.live.sinks()...)...)
+	m.Replay(append([]results.Sink{c}, e.live.sinks()...)...)
 	sk := c.Soak(plan, sum)
 	e.writeJUnit(verdict.JUnitRun("soak", sum, nil), verdict.JUnitSoak(sk, sum.Started))
 	if err := e.printSoak(sum, sk); err != nil {
@@ -93,13 +93,13 @@ func (e *env) soakMerged(m *Result, plan *workload.Plan, sum *metrics.Summary) e
 // printSoak prints the summary and the verdicts (as Spec.Format says;
 // JSON as report prints a soak: {"summary": …, "soak": …}), and writes
 // soak.json.
-func (e *env) printSoak(sum *metrics.Summary, sk *metrics.Soak) error {
+func (e *env) printSoak(sum *results.Summary, sk *results.Soak) error {
 	judgeSoak(sum, sk)
 	switch e.spec.Format {
 	case "json":
 		if err := writeJSON(e.stdout, struct {
-			Summary *metrics.Summary `json:"summary"`
-			Soak    *metrics.Soak    `json:"soak"`
+			Summary *results.Summary `json:"summary"`
+			Soak    *results.Soak    `json:"soak"`
 		}{sum, sk}); err != nil {
 			return err
 		}
@@ -126,14 +126,14 @@ func (e *env) printSoak(sum *metrics.Summary, sk *metrics.Soak) error {
 // judgeSoak makes the run's one verdict: the soak's outcome goes into
 // the summary (its verdict line counts a failed soak verdict, or none
 // judged) and that line's word into the soak (its last line).
-func judgeSoak(sum *metrics.Summary, sk *metrics.Soak) {
+func judgeSoak(sum *results.Summary, sk *results.Soak) {
 	sum.Soak = sk.Outcome()
 	sk.Verdict = report.VerdictLevel(sum)
 }
 
 // soakExit maps a soak's outcome to the exit code: as run's (exitFor),
 // and 99 when a verdict failed.
-func soakExit(sum *metrics.Summary, sk *metrics.Soak, runErr error) error {
+func soakExit(sum *results.Summary, sk *results.Soak, runErr error) error {
 	if err := exitFor(sum, runErr); err != nil && !codeIs(err, ExitThresholds) {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
@@ -31,7 +31,7 @@ import (
 // step-NN/segment-I. The parent shows the children's merged progress,
 // merges their results exactly into step-NN, and hands the step's
 // collector (and the live outputs) the merged run
-// (metrics.Merged.Replay): the step is judged from merged data as an
+// (results.Merged.Replay): the step is judged from merged data as an
 // in-process step is.
 func (e *Test) Sweep() error {
 	if e.spec.child != nil {
@@ -43,9 +43,9 @@ func (e *Test) Sweep() error {
 	n := e.spec.Processes
 	spec := e.profile.Sweep
 	var started atomic.Bool // a step's run started: the sweep keeps its results (out.go)
-	var runStep func(context.Context, sweep.StepRun, []metrics.Sink) (*metrics.Summary, error)
+	var runStep func(context.Context, sweep.StepRun, []results.Sink) (*results.Summary, error)
 	if n > 1 {
-		runStep = func(ctx context.Context, run sweep.StepRun, sinks []metrics.Sink) (*metrics.Summary, error) {
+		runStep = func(ctx context.Context, run sweep.StepRun, sinks []results.Sink) (*results.Summary, error) {
 			sum, err := e.stepProcesses(run, sinks)
 			if sum != nil && !errors.Is(err, workload.ErrSetup) {
 				started.Store(true)
@@ -63,13 +63,13 @@ func (e *Test) Sweep() error {
 		TargetPID: e.spec.TargetPID,
 		Server:    e.serverStatsFunc(),
 		RunInfo:   e.runInfo,
-		Sinks: func(int, *workload.Plan) []metrics.Sink {
+		Sinks: func(int, *workload.Plan) []results.Sink {
 			if n > 1 {
 				return e.live.sinks() // the children's merged progress is shown as they run
 			}
-			return append([]metrics.Sink{newProg(), startMark{&started}}, e.live.sinks()...)
+			return append([]results.Sink{newProg(), startMark{&started}}, e.live.sinks()...)
 		},
-		OnStep:  func(st metrics.SweepStep) { e.reportStep(st); e.live.step(st) },
+		OnStep:  func(st results.SweepStep) { e.reportStep(st); e.live.step(st) },
 		RunStep: runStep,
 		StopNow: e.now,
 	})
@@ -100,7 +100,7 @@ func (e *Test) Sweep() error {
 // stepProcesses runs one run of a sweep's step as child processes
 // (sweep.Options.RunStep): the step's profile in their launch file, its
 // merged results written into run.Dir and replayed into sinks.
-func (e *env) stepProcesses(run sweep.StepRun, sinks []metrics.Sink) (*metrics.Summary, error) {
+func (e *env) stepProcesses(run sweep.StepRun, sinks []results.Sink) (*results.Summary, error) {
 	sp, err := sweep.StepProfile(e.profile, run.N, run.Value) // as sweep.Run built the step's plan
 	if err != nil {
 		return nil, WithExitCode(ExitUsage, err)
@@ -176,7 +176,7 @@ func (e *env) runSweepStepChild() error {
 }
 
 // reportStep prints a finished step's verdict line.
-func (e *env) reportStep(st metrics.SweepStep) {
+func (e *env) reportStep(st results.SweepStep) {
 	verdict := "pass"
 	switch {
 	case st.Interrupted:
@@ -189,7 +189,7 @@ func (e *env) reportStep(st metrics.SweepStep) {
 
 // sweepResult prints the sweep's table (or JSON) and maps it to the exit
 // code.
-func (e *env) sweepResult(sw *metrics.Sweep, err error) error {
+func (e *env) sweepResult(sw *results.Sweep, err error) error {
 	switch e.spec.Format {
 	case "json":
 		writeJSON(e.stdout, sw)
@@ -208,7 +208,7 @@ func (e *env) sweepResult(sw *metrics.Sweep, err error) error {
 }
 
 // sweepExit maps a sweep's outcome to the exit code.
-func sweepExit(sw *metrics.Sweep, err error) error {
+func sweepExit(sw *results.Sweep, err error) error {
 	switch {
 	case sw.Verdict.Interrupted:
 		return WithExitCode(ExitInterrupted, errors.New(sw.Verdict.StoppedEarly))

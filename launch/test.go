@@ -31,9 +31,9 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -370,18 +370,18 @@ func (e *env) compile() (*workload.Plan, error) {
 
 // serverStatsFunc reads the embedded server's counters (nil without one),
 // for the engine to put in the summary before thresholds are checked.
-func (e *env) serverStatsFunc() func() *metrics.ServerStats {
+func (e *env) serverStatsFunc() func() *results.ServerStats {
 	if e.srv == nil {
 		return nil
 	}
-	return func() *metrics.ServerStats {
+	return func() *results.ServerStats {
 		st := e.srv.Stats()
-		return &metrics.ServerStats{ToolCalls: st.ToolCalls, DoubleExecutions: st.DoubleExecutions, CountKeys: int64(len(st.Executions)), Cancels: st.Cancels, Muted: st.Muted}
+		return &results.ServerStats{ToolCalls: st.ToolCalls, DoubleExecutions: st.DoubleExecutions, CountKeys: int64(len(st.Executions)), Cancels: st.Cancels, Muted: st.Muted}
 	}
 }
 
 // print writes the summary as --format says: text, JSON or markdown.
-func (e *env) print(sum *metrics.Summary) error {
+func (e *env) print(sum *results.Summary) error {
 	switch {
 	case e.spec.Format == "json":
 		return writeJSON(e.stdout, sum)
@@ -397,7 +397,7 @@ func (e *env) print(sum *metrics.Summary) error {
 type recording struct {
 	msg     string // what close says (settle)
 	e       *env
-	rd      *metrics.ResultsDir
+	rd      *results.ResultsDir
 	prog    *progress
 	started atomic.Bool // the run's clock started (startMark)
 }
@@ -405,7 +405,7 @@ type recording struct {
 func (e *env) newRecording(plan *workload.Plan, dir string) (*recording, error) {
 	r := &recording{e: e, prog: newProgress(e.stderr, e.spec.Quiet, e.spec.NoProgress, plan)}
 	if dir != "" {
-		rd, err := metrics.NewResultsDir(dir)
+		rd, err := results.NewResultsDir(dir)
 		if err != nil {
 			return nil, WithExitCode(ExitUsage, fmt.Errorf("--out: %w", err))
 		}
@@ -417,7 +417,7 @@ func (e *env) newRecording(plan *workload.Plan, dir string) (*recording, error) 
 // options are the engine options of a recorded run.
 func (r *recording) options(plan *workload.Plan) workload.Options {
 	e := r.e
-	sinks := []metrics.Sink{r.prog, startMark{&r.started}}
+	sinks := []results.Sink{r.prog, startMark{&r.started}}
 	if r.rd != nil {
 		sinks = append(sinks, r.rd)
 	}
@@ -495,7 +495,7 @@ func (e *env) loseWhat(dir string, err error, what string) {
 // incomplete" when none is missing: one was cut short).
 func missingResults(dir string) string {
 	var missing []string
-	for _, f := range []string{metrics.FileRun, metrics.FileIntervals, metrics.FileHistogram, metrics.FileSummary} {
+	for _, f := range []string{results.FileRun, results.FileIntervals, results.FileHistogram, results.FileSummary} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			missing = append(missing, f)
 		}
@@ -542,7 +542,7 @@ func (e *env) segment() bool {
 	return e.spec.Segment != "" || e.spec.child != nil
 }
 
-func (e *env) runInfo(plan *workload.Plan) *metrics.RunInfo {
+func (e *env) runInfo(plan *workload.Plan) *results.RunInfo {
 	return runInfo(plan, &e.spec, e.embedded, e.started)
 }
 

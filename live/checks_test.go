@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -16,7 +17,7 @@ func TestPrometheusCountsChecks(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(prom)
 	names := []string{"tools/call:echo", "ping"}
-	prom.Start(&metrics.RunInfo{Profile: "p", Target: "http://x/mcp", Started: time.Now(), Ops: names})
+	prom.Start(&results.RunInfo{Profile: "p", Target: "http://x/mcp", Started: time.Now(), Ops: names})
 	rec := metrics.NewRecorder(names, 1)
 	rec.SetChecks([][]string{{`content.0.text != ""`, "is_error == false"}})
 	now := time.Now()
@@ -41,7 +42,7 @@ func TestPrometheusCountsChecks(t *testing.T) {
 		}
 		end := now.Add(time.Duration(sec+1) * time.Second)
 		iv := rec.Tick(end, end.Add(time.Second))
-		prom.Interval(&metrics.IntervalRecord{Interval: iv, Row: metrics.RowOf(iv), Names: names, Phase: metrics.PhaseMeasure})
+		prom.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Names: names, Phase: results.PhaseMeasure})
 	}
 	for _, tc := range []struct {
 		check, result string

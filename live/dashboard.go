@@ -16,11 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/plots"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // DashboardQueue is how many events each viewer's buffer holds. A viewer
@@ -44,7 +44,7 @@ const writeTimeout = 10 * time.Second
 //go:embed dashboard
 var dashboardFiles embed.FS
 
-// Dashboard is a metrics.Sink that serves a live web page of the run
+// Dashboard is a results.Sink that serves a live web page of the run
 // (its charts drawn by the embedded uPlot) and feeds it Server-Sent
 // Events at /events: "start" (the run's description), "interval" (one per
 // interval: the --out-jsonl line with the service time percentiles and
@@ -78,7 +78,7 @@ type Dashboard struct {
 	fetched chan struct{} // closed when waiting reaches 0 (nil before Finish)
 }
 
-var _ metrics.Sink = (*Dashboard)(nil)
+var _ results.Sink = (*Dashboard)(nil)
 
 // dashEvent is one encoded SSE event.
 type dashEvent struct {
@@ -277,18 +277,18 @@ type (
 		Errors      int64                   `json:"errors"`
 		ErrorRate   float64                 `json:"error_rate"`
 		Dropped     int64                   `json:"dropped"`
-		Response    metrics.Latency         `json:"response_time_ms"`
-		Service     metrics.Latency         `json:"service_time_ms"`
+		Response    results.Latency         `json:"response_time_ms"`
+		Service     results.Latency         `json:"service_time_ms"`
 		ByClass     map[string]int64        `json:"errors_by_class,omitempty"`
 		Resumes     int64                   `json:"resumes"`
-		Ledger      *metrics.LedgerSummary  `json:"ledger,omitempty"`
-		GETStreams  *metrics.LedgerSummary  `json:"get_streams_ledger,omitempty"`
-		Sessions    metrics.SessionSummary  `json:"sessions"`
+		Ledger      *results.LedgerSummary  `json:"ledger,omitempty"`
+		GETStreams  *results.LedgerSummary  `json:"get_streams_ledger,omitempty"`
+		Sessions    results.SessionSummary  `json:"sessions"`
 		Interrupted bool                    `json:"interrupted"`
 		StopReason  string                  `json:"stop_reason,omitempty"`
-		Generator   metrics.Generator       `json:"generator"`
+		Generator   results.Generator       `json:"generator"`
 		Notes       []string                `json:"notes,omitempty"`
-		NotApplied  []metrics.NotApplicable `json:"not_applicable,omitempty"`
+		NotApplied  []results.NotApplicable `json:"not_applicable,omitempty"`
 	}
 	dashReport struct {
 		OK  bool   `json:"ok"`
@@ -297,23 +297,23 @@ type (
 	}
 )
 
-// Start implements metrics.Sink: the "start" event.
-func (d *Dashboard) Start(info *metrics.RunInfo) {
+// Start implements results.Sink: the "start" event.
+func (d *Dashboard) Start(info *results.RunInfo) {
 	d.closes.start(info.Started)
 	d.publish("start", dashStart{Started: info.Started, Profile: info.Profile, Target: secret.RedactURL(info.Target),
 		Protocol: info.ProtocolNegotiated, Ops: info.Ops})
 }
 
-// Interval implements metrics.Sink: the "interval" event.
-func (d *Dashboard) Interval(rec *metrics.IntervalRecord) {
+// Interval implements results.Sink: the "interval" event.
+func (d *Dashboard) Interval(rec *results.IntervalRecord) {
 	ev := dashInterval{IntervalLine: IntervalLineOf(rec, d.closes.span()), RemainingS: rec.Remaining.Seconds()}
 	if all := rec.Interval.All; all != nil {
 		if all.Service != nil && all.Service.TotalCount() > 0 {
-			l := metrics.LatencyOf(all.Service)
+			l := results.LatencyOf(all.Service)
 			ev.Service = dashLatency{P50: l.P50, P90: l.P90, P99: l.P99}
 		}
 		ev.Resumes, ev.Streams, ev.Faulty = all.Resumes, all.Streams, all.Faulty
-		for v := range driver.NumVerdicts {
+		for v := range outcome.NumVerdicts {
 			if n := all.Verdicts[v]; n > 0 {
 				if ev.Verdicts == nil {
 					ev.Verdicts = map[string]int64{}
@@ -325,9 +325,9 @@ func (d *Dashboard) Interval(rec *metrics.IntervalRecord) {
 	d.publish("interval", ev)
 }
 
-// End implements metrics.Sink: the "end" event with the run's headline
+// End implements results.Sink: the "end" event with the run's headline
 // (a sweep sends one per step's run).
-func (d *Dashboard) End(end *metrics.RunEnd) {
+func (d *Dashboard) End(end *results.RunEnd) {
 	s := end.Summary
 	if s == nil {
 		d.publish("end", dashEnd{Interrupted: true, StopReason: "the run stopped before its load started"})
@@ -348,7 +348,7 @@ func (d *Dashboard) End(end *metrics.RunEnd) {
 
 // Step adds a sweep's finished step (the "step" event: the step as
 // sweep.json has it). Call it from the sweep's OnStep.
-func (d *Dashboard) Step(st metrics.SweepStep) {
+func (d *Dashboard) Step(st results.SweepStep) {
 	d.publish("step", st)
 }
 
@@ -393,14 +393,14 @@ func noFavicon(html []byte) []byte {
 
 // renderReport writes dir's HTML report: a sweep's, a soak's or a run's.
 func renderReport(buf *bytes.Buffer, dir string) error {
-	if sw, err := metrics.ReadSweep(dir); err == nil {
+	if sw, err := results.ReadSweep(dir); err == nil {
 		return plots.SweepHTMLReport(buf, sw)
 	}
-	res, err := metrics.ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		return err
 	}
-	if sk, err := metrics.ReadSoak(dir); err == nil {
+	if sk, err := results.ReadSoak(dir); err == nil {
 		return plots.SoakHTMLReport(buf, res, sk)
 	}
 	return plots.HTMLReport(buf, res)

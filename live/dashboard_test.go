@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/internal/sse"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -101,14 +101,14 @@ func waitViewers(t *testing.T, d *Dashboard, n int) {
 
 // record is an interval record of ops named op0…op(n-1), each name pad
 // characters long, with count ops in all.
-func record(n, pad int, count int64) *metrics.IntervalRecord {
-	rec := &metrics.IntervalRecord{Phase: metrics.PhaseMeasure, VUs: 3, Sessions: 3}
+func record(n, pad int, count int64) *results.IntervalRecord {
+	rec := &results.IntervalRecord{Phase: results.PhaseMeasure, VUs: 3, Sessions: 3}
 	now := time.Now()
-	rec.Row = metrics.Row{Start: now.Add(-time.Second), End: now, Rate: float64(count), All: metrics.RowOp{Count: count}}
+	rec.Row = results.Row{Start: now.Add(-time.Second), End: now, Rate: float64(count), All: results.RowOp{Count: count}}
 	for i := range n {
 		name := fmt.Sprintf("op%d", i)
 		rec.Names = append(rec.Names, name+strings.Repeat("x", max(0, pad-len(name))))
-		rec.Row.Ops = append(rec.Row.Ops, metrics.RowOp{Count: 1, P50: 1.5, P99: 9.5})
+		rec.Row.Ops = append(rec.Row.Ops, results.RowOp{Count: 1, P50: 1.5, P99: 9.5})
 	}
 	return rec
 }
@@ -121,11 +121,11 @@ func TestDashboardEventsInOrder(t *testing.T) {
 	early := getEvents(t, d, 0)
 	waitViewers(t, d, 1)
 
-	d.Start(&metrics.RunInfo{Started: time.Now(), Profile: "p", Target: "http://user:secret@127.0.0.1:1/mcp", Ops: []string{"a"}})
+	d.Start(&results.RunInfo{Started: time.Now(), Profile: "p", Target: "http://user:secret@127.0.0.1:1/mcp", Ops: []string{"a"}})
 	for i := range 5 {
 		d.Interval(record(1, 0, int64(100+i)))
 	}
-	d.Step(metrics.SweepStep{N: 1, By: "rate", Value: 100, Pass: true})
+	d.Step(results.SweepStep{N: 1, By: "rate", Value: 100, Pass: true})
 	want := []string{"start", "interval", "interval", "interval", "interval", "interval", "step"}
 
 	check := func(name string, evs []sseEvent, from int) {
@@ -236,7 +236,7 @@ func TestDashboardCountsPlantedFaults(t *testing.T) {
 	d := startDashboard(t)
 	dir := t.TempDir()
 	var pl planted
-	var sum *metrics.Summary
+	var sum *results.Summary
 	synctest.Test(t, func(t *testing.T) {
 		hc, stop := mcptest.ServePipe(faultyFake(&pl))
 		defer stop()
@@ -246,11 +246,11 @@ func TestDashboardCountsPlantedFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rd, err := metrics.NewResultsDir(dir)
+		rd, err := results.NewResultsDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err = workload.Run(t.Context(), plan, workload.Options{Sinks: []metrics.Sink{rd, d}})
+		sum, err = workload.Run(t.Context(), plan, workload.Options{Sinks: []results.Sink{rd, d}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -49,12 +49,12 @@ func served(t *testing.T) map[string][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := workload.Run(t.Context(), plan, workload.Options{Sinks: []metrics.Sink{s.Sink}}); err != nil {
+		if _, err := workload.Run(t.Context(), plan, workload.Options{Sinks: []results.Sink{s.Sink}}); err != nil {
 			t.Fatal(err)
 		}
 	})
 	// The target's gauges appear with --target-pid's samples.
-	s.Sink.Interval(&metrics.IntervalRecord{Row: metrics.Row{Target: &metrics.ProcRow{Cores: 0.5, RSSMB: 10, FDs: 12, Threads: 4}}, Phase: metrics.PhaseMeasure})
+	s.Sink.Interval(&results.IntervalRecord{Row: results.Row{Target: &results.ProcRow{Cores: 0.5, RSSMB: 10, FDs: 12, Threads: 4}}, Phase: results.PhaseMeasure})
 	resp, err := http.Get("http://" + s.Addr() + "/metrics")
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -34,7 +34,7 @@ func newCumHist() *cumHist {
 
 // add adds an interval's histogram: each bucket at its highest
 // equivalent value, the sum from the histogram's mean.
-func (c *cumHist) add(h *metrics.Hist) {
+func (c *cumHist) add(h *results.Hist) {
 	if h == nil || h.TotalCount() == 0 {
 		return
 	}

@@ -8,10 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // JSONLQueue is how many lines JSONL holds for its writer; a line that
@@ -19,7 +19,7 @@ import (
 // destination never pushes back on the run.
 const JSONLQueue = 256
 
-// JSONL is a metrics.Sink that streams one JSON object per line to a
+// JSONL is a results.Sink that streams one JSON object per line to a
 // writer: per run a start line, one line per interval and an end line (a
 // sweep's steps follow one another in one stream). Lines are encoded in
 // the caller's goroutine and written by the sink's own; Close waits for
@@ -36,7 +36,7 @@ type JSONL struct {
 	closed bool
 }
 
-var _ metrics.Sink = (*JSONL)(nil)
+var _ results.Sink = (*JSONL)(nil)
 
 // NewJSONL starts a JSONL sink writing to w (a file; the caller closes
 // it after End).
@@ -112,7 +112,7 @@ type (
 		End           time.Time         `json:"t"`
 		ElapsedS      float64           `json:"elapsed_s"`
 		IntervalS     float64           `json:"interval_s"`
-		Phase         metrics.Phase     `json:"phase"`
+		Phase         results.Phase     `json:"phase"`
 		TargetRate    float64           `json:"target_rate,omitempty"`
 		Rate          float64           `json:"rate"`
 		VUs           int64             `json:"vus"`
@@ -153,7 +153,7 @@ type (
 		Errors      int64            `json:"errors"`
 		ErrorRate   float64          `json:"error_rate"`
 		Dropped     int64            `json:"dropped"`
-		Response    metrics.Latency  `json:"response_time_ms"`
+		Response    results.Latency  `json:"response_time_ms"`
 		Interrupted bool             `json:"interrupted"`
 		StopReason  string           `json:"stop_reason,omitempty"`
 		ByClass     map[string]int64 `json:"errors_by_class,omitempty"`
@@ -161,29 +161,29 @@ type (
 	}
 )
 
-// Start implements metrics.Sink.
-func (j *JSONL) Start(info *metrics.RunInfo) {
+// Start implements results.Sink.
+func (j *JSONL) Start(info *results.RunInfo) {
 	j.closes.start(info.Started)
 	j.send(startLine{Type: "start", Started: info.Started, Profile: info.Profile, Target: secret.RedactURL(info.Target),
 		Protocol: info.ProtocolNegotiated, Ops: info.Ops})
 }
 
-// Interval implements metrics.Sink.
-func (j *JSONL) Interval(rec *metrics.IntervalRecord) {
+// Interval implements results.Sink.
+func (j *JSONL) Interval(rec *results.IntervalRecord) {
 	j.send(IntervalLineOf(rec, j.closes.span()))
 }
 
 // IntervalLineOf makes an interval's line; span is the time since the
 // previous interval was closed (its histograms hold the completions in
 // it), for the in-flight estimate.
-func IntervalLineOf(rec *metrics.IntervalRecord, span time.Duration) IntervalLine {
+func IntervalLineOf(rec *results.IntervalRecord, span time.Duration) IntervalLine {
 	row := &rec.Row
 	secs := row.End.Sub(row.Start).Seconds()
 	l := IntervalLine{Type: "interval", End: row.End, ElapsedS: rec.Elapsed.Seconds(), IntervalS: secs, Phase: rec.Phase,
 		TargetRate: row.TargetRate, Rate: row.Rate, VUs: rec.VUs, Sessions: rec.Sessions, GETStreams: rec.Streams, Dropped: row.Dropped,
 		Reconnects: row.Reconnects, All: opLine(row.All), Ops: map[string]OpLine{},
 		Generator: ProcLine{Cores: row.Self.Cores, RSSMB: row.Self.RSSMB}}
-	for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+	for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 		if n := row.All.Classes[c]; n > 0 {
 			if l.ErrorsByClass == nil {
 				l.ErrorsByClass = map[string]int64{}
@@ -203,12 +203,12 @@ func IntervalLineOf(rec *metrics.IntervalRecord, span time.Duration) IntervalLin
 	return l
 }
 
-func opLine(o metrics.RowOp) OpLine {
+func opLine(o results.RowOp) OpLine {
 	return OpLine{Count: o.Count, Errors: o.Errors, Dropped: o.Dropped, Resumes: o.Resumes, Faulty: o.Faulty, P50: o.P50, P90: o.P90, P99: o.P99, Max: o.Max}
 }
 
-// End implements metrics.Sink: the end line.
-func (j *JSONL) End(end *metrics.RunEnd) {
+// End implements results.Sink: the end line.
+func (j *JSONL) End(end *results.RunEnd) {
 	if s := end.Summary; s != nil {
 		j.send(endLine{Type: "end", Rate: s.All.Rate, Count: s.All.Count, Errors: s.All.Errors, ErrorRate: s.All.ErrorRate,
 			Dropped: s.Dropped, Response: s.All.Response, Interrupted: s.Interrupted, StopReason: s.StopReason,
@@ -264,7 +264,7 @@ func (c *closes) span() time.Duration {
 
 // inFlight is the mean number of ops in flight over span by Little's
 // law: the service time of the ops completed in it over its length.
-func inFlight(o *metrics.OpStats, span time.Duration) float64 {
+func inFlight(o *results.OpStats, span time.Duration) float64 {
 	if o == nil || span <= 0 {
 		return 0
 	}

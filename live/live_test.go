@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -120,7 +120,7 @@ func jsonlTotals(t *testing.T, b []byte) (count, faulty int64, byClass map[strin
 		}
 		count += l.All.Count
 		faulty += l.All.Faulty
-		if l.Phase == metrics.PhaseMeasure {
+		if l.Phase == results.PhaseMeasure {
 			inFlight = append(inFlight, l.InFlight)
 		}
 		for c, n := range l.ErrorsByClass {
@@ -149,7 +149,7 @@ func TestLiveCountsPlantedFaults(t *testing.T) {
 		reg.MustRegister(prom)
 		var buf bytes.Buffer
 		js := NewJSONL(&buf)
-		sum, err := workload.Run(t.Context(), plan, workload.Options{Sinks: []metrics.Sink{prom, js}})
+		sum, err := workload.Run(t.Context(), plan, workload.Options{Sinks: []results.Sink{prom, js}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestLiveReferenceServerClean(t *testing.T) {
 	reg.MustRegister(prom)
 	var buf bytes.Buffer
 	js := NewJSONL(&buf)
-	sum, err := workload.Run(t.Context(), plan, workload.Options{Sinks: []metrics.Sink{prom, js}})
+	sum, err := workload.Run(t.Context(), plan, workload.Options{Sinks: []results.Sink{prom, js}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,12 +261,12 @@ func TestJSONLNeverBlocks(t *testing.T) {
 			pr.Close() // the writer goroutine ends
 			<-js.done
 		}()
-		rec := &metrics.IntervalRecord{Names: []string{"a"}, Row: metrics.Row{Start: time.Now(), End: time.Now().Add(time.Second), Ops: []metrics.RowOp{{Count: 1}}}}
-		js.Start(&metrics.RunInfo{Ops: []string{"a"}})
+		rec := &results.IntervalRecord{Names: []string{"a"}, Row: results.Row{Start: time.Now(), End: time.Now().Add(time.Second), Ops: []results.RowOp{{Count: 1}}}}
+		js.Start(&results.RunInfo{Ops: []string{"a"}})
 		for range 1000 {
 			js.Interval(rec)
 		}
-		js.End(&metrics.RunEnd{Summary: &metrics.Summary{}})
+		js.End(&results.RunEnd{Summary: &results.Summary{}})
 		js.Close()
 		js.Interval(rec) // after Close: ignored, no panic
 		// The writer took a line or a few (one bufio buffer) before it
@@ -280,7 +280,7 @@ func TestJSONLNeverBlocks(t *testing.T) {
 // The native buckets of the duration histograms are the HdrHistogram's
 // values at schema 3, and the classic ones cumulative.
 func TestCumHist(t *testing.T) {
-	h := metrics.NewHist()
+	h := results.NewHist()
 	for _, us := range []int64{300, 900, 1000, 4000, 70_000_000} {
 		h.RecordValue(us)
 	}
@@ -320,7 +320,7 @@ func TestServerLinger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Sink.Start(&metrics.RunInfo{Profile: "p", Target: "http://u:secret@127.0.0.1:1/mcp?token=abc", Ops: []string{"a"}})
+	s.Sink.Start(&results.RunInfo{Profile: "p", Target: "http://u:secret@127.0.0.1:1/mcp?token=abc", Ops: []string{"a"}})
 	s.Ended()
 	var wg sync.WaitGroup
 	var body string

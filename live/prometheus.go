@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -16,14 +16,14 @@ import (
 const GETStreamsOp = "GET"
 
 // Phases of mcpbench_run_phase: the interval phases and "done".
-var phases = []string{string(metrics.PhaseWarmup), string(metrics.PhaseMeasure), string(metrics.PhaseStopping), "done"}
+var phases = []string{string(results.PhaseWarmup), string(results.PhaseMeasure), string(results.PhaseStopping), "done"}
 
 // opState is one op's counters over the process's life.
 type opState struct {
 	count, dropped, resumes float64
-	classes                 [driver.NumClasses]float64
+	classes                 [outcome.NumClasses]float64
 	streams, faulty         float64
-	verdicts                [driver.NumVerdicts]float64
+	verdicts                [outcome.NumVerdicts]float64
 	resp, svc               *cumHist
 	checks                  []checkState // the op's checks (checks_total)
 }
@@ -36,7 +36,7 @@ type checkState struct {
 
 func newOpState() *opState { return &opState{resp: newCumHist(), svc: newCumHist()} }
 
-// Prometheus is a metrics.Sink that keeps a run's counters and gauges
+// Prometheus is a results.Sink that keeps a run's counters and gauges
 // and serves them as a prometheus.Collector. Counters accumulate over
 // every run of the process (a sweep's steps, say), as Prometheus
 // counters must. Safe for concurrent use: the engine's calls and a
@@ -52,13 +52,13 @@ type Prometheus struct {
 	reconnects                                 float64
 	vus, sessions, streams, inFlight, arrivals float64
 	genCores, genRSS                           float64
-	tgt                                        *metrics.ProcRow
+	tgt                                        *results.ProcRow
 	hasRun                                     bool
 	closes                                     closes
 }
 
 var (
-	_ metrics.Sink         = (*Prometheus)(nil)
+	_ results.Sink         = (*Prometheus)(nil)
 	_ prometheus.Collector = (*Prometheus)(nil)
 )
 
@@ -79,24 +79,24 @@ func (p *Prometheus) op(name string) *opState {
 	return o
 }
 
-// Start implements metrics.Sink: the run's description, and every op's
+// Start implements results.Sink: the run's description, and every op's
 // series at zero, so rate() has a start.
-func (p *Prometheus) Start(info *metrics.RunInfo) {
+func (p *Prometheus) Start(info *results.RunInfo) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.info = []string{info.Profile, secret.RedactURL(info.Target), cmp.Or(info.ProtocolNegotiated, "-")}
 	p.hasRun = true
-	p.phase = string(metrics.PhaseWarmup)
+	p.phase = string(results.PhaseWarmup)
 	p.closes.start(info.Started)
 	for _, name := range info.Ops {
 		p.op(name)
 	}
 }
 
-// Interval implements metrics.Sink: the interval's counts added (by
+// Interval implements results.Sink: the interval's counts added (by
 // intended start, as intervals.csv), its histograms merged (by
 // completion), the gauges set.
-func (p *Prometheus) Interval(rec *metrics.IntervalRecord) {
+func (p *Prometheus) Interval(rec *results.IntervalRecord) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.phase = string(rec.Phase)
@@ -134,9 +134,9 @@ func (p *Prometheus) Interval(rec *metrics.IntervalRecord) {
 	}
 }
 
-// End implements metrics.Sink: the GET streams' ledger (judged when
+// End implements results.Sink: the GET streams' ledger (judged when
 // their sessions closed) and the phase "done".
-func (p *Prometheus) End(end *metrics.RunEnd) {
+func (p *Prometheus) End(end *results.RunEnd) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.phase = "done"
@@ -148,7 +148,7 @@ func (p *Prometheus) End(end *metrics.RunEnd) {
 		o := p.op(GETStreamsOp)
 		o.streams += float64(g.Ledger.Streams)
 		o.faulty += float64(g.Ledger.Faulty)
-		for v := range driver.NumVerdicts {
+		for v := range outcome.NumVerdicts {
 			o.verdicts[v] += float64(g.Ledger.Verdicts[v.String()])
 		}
 	}
@@ -258,7 +258,7 @@ func (p *Prometheus) collectOp(ch chan<- prometheus.Metric, name string, o *opSt
 		counter(descs.ops, o.count, name)
 		counter(descs.dropped, o.dropped, name)
 		counter(descs.resumes, o.resumes, name)
-		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+		for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 			counter(descs.errors, o.classes[c], name, c.String())
 		}
 		for _, c := range o.checks {
@@ -278,7 +278,7 @@ func (p *Prometheus) collectOp(ch chan<- prometheus.Metric, name string, o *opSt
 	}
 	counter(descs.ledger, o.streams, name)
 	counter(descs.faulty, o.faulty, name)
-	for v := range driver.NumVerdicts {
+	for v := range outcome.NumVerdicts {
 		counter(descs.verdicts, o.verdicts[v], name, strings.ToLower(v.String()))
 	}
 }
@@ -286,7 +286,7 @@ func (p *Prometheus) collectOp(ch chan<- prometheus.Metric, name string, o *opSt
 // addChecks adds an interval's check tallies (mu held); an op's checks
 // are the same in every interval, so they are matched by position and
 // expression.
-func (o *opState) addChecks(ts []metrics.CheckTally) {
+func (o *opState) addChecks(ts []results.CheckTally) {
 	for i, t := range ts {
 		if i >= len(o.checks) || o.checks[i].expr != t.Expr {
 			o.checks = append(o.checks[:min(i, len(o.checks))], checkState{expr: t.Expr})

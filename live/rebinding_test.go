@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // rebinding checks the DNS rebinding rule on the listener at base
@@ -72,7 +72,7 @@ func TestMetricsRebinding(t *testing.T) {
 
 func TestDashboardRebinding(t *testing.T) {
 	d := startDashboard(t)
-	d.Start(&metrics.RunInfo{Started: time.Now(), Profile: "p", Target: "http://127.0.0.1:1/mcp", Ops: []string{"a"}})
+	d.Start(&results.RunInfo{Started: time.Now(), Profile: "p", Target: "http://127.0.0.1:1/mcp", Ops: []string{"a"}})
 	for _, p := range []struct{ path, want string }{{"/", "<html"}, {"/events", "event: start"}} {
 		t.Run(p.path, func(t *testing.T) { rebinding(t, strings.TrimSuffix(d.URL(), "/"), p.path, p.want) })
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/golang/snappy"
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -90,7 +90,7 @@ type RemoteWriteStats struct {
 	LastErr string // the last failure (no credentials), "" none
 }
 
-// RemoteWrite is a metrics.Sink that pushes a run's metrics to a
+// RemoteWrite is a results.Sink that pushes a run's metrics to a
 // Prometheus remote-write receiver (protocol 1.0, as k6's output: a
 // snappy-compressed protobuf WriteRequest POSTed with Content-Encoding:
 // snappy). The series are those the Prometheus endpoint serves (same
@@ -120,7 +120,7 @@ type RemoteWrite struct {
 	stats  RemoteWriteStats
 }
 
-var _ metrics.Sink = (*RemoteWrite)(nil)
+var _ results.Sink = (*RemoteWrite)(nil)
 
 // snapshot is every series' value at one time (ms since the epoch).
 type snapshot struct {
@@ -182,9 +182,9 @@ func NewRemoteWrite(cfg RemoteWriteConfig) (*RemoteWrite, error) {
 // URL returns the receiver's URL, for display.
 func (r *RemoteWrite) URL() string { return secret.RedactURL(r.cfg.URL) }
 
-// Start implements metrics.Sink: every op's series at zero, pushed,
+// Start implements results.Sink: every op's series at zero, pushed,
 // stamped with the run's start.
-func (r *RemoteWrite) Start(info *metrics.RunInfo) {
+func (r *RemoteWrite) Start(info *results.RunInfo) {
 	if r.own {
 		r.prom.Start(info)
 	}
@@ -197,9 +197,9 @@ func (r *RemoteWrite) Start(info *metrics.RunInfo) {
 	r.push(t)
 }
 
-// Interval implements metrics.Sink: the interval added, a snapshot
+// Interval implements results.Sink: the interval added, a snapshot
 // queued.
-func (r *RemoteWrite) Interval(rec *metrics.IntervalRecord) {
+func (r *RemoteWrite) Interval(rec *results.IntervalRecord) {
 	if r.own {
 		r.prom.Interval(rec)
 	}
@@ -208,8 +208,8 @@ func (r *RemoteWrite) Interval(rec *metrics.IntervalRecord) {
 	r.push(cmp.Or(rec.Row.End, time.Now()))
 }
 
-// End implements metrics.Sink: the final counts queued.
-func (r *RemoteWrite) End(end *metrics.RunEnd) {
+// End implements results.Sink: the final counts queued.
+func (r *RemoteWrite) End(end *results.RunEnd) {
 	if r.own {
 		r.prom.End(end)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/golang/snappy"
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -187,18 +187,18 @@ func (rc *receiver) count() int {
 // fakeInterval is an interval of op "tools/call:echo": count ops, errs
 // of them failed with a timeout, response times resp (µs), service
 // times half those.
-func fakeInterval(count, errs int64, resp ...int64) *metrics.IntervalRecord {
-	st := &metrics.OpStats{Response: metrics.NewHist(), Service: metrics.NewHist(), TTFB: metrics.NewHist()}
+func fakeInterval(count, errs int64, resp ...int64) *results.IntervalRecord {
+	st := &results.OpStats{Response: results.NewHist(), Service: results.NewHist(), TTFB: results.NewHist()}
 	for _, v := range resp {
 		st.Response.RecordValue(v)
 		st.Service.RecordValue(v / 2)
 	}
-	ro := metrics.RowOp{Count: count, Errors: errs, Dropped: 1}
+	ro := results.RowOp{Count: count, Errors: errs, Dropped: 1}
 	ro.Classes[driver.ClassTimeout] = errs
 	now := time.Now()
-	return &metrics.IntervalRecord{Names: []string{"tools/call:echo"}, Phase: metrics.PhaseMeasure, VUs: 4, Sessions: 2,
-		Interval: metrics.Interval{Start: now, End: now.Add(time.Second), Ops: []*metrics.OpStats{st}, All: st},
-		Row:      metrics.Row{Start: now, End: now.Add(time.Second), Ops: []metrics.RowOp{ro}, All: ro}}
+	return &results.IntervalRecord{Names: []string{"tools/call:echo"}, Phase: results.PhaseMeasure, VUs: 4, Sessions: 2,
+		Interval: results.Interval{Start: now, End: now.Add(time.Second), Ops: []*results.OpStats{st}, All: st},
+		Row:      results.Row{Start: now, End: now.Add(time.Second), Ops: []results.RowOp{ro}, All: ro}}
 }
 
 func fastConfig(url string) RemoteWriteConfig {
@@ -222,7 +222,7 @@ func TestRemoteWriteSeries(t *testing.T) {
 func testRemoteWriteSeries(t *testing.T, shared bool) {
 	rc, srv := newReceiver(t, nil)
 	cfg := fastConfig(srv.URL + "/api/v1/write")
-	var sinks []metrics.Sink
+	var sinks []results.Sink
 	if shared {
 		cfg.Source = NewPrometheus()
 		sinks = append(sinks, cfg.Source)
@@ -233,9 +233,9 @@ func testRemoteWriteSeries(t *testing.T, shared bool) {
 	}
 	sinks = append(sinks, rw)
 	for _, s := range sinks {
-		s.Start(&metrics.RunInfo{Profile: "p", Target: "http://u:secret@x/mcp", Ops: []string{"tools/call:echo"}, Started: time.Now()})
+		s.Start(&results.RunInfo{Profile: "p", Target: "http://u:secret@x/mcp", Ops: []string{"tools/call:echo"}, Started: time.Now()})
 	}
-	ivs := []*metrics.IntervalRecord{fakeInterval(3, 1, 400, 1000, 2000), fakeInterval(2, 0, 1000, 1000)}
+	ivs := []*results.IntervalRecord{fakeInterval(3, 1, 400, 1000, 2000), fakeInterval(2, 0, 1000, 1000)}
 	ivs[1].Row.End = ivs[0].Row.End.Add(time.Second)
 	for _, iv := range ivs {
 		for _, s := range sinks {
@@ -243,7 +243,7 @@ func testRemoteWriteSeries(t *testing.T, shared bool) {
 		}
 	}
 	for _, s := range sinks {
-		s.End(&metrics.RunEnd{Summary: &metrics.Summary{}})
+		s.End(&results.RunEnd{Summary: &results.Summary{}})
 	}
 	st := rw.Close(10 * time.Second)
 	if st.Sent != 4 || st.Dropped+st.Failed+st.Unsent != 0 {

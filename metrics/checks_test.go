@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 var checkExprs = [][]string{{`content.0.text != ""`, "is_error == false"}, nil}
@@ -36,11 +37,11 @@ func writeCheckSeg(t *testing.T, dir string, start time.Time, secs, perSec int) 
 	rec := NewRecorder(segOps, 4)
 	rec.SetChecks(checkExprs)
 	rec.Begin(start, start.Add(time.Second))
-	w, err := NewResultsDir(dir)
+	w, err := results.NewResultsDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := &RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: start, Ops: segOps}
+	info := &results.RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: start, Ops: segOps}
 	w.Start(info)
 	n := 0
 	for sec := range secs {
@@ -63,11 +64,11 @@ func writeCheckSeg(t *testing.T, dir string, start time.Time, secs, perSec int) 
 			next = time.Time{}
 		}
 		iv := rec.Tick(end, next)
-		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
+		w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Phase: results.PhaseMeasure})
 	}
 	ops, all := rec.Summarize(float64(secs))
-	sum := &Summary{Tool: "mcpbench test", Target: "http://x/mcp", Profile: "p", Model: "closed", Started: start, DurationS: float64(secs), Ops: ops, All: all, Sessions: rec.Sessions()}
-	w.End(&RunEnd{Info: info, Summary: sum, Offenders: rec.OffendersFile(), Histograms: rec.Histograms()})
+	sum := &results.Summary{Tool: "mcpbench test", Target: "http://x/mcp", Profile: "p", Model: "closed", Started: start, DurationS: float64(secs), Ops: ops, All: all, Sessions: rec.Sessions()}
+	w.End(&results.RunEnd{Info: info, Summary: sum, Offenders: rec.OffendersFile(), Histograms: rec.Histograms()})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,15 +86,15 @@ func TestChecksRecordedAndMerged(t *testing.T) {
 	for i, perSec := range []int{30, 45} {
 		d := filepath.Join(dir, string(rune('a'+i)))
 		f0, f1 := writeCheckSeg(t, d, t0, 3, perSec)
-		res, err := ReadResults(d)
+		res, err := results.ReadResults(d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		n := int64(3 * perSec)
 		got := res.Summary.Ops[0].Checks
-		want := []CheckSummary{
-			{Check: `content.0.text != ""`, Passed: n - f0, Failed: f0, PassRate: float64(n-f0) / float64(n), FirstFailure: &CheckFailure{Seen: `"" (empty)`, Start: t0}},
-			{Check: "is_error == false", Passed: n - f1, Failed: f1, PassRate: float64(n-f1) / float64(n), FirstFailure: &CheckFailure{Seen: "true", Start: t0}},
+		want := []results.CheckSummary{
+			{Check: `content.0.text != ""`, Passed: n - f0, Failed: f0, PassRate: float64(n-f0) / float64(n), FirstFailure: &results.CheckFailure{Seen: `"" (empty)`, Start: t0}},
+			{Check: "is_error == false", Passed: n - f1, Failed: f1, PassRate: float64(n-f1) / float64(n), FirstFailure: &results.CheckFailure{Seen: "true", Start: t0}},
 		}
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("segment %d checks (-want +got):\n%s", i, d)
@@ -114,7 +115,7 @@ func TestChecksRecordedAndMerged(t *testing.T) {
 		dirs = append(dirs, d)
 		want0, want1, ops = want0+f0, want1+f1, ops+n
 	}
-	m, err := MergeResults(dirs)
+	m, err := results.MergeResults(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestChecksRecordedAndMerged(t *testing.T) {
 	if err := m.Write(out); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ReadResults(out)
+	res, err := results.ReadResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,22 +143,5 @@ func TestChecksRecordedAndMerged(t *testing.T) {
 	}
 	if csv != want0+want1 {
 		t.Errorf("merged intervals.csv: %d checks failed, want %d", csv, want0+want1)
-	}
-}
-
-// The "all" row sums each check expression over the ops that have it;
-// one op's rows add index by index, even when two of its checks read the
-// same.
-func TestAddChecks(t *testing.T) {
-	op := []CheckTally{{Expr: "a", Passed: 1}, {Expr: "a", Failed: 2}}
-	got := addChecks(nil, op)
-	got = addChecks(got, op)
-	if d := cmp.Diff([]CheckTally{{Expr: "a", Passed: 2}, {Expr: "a", Failed: 4}}, got); d != "" {
-		t.Errorf("one op (-want +got):\n%s", d)
-	}
-	all := addChecks(nil, []CheckTally{{Expr: "a", Passed: 1}, {Expr: "b", Failed: 1, Example: "x"}})
-	all = addChecks(all, []CheckTally{{Expr: "b", Passed: 5}})
-	if d := cmp.Diff([]CheckTally{{Expr: "a", Passed: 1}, {Expr: "b", Passed: 5, Failed: 1, Example: "x"}}, all); d != "" {
-		t.Errorf("all (-want +got):\n%s", d)
 	}
 }

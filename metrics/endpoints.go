@@ -6,21 +6,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/results"
 )
-
-// Results per endpoint, when a run spreads its sessions over several
-// (replicas reached without a load balancer).
-
-// EndpointSummary is one endpoint's share of the run's measured window.
-type EndpointSummary struct {
-	URL      string  `json:"url"`      // as shown (secrets redacted)
-	Sessions int64   `json:"sessions"` // sessions initialized on it (churn included)
-	Count    int64   `json:"count"`    // completed ops
-	Rate     float64 `json:"rate"`     // completed ops per second
-	Errors   int64   `json:"errors"`
-	// Response is the response time of its completed ops, ms.
-	Response Latency `json:"response_time_ms"`
-}
 
 type endpointTally struct {
 	mu       sync.Mutex
@@ -41,7 +28,7 @@ func (r *Recorder) SetEndpoints(urls []string) {
 	t.urls, t.sessions, t.count, t.errors = urls, make([]int64, n), make([]int64, n), make([]int64, n)
 	t.hist = make([]*hdr.Histogram, n)
 	for i := range t.hist {
-		t.hist[i] = NewHistogram()
+		t.hist[i] = results.NewHistogram()
 	}
 }
 
@@ -73,13 +60,13 @@ func (r *Recorder) EndpointSession(ep int) {
 
 // Endpoints summarizes each endpoint over a window of secs seconds (nil
 // with one endpoint).
-func (r *Recorder) Endpoints(secs float64) []EndpointSummary {
+func (r *Recorder) Endpoints(secs float64) []results.EndpointSummary {
 	t := &r.endpoints
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []EndpointSummary
+	var out []results.EndpointSummary
 	for i, u := range t.urls {
-		e := EndpointSummary{URL: u, Sessions: t.sessions[i], Count: t.count[i], Errors: t.errors[i], Response: LatencyOf(t.hist[i])}
+		e := results.EndpointSummary{URL: u, Sessions: t.sessions[i], Count: t.count[i], Errors: t.errors[i], Response: results.LatencyOf(t.hist[i])}
 		if secs > 0 {
 			e.Rate = textfmt.Round3(float64(e.Count) / secs)
 		}

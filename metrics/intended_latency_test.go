@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Planted: four 1 s intervals, two ops. Op a: interval 0 has 3 ops
@@ -27,11 +28,11 @@ func TestIntervalPercentilesByIntendedStart(t *testing.T) {
 	rec := NewRecorder(names, 1)
 	rec.Begin(start, sec(1))
 	dir := t.TempDir()
-	w, err := NewResultsDir(dir)
+	w, err := results.NewResultsDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Start(&RunInfo{Tool: "mcpbench", Started: start, Ops: names})
+	w.Start(&results.RunInfo{Tool: "mcpbench", Started: start, Ops: names})
 	sh := rec.Shard(0)
 	truth := [4][2][]time.Duration{} // by intended interval and op
 	record := func(op int, intended time.Time, rt time.Duration) {
@@ -41,7 +42,7 @@ func TestIntervalPercentilesByIntendedStart(t *testing.T) {
 	}
 	tick := func(end, next time.Time) {
 		iv := rec.Tick(end, next)
-		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Names: names, Phase: PhaseMeasure})
+		w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Names: names, Phase: results.PhaseMeasure})
 	}
 	record(0, sec(0.1), ms(10))
 	record(0, sec(0.2), ms(20))
@@ -57,25 +58,25 @@ func TestIntervalPercentilesByIntendedStart(t *testing.T) {
 	record(0, sec(1.5), ms(2000)) // interval 1's, answered during interval 3
 	tick(sec(4), time.Time{})
 	ops, all := rec.Summarize(4)
-	w.End(&RunEnd{Summary: &Summary{Ops: ops, All: all}})
+	w.End(&results.RunEnd{Summary: &results.Summary{Ops: ops, All: all}})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ReadResults(dir)
+	r, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Intervals) != 4 {
 		t.Fatalf("%d intervals, want 4", len(r.Intervals))
 	}
-	lat := func(ds []time.Duration) (int64, Latency) {
-		h := NewHist()
+	lat := func(ds []time.Duration) (int64, results.Latency) {
+		h := results.NewHist()
 		for _, d := range ds {
 			h.RecordValue(us(d))
 		}
-		return h.TotalCount(), LatencyOf(h)
+		return h.TotalCount(), results.LatencyOf(h)
 	}
-	check := func(i int, what string, got IntervalOpRec, ds []time.Duration) {
+	check := func(i int, what string, got results.IntervalOpRec, ds []time.Duration) {
 		n, l := lat(ds)
 		if got.Count != n || got.P50 != l.P50 || got.P90 != l.P90 || got.P99 != l.P99 || got.Max != l.Max {
 			t.Errorf("interval %d %s: count %d p50 %.3f p90 %.3f p99 %.3f max %.3f; its ops by intended start: %d, %.3f %.3f %.3f %.3f",
@@ -99,7 +100,7 @@ func TestIntervalPercentilesByIntendedStart(t *testing.T) {
 	if sum != all.Count || all.Count != 9 {
 		t.Errorf("rows add up to %d completed; the totals %d (want 9)", sum, all.Count)
 	}
-	data := readFile(t, filepath.Join(dir, FileIntervals))
+	data := readFile(t, filepath.Join(dir, results.FileIntervals))
 	col := map[string]int{}
 	for i, h := range data[0] {
 		col[h] = i
@@ -110,58 +111,11 @@ func TestIntervalPercentilesByIntendedStart(t *testing.T) {
 		}
 	}
 	// The whole run's histogram holds every op once.
-	total := NewHist()
+	total := results.NewHist()
 	for _, o := range rec.Total() {
 		total.Merge(o.Response)
 	}
 	if total.TotalCount() != 9 || total.Max() < 2_700_000 {
 		t.Errorf("run total: %d values, max %d µs; want 9, the 2700 ms op's", total.TotalCount(), total.Max())
-	}
-}
-
-// Past the memory bound for the rows' histograms, a row whose
-// percentiles cannot be restated keeps its cells, emptied when none of
-// its ops completed, and is counted; a row kept is restated.
-func TestIntervalPercentilesUnrestatedPastTheBound(t *testing.T) {
-	start := time.Unix(1_700_000_000, 0)
-	sec := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
-	names := []string{"tools/call:a"}
-	rec := NewRecorder(names, 1)
-	rec.Begin(start, sec(1))
-	dir := t.TempDir()
-	w, err := NewResultsDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Start(&RunInfo{Tool: "mcpbench", Started: start, Ops: names})
-	sh := rec.Shard(0)
-	record := func(intended float64, rt time.Duration) {
-		end := sec(intended).Add(rt)
-		sh.Record(&driver.Result{Op: 0, Intended: sec(intended), Start: sec(intended), FirstByte: end, End: end, Class: driver.ClassOK, Status: 200})
-	}
-	tick := func(end, next time.Time) {
-		iv := rec.Tick(end, next)
-		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Names: names, Phase: PhaseMeasure})
-	}
-	record(0.1, 10*time.Millisecond)
-	tick(sec(1), sec(2))
-	w.mu.Lock()
-	w.baseBytes = restateBaseBytes // the bound reached: row 1's histograms are not kept
-	w.mu.Unlock()
-	record(0.5, 1200*time.Millisecond) // row 0's, answered during row 1
-	tick(sec(2), time.Time{})
-	w.End(&RunEnd{Summary: &Summary{}})
-	if err := w.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Unrestated(); got != 1 {
-		t.Errorf("unrestated %d rows, want 1 (row 1)", got)
-	}
-	r, err := ReadResults(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Intervals) != 2 || r.Intervals[0].All.Count != 2 || r.Intervals[0].All.Max < 1200 || r.Intervals[1].All.Count != 0 || r.Intervals[1].All.Max != 0 || r.Intervals[1].Ops["tools/call:a"].P99 != 0 {
-		t.Errorf("rows %+v", r.Intervals)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Planted: three 1 s intervals; interval 0 has 10 arrivals, of which 4
@@ -26,17 +27,17 @@ func TestIntervalsCountByIntendedStart(t *testing.T) {
 	rec := NewRecorder(names, 1)
 	rec.Begin(start, sec(1))
 	dir := t.TempDir()
-	w, err := NewResultsDir(dir)
+	w, err := results.NewResultsDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Start(&RunInfo{Tool: "mcpbench", Started: start, Ops: names})
+	w.Start(&results.RunInfo{Tool: "mcpbench", Started: start, Ops: names})
 	res := func(intended, end time.Time, class driver.Class) *driver.Result {
 		return &driver.Result{Op: 0, Intended: intended, Start: intended, FirstByte: end, End: end, Class: class, Status: 200}
 	}
-	sink := func(end, next time.Time) Interval {
+	sink := func(end, next time.Time) results.Interval {
 		iv := rec.Tick(end, next)
-		r := &IntervalRecord{Interval: iv, Row: RowOf(iv), Names: names, Phase: PhaseMeasure}
+		r := &results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Names: names, Phase: results.PhaseMeasure}
 		w.Interval(r)
 		return iv
 	}
@@ -66,11 +67,11 @@ func TestIntervalsCountByIntendedStart(t *testing.T) {
 		t.Fatalf("live row: count %d dropped %d, want 3, 3", iv2.All.Count, iv2.All.Dropped)
 	}
 	ops, all := rec.Summarize(3)
-	w.End(&RunEnd{Summary: &Summary{Ops: ops, All: all, Dropped: all.Dropped}})
+	w.End(&results.RunEnd{Summary: &results.Summary{Ops: ops, All: all, Dropped: all.Dropped}})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ReadResults(dir)
+	r, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,13 +111,13 @@ func TestIntervalWithoutCompletionsHasNoPercentiles(t *testing.T) {
 	rec := NewRecorder(names, 1)
 	rec.Begin(start, start.Add(time.Second))
 	dir := t.TempDir()
-	w, _ := NewResultsDir(dir)
-	w.Start(&RunInfo{Tool: "mcpbench", Started: start, Ops: names})
+	w, _ := results.NewResultsDir(dir)
+	w.Start(&results.RunInfo{Tool: "mcpbench", Started: start, Ops: names})
 	rec.Shard(0).Dropped(0, start.Add(100*time.Millisecond), time.Second) // dropped in its own interval: no completion
 	iv := rec.Tick(start.Add(time.Second), time.Time{})
-	w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Names: names, Phase: PhaseMeasure})
-	w.End(&RunEnd{Summary: &Summary{}})
-	data := readFile(t, filepath.Join(dir, FileIntervals))
+	w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Names: names, Phase: results.PhaseMeasure})
+	w.End(&results.RunEnd{Summary: &results.Summary{}})
+	data := readFile(t, filepath.Join(dir, results.FileIntervals))
 	col := map[string]int{}
 	for i, h := range data[0] {
 		col[h] = i

@@ -6,29 +6,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/results"
 )
-
-// Scenario iterations: what a user of an agent waits for. The engine
-// records each iteration of a scenario (its steps' requests are recorded
-// as ops, one op per step).
-
-// ScenarioSummary is one scenario's iterations over the measured window.
-type ScenarioSummary struct {
-	Name string `json:"name"`
-	// Steps are the scenario's step ops, in order (their rows are in Ops).
-	Steps      []string `json:"steps"`
-	Iterations int64    `json:"iterations"` // completed iterations
-	Rate       float64  `json:"rate"`       // completed iterations per second
-	// Failed counts completed iterations in which a request failed.
-	Failed int64 `json:"failed"`
-	// Dropped counts iterations of the open model that never started (no
-	// free VU within max_delay).
-	Dropped int64 `json:"dropped,omitempty"`
-	// Iteration is the iteration time in ms: from the iteration's
-	// intended start (coordinated omission corrected) to the end of its
-	// last step, think times included.
-	Iteration Latency `json:"iteration_time_ms"`
-}
 
 // iterTally keeps the iterations per scenario.
 type iterTally struct {
@@ -50,7 +29,7 @@ func (r *Recorder) SetScenarios(names []string, steps [][]string) {
 	t.names, t.steps = names, steps
 	t.hist = make([]*hdr.Histogram, len(names))
 	for i := range t.hist {
-		t.hist[i] = NewHistogram()
+		t.hist[i] = results.NewHistogram()
 	}
 	t.count, t.failed, t.dropped = make([]int64, len(names)), make([]int64, len(names)), make([]int64, len(names))
 }
@@ -84,14 +63,14 @@ func (r *Recorder) DropIteration(sc int) {
 
 // Scenarios summarizes the iterations over a window of secs seconds (nil
 // without scenarios).
-func (r *Recorder) Scenarios(secs float64) []ScenarioSummary {
+func (r *Recorder) Scenarios(secs float64) []results.ScenarioSummary {
 	t := &r.iters
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var out []ScenarioSummary
+	var out []results.ScenarioSummary
 	for i, n := range t.names {
-		s := ScenarioSummary{Name: n, Steps: t.steps[i], Iterations: t.count[i], Failed: t.failed[i], Dropped: t.dropped[i],
-			Iteration: LatencyOf(t.hist[i])}
+		s := results.ScenarioSummary{Name: n, Steps: t.steps[i], Iterations: t.count[i], Failed: t.failed[i], Dropped: t.dropped[i],
+			Iteration: results.LatencyOf(t.hist[i])}
 		if secs > 0 {
 			s.Rate = textfmt.Round3(float64(s.Iterations) / secs)
 		}

@@ -5,36 +5,13 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/results"
 )
 
-// The tallies of the rest of MCP: list pages, cancelled calls, the
-// notifications counted on every stream (log messages, list changes,
-// resource updates) and the latency of resource updates.
-
-// MCPTally is what an op's results add up to beyond latency and errors.
-type MCPTally struct {
-	Pages       int64 // list pages fetched (1 + cursors followed)
-	Cancelled   int64 // calls cancelled (Op.Cancel): not in latency, not errors
-	CancelRaced int64 // messages after a cancel was sent that do not prove the server went on
-	Notes       NotificationSummary
-	TailWaits   int64 // ops whose response stream was judged unterminated after the caller waited on its tail
-	TailWaitUS  int64 // the time those callers waited (µs)
-}
-
-func (m *MCPTally) add(b *MCPTally) {
-	m.Pages += b.Pages
-	m.Cancelled += b.Cancelled
-	m.CancelRaced += b.CancelRaced
-	m.Notes.add(b.Notes)
-	m.TailWaits += b.TailWaits
-	m.TailWaitUS += b.TailWaitUS
-}
-
 // record adds one result's pages, notifications and tail wait.
-func (m *MCPTally) record(res *driver.Result) {
+func recordMCP(m *results.MCPTally, res *driver.Result) {
 	m.Pages += int64(res.Pages)
-	m.Notes.addDriver(res.Notifications)
+	m.Notes.AddNotifications(res.Notifications)
 	if res.TailWait > 0 {
 		m.TailWaits++
 		m.TailWaitUS += res.TailWait.Microseconds()
@@ -44,8 +21,8 @@ func (m *MCPTally) record(res *driver.Result) {
 // recordCancelled records an op cancelled by the client (Op.Cancel) into
 // o, with s.mu held, and unlocks it: apart from latency and errors, its
 // ledger judged like any other (a faulty one goes to offenders.json).
-func (s *Shard) recordCancelled(o *OpStats, res *driver.Result) {
-	faulty := o.cancelled(res)
+func (s *Shard) recordCancelled(o *results.OpStats, res *driver.Result) {
+	faulty := cancelled(o, res)
 	s.mu.Unlock()
 	if faulty {
 		s.rec.offenders.add(s.rec.names[res.Op], res)
@@ -54,10 +31,10 @@ func (s *Shard) recordCancelled(o *OpStats, res *driver.Result) {
 
 // cancelled counts a cancelled op; it reports whether its ledger found a
 // fault.
-func (o *OpStats) cancelled(res *driver.Result) bool {
+func cancelled(o *results.OpStats, res *driver.Result) bool {
 	o.MCP.Cancelled++
 	o.MCP.CancelRaced += int64(res.CancelRaced)
-	o.MCP.record(res)
+	recordMCP(&o.MCP, res)
 	o.BytesIn += res.BytesIn
 	o.BytesOut += res.BytesOut
 	if !res.Ledger.Checked {
@@ -74,109 +51,10 @@ func (o *OpStats) cancelled(res *driver.Result) bool {
 	return false
 }
 
-// NotificationSummary counts notifications of interest: log messages
-// (notifications/message), tool-list changes
-// (notifications/tools/list_changed) and resource updates
-// (notifications/resources/updated).
-type NotificationSummary struct {
-	Messages         int64 `json:"log_messages"`
-	ToolsListChanged int64 `json:"tools_list_changed"`
-	ResourcesUpdated int64 `json:"resources_updated"`
-}
-
-func (n *NotificationSummary) add(b NotificationSummary) {
-	n.Messages += b.Messages
-	n.ToolsListChanged += b.ToolsListChanged
-	n.ResourcesUpdated += b.ResourcesUpdated
-}
-
-func (n *NotificationSummary) addDriver(b driver.Notifications) {
-	n.Messages += int64(b.Messages)
-	n.ToolsListChanged += int64(b.ToolsListChanged)
-	n.ResourcesUpdated += int64(b.ResourcesUpdated)
-}
-
-// orNil returns n, or nil when it counted nothing (left out of JSON).
-func (n NotificationSummary) orNil() *NotificationSummary {
-	if n == (NotificationSummary{}) {
-		return nil
-	}
-	return &n
-}
-
-// MCPSummary is an op's summary of the rest of MCP (embedded in
-// OpSummary: its fields are the op's).
-type MCPSummary struct {
-	// Pages counts the list pages fetched: a list op follows nextCursor
-	// to the last page, and its latency covers every page.
-	Pages int64 `json:"pages,omitempty"`
-	// Cancelled counts the calls cancelled (the op's cancel option): they
-	// are neither completed ops nor errors, and stay out of latency.
-	Cancelled int64 `json:"cancelled,omitempty"`
-	// CancelledRate is cancelled / (completed + cancelled), 0..1.
-	CancelledRate float64 `json:"cancelled_rate,omitempty"`
-	// CancelRaced counts messages of cancelled calls that arrived after
-	// the cancel was sent and do not prove the server went on: an error
-	// answer (it stopped), or what it may have written before it had the
-	// cancel (the race the spec allows; the rest are the after-cancel
-	// verdict, driver/cancel.go).
-	CancelRaced int64 `json:"cancel_raced,omitempty"`
-	// Notifications counts the notifications the op's response streams
-	// carried.
-	Notifications *NotificationSummary `json:"notifications,omitempty"`
-	// TailWaits counts the ops whose response stream stayed open after
-	// the response until it was judged unterminated (2 s); TailWaitS is
-	// the time their callers (VUs) waited on those tails, in seconds: not
-	// latency, but time in which the VU started no op, so it lowers the
-	// throughput of a closed model.
-	TailWaits int64   `json:"tail_waits,omitempty"`
-	TailWaitS float64 `json:"tail_wait_s,omitempty"`
-}
-
-func mcpSummaryOf(o *OpStats) MCPSummary {
-	m := MCPSummary{Pages: o.MCP.Pages, Cancelled: o.MCP.Cancelled, CancelRaced: o.MCP.CancelRaced, Notifications: o.MCP.Notes.orNil(),
-		TailWaits: o.MCP.TailWaits, TailWaitS: textfmt.Round3(float64(o.MCP.TailWaitUS) / 1e6)}
-	if n := o.Count + o.MCP.Cancelled; n > 0 {
-		m.CancelledRate = float64(o.MCP.Cancelled) / float64(n)
-	}
-	return m
-}
-
-// SubscriptionSummary describes resource subscriptions: changes the
-// sessions made to resources they were subscribed to, and the
-// notifications/resources/updated that followed. Latency runs from the
-// change's send to its notification's arrival (ms). Counted by the time
-// of the change (unmatched ones by their arrival) within the measured
-// window. Sessions that share a resource cannot tell their changes'
-// notifications apart: give each its own.
-type SubscriptionSummary struct {
-	// Changes counts changes sent while subscribed (a notification is due).
-	Changes int64 `json:"changes"`
-	// Notified counts notifications matched with a pending change (each
-	// with the session's oldest pending change of its resource).
-	Notified int64 `json:"notified"`
-	// Unnotified counts changes that got no notification by the end of
-	// their session (after a grace of 500 ms): lost, or coalesced by the
-	// server into one notification for several changes.
-	Unnotified int64 `json:"unnotified"`
-	// Unmatched counts notifications when the session had no pending
-	// change of the resource (another session's change: fan-out; or the
-	// server's own).
-	Unmatched int64 `json:"unmatched"`
-	// Outside counts notifications/resources/updated that belong outside
-	// the measured window (a change sent in the warm-up or an unmatched
-	// notification that arrived then or after the window): the
-	// notification counts of the streams (NotificationSummary, GET streams
-	// over the sessions' whole life) include them, so Notified + Unmatched
-	// + Outside is every notification the sessions received.
-	Outside int64   `json:"outside_window,omitempty"`
-	Latency Latency `json:"latency_ms"`
-}
-
 // subTally is the recorder's subscription bookkeeping.
 type subTally struct {
 	mu   sync.Mutex
-	sum  SubscriptionSummary
+	sum  results.SubscriptionSummary
 	hist *hdr.Histogram
 }
 
@@ -192,7 +70,7 @@ func (r *Recorder) RecordUpdate(u driver.ResourceUpdate) {
 	case driver.UpdateNotified:
 		t.sum.Notified++
 		if t.hist == nil {
-			t.hist = NewHistogram()
+			t.hist = results.NewHistogram()
 		}
 		t.hist.RecordValue(us(u.Latency()))
 	case driver.UpdateUnmatched:
@@ -219,14 +97,14 @@ func (r *Recorder) RecordUpdateOutside(u driver.ResourceUpdate) {
 // Subscriptions returns the subscription summary so far (nil when no
 // session subscribed and changed anything, and no update came). Safe for
 // concurrent use.
-func (r *Recorder) Subscriptions() *SubscriptionSummary {
+func (r *Recorder) Subscriptions() *results.SubscriptionSummary {
 	t := &r.subs
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.sum == (SubscriptionSummary{}) {
+	if t.sum == (results.SubscriptionSummary{}) {
 		return nil
 	}
 	s := t.sum
-	s.Latency = LatencyOf(t.hist)
+	s.Latency = results.LatencyOf(t.hist)
 	return &s
 }

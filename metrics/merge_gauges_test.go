@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // gaugeRow is one intervals.csv row of a synthetic segment: its end (since
@@ -24,12 +25,12 @@ func writeGaugeSeg(t *testing.T, dir string, i, n int, start time.Time, rows []g
 	d := filepath.Join(dir, string(rune('a'+i)))
 	rec := NewRecorder(segOps, 1)
 	rec.Begin(start, start.Add(rows[0].end))
-	w, err := NewResultsDir(d)
+	w, err := results.NewResultsDir(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sg := seg(i, n, "")
-	info := &RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: start, Ops: segOps, Segment: sg}
+	info := &results.RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: start, Ops: segOps, Segment: sg}
 	w.Start(info)
 	for j, g := range rows {
 		end := start.Add(g.end)
@@ -40,13 +41,13 @@ func writeGaugeSeg(t *testing.T, dir string, i, n int, start time.Time, rows []g
 			next = start.Add(rows[j+1].end)
 		}
 		iv := rec.Tick(end, next)
-		row := RowOf(iv)
+		row := results.RowOf(iv)
 		row.VUs, row.Sessions, row.Streams, row.Self.Cores, row.Self.RSSMB = g.vus, g.sessions, g.streams, g.cores, g.rss
-		w.Interval(&IntervalRecord{Interval: iv, Row: row, Phase: PhaseMeasure})
+		w.Interval(&results.IntervalRecord{Interval: iv, Row: row, Phase: results.PhaseMeasure})
 	}
 	secs := rows[len(rows)-1].end.Seconds()
 	ops, all := rec.Summarize(secs)
-	w.End(&RunEnd{Info: info, Summary: &Summary{Started: start, Ops: ops, All: all, Segment: sg, DurationS: secs}, Histograms: rec.Histograms()})
+	w.End(&results.RunEnd{Info: info, Summary: &results.Summary{Started: start, Ops: ops, All: all, Segment: sg, DurationS: secs}, Histograms: rec.Histograms()})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ type mergedGauges struct {
 // Replay (what a sweep step's collector keeps as its last measured row).
 func mergeGauges(t *testing.T, dirs ...string) ([]mergedGauges, mergedGauges) {
 	t.Helper()
-	m, err := MergeResults(dirs)
+	m, err := results.MergeResults(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func mergeGauges(t *testing.T, dirs ...string) ([]mergedGauges, mergedGauges) {
 	if err := m.Write(out); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ReadResults(out)
+	res, err := results.ReadResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,35 +9,36 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // writeNetSeg writes a one-second segment run whose summary has net (and
 // whose summary.hlog has the histograms behind it, hs), as a run writes
 // it.
-func writeNetSeg(t *testing.T, dir string, start time.Time, sg *SegmentInfo, net *NetSummary, hs map[string]*Hist) {
+func writeNetSeg(t *testing.T, dir string, start time.Time, sg *results.SegmentInfo, net *results.NetSummary, hs map[string]*results.Hist) {
 	t.Helper()
 	rec := NewRecorder(segOps, 1)
 	rec.Begin(start, start.Add(time.Second))
-	w, err := NewResultsDir(dir)
+	w, err := results.NewResultsDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := &RunInfo{Tool: "mcpbench", Target: "https://x/mcp", Profile: "p", Started: start, Ops: segOps, Segment: sg}
+	info := &results.RunInfo{Tool: "mcpbench", Target: "https://x/mcp", Profile: "p", Started: start, Ops: segOps, Segment: sg}
 	w.Start(info)
 	for i := range 10 {
 		at := start.Add(time.Duration(i) * 100 * time.Millisecond)
 		rec.Shard(0).Record(&driver.Result{Op: i % 2, Intended: at, Start: at, FirstByte: at.Add(time.Millisecond), End: at.Add(2 * time.Millisecond), Class: driver.ClassOK, Status: 200})
 	}
 	iv := rec.Tick(start.Add(time.Second), time.Time{})
-	w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
+	w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Phase: results.PhaseMeasure})
 	ops, all := rec.Summarize(1)
-	sum := &Summary{Tool: "mcpbench test", Target: "https://x/mcp", Profile: "p", Model: "closed", Started: start, DurationS: 1,
+	sum := &results.Summary{Tool: "mcpbench test", Target: "https://x/mcp", Profile: "p", Model: "closed", Started: start, DurationS: 1,
 		Ops: ops, All: all, Segment: sg, VUs: 1, Sessions: rec.Sessions(), Net: net}
 	h := rec.Histograms()
 	for tag, x := range hs {
 		h[tag] = x
 	}
-	w.End(&RunEnd{Info: info, Summary: sum, Histograms: h})
+	w.End(&results.RunEnd{Info: info, Summary: sum, Histograms: h})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestMergeKeepsNet(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC)
 	hist := func(us ...int64) *hdr.Histogram {
-		h := NewHistogram()
+		h := results.NewHistogram()
 		for _, v := range us {
 			h.RecordValue(v)
 		}
@@ -70,24 +71,24 @@ func TestMergeKeepsNet(t *testing.T) {
 		hs, fetch := hist(p.hs...), hist(p.fetch...)
 		truthHS.Merge(hs)
 		truthFetch.Merge(fetch)
-		net := &NetSummary{HTTP: "auto", Protocol: "h2", Transport: "net/http", Connections: int64(len(p.hs)), ByProtocol: p.protos,
+		net := &results.NetSummary{HTTP: "auto", Protocol: "h2", Transport: "net/http", Connections: int64(len(p.hs)), ByProtocol: p.protos,
 			Proxy: "http://127.0.0.1:3128 (--proxy)", Proxied: int64(len(p.hs)), ProxyFailures: int64(i),
-			TLS: &TLSSummary{Handshakes: int64(len(p.hs)), Resumed: 1, Versions: map[string]int64{"TLS 1.3": int64(len(p.hs))}, Handshake: LatencyOf(hs)},
-			OAuth: &OAuthSummary{Issuer: "https://as", TokenEndpoint: "https://as/token", Resource: "https://x/mcp", Scopes: []string{"mcp"},
-				Fetches: int64(len(p.fetch)), Refreshes: int64(len(p.fetch) - 1), Challenges: 1, Rejected: int64(i), Fetch: LatencyOf(fetch)}}
+			TLS: &results.TLSSummary{Handshakes: int64(len(p.hs)), Resumed: 1, Versions: map[string]int64{"TLS 1.3": int64(len(p.hs))}, Handshake: results.LatencyOf(hs)},
+			OAuth: &results.OAuthSummary{Issuer: "https://as", TokenEndpoint: "https://as/token", Resource: "https://x/mcp", Scopes: []string{"mcp"},
+				Fetches: int64(len(p.fetch)), Refreshes: int64(len(p.fetch) - 1), Challenges: 1, Rejected: int64(i), Fetch: results.LatencyOf(fetch)}}
 		d := filepath.Join(dir, string(rune('a'+i)))
-		writeNetSeg(t, d, t0, seg(i, 2, "0,1/2,1"), net, NetHistograms(&httpclient.NetStats{Handshake: hs, OAuth: &httpclient.OAuthStats{Fetch: fetch}}))
+		writeNetSeg(t, d, t0, seg(i, 2, "0,1/2,1"), net, results.NetHistograms(&httpclient.NetStats{Handshake: hs, OAuth: &httpclient.OAuthStats{Fetch: fetch}}))
 		dirs = append(dirs, d)
 	}
-	m, err := MergeResults(dirs)
+	m, err := results.MergeResults(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &NetSummary{HTTP: "auto", Protocol: "h2 (+ http/1.1)", Transport: "net/http", Connections: 5, ByProtocol: map[string]int64{"h2": 4, "http/1.1": 1},
+	want := &results.NetSummary{HTTP: "auto", Protocol: "h2 (+ http/1.1)", Transport: "net/http", Connections: 5, ByProtocol: map[string]int64{"h2": 4, "http/1.1": 1},
 		Proxy: "http://127.0.0.1:3128 (--proxy)", Proxied: 5, ProxyFailures: 1,
-		TLS: &TLSSummary{Handshakes: 5, Resumed: 2, Versions: map[string]int64{"TLS 1.3": 5}, Handshake: LatencyOf(truthHS)},
-		OAuth: &OAuthSummary{Issuer: "https://as", TokenEndpoint: "https://as/token", Resource: "https://x/mcp", Scopes: []string{"mcp"},
-			Fetches: 3, Refreshes: 1, Challenges: 2, Rejected: 1, Fetch: LatencyOf(truthFetch)}}
+		TLS: &results.TLSSummary{Handshakes: 5, Resumed: 2, Versions: map[string]int64{"TLS 1.3": 5}, Handshake: results.LatencyOf(truthHS)},
+		OAuth: &results.OAuthSummary{Issuer: "https://as", TokenEndpoint: "https://as/token", Resource: "https://x/mcp", Scopes: []string{"mcp"},
+			Fetches: 3, Refreshes: 1, Challenges: 2, Rejected: 1, Fetch: results.LatencyOf(truthFetch)}}
 	if d := cmp.Diff(want, m.Summary.Net); d != "" {
 		t.Fatalf("merged net block (-want +got):\n%s", d)
 	}
@@ -96,7 +97,7 @@ func TestMergeKeepsNet(t *testing.T) {
 	if err := m.Write(out); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ReadResults(out)
+	res, err := results.ReadResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestMergeKeepsNet(t *testing.T) {
 		writeNetSeg(t, d, t0, seg(i, 2, "0,1/2,1"), nil, nil)
 		plain = append(plain, d)
 	}
-	if m, err := MergeResults(plain); err != nil || m.Summary.Net != nil {
+	if m, err := results.MergeResults(plain); err != nil || m.Summary.Net != nil {
 		t.Fatalf("merged %+v (err %v): want no net block", m.Summary.Net, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // segRun is a synthetic segment run for merge tests: ops a and b over
@@ -22,15 +23,15 @@ import (
 type segRun struct {
 	dir      string
 	start    time.Time
-	seg      *SegmentInfo
+	seg      *results.SegmentInfo
 	secs     int
 	perSec   int
-	lat      func(i int) int // ms
-	errEvery int             // every errEvery-th op fails (0: none)
-	crash    bool            // stop before End: no summary.json, summary.hlog
-	faulty   int64           // faulty streams per interval (op a's)
-	settled  float64         // the generator's settled RSS (MB), one MB per session
-	target   *TargetSummary  // the target process sampled
+	lat      func(i int) int        // ms
+	errEvery int                    // every errEvery-th op fails (0: none)
+	crash    bool                   // stop before End: no summary.json, summary.hlog
+	faulty   int64                  // faulty streams per interval (op a's)
+	settled  float64                // the generator's settled RSS (MB), one MB per session
+	target   *results.TargetSummary // the target process sampled
 }
 
 var segOps = []string{"tools/call:a", "tools/call:b"}
@@ -40,11 +41,11 @@ func (s segRun) write(t *testing.T, truth *hdr.Histogram) {
 	t.Helper()
 	rec := NewRecorder(segOps, 4)
 	rec.Begin(s.start, s.start.Add(time.Second))
-	w, err := NewResultsDir(s.dir)
+	w, err := results.NewResultsDir(s.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := &RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: s.start, Ops: segOps, Segment: s.seg,
+	info := &results.RunInfo{Tool: "mcpbench", Target: "http://x/mcp", Profile: "p", Started: s.start, Ops: segOps, Segment: s.seg,
 		Spec: map[string]any{"Thresholds": []string{"p99<1s"}}}
 	w.Start(info)
 	n := 0
@@ -66,25 +67,25 @@ func (s segRun) write(t *testing.T, truth *hdr.Histogram) {
 			next = time.Time{}
 		}
 		iv := rec.Tick(end, next)
-		row := RowOf(iv)
+		row := results.RowOf(iv)
 		row.All.Faulty, row.Ops[0].Faulty = s.faulty, s.faulty
-		w.Interval(&IntervalRecord{Interval: iv, Row: row, Phase: PhaseMeasure})
+		w.Interval(&results.IntervalRecord{Interval: iv, Row: row, Phase: results.PhaseMeasure})
 	}
 	if s.crash {
 		return
 	}
 	ops, all := rec.Summarize(float64(s.secs))
-	sum := &Summary{Tool: "mcpbench test", Target: "http://x/mcp", Profile: "p", Model: "open", Started: s.start, DurationS: float64(s.secs),
+	sum := &results.Summary{Tool: "mcpbench test", Target: "http://x/mcp", Profile: "p", Model: "open", Started: s.start, DurationS: float64(s.secs),
 		TargetRate: float64(s.perSec), Rate: all.Rate, Ops: ops, All: all, Segment: s.seg, VUs: 3, MaxVUs: 5, Sessions: rec.Sessions(),
-		Generator: Generator{CPUSeconds: 1.5, Cores: 0.5, MaxRSSMB: 40, SettledRSSMB: s.settled, SettledSessions: int64(s.settled)}, TargetProc: s.target}
-	w.End(&RunEnd{Info: info, Summary: sum, Histograms: rec.Histograms()})
+		Generator: results.Generator{CPUSeconds: 1.5, Cores: 0.5, MaxRSSMB: 40, SettledRSSMB: s.settled, SettledSessions: int64(s.settled)}, TargetProc: s.target}
+	w.End(&results.RunEnd{Info: info, Summary: sum, Histograms: rec.Histograms()})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func seg(i, n int, seq string) *SegmentInfo {
-	return &SegmentInfo{Segment: []string{"0:1/3", "1/3:2/3", "2/3:1"}[i], Sequence: seq, Index: i, Count: n}
+func seg(i, n int, seq string) *results.SegmentInfo {
+	return &results.SegmentInfo{Segment: []string{"0:1/3", "1/3:2/3", "2/3:1"}[i], Sequence: seq, Index: i, Count: n}
 }
 
 // Three segments of random latencies, one of them started 300 ms after
@@ -96,7 +97,7 @@ func TestMergeExact(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 21, 6, 0, 0, 250_000_000, time.UTC)
 	rng := rand.New(rand.NewPCG(1, 2))
-	truth := NewHistogram()
+	truth := results.NewHistogram()
 	var runs []segRun
 	for i := range 3 {
 		start := t0
@@ -109,7 +110,7 @@ func TestMergeExact(t *testing.T) {
 		r.write(t, truth)
 		runs = append(runs, r)
 	}
-	m, err := MergeResults([]string{runs[0].dir, runs[1].dir, runs[2].dir})
+	m, err := results.MergeResults([]string{runs[0].dir, runs[1].dir, runs[2].dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +118,15 @@ func TestMergeExact(t *testing.T) {
 	if want := int64(3 * (40 + 50 + 60)); s.All.Count != want {
 		t.Fatalf("merged %d ops, want %d", s.All.Count, want)
 	}
-	if got, want := s.All.Response, LatencyOf(truth); got != want {
+	if got, want := s.All.Response, results.LatencyOf(truth); got != want {
 		t.Errorf("merged response time %+v, all samples %+v", got, want)
 	}
 	var errs int64
-	for _, r := range m.segs {
+	for _, run := range runs {
+		r, err := results.ReadResults(run.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
 		errs += r.Summary.All.Errors
 	}
 	if s.All.Errors != errs || s.All.ErrorsByClass["http-status"] != errs || s.All.Status["500"] != errs {
@@ -140,7 +145,7 @@ func TestMergeExact(t *testing.T) {
 	if err := m.Write(out); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ReadResults(out)
+	res, err := results.ReadResults(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +158,8 @@ func TestMergeExact(t *testing.T) {
 	if d := cmp.Diff([]int64{40 + 50, 40 + 50 + 60, 40 + 50 + 60, 60}, counts); d != "" {
 		t.Errorf("merged interval counts (-want +got):\n%s", d)
 	}
-	if got, _ := res.Quantile("all", "response", 99); got != LatencyOf(truth).P99 {
-		t.Errorf("merged hlog p99 %v, all samples %v", got, LatencyOf(truth).P99)
+	if got, _ := res.Quantile("all", "response", 99); got != results.LatencyOf(truth).P99 {
+		t.Errorf("merged hlog p99 %v, all samples %v", got, results.LatencyOf(truth).P99)
 	}
 	if res.Summary == nil || res.Summary.All.Count != s.All.Count || res.Run == nil || len(res.Run.Merged) != 3 {
 		t.Errorf("merged summary.json / run.json not written as merged")
@@ -165,20 +170,20 @@ func TestMergeExact(t *testing.T) {
 func TestMergeRefuses(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Unix(3000, 0)
-	truth := NewHistogram()
+	truth := results.NewHistogram()
 	a := segRun{dir: filepath.Join(dir, "a"), start: t0, seg: seg(0, 3, "0,1/3,2/3,1"), secs: 1, perSec: 10, lat: func(int) int { return 3 }}
 	a.write(t, truth)
-	if _, err := MergeResults([]string{a.dir, a.dir}); !errors.Is(err, ErrNotSegments) || !strings.Contains(err.Error(), "twice") {
+	if _, err := results.MergeResults([]string{a.dir, a.dir}); !errors.Is(err, results.ErrNotSegments) || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("the same segment twice: %v", err)
 	}
 	other := filepath.Join(dir, "other")
-	w, _ := NewResultsDir(other)
-	w.Start(&RunInfo{Started: t0, Ops: []string{"ping"}, Segment: seg(1, 3, "0,1/3,2/3,1")})
-	w.End(&RunEnd{Summary: &Summary{Started: t0}})
-	if _, err := MergeResults([]string{a.dir, other}); !errors.Is(err, ErrNotSegments) || !strings.Contains(err.Error(), "ran ops") {
+	w, _ := results.NewResultsDir(other)
+	w.Start(&results.RunInfo{Started: t0, Ops: []string{"ping"}, Segment: seg(1, 3, "0,1/3,2/3,1")})
+	w.End(&results.RunEnd{Summary: &results.Summary{Started: t0}})
+	if _, err := results.MergeResults([]string{a.dir, other}); !errors.Is(err, results.ErrNotSegments) || !strings.Contains(err.Error(), "ran ops") {
 		t.Errorf("different ops: %v", err)
 	}
-	if _, err := MergeResults([]string{filepath.Join(dir, "none")}); err == nil {
+	if _, err := results.MergeResults([]string{filepath.Join(dir, "none")}); err == nil {
 		t.Error("a missing directory: no error")
 	}
 }
@@ -189,18 +194,18 @@ func TestMergeRefuses(t *testing.T) {
 func TestMergeCrashedAndPartial(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Unix(4000, 0)
-	truth := NewHistogram()
+	truth := results.NewHistogram()
 	a := segRun{dir: filepath.Join(dir, "a"), start: t0, seg: seg(0, 3, "0,1/3,2/3,1"), secs: 2, perSec: 10, lat: func(i int) int { return 2 + i%5 }}
 	b := segRun{dir: filepath.Join(dir, "b"), start: t0, seg: seg(1, 3, "0,1/3,2/3,1"), secs: 2, perSec: 10, lat: func(i int) int { return 20 + i%5 }, crash: true}
 	a.write(t, truth)
 	b.write(t, truth)
-	m, err := MergeResults([]string{a.dir, b.dir})
+	m, err := results.MergeResults([]string{a.dir, b.dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := m.Summary
-	if s.All.Count != 40 || s.All.Response != LatencyOf(truth) {
-		t.Errorf("merged %d ops, response %+v; want 40 and %+v", s.All.Count, s.All.Response, LatencyOf(truth))
+	if s.All.Count != 40 || s.All.Response != results.LatencyOf(truth) {
+		t.Errorf("merged %d ops, response %+v; want 40 and %+v", s.All.Count, s.All.Response, results.LatencyOf(truth))
 	}
 	notes := strings.Join(s.Notes, "\n")
 	for _, want := range []string{"only 2 of the 3 segments", b.dir + " has no summary.json", b.dir + " has no summary.hlog"} {
@@ -221,8 +226,8 @@ func TestHlogKeepsHistogramsOfIntervalsWithoutCount(t *testing.T) {
 	rec := NewRecorder([]string{"op"}, 1)
 	t0 := time.Unix(5000, 0)
 	rec.Begin(t0, t0.Add(time.Second))
-	w, _ := NewResultsDir(dir)
-	w.Start(&RunInfo{Started: t0, Ops: []string{"op"}})
+	w, _ := results.NewResultsDir(dir)
+	w.Start(&results.RunInfo{Started: t0, Ops: []string{"op"}})
 	for k := 1; k <= 4; k++ {
 		end := t0.Add(time.Duration(k) * time.Second)
 		if k%2 == 0 { // due at the interval's end, completed before its Tick
@@ -233,10 +238,10 @@ func TestHlogKeepsHistogramsOfIntervalsWithoutCount(t *testing.T) {
 			next = time.Time{}
 		}
 		iv := rec.Tick(end, next)
-		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
+		w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Phase: results.PhaseMeasure})
 	}
-	w.End(&RunEnd{Summary: &Summary{Started: t0}})
-	res, err := ReadResults(dir)
+	w.End(&results.RunEnd{Summary: &results.Summary{Started: t0}})
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,9 +260,9 @@ func TestHlogKeepsHistogramsOfIntervalsWithoutCount(t *testing.T) {
 func TestHlogTimesKeepMilliseconds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	t0 := time.Unix(6000, 505_000_000)
-	truth := NewHistogram()
+	truth := results.NewHistogram()
 	segRun{dir: dir, start: t0, secs: 2, perSec: 4, lat: func(int) int { return 1 }}.write(t, truth)
-	res, err := ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +271,7 @@ func TestHlogTimesKeepMilliseconds(t *testing.T) {
 			t.Fatalf("interval ends at %d ms, %d ms after the start: want whole seconds", h.EndTimeMs(), h.EndTimeMs()-t0.UnixMilli())
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, FileHistogram)); !strings.Contains(string(b), "BaseTime: 6000.505") {
+	if b, _ := os.ReadFile(filepath.Join(dir, results.FileHistogram)); !strings.Contains(string(b), "BaseTime: 6000.505") {
 		t.Errorf("header:\n%.300s", b)
 	}
 }
@@ -275,15 +280,15 @@ func TestHlogTimesKeepMilliseconds(t *testing.T) {
 // row is complete, with the response times logged for it.
 func TestTail(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	tail := NewTail(dir)
+	tail := results.NewTail(dir)
 	if err := tail.Poll(); err != nil || len(tail.Rows()) != 0 {
 		t.Fatalf("before the run: %v, %d rows", err, len(tail.Rows()))
 	}
 	rec := NewRecorder([]string{"a", "b"}, 1)
 	t0 := time.Unix(7000, 250_000_000)
 	rec.Begin(t0, t0.Add(time.Second))
-	w, _ := NewResultsDir(dir)
-	w.Start(&RunInfo{Started: t0, Ops: []string{"a", "b"}})
+	w, _ := results.NewResultsDir(dir)
+	w.Start(&results.RunInfo{Started: t0, Ops: []string{"a", "b"}})
 	for k := 1; k <= 3; k++ {
 		end := t0.Add(time.Duration(k) * time.Second)
 		for i := range k * 10 {
@@ -291,7 +296,7 @@ func TestTail(t *testing.T) {
 			rec.Shard(0).Record(&driver.Result{Op: i % 2, Intended: at, Start: at, End: at.Add(time.Duration(k) * time.Millisecond), Class: driver.ClassOK})
 		}
 		iv := rec.Tick(end, end.Add(time.Second))
-		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
+		w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Phase: results.PhaseMeasure})
 		if err := tail.Poll(); err != nil {
 			t.Fatal(err)
 		}
@@ -309,20 +314,20 @@ func TestTail(t *testing.T) {
 // recordSink keeps what a sink is handed.
 type recordSink struct {
 	starts, ends int
-	recs         []IntervalRecord
+	recs         []results.IntervalRecord
 	resp, svc    []int64 // each interval's response- and service-time samples
 	p99          []float64
-	end          *RunEnd
+	end          *results.RunEnd
 }
 
-func (r *recordSink) Start(*RunInfo) { r.starts++ }
-func (r *recordSink) Interval(rec *IntervalRecord) {
+func (r *recordSink) Start(*results.RunInfo) { r.starts++ }
+func (r *recordSink) Interval(rec *results.IntervalRecord) {
 	r.recs = append(r.recs, *rec)
 	r.resp = append(r.resp, rec.Interval.All.Response.TotalCount())
 	r.svc = append(r.svc, rec.Interval.All.Service.TotalCount())
-	r.p99 = append(r.p99, LatencyOf(rec.Interval.All.Response).P99)
+	r.p99 = append(r.p99, results.LatencyOf(rec.Interval.All.Response).P99)
 }
-func (r *recordSink) End(e *RunEnd) { r.ends++; r.end = e }
+func (r *recordSink) End(e *results.RunEnd) { r.ends++; r.end = e }
 
 // Replay hands sinks the merged run as a run hands them its own: each
 // interval with its phase, the time since the start, the gauges and the
@@ -333,13 +338,13 @@ func (r *recordSink) End(e *RunEnd) { r.ends++; r.end = e }
 func TestMergeReplay(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Unix(8000, 0)
-	tgt := &TargetSummary{PID: 42, CPUSeconds: 0.6, CPUPerOpUS: 99999, Cores: 0.3}
+	tgt := &results.TargetSummary{PID: 42, CPUSeconds: 0.6, CPUPerOpUS: 99999, Cores: 0.3}
 	a := segRun{dir: filepath.Join(dir, "a"), start: t0, seg: seg(0, 3, "0,1/3,2/3,1"), secs: 3, perSec: 10, lat: func(i int) int { return 1 + i%7 }, faulty: 1, settled: 30, target: tgt}
 	b := segRun{dir: filepath.Join(dir, "b"), start: t0, seg: seg(1, 3, "0,1/3,2/3,1"), secs: 3, perSec: 20, lat: func(i int) int { return 40 + i%3 }, faulty: 2, settled: 50}
-	truth := NewHistogram()
+	truth := results.NewHistogram()
 	a.write(t, truth)
 	b.write(t, truth)
-	m, err := MergeResults([]string{a.dir, b.dir})
+	m, err := results.MergeResults([]string{a.dir, b.dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +361,7 @@ func TestMergeReplay(t *testing.T) {
 		t.Fatalf("replay: %d starts, %d ends, %d intervals", rs.starts, rs.ends, len(rs.recs))
 	}
 	for k, rec := range rs.recs {
-		if rec.Phase != PhaseMeasure || rec.Elapsed != time.Duration(k+1)*time.Second || rec.Row.All.Count != 30 || rec.Row.All.Faulty != 3 || rec.Row.Ops[0].Faulty != 3 {
+		if rec.Phase != results.PhaseMeasure || rec.Elapsed != time.Duration(k+1)*time.Second || rec.Row.All.Count != 30 || rec.Row.All.Faulty != 3 || rec.Row.Ops[0].Faulty != 3 {
 			t.Errorf("interval %d: phase %s, elapsed %v, %d ops, %d faulty (op a %d): want measure, %d s, 30, 3, 3", k, rec.Phase, rec.Elapsed, rec.Row.All.Count, rec.Row.All.Faulty, rec.Row.Ops[0].Faulty, k+1)
 		}
 		if rs.resp[k] != 30 || rs.svc[k] != 30 || rs.p99[k] != rec.Row.All.P99 {
@@ -367,17 +372,8 @@ func TestMergeReplay(t *testing.T) {
 		t.Errorf("remaining after the first interval %v, want 2s", rem)
 	}
 	// The faulty column round-trips through intervals.csv.
-	res, err := ReadResults(a.dir)
+	res, err := results.ReadResults(a.dir)
 	if err != nil || res.Intervals[0].All.Faulty != 1 || res.Intervals[0].Ops["tools/call:a"].Faulty != 1 {
 		t.Errorf("intervals.csv faulty: %v %+v", err, res.Intervals)
-	}
-}
-
-// A merged row's late starts are the segments' summed, so the start-lag
-// warning is judged on the merged counts (verdict.Warnings).
-func TestMergeSumsLateStarts(t *testing.T) {
-	o := sumOps("all", []OpSummary{{Count: 1000, LateStarts: 30}, {Count: 3000, LateStarts: 0}}, 10, func(string) *hdr.Histogram { return nil })
-	if o.Count != 4000 || o.LateStarts != 30 {
-		t.Fatalf("count %d, late starts %d: want 4000, 30", o.Count, o.LateStarts)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 func result(op int, intendedMS, startMS, endMS int, class driver.Class, status int) *driver.Result {
@@ -95,12 +96,12 @@ func TestRecorderResumesAndLedger(t *testing.T) {
 
 func TestGeneratorCost(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	g := GeneratorCost(Usage{At: t0, CPU: time.Second}, Usage{At: t0.Add(10 * time.Second), CPU: 3 * time.Second, MaxRSS: 64 << 20}, 40000, 2, false)
-	want := Generator{CPUSeconds: 2, CPUPerOpUS: 50, Cores: 0.2, MaxRSSMB: 64, NumCPU: 2}
+	g := results.GeneratorCost(results.Usage{At: t0, CPU: time.Second}, results.Usage{At: t0.Add(10 * time.Second), CPU: 3 * time.Second, MaxRSS: 64 << 20}, 40000, 2, false)
+	want := results.Generator{CPUSeconds: 2, CPUPerOpUS: 50, Cores: 0.2, MaxRSSMB: 64, NumCPU: 2}
 	if diff := cmp.Diff(want, g); diff != "" {
 		t.Fatal(diff)
 	}
-	if u := ReadUsage(); u.CPU <= 0 || u.MaxRSS <= 0 {
+	if u := results.ReadUsage(); u.CPU <= 0 || u.MaxRSS <= 0 {
 		t.Fatalf("getrusage reading %+v", u)
 	}
 }

@@ -1,12 +1,11 @@
-// Package metrics records and stores: it records operation results into
+// Package metrics is the recorder: it records driver results into
 // HdrHistograms and counters (and the session, GET-stream and hygiene
-// tallies), merges them per interval, holds the summary model
-// (summary.json, sweep.json and soak.json are its types), writes a run's
-// results directory as a Sink (ResultsDir, the directory's only writer),
-// reads results back (ReadResults, Rebuild), merges the results of a
-// test's execution segments exactly (MergeResults) and follows a results
-// directory another process writes (Tail). It also samples processes
-// (/proc, getrusage).
+// tallies) and merges them per interval (Tick) into the aggregates the
+// results package stores. What a results directory is — the summary
+// model, intervals, hlog, the Sink interface, ResultsDir, ReadResults,
+// MergeResults, Tail — lives in package results; metrics hands it
+// results.Interval and results.OpStats values and summarizes its totals
+// into results.OpSummary.
 //
 // It never judges — thresholds, compare, storm waves, sweep and soak
 // verdicts live in verdict, sweep and soak — and never prints reports
@@ -37,163 +36,14 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/results"
 )
-
-// Histogram range in microseconds.
-const (
-	histMin     = 1
-	histMax     = int64(time.Hour / time.Microsecond)
-	histSigFigs = 3
-)
-
-// NewHistogram returns a histogram with the package's range (µs).
-func NewHistogram() *hdr.Histogram { return hdr.New(histMin, histMax, histSigFigs) }
-
-// OpStats is what was recorded for one op over some span.
-type OpStats struct {
-	Response *Hist // response time, µs (end − intended start)
-	Service  *Hist // service time, µs (end − actual start)
-	TTFB     *Hist // time to first byte, µs
-	Resume   *Hist // time to resume a broken stream, µs (nil until one)
-	Wait     *Hist // reconnect wait before a resume, µs (nil until one)
-	// DropLB holds each dropped op's response time lower bound, µs: from
-	// its intended start to when a VU found it too late to send (nil until
-	// one). Had it been sent then, its response time would be at least
-	// that.
-	DropLB *Hist
-
-	Count        int64 // completed ops (errors included)
-	Errors       int64 // ops with a class other than ok
-	Classes      [driver.NumClasses]int64
-	Status       StatusCounts // by HTTP status (0: no response)
-	BytesIn      int64
-	BytesOut     int64
-	Events       int64
-	Progress     int64
-	Resumes      int64 // resume attempts
-	ResumesOK    int64 // attempts the server accepted
-	EarlyResume  int64 // attempts made before the retry hint had passed
-	Reinits      int64
-	Reissues     int64
-	ReissuedOK   int64         // ops that completed after a re-issue
-	Wasted       time.Duration // time on broken attempts that were re-issued
-	InputRounds  int64         // input_required retries
-	Verdicts     [driver.NumVerdicts]int64
-	Streams      int64 // streams the ledger judged
-	Faulty       int64 // streams with at least one verdict
-	Dropped      int64 // ops the schedule could not start (no free VU, queue full)
-	Interrupted  int64 // ops cut short by the end of the run (not in latency)
-	LateStarts   int64 // completed ops sent late enough to change their response time (LateStartFraction)
-	Throttled    int64 // ops answered 429/503 with a Retry-After the VU then waited
-	ThrottleWait time.Duration
-	// Examples holds the first error message seen per class: one example
-	// each, so the report can say what went wrong without aggregating by
-	// free text.
-	Examples [driver.NumClasses]string
-	MCP      MCPTally // list pages, cancelled calls, notifications (mcp.go)
-	// Checks are the op's checks (checks.go; nil without): by index for
-	// one op, by expression in the "all" row.
-	Checks []CheckTally
-
-	// Stream links (SEP-1335): resume attempts sent to a stream's
-	// rel="stream" URL, judged streams resumed there, and links refused
-	// (another origin).
-	ResumesLink, StreamsLink, LinksRefused int64
-	// RetryCapped counts reconnect waits cut to the driver's retry cap
-	// (driver.Config.MaxRetryWait), ops cut by the run's end included.
-	RetryCapped driver.RetryCap
-}
-
-func newOpStats() *OpStats {
-	return &OpStats{Response: NewHist(), Service: NewHist(), TTFB: NewHist()}
-}
-
-func (o *OpStats) resumeHists() {
-	if o.Resume == nil {
-		o.Resume, o.Wait = NewHist(), NewHist()
-	}
-}
-
-// add merges b into o.
-func (o *OpStats) add(b *OpStats) {
-	o.Response.Merge(b.Response)
-	o.Service.Merge(b.Service)
-	o.TTFB.Merge(b.TTFB)
-	if b.Resume != nil {
-		o.resumeHists()
-		o.Resume.Merge(b.Resume)
-		o.Wait.Merge(b.Wait)
-	}
-	if b.DropLB != nil {
-		if o.DropLB == nil {
-			o.DropLB = NewHist()
-		}
-		o.DropLB.Merge(b.DropLB)
-	}
-	o.Count += b.Count
-	o.Errors += b.Errors
-	for i := range o.Classes {
-		o.Classes[i] += b.Classes[i]
-	}
-	for code, n := range b.Status.All {
-		o.Status.Add(code, n)
-	}
-	for i := range o.Verdicts {
-		o.Verdicts[i] += b.Verdicts[i]
-	}
-	o.BytesIn += b.BytesIn
-	o.BytesOut += b.BytesOut
-	o.Events += b.Events
-	o.Progress += b.Progress
-	o.Resumes += b.Resumes
-	o.ResumesOK += b.ResumesOK
-	o.EarlyResume += b.EarlyResume
-	o.ResumesLink += b.ResumesLink
-	o.StreamsLink += b.StreamsLink
-	o.LinksRefused += b.LinksRefused
-	o.RetryCapped.Add(b.RetryCapped)
-	o.Reinits += b.Reinits
-	o.Reissues += b.Reissues
-	o.ReissuedOK += b.ReissuedOK
-	o.Wasted += b.Wasted
-	o.InputRounds += b.InputRounds
-	o.Streams += b.Streams
-	o.Faulty += b.Faulty
-	o.Dropped += b.Dropped
-	o.Interrupted += b.Interrupted
-	o.LateStarts += b.LateStarts
-	o.Throttled += b.Throttled
-	o.ThrottleWait += b.ThrottleWait
-	o.MCP.add(&b.MCP)
-	o.Checks = addChecks(o.Checks, b.Checks)
-	for i, e := range b.Examples {
-		if o.Examples[i] == "" {
-			o.Examples[i] = e
-		}
-	}
-}
-
-// reset zeroes o, keeping its histograms.
-func (o *OpStats) reset() {
-	r, s, t, rs, w, d, ex, ck, st := o.Response, o.Service, o.TTFB, o.Resume, o.Wait, o.DropLB, o.Examples, resetChecks(o.Checks), o.Status.c[:0]
-	r.Reset()
-	s.Reset()
-	t.Reset()
-	if rs != nil {
-		rs.Reset()
-		w.Reset()
-	}
-	if d != nil {
-		d.Reset()
-	}
-	*o = OpStats{Response: r, Service: s, TTFB: t, Resume: rs, Wait: w, DropLB: d, Examples: ex, Checks: ck, Status: StatusCounts{st}}
-}
 
 // Shard records results of the VUs striped onto it. Safe for concurrent
 // use.
 type Shard struct {
 	mu  sync.Mutex
-	ops []*OpStats
+	ops []*results.OpStats
 	// early counts, per op, the results intended at or after boundary (the
 	// end of the interval the collector closes next): they belong to the
 	// following interval's row (see Tick).
@@ -202,7 +52,7 @@ type Shard struct {
 	// results counted in early: they go to the following interval's
 	// histogram with their counts, so that a row's percentiles are those
 	// of its ops by intended start.
-	earlyResp []*Hist
+	earlyResp []*results.Hist
 	boundary  time.Time
 	// open is the start of the interval the collector closes next: a
 	// result intended before it is counted in that interval's row as it
@@ -234,7 +84,7 @@ type lateOp struct {
 }
 
 // addTo adds c to o's counters.
-func (c *opCounts) addTo(o *OpStats) {
+func (c *opCounts) addTo(o *results.OpStats) {
 	o.Count += c.count
 	o.Errors += c.errors
 	o.Dropped += c.dropped
@@ -250,13 +100,13 @@ type Recorder struct {
 	shards []*Shard
 
 	mu        sync.Mutex
-	interval  []*OpStats
-	all       *OpStats
-	total     []*OpStats
+	interval  []*results.OpStats
+	all       *results.OpStats
+	total     []*results.OpStats
 	lastTick  time.Time
 	offenders offenders
 	lag       *hdr.Histogram
-	tl        *Timeline
+	tl        *results.Timeline
 	sessions  sessionTally
 	iters     iterTally
 	endpoints endpointTally
@@ -322,7 +172,7 @@ func (r *Recorder) Begin(start, firstEnd time.Time) {
 
 // SetTimeline makes every recorded resume attempt count in tl (call it
 // before recording starts).
-func (r *Recorder) SetTimeline(tl *Timeline) { r.tl = tl }
+func (r *Recorder) SetTimeline(tl *results.Timeline) { r.tl = tl }
 
 // shardOpSlots bounds shards × ops of a recorder: each op recorded in a
 // shard holds ~4 KB there (its counters and three sparse histograms), so
@@ -344,15 +194,15 @@ func NewRecorder(names []string, vus int) *Recorder {
 	}
 	r := &Recorder{names: append([]string(nil), names...), lastTick: time.Now()}
 	for range n {
-		r.shards = append(r.shards, &Shard{ops: make([]*OpStats, len(names)), early: make([]opCounts, len(names)), earlyResp: make([]*Hist, len(names)), rec: r, lag: NewHistogram()})
+		r.shards = append(r.shards, &Shard{ops: make([]*results.OpStats, len(names)), early: make([]opCounts, len(names)), earlyResp: make([]*results.Hist, len(names)), rec: r, lag: results.NewHistogram()})
 	}
-	r.all = newOpStats()
-	r.lag = NewHistogram()
-	r.interval = make([]*OpStats, len(names))
-	r.total = make([]*OpStats, len(names))
+	r.all = results.NewOpStats()
+	r.lag = results.NewHistogram()
+	r.interval = make([]*results.OpStats, len(names))
+	r.total = make([]*results.OpStats, len(names))
 	for i := range names {
-		r.interval[i] = newOpStats()
-		r.total[i] = newOpStats()
+		r.interval[i] = results.NewOpStats()
+		r.total[i] = results.NewOpStats()
 	}
 	r.offenders.max = 100
 	return r
@@ -367,10 +217,10 @@ func (r *Recorder) Shard(vu int) *Shard { return r.shards[vu%len(r.shards)] }
 func us(d time.Duration) int64 {
 	v := int64(d / time.Microsecond)
 	switch {
-	case v < histMin:
-		return histMin
-	case v > histMax:
-		return histMax
+	case v < results.HistMin:
+		return results.HistMin
+	case v > results.HistMax:
+		return results.HistMax
 	}
 	return v
 }
@@ -384,12 +234,12 @@ func (s *Shard) Record(res *driver.Result) {
 	s.busy += s.rec.inWindow(res.Start, res.End)
 	o := s.ops[res.Op]
 	if o == nil {
-		o = newOpStats()
+		o = results.NewOpStats()
 		s.ops[res.Op] = o
 	}
 	if res.Class == driver.ClassCanceled {
 		o.Interrupted++
-		o.work(res)
+		work(o, res)
 		s.recordResumes(o, res.Resumes)
 		s.mu.Unlock()
 		return
@@ -443,7 +293,7 @@ func (s *Shard) Record(res *driver.Result) {
 	if t := res.TTFB(); t >= 0 {
 		o.TTFB.RecordValue(us(t))
 	}
-	o.work(res)
+	work(o, res)
 	o.Reinits += int64(res.Reinits)
 	o.Reissues += int64(res.Reissues)
 	if res.Reissues > 0 && res.Class == driver.ClassOK {
@@ -479,10 +329,10 @@ func (s *Shard) Record(res *driver.Result) {
 
 // earlyHist is op's histogram of early results' response times (s.mu
 // held).
-func (s *Shard) earlyHist(op int) *Hist {
+func (s *Shard) earlyHist(op int) *results.Hist {
 	h := s.earlyResp[op]
 	if h == nil {
-		h = NewHist()
+		h = results.NewHist()
 		s.earlyResp[op] = h
 	}
 	return h
@@ -490,28 +340,28 @@ func (s *Shard) earlyHist(op int) *Hist {
 
 // work counts what an op moved, finished or cut by the run's end: bytes,
 // events, progress, notifications and pages, capped retry waits.
-func (o *OpStats) work(res *driver.Result) {
+func work(o *results.OpStats, res *driver.Result) {
 	o.BytesIn += res.BytesIn
 	o.BytesOut += res.BytesOut
 	o.Events += int64(res.Events)
 	o.Progress += int64(res.Progress)
-	o.MCP.record(res)
+	recordMCP(&o.MCP, res)
 	o.RetryCapped.Add(res.RetryCapped)
 }
 
 // recordResumes records an op's resume attempts (under s.mu).
-func (s *Shard) recordResumes(o *OpStats, resumes []driver.Resume) {
+func (s *Shard) recordResumes(o *results.OpStats, resumes []driver.Resume) {
 	if len(resumes) == 0 {
 		return
 	}
-	o.resumeHists()
+	o.ResumeHists()
 	for i := range resumes {
 		rs := &resumes[i]
 		o.Resumes++
 		if rs.OK {
 			o.ResumesOK++
 		}
-		if Early(rs) {
+		if results.Early(rs) {
 			o.EarlyResume++
 		}
 		if rs.Link {
@@ -534,16 +384,6 @@ func viaLink(rs []driver.Resume) bool {
 	return false
 }
 
-// Early reports a reconnect attempt made before the server's retry hint
-// had passed since the break (SEP-1699: the client MUST wait it); for a
-// hint cut to the driver's cap (Resume.Capped), before the capped wait.
-func Early(r *driver.Resume) bool {
-	if r.Capped {
-		return r.Delay < r.Waited
-	}
-	return r.Hint >= 0 && r.Delay < time.Duration(r.Hint)*time.Millisecond
-}
-
 // later reports whether a result intended at t counts in the interval
 // after the one the collector closes next. Call it with s.mu held.
 func (s *Shard) later(t time.Time) bool { return !s.boundary.IsZero() && !t.Before(s.boundary) }
@@ -555,7 +395,7 @@ func (s *Shard) Dropped(op int, intended time.Time, late time.Duration) {
 	s.mu.Lock()
 	o := s.ops[op]
 	if o == nil {
-		o = newOpStats()
+		o = results.NewOpStats()
 		s.ops[op] = o
 	}
 	if s.later(intended) {
@@ -567,7 +407,7 @@ func (s *Shard) Dropped(op int, intended time.Time, late time.Duration) {
 		}
 	}
 	if o.DropLB == nil {
-		o.DropLB = NewHist()
+		o.DropLB = results.NewHist()
 	}
 	o.DropLB.RecordValue(us(late))
 	s.mu.Unlock()
@@ -582,16 +422,4 @@ func (s *Shard) Throttled(op int, wait time.Duration) {
 		o.ThrottleWait += wait
 	}
 	s.mu.Unlock()
-}
-
-// Interval is one interval's aggregate. Its stats are owned by the
-// recorder and valid until the next Tick.
-type Interval struct {
-	Start, End time.Time
-	Ops        []*OpStats // index = op
-	All        *OpStats   // every op merged
-	// Moves give the counts of results that came in during this interval
-	// but were intended in an earlier one back to that one (see Tick);
-	// nil when none.
-	Moves []CountMove
 }

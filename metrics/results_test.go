@@ -8,6 +8,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Intervals written by ResultsDir come back through hdrhistogram-go's
@@ -19,11 +20,11 @@ func TestResultsRoundTrip(t *testing.T) {
 	rec := NewRecorder(names, 4)
 	t0 := time.Unix(2000, 0)
 	rec.Begin(t0, t0.Add(time.Second))
-	w, err := NewResultsDir(dir)
+	w, err := results.NewResultsDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Start(&RunInfo{Tool: "mcpbench", Version: "test", Target: "http://x/mcp", Profile: "p", ProtocolNegotiated: "2025-11-25", Started: t0, Ops: names})
+	w.Start(&results.RunInfo{Tool: "mcpbench", Version: "test", Target: "http://x/mcp", Profile: "p", ProtocolNegotiated: "2025-11-25", Started: t0, Ops: names})
 	for sec := range 3 {
 		for i := range 100 {
 			r := result(i%2, 0, 0, 1+i%20+sec, driver.ClassOK, 200)
@@ -34,17 +35,17 @@ func TestResultsRoundTrip(t *testing.T) {
 			rec.Shard(i).Record(r)
 		}
 		iv := rec.Tick(t0.Add(time.Duration(sec+1)*time.Second), t0.Add(time.Duration(sec+2)*time.Second))
-		w.Interval(&IntervalRecord{Interval: iv, Row: RowOf(iv), Phase: PhaseMeasure})
+		w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Phase: results.PhaseMeasure})
 	}
 	ops, all := rec.Summarize(3)
-	sum := &Summary{Ops: ops, All: all, DurationS: 3, Rate: all.Rate}
-	w.End(&RunEnd{Summary: sum})
+	sum := &results.Summary{Ops: ops, All: all, DurationS: 3, Rate: all.Rate}
+	w.End(&results.RunEnd{Summary: sum})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
 
 	// The hlog through the library's own reader.
-	f, _ := os.Open(filepath.Join(dir, FileHistogram))
+	f, _ := os.Open(filepath.Join(dir, results.FileHistogram))
 	defer f.Close()
 	lr := hdr.NewHistogramLogReader(f)
 	merged := map[string]*hdr.Histogram{}
@@ -56,7 +57,7 @@ func TestResultsRoundTrip(t *testing.T) {
 		}
 		n++
 		if merged[h.Tag()] == nil {
-			merged[h.Tag()] = NewHistogram()
+			merged[h.Tag()] = results.NewHistogram()
 		}
 		merged[h.Tag()].Merge(h)
 	}
@@ -65,7 +66,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	total := rec.Total()
 	for i, name := range names {
-		got := merged[HlogTag(name)+".response"]
+		got := merged[results.HlogTag(name)+".response"]
 		if got == nil || got.TotalCount() != total[i].Count || got.ValueAtQuantile(99) != total[i].Response.ValueAtQuantile(99) || got.Max() != total[i].Response.Max() {
 			t.Fatalf("%s: hlog %v vs recorder count %d p99 %d", name, got, total[i].Count, total[i].Response.ValueAtQuantile(99))
 		}
@@ -74,7 +75,7 @@ func TestResultsRoundTrip(t *testing.T) {
 		t.Fatal("no resume histogram")
 	}
 
-	res, err := ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +86,8 @@ func TestResultsRoundTrip(t *testing.T) {
 		t.Fatalf("interval 1: %+v", iv)
 	}
 	// Without summary.json the summary is rebuilt from the other files.
-	os.Remove(filepath.Join(dir, FileSummary))
-	res, _ = ReadResults(dir)
+	os.Remove(filepath.Join(dir, results.FileSummary))
+	res, _ = results.ReadResults(dir)
 	rb := res.Rebuild()
 	if rb.All.Count != all.Count || rb.All.Errors != all.Errors || rb.All.Response.P99 != all.Response.P99 || rb.Ops[0].Service.P50 != ops[0].Service.P50 || !rb.Interrupted {
 		t.Fatalf("rebuilt %+v\nvs %+v", rb.All, all)

@@ -7,16 +7,13 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/results"
 )
-
-// The recorder's tallies of sessions, their GET streams and the
-// deleted-session checks: what the summary's Sessions and GETStreams say.
-// They are recorded off the hot path (set-up, teardown), under one mutex.
 
 // sessionTally is the recorder's session bookkeeping.
 type sessionTally struct {
 	mu       sync.Mutex
-	sum      SessionSummary
+	sum      results.SessionSummary
 	initHist *hdr.Histogram
 	failCls  [driver.NumClasses]int64
 	failEx   [driver.NumClasses]string
@@ -34,10 +31,10 @@ type getTally struct {
 	opened, none, failed, events, requests, breaks, reopens, count int64
 	faulty                                                         int64
 	causes                                                         map[string]int64
-	resumes, reopenTries                                           OpStats
+	resumes, reopenTries                                           results.OpStats
 	verdicts                                                       [driver.NumVerdicts]int64
 	failEx                                                         string
-	notes                                                          NotificationSummary
+	notes                                                          results.NotificationSummary
 
 	viaLink, linksRefused int64 // stream links (SEP-1335): streams resumed there, links refused
 }
@@ -45,7 +42,7 @@ type getTally struct {
 func (t *sessionTally) lock() {
 	t.mu.Lock()
 	if t.initHist == nil {
-		t.initHist = NewHistogram()
+		t.initHist = results.NewHistogram()
 	}
 }
 
@@ -138,7 +135,7 @@ func (r *Recorder) recordHygiene(h driver.Hygiene) {
 	}
 	a.verdicts[h.Verdict.String()]++
 	a.statuses[strconv.Itoa(h.Status)]++
-	r.AddOffender(Offender{Op: "deleted-session check", Class: h.Verdict.String(), Status: h.Status,
+	r.AddOffender(results.Offender{Op: "deleted-session check", Class: h.Verdict.String(), Status: h.Status,
 		Verdicts: map[string]int{h.Verdict.String(): 1},
 		Error:    "ping on deleted session " + strconv.Quote(h.SessionID) + " answered HTTP " + strconv.Itoa(h.Status) + " (want 404)"})
 }
@@ -151,7 +148,7 @@ func (r *Recorder) recordGET(st *driver.StreamStats) {
 	g.requests += st.Requests
 	g.breaks += st.Breaks
 	g.reopens += st.Reopens
-	g.notes.addDriver(st.Notifications)
+	g.notes.AddNotifications(st.Notifications)
 	for c, n := range st.BreakCauses {
 		if g.causes == nil {
 			g.causes = map[string]int64{}
@@ -170,13 +167,13 @@ func (r *Recorder) recordGET(st *driver.StreamStats) {
 		if rs.OK {
 			a.ResumesOK++
 		}
-		if Early(&rs) {
+		if results.Early(&rs) {
 			a.EarlyResume++
 		}
 		if rs.Link {
 			a.ResumesLink++
 		}
-		a.resumeHists()
+		a.ResumeHists()
 		a.Resume.RecordValue(us(rs.TimeToResume))
 		a.Wait.RecordValue(us(rs.Delay))
 	}
@@ -197,7 +194,7 @@ func (r *Recorder) recordGET(st *driver.StreamStats) {
 		}
 		if st.Ledger.Faulty() {
 			g.faulty++
-			r.AddOffender(Offender{Op: "GET stream", Start: st.Since, Class: st.LastError, Verdicts: driver.VerdictMap(st.Ledger.Counts),
+			r.AddOffender(results.Offender{Op: "GET stream", Start: st.Since, Class: st.LastError, Verdicts: driver.VerdictMap(st.Ledger.Counts),
 				EventIDs: st.Ledger.EventIDs(), Resumes: len(st.Resumes), Evidence: st.Ledger.Evidence})
 		}
 	}
@@ -205,12 +202,12 @@ func (r *Recorder) recordGET(st *driver.StreamStats) {
 
 // Sessions returns the session summary so far: set-up, teardown, churn,
 // the deleted-session checks. Safe for concurrent use.
-func (r *Recorder) Sessions() SessionSummary {
+func (r *Recorder) Sessions() results.SessionSummary {
 	t := &r.sessions
 	t.lock()
 	defer t.mu.Unlock()
 	s := t.sum
-	s.Initialize = LatencyOf(t.initHist)
+	s.Initialize = results.LatencyOf(t.initHist)
 	for c, n := range t.failCls {
 		if n == 0 {
 			continue
@@ -225,7 +222,7 @@ func (r *Recorder) Sessions() SessionSummary {
 		}
 	}
 	if a := &t.hyg; a.probed > 0 {
-		h := &HygieneSummary{Probed: a.probed, Faulty: a.faulty, Verdicts: map[string]int64{}, Statuses: a.statuses}
+		h := &results.HygieneSummary{Probed: a.probed, Faulty: a.faulty, Verdicts: map[string]int64{}, Statuses: a.statuses}
 		for _, v := range driver.SessionVerdicts {
 			h.Verdicts[v.String()] = a.verdicts[v.String()]
 		}
@@ -236,7 +233,7 @@ func (r *Recorder) Sessions() SessionSummary {
 
 // GETStreams returns the GET-stream summary so far (nil when no session
 // opened one). Safe for concurrent use.
-func (r *Recorder) GETStreams() *GETStreamSummary {
+func (r *Recorder) GETStreams() *results.GETStreamSummary {
 	t := &r.sessions
 	t.lock()
 	defer t.mu.Unlock()
@@ -244,37 +241,23 @@ func (r *Recorder) GETStreams() *GETStreamSummary {
 	if !g.used {
 		return nil
 	}
-	gs := &GETStreamSummary{Opened: g.opened, None: g.none, Failed: g.failed, Events: g.events, Requests: g.requests,
+	gs := &results.GETStreamSummary{Opened: g.opened, None: g.none, Failed: g.failed, Events: g.events, Requests: g.requests,
 		Breaks: g.breaks, BreakCauses: g.causes, Reopens: g.reopens, FailExample: g.failEx,
-		Resumes: resumeSummary(&g.resumes), ReopenAttempts: resumeSummary(&g.reopenTries), Notifications: g.notes.orNil()}
+		Resumes: results.ResumeSummaryOf(&g.resumes), ReopenAttempts: results.ResumeSummaryOf(&g.reopenTries), Notifications: g.notes.OrNil()}
 	if g.count > 0 {
-		gs.Ledger = LedgerOf(g.count, g.faulty, g.verdicts)
+		gs.Ledger = results.LedgerOf(g.count, g.faulty, g.verdicts)
 		gs.Ledger.ViaLink, gs.Ledger.LinksRefused = g.viaLink, g.linksRefused
 	}
 	return gs
 }
 
-// resumeSummary is the summary of a GET streams' reconnect tally (nil
-// when nothing happened): its Classes hold the streams given up at the
-// resume bound only.
-func resumeSummary(a *OpStats) *ResumeSummary {
-	limited := a.Classes[driver.ClassResumeLimit]
-	if a.Resumes == 0 && a.RetryCapped.N == 0 && limited == 0 {
-		return nil
-	}
-	r := &ResumeSummary{Attempts: a.Resumes, Accepted: a.ResumesOK, Early: a.EarlyResume,
-		TimeToResume: LatencyOf(a.Resume), Wait: LatencyOf(a.Wait), ViaLink: a.ResumesLink, Limited: limited}
-	r.setCap(a.RetryCapped)
-	return r
-}
-
 // OffendersFile returns offenders.json's content: the first faulty
 // streams and how many there were.
-func (r *Recorder) OffendersFile() OffendersFile {
+func (r *Recorder) OffendersFile() results.OffendersFile {
 	first, n := r.Offenders()
-	f := OffendersFile{Faulty: n, First: first}
+	f := results.OffendersFile{Faulty: n, First: first}
 	r.offenders.mu.Lock()
-	f.CheckFailures, f.FirstChecks = r.offenders.checkSeen, append([]CheckOffender(nil), r.offenders.checks...)
+	f.CheckFailures, f.FirstChecks = r.offenders.checkSeen, append([]results.CheckOffender(nil), r.offenders.checks...)
 	r.offenders.mu.Unlock()
 	return f
 }

@@ -5,6 +5,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Tick closes the interval that ends at end and makes next the end of
@@ -24,11 +25,11 @@ import (
 // as the Tick can know (an op intended after end that completed before
 // the Tick is in the next interval's), by completion for the ops the
 // Moves give back; every other histogram and counter goes by completion.
-func (r *Recorder) Tick(end, next time.Time) Interval {
+func (r *Recorder) Tick(end, next time.Time) results.Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, o := range r.interval {
-		o.reset()
+		o.Reset()
 	}
 	var late []lateOp
 	for _, s := range r.shards {
@@ -38,8 +39,8 @@ func (r *Recorder) Tick(end, next time.Time) Interval {
 		s.open = end
 		for i, o := range s.ops {
 			if o != nil && (o.Count > 0 || o.Dropped > 0 || o.Interrupted > 0 || o.MCP.Cancelled > 0 || o.Response.TotalCount() > 0) {
-				r.interval[i].add(o)
-				o.reset()
+				r.interval[i].Add(o)
+				o.Reset()
 			}
 		}
 		for i := range s.early {
@@ -52,7 +53,7 @@ func (r *Recorder) Tick(end, next time.Time) Interval {
 				r.interval[i].Response.Merge(eh)
 			} else {
 				if s.ops[i] == nil {
-					s.ops[i] = newOpStats()
+					s.ops[i] = results.NewOpStats()
 				}
 				c.addTo(s.ops[i])
 				s.ops[i].Response.Merge(eh)
@@ -69,12 +70,12 @@ func (r *Recorder) Tick(end, next time.Time) Interval {
 		}
 		s.mu.Unlock()
 	}
-	r.all.reset()
+	r.all.Reset()
 	for i, o := range r.interval {
-		r.total[i].add(o)
-		r.all.add(o)
+		r.total[i].Add(o)
+		r.all.Add(o)
 	}
-	iv := Interval{Start: r.lastTick, End: end, Ops: r.interval, All: r.all, Moves: r.moves(late, end)}
+	iv := results.Interval{Start: r.lastTick, End: end, Ops: r.interval, All: r.all, Moves: r.moves(late, end)}
 	r.endsNS = append(r.endsNS, end.UnixNano())
 	r.lastTick = end
 	return iv
@@ -91,7 +92,7 @@ func (r *Recorder) StartLag() *hdr.Histogram {
 
 // Total returns the run's totals so far (up to the last Tick). The stats
 // are owned by the recorder; read them only between Ticks.
-func (r *Recorder) Total() []*OpStats {
+func (r *Recorder) Total() []*results.OpStats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.total
@@ -103,12 +104,12 @@ func (r *Recorder) Total() []*OpStats {
 func (r *Recorder) Quantile(op, kind string, q float64) (float64, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	h := NewHist()
+	h := results.NewHist()
 	for i, o := range r.total {
 		if op != "all" && r.names[i] != op {
 			continue
 		}
-		if x := o.hist(kind); x != nil {
+		if x := opHist(o, kind); x != nil {
 			h.Merge(x)
 		}
 	}
@@ -119,7 +120,7 @@ func (r *Recorder) Quantile(op, kind string, q float64) (float64, bool) {
 }
 
 // hist returns o's histogram of a kind (nil when none).
-func (o *OpStats) hist(kind string) *Hist {
+func opHist(o *results.OpStats, kind string) *results.Hist {
 	switch kind {
 	case "response":
 		return o.Response

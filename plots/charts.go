@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // ErrNoData is wrapped by the error of a chart function when the run has
@@ -64,7 +64,7 @@ func legendName(s string) string {
 
 // summaryOf returns the run's summary, rebuilt from the interval files
 // when the run did not write one.
-func summaryOf(res *metrics.Results) *metrics.Summary {
+func summaryOf(res *results.Results) *results.Summary {
 	if res.Summary != nil {
 		return res.Summary
 	}
@@ -72,7 +72,7 @@ func summaryOf(res *metrics.Results) *metrics.Summary {
 }
 
 // subtitle names the run: target, profile, protocol and start (UTC).
-func subtitle(res *metrics.Results) string {
+func subtitle(res *results.Results) string {
 	s := summaryOf(res)
 	target, profile, proto, started := s.Target, s.Profile, s.Protocol, s.Started
 	embedded := s.Embedded
@@ -160,7 +160,7 @@ type Item struct {
 // open files of mcpbench and the target), spectrum, resumes,
 // time-to-resume. A chart without data is an Item with Skipped set; an
 // error is returned only when drawing fails.
-func Charts(res *metrics.Results, opts Options) ([]Item, error) {
+func Charts(res *results.Results, opts Options) ([]Item, error) {
 	type fn struct {
 		name string
 		f    func() (*Chart, error)
@@ -205,7 +205,7 @@ type Output struct {
 // WriteCharts draws every applicable chart of res into dir (created if
 // needed) as <name>.png and/or <name>.svg and reports each chart: the
 // files written, or why it was skipped.
-func WriteCharts(dir string, res *metrics.Results, opts Options) ([]Output, error) {
+func WriteCharts(dir string, res *results.Results, opts Options) ([]Output, error) {
 	items, err := Charts(res, opts)
 	if err != nil {
 		return nil, err

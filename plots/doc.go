@@ -2,12 +2,12 @@
 // SVG) and writes a self-contained HTML report of a run.
 //
 // It reads what the metrics package wrote and read back
-// ([metrics.ReadResults]): the interval rows of intervals.csv and the
+// ([results.ReadResults]): the interval rows of intervals.csv and the
 // HdrHistograms of histograms.hlog. It draws; it does not compute the
 // statistics the metrics package owns: interval percentiles are the ones
 // intervals.csv holds, whole-run percentiles come from the merged
 // histograms (values in µs, drawn in ms), and the summary tables print
-// summary.json (or [metrics.Results.Rebuild] when the run crashed before
+// summary.json (or [results.Results.Rebuild] when the run crashed before
 // writing it).
 //
 // The charts:

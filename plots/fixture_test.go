@@ -6,7 +6,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Op names of the fixture: one plain, one streaming with resumes, one
@@ -23,7 +23,7 @@ var fixtureStart = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 // scale·(−ln(1−u)) (µs), u at the middle of each of n equal slices: a
 // deterministic latency distribution with a tail.
 func exponential(n int, base, scale float64) *hdr.Histogram {
-	h := metrics.NewHistogram()
+	h := results.NewHistogram()
 	for i := range n {
 		u := (float64(i) + 0.5) / float64(n)
 		h.RecordValue(int64(base + scale*-math.Log(1-u)))
@@ -35,11 +35,11 @@ func exponential(n int, base, scale float64) *hdr.Histogram {
 // would give it: an open-model run of 12 s (2 s warm-up, 9 s measured,
 // a stopping interval) with errors, drops, resumes, a storm at 6 s,
 // thresholds and ledger verdicts.
-func fixture() *metrics.Results {
+func fixture() *results.Results {
 	ops := []string{opEcho, opProgress, opLong}
-	res := &metrics.Results{
+	res := &results.Results{
 		Dir: "testdata/fixture",
-		Run: &metrics.RunInfo{
+		Run: &results.RunInfo{
 			Tool: "mcpbench", Version: "v0.0.0-test", GoVersion: "go1.26", OS: "linux", Arch: "amd64", NumCPU: 2,
 			Started: fixtureStart, Command: []string{"mcpbench", "run", "--rate", "100", "--out", "results/x y"},
 			Target: "http://127.0.0.1:9/mcp", ProtocolRequested: "2025-11-25", ProtocolNegotiated: "2025-11-25",
@@ -54,30 +54,30 @@ func fixture() *metrics.Results {
 	res.Histograms[opProgress+".response"] = exponential(300, 100_000, 8_000)
 	res.Histograms[opProgress+".service"] = exponential(300, 99_000, 7_000)
 	res.Histograms[opProgress+".resume"] = exponential(240, 100_000, 1_500)
-	res.Histograms[metrics.HlogTag(opLong)+".response"] = exponential(90, 1_200, 2_000)
-	res.Histograms[metrics.HlogTag(opLong)+".service"] = exponential(90, 500, 600)
+	res.Histograms[results.HlogTag(opLong)+".response"] = exponential(90, 1_200, 2_000)
+	res.Histograms[results.HlogTag(opLong)+".service"] = exponential(90, 500, 600)
 
 	for i := 1; i <= 12; i++ {
-		phase := metrics.PhaseMeasure
+		phase := results.PhaseMeasure
 		switch {
 		case i <= 2:
-			phase = metrics.PhaseWarmup
+			phase = results.PhaseWarmup
 		case i == 12:
-			phase = metrics.PhaseStopping
+			phase = results.PhaseStopping
 		}
 		k := float64(i % 4)
-		iv := metrics.IntervalRec{
+		iv := results.IntervalRec{
 			T: float64(i) + 0.001, Interval: 1, Phase: phase, TargetRate: 100,
-			VUs: 8, Sessions: 8, ErrorsByClass: map[string]int64{}, Ops: map[string]metrics.IntervalOpRec{},
+			VUs: 8, Sessions: 8, ErrorsByClass: map[string]int64{}, Ops: map[string]results.IntervalOpRec{},
 		}
 		if phase == "stopping" {
 			iv.TargetRate = 0
 		}
-		echo := metrics.IntervalOpRec{Count: 60 + int64(i%3), P50: 1.05 + k/10, P90: 1.6 + k/8, P99: 2.3 + k/4, Max: 3 + k}
-		prog := metrics.IntervalOpRec{Count: 20, P50: 101 + k/2, P90: 104 + k, P99: 112 + k, Max: 120 + 2*k, Resumes: 16 + int64(i%2)}
-		long := metrics.IntervalOpRec{Count: 10, P50: 2.5 + k/5, P90: 5 + k/2, P99: 8 + k, Max: 9 + k}
+		echo := results.IntervalOpRec{Count: 60 + int64(i%3), P50: 1.05 + k/10, P90: 1.6 + k/8, P99: 2.3 + k/4, Max: 3 + k}
+		prog := results.IntervalOpRec{Count: 20, P50: 101 + k/2, P90: 104 + k, P99: 112 + k, Max: 120 + 2*k, Resumes: 16 + int64(i%2)}
+		long := results.IntervalOpRec{Count: 10, P50: 2.5 + k/5, P90: 5 + k/2, P99: 8 + k, Max: 9 + k}
 		if i == 5 { // an interval where nothing of this op completed: a gap
-			long = metrics.IntervalOpRec{}
+			long = results.IntervalOpRec{}
 		}
 		if i == 6 || i == 7 { // the storm: errors and slow responses
 			echo.Errors, echo.P99, echo.Max = 4, 40, 95
@@ -89,7 +89,7 @@ func fixture() *metrics.Results {
 		}
 		iv.Reconnects += prog.Resumes
 		iv.Ops[opEcho], iv.Ops[opProgress], iv.Ops[opLong] = echo, prog, long
-		iv.All = metrics.IntervalOpRec{
+		iv.All = results.IntervalOpRec{
 			Count: echo.Count + prog.Count + long.Count, Errors: echo.Errors + prog.Errors,
 			Resumes: prog.Resumes, P50: echo.P50 + 0.2, P90: prog.P50, P99: prog.P99, Max: prog.Max,
 		}
@@ -97,8 +97,8 @@ func fixture() *metrics.Results {
 			iv.All.P99, iv.All.Max = 140, 180
 		}
 		iv.Rate = float64(iv.All.Count)
-		iv.Self = metrics.ProcRow{Cores: 0.12 + k/50, RSSMB: 58 + float64(i)/2}
-		iv.Target = &metrics.ProcRow{Cores: 0.4 + k/10, RSSMB: 80 + 1.5*float64(i), FDs: 30 + i%3, Threads: 12}
+		iv.Self = results.ProcRow{Cores: 0.12 + k/50, RSSMB: 58 + float64(i)/2}
+		iv.Target = &results.ProcRow{Cores: 0.4 + k/10, RSSMB: 80 + 1.5*float64(i), FDs: 30 + i%3, Threads: 12}
 		if i <= 2 {
 			iv.Sessions = int64(4 * i) // sessions opening in the warm-up
 		} else {
@@ -115,38 +115,38 @@ func fixture() *metrics.Results {
 		}
 		return m
 	}
-	lat := metrics.LatencyOf
-	res.Summary = &metrics.Summary{
+	lat := results.LatencyOf
+	res.Summary = &results.Summary{
 		Tool: "mcpbench v0.0.0-test", Target: "http://127.0.0.1:9/mcp", Protocol: "2025-11-25", Profile: "golden",
 		Model: "open", Started: fixtureStart, DurationS: 9, WarmupS: 2, TargetRate: 100, Rate: 92.3, VUs: 8, MaxVUs: 16, Dropped: 14,
-		Ops: []metrics.OpSummary{
+		Ops: []results.OpSummary{
 			{Name: opEcho, Count: 549, Rate: 61, Errors: 8, ErrorRate: 8.0 / 549,
 				ErrorsByClass: map[string]int64{"transport": 6, "timeout": 2},
 				ErrorExamples: map[string]string{"transport": `read tcp: connection reset <script>alert("x")</script>`, "timeout": "context deadline exceeded"},
 				Response:      lat(res.Histograms[opEcho+".response"]), Service: lat(res.Histograms[opEcho+".service"])},
 			{Name: opProgress, Count: 180, Rate: 20, Errors: 4, ErrorRate: 4.0 / 180, ErrorsByClass: map[string]int64{"transport": 4},
 				Response: lat(res.Histograms[opProgress+".response"]), Service: lat(res.Histograms[opProgress+".service"]),
-				Resumes: &metrics.ResumeSummary{Attempts: 150, Accepted: 148, Early: 1,
-					TimeToResume: lat(res.Histograms[opProgress+".resume"]), Wait: metrics.Latency{P50: 100.2, P90: 100.9, P99: 101.5, Max: 103}},
-				Ledger: &metrics.LedgerSummary{Streams: 180, Faulty: 3, Verdicts: verdicts(map[string]int64{"lost": 2, "duplicated": 1})}},
-			{Name: opLong, Count: 80, Rate: 8.9, Response: lat(res.Histograms[metrics.HlogTag(opLong)+".response"]), Service: lat(res.Histograms[metrics.HlogTag(opLong)+".service"])},
+				Resumes: &results.ResumeSummary{Attempts: 150, Accepted: 148, Early: 1,
+					TimeToResume: lat(res.Histograms[opProgress+".resume"]), Wait: results.Latency{P50: 100.2, P90: 100.9, P99: 101.5, Max: 103}},
+				Ledger: &results.LedgerSummary{Streams: 180, Faulty: 3, Verdicts: verdicts(map[string]int64{"lost": 2, "duplicated": 1})}},
+			{Name: opLong, Count: 80, Rate: 8.9, Response: lat(res.Histograms[results.HlogTag(opLong)+".response"]), Service: lat(res.Histograms[results.HlogTag(opLong)+".service"])},
 		},
-		Thresholds: []metrics.ThresholdResult{
+		Thresholds: []results.ThresholdResult{
 			{Expr: "tools/call:echo:p99<50ms", Actual: 41.2, Limit: 50, Unit: "ms", Pass: true},
 			{Expr: "errors<1%", Actual: 1.48, Limit: 1, Unit: "%", Pass: false},
 		},
-		Storms: []metrics.Wave{{AtS: 6, Attempts: 90, Early: 3, PeakPerSec: 410, FirstMS: 10, P50MS: 100, P95MS: 180, LastMS: 240,
+		Storms: []results.Wave{{AtS: 6, Attempts: 90, Early: 3, PeakPerSec: 410, FirstMS: 10, P50MS: 100, P95MS: 180, LastMS: 240,
 			SpreadMS: 180, Errors: 12, PeakP99MS: 140, RecoveryS: 2.1, BaseP99MS: 113, BaseErrors: 0}},
-		Chaos: &metrics.ChaosSummary{Seed: 7, CutsRST: 120, CutsFIN: 30, StormCuts: 40},
-		Sessions: metrics.SessionSummary{Opened: 9, Failed: 1, Closed: 9, Initialize: metrics.Latency{P50: 3.1, P90: 3.4, P99: 3.9, Max: 4.2},
+		Chaos: &results.ChaosSummary{Seed: 7, CutsRST: 120, CutsFIN: 30, StormCuts: 40},
+		Sessions: results.SessionSummary{Opened: 9, Failed: 1, Closed: 9, Initialize: results.Latency{P50: 3.1, P90: 3.4, P99: 3.9, Max: 4.2},
 			FailClasses: map[string]int64{"http-status": 1}, FailExamples: map[string]string{"http-status": "HTTP status 503"},
-			Hygiene: &metrics.HygieneSummary{Probed: 9, Verdicts: verdicts(nil)}},
-		GETStreams: &metrics.GETStreamSummary{Opened: 8, Events: 96, Breaks: 8, Reopens: 8,
-			Ledger: &metrics.LedgerSummary{Streams: 8, Verdicts: verdicts(nil)}},
-		Generator: metrics.Generator{CPUSeconds: 1.25, CPUPerOpUS: 151.2, Cores: 0.14, MaxRSSMB: 61, NumCPU: 2,
-			StartLag: metrics.Latency{P50: 0.2, P99: 0.9, Max: 2.5}, IncludesServer: false},
+			Hygiene: &results.HygieneSummary{Probed: 9, Verdicts: verdicts(nil)}},
+		GETStreams: &results.GETStreamSummary{Opened: 8, Events: 96, Breaks: 8, Reopens: 8,
+			Ledger: &results.LedgerSummary{Streams: 8, Verdicts: verdicts(nil)}},
+		Generator: results.Generator{CPUSeconds: 1.25, CPUPerOpUS: 151.2, Cores: 0.14, MaxRSSMB: 61, NumCPU: 2,
+			StartLag: results.Latency{P50: 0.2, P99: 0.9, Max: 2.5}, IncludesServer: false},
 	}
-	all := metrics.OpSummary{Name: "all"}
+	all := results.OpSummary{Name: "all"}
 	for _, o := range res.Summary.Ops {
 		all.Count += o.Count
 		all.Errors += o.Errors
@@ -156,24 +156,24 @@ func fixture() *metrics.Results {
 	all.ErrorsByClass = map[string]int64{"transport": 10, "timeout": 2}
 	all.Response, all.Service = res.Summary.Ops[1].Response, res.Summary.Ops[1].Service
 	res.Summary.All = all
-	res.Offenders = &metrics.OffendersFile{Faulty: 3, First: []metrics.Offender{{Op: opProgress}}}
+	res.Offenders = &results.OffendersFile{Faulty: 3, First: []results.Offender{{Op: opProgress}}}
 	return res
 }
 
 // closedNoResumes is a closed-model run of 5 s without resumes, errors or
 // summary.json (a crash): its summary is rebuilt.
-func closedNoResumes() *metrics.Results {
-	res := &metrics.Results{
+func closedNoResumes() *results.Results {
+	res := &results.Results{
 		Dir:        "testdata/crashed",
-		Run:        &metrics.RunInfo{Tool: "mcpbench", Version: "v0.0.0-test", Started: fixtureStart, Target: "http://127.0.0.1:9/mcp", Embedded: true, Profile: "smoke"},
+		Run:        &results.RunInfo{Tool: "mcpbench", Version: "v0.0.0-test", Started: fixtureStart, Target: "http://127.0.0.1:9/mcp", Embedded: true, Profile: "smoke"},
 		Ops:        []string{opEcho},
 		Histograms: map[string]*hdr.Histogram{opEcho + ".response": exponential(500, 500, 100), opEcho + ".service": exponential(500, 500, 100)},
 		Series:     map[string][]*hdr.Histogram{},
 	}
 	for i := 1; i <= 5; i++ {
-		o := metrics.IntervalOpRec{Count: 100, P50: 0.55, P90: 0.7, P99: 0.9, Max: 1.1}
-		res.Intervals = append(res.Intervals, metrics.IntervalRec{T: float64(i), Interval: 1, Phase: metrics.PhaseMeasure, Rate: 100, All: o,
-			Ops: map[string]metrics.IntervalOpRec{opEcho: o}, ErrorsByClass: map[string]int64{}})
+		o := results.IntervalOpRec{Count: 100, P50: 0.55, P90: 0.7, P99: 0.9, Max: 1.1}
+		res.Intervals = append(res.Intervals, results.IntervalRec{T: float64(i), Interval: 1, Phase: results.PhaseMeasure, Rate: 100, All: o,
+			Ops: map[string]results.IntervalOpRec{opEcho: o}, ErrorsByClass: map[string]int64{}})
 	}
 	return res
 }

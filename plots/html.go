@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 //go:embed report.html.tmpl
@@ -47,13 +47,13 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatFloat(s, 'f', 1, 64) + " s after the cut"
 	},
-	"ci": func(c *metrics.CI) string {
+	"ci": func(c *results.CI) string {
 		if c == nil {
 			return "–"
 		}
 		return fmtMS(c.Lo) + "–" + fmtMS(c.Hi)
 	},
-	"pctci": func(c *metrics.CI) string {
+	"pctci": func(c *results.CI) string {
 		if c == nil {
 			return "–"
 		}
@@ -75,15 +75,15 @@ var funcs = template.FuncMap{
 // no JavaScript and no network. All text is escaped (html/template).
 //
 // When the run wrote no summary.json (a crash), the summary is rebuilt
-// from the interval files ([metrics.Results.Rebuild]) and the page says
+// from the interval files ([results.Results.Rebuild]) and the page says
 // so.
-func HTMLReport(w io.Writer, res *metrics.Results) error {
+func HTMLReport(w io.Writer, res *results.Results) error {
 	return htmlReport(w, res, nil)
 }
 
 // htmlReport writes a run's report, with a soak's section when sk is
 // not nil.
-func htmlReport(w io.Writer, res *metrics.Results, sk *metrics.Soak) error {
+func htmlReport(w io.Writer, res *results.Results, sk *results.Soak) error {
 	items, err := Charts(res, Options{})
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func (d *reportData) addModel(m *report.Model) {
 
 // flagRows lists the run's flags, sorted, with credentials redacted from
 // the URL.
-func flagRows(r *metrics.RunInfo) []kv {
+func flagRows(r *results.RunInfo) []kv {
 	var rows []kv
 	for _, k := range slices.Sorted(maps.Keys(r.Flags)) {
 		v := r.Flags[k]
@@ -155,7 +155,7 @@ func flagRows(r *metrics.RunInfo) []kv {
 
 // commandLine returns the run's command line, quoted for a shell, with
 // credentials redacted from URLs.
-func commandLine(r *metrics.RunInfo) string {
+func commandLine(r *results.RunInfo) string {
 	cmd := slices.Clone(r.Command)
 	for i, a := range cmd {
 		if strings.Contains(a, "://") {
@@ -168,7 +168,7 @@ func commandLine(r *metrics.RunInfo) string {
 // addTableRows fills the error, resume, replay-ledger and session-failure
 // tables from s: per op, then the GET streams, then the deleted-session
 // probe.
-func (d *reportData) addTableRows(s *metrics.Summary) {
+func (d *reportData) addTableRows(s *results.Summary) {
 	for _, o := range s.Ops {
 		for _, c := range slices.Sorted(maps.Keys(o.ErrorsByClass)) {
 			d.Errors = append(d.Errors, errorRow{Op: o.Name, Class: c, Count: o.ErrorsByClass[c], Example: o.ErrorExamples[c]})
@@ -189,7 +189,7 @@ func (d *reportData) addTableRows(s *metrics.Summary) {
 		}
 	}
 	if h := s.Sessions.Hygiene; h != nil {
-		d.Ledgers = append(d.Ledgers, ledgerRow{Name: "deleted sessions (hygiene)", L: &metrics.LedgerSummary{Streams: h.Probed, Faulty: h.Faulty, Verdicts: h.Verdicts}})
+		d.Ledgers = append(d.Ledgers, ledgerRow{Name: "deleted sessions (hygiene)", L: &results.LedgerSummary{Streams: h.Probed, Faulty: h.Faulty, Verdicts: h.Verdicts}})
 	}
 	for _, c := range slices.Sorted(maps.Keys(s.Sessions.FailClasses)) {
 		d.SessionFails = append(d.SessionFails, errorRow{Class: c, Count: s.Sessions.FailClasses[c], Example: s.Sessions.FailExamples[c]})
@@ -220,15 +220,15 @@ type reportData struct {
 	// not-applicable lines, warnings, the dropped-ops table.
 	Model        *report.Model
 	Warnings     []warningView
-	Run          *metrics.RunInfo
-	Sum          *metrics.Summary
+	Run          *results.RunInfo
+	Sum          *results.Summary
 	Rebuilt      bool
 	Open         bool
 	Subtitle     string
 	Meta, Flags  []kv
 	Command      string
-	Ops          []metrics.OpSummary
-	All          *metrics.OpSummary // nil with one op (its row is the total)
+	Ops          []results.OpSummary
+	All          *results.OpSummary // nil with one op (its row is the total)
 	Errors       []errorRow
 	SessionFails []errorRow
 	Resumes      []resumeRow
@@ -253,12 +253,12 @@ type errorRow struct {
 
 type resumeRow struct {
 	Name string
-	R    *metrics.ResumeSummary
+	R    *results.ResumeSummary
 }
 
 type ledgerRow struct {
 	Name string
-	L    *metrics.LedgerSummary
+	L    *results.LedgerSummary
 }
 
 type chartData struct {
@@ -266,7 +266,7 @@ type chartData struct {
 	SVG                           template.HTML
 }
 
-func metaRows(res *metrics.Results, s *metrics.Summary) []kv {
+func metaRows(res *results.Results, s *results.Summary) []kv {
 	var rows []kv
 	add := func(k, v string) {
 		if v != "" {
@@ -365,7 +365,7 @@ func inlineSVG(c *Chart) (template.HTML, error) {
 
 func verdictNames() []string {
 	var out []string
-	for _, v := range driver.Verdicts() {
+	for _, v := range outcome.Verdicts() {
 		out = append(out, v.String())
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The latency chart draws each interval's percentiles of its ops by
@@ -23,11 +24,11 @@ func TestLatencyChartByIntendedStart(t *testing.T) {
 	rec := metrics.NewRecorder(names, 1)
 	rec.Begin(start, sec(1))
 	dir := t.TempDir()
-	w, err := metrics.NewResultsDir(dir)
+	w, err := results.NewResultsDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Start(&metrics.RunInfo{Tool: "mcpbench", Started: start, Ops: names})
+	w.Start(&results.RunInfo{Tool: "mcpbench", Started: start, Ops: names})
 	sh := rec.Shard(0)
 	record := func(intended float64, ms int) {
 		end := sec(intended).Add(time.Duration(ms) * time.Millisecond)
@@ -35,7 +36,7 @@ func TestLatencyChartByIntendedStart(t *testing.T) {
 	}
 	tick := func(end, next time.Time) {
 		iv := rec.Tick(end, next)
-		w.Interval(&metrics.IntervalRecord{Interval: iv, Row: metrics.RowOf(iv), Names: names, Phase: metrics.PhaseMeasure})
+		w.Interval(&results.IntervalRecord{Interval: iv, Row: results.RowOf(iv), Names: names, Phase: results.PhaseMeasure})
 	}
 	record(0.1, 10)
 	record(0.2, 20)
@@ -48,11 +49,11 @@ func TestLatencyChartByIntendedStart(t *testing.T) {
 	record(1.5, 2000)
 	tick(sec(4), time.Time{})
 	ops, all := rec.Summarize(4)
-	w.End(&metrics.RunEnd{Summary: &metrics.Summary{Ops: ops, All: all}})
+	w.End(&results.RunEnd{Summary: &results.Summary{Ops: ops, All: all}})
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := metrics.ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

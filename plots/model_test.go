@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // droppingRun is issue 34's open-model run: 1000/s for 20 s, 116 of max
 // 200 VUs started, 5456 of 20000 arrivals dropped (27.3 %) at the 1 s max
 // delay; one requested feature could not apply.
-func droppingRun() *metrics.Summary {
-	o := &metrics.OpStats{Response: metrics.NewHist(), Service: metrics.NewHist(), DropLB: metrics.NewHist()}
+func droppingRun() *results.Summary {
+	o := &results.OpStats{Response: results.NewHist(), Service: results.NewHist(), DropLB: results.NewHist()}
 	for _, v := range []struct{ us, n int64 }{{40_000, 14000}, {900_000, 544}} {
 		for range v.n {
 			o.Response.RecordValue(v.us)
@@ -30,13 +30,13 @@ func droppingRun() *metrics.Summary {
 		o.DropLB.RecordValue(1_000_000)
 	}
 	o.Dropped = 5456
-	op := metrics.OpSummaryOf("tools/call:echo", o, 20)
-	return &metrics.Summary{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: "2025-11-25", Profile: "t", Model: "open",
+	op := results.OpSummaryOf("tools/call:echo", o, 20)
+	return &results.Summary{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: "2025-11-25", Profile: "t", Model: "open",
 		DurationS: 20, TargetRate: 1000, VUs: 116, MaxVUs: 200, Dropped: 5456, DroppedRate: 5456.0 / 20000,
-		Ops: []metrics.OpSummary{op}, All: op,
-		NotApplicable: []metrics.NotApplicable{{Feature: "--check-deleted", Reason: "the server gives no session ids"}},
+		Ops: []results.OpSummary{op}, All: op,
+		NotApplicable: []results.NotApplicable{{Feature: "--check-deleted", Reason: "the server gives no session ids"}},
 		Notes:         []string{"--rate 1000 given"},
-		Generator:     metrics.Generator{NumCPU: 8, GOMAXPROCS: 8, Cores: 1.5}}
+		Generator:     results.Generator{NumCPU: 8, GOMAXPROCS: 8, Cores: 1.5}}
 }
 
 // modelLines are the lines of a text summary that the report model makes:
@@ -96,8 +96,8 @@ func htmlModelLines(page string) (lines, dropped []string) {
 // (and whose generator was busy) and a clean run. Before the report
 // model the page had no verdict, no warning and no dropped-ops table.
 func TestHTMLReportSaysWhatTheTextSays(t *testing.T) {
-	clean := func() *metrics.Summary {
-		var s metrics.Summary
+	clean := func() *results.Summary {
+		var s results.Summary
 		data, err := os.ReadFile("../testdata/golden/run-closed.json") // a real closed run
 		if err != nil {
 			t.Fatal(err)
@@ -108,12 +108,12 @@ func TestHTMLReportSaysWhatTheTextSays(t *testing.T) {
 		return &s
 	}
 	failed := clean()
-	failed.Thresholds = []metrics.ThresholdResult{{Expr: "p99<1ms", Actual: 17.25, Limit: 1, Unit: "ms"}, {Expr: "errors==0", Pass: true}}
+	failed.Thresholds = []results.ThresholdResult{{Expr: "p99<1ms", Actual: 17.25, Limit: 1, Unit: "ms"}, {Expr: "errors==0", Pass: true}}
 	failed.Generator.Cores, failed.Generator.GOMAXPROCS, failed.Generator.IncludesServer = 1.9, 2, false
 	failed.Interrupted, failed.StopReason = true, "interrupted by signal"
 	tests := []struct {
 		name     string
-		s        *metrics.Summary
+		s        *results.Summary
 		verdict  string
 		warnings []string
 		dropped  int
@@ -128,7 +128,7 @@ func TestHTMLReportSaysWhatTheTextSays(t *testing.T) {
 			if err := report.WriteText(&txt, tt.s); err != nil {
 				t.Fatal(err)
 			}
-			if err := HTMLReport(&page, &metrics.Results{Summary: tt.s}); err != nil {
+			if err := HTMLReport(&page, &results.Results{Summary: tt.s}); err != nil {
 				t.Fatal(err)
 			}
 			tl, td := textModelLines(txt.String())

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
@@ -147,8 +147,8 @@ func TestChartsNoIntervals(t *testing.T) {
 	res := closedNoResumes()
 	res.Intervals = nil
 	res.Histograms = nil
-	for name, f := range map[string]func(*metrics.Results) (*Chart, error){
-		"latency":        func(r *metrics.Results) (*Chart, error) { return LatencyOverTime(r, "") },
+	for name, f := range map[string]func(*results.Results) (*Chart, error){
+		"latency":        func(r *results.Results) (*Chart, error) { return LatencyOverTime(r, "") },
 		"throughput":     ThroughputErrors,
 		"spectrum":       Spectrum,
 		"resumes":        ResumesReconnects,
@@ -293,13 +293,13 @@ func TestLegendName(t *testing.T) {
 // The ticker is usable on its own on a gonum axis.
 var _ plot.Ticker = NinesTicks{}
 
-func readSweep(t *testing.T, name string) *metrics.Sweep {
+func readSweep(t *testing.T, name string) *results.Sweep {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sw metrics.Sweep
+	var sw results.Sweep
 	if err := json.Unmarshal(data, &sw); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestGoldenSweepSVG(t *testing.T) {
 // Lines run left to right: refinement steps (run last) are sorted in, and
 // an interrupted (partial) step is left out.
 func TestSweepStepsSorted(t *testing.T) {
-	sw := &metrics.Sweep{Results: []metrics.SweepStep{
+	sw := &results.Sweep{Results: []results.SweepStep{
 		{N: 1, Value: 500, Achieved: 500}, {N: 2, Value: 1500, Achieved: 1400}, {N: 3, Value: 1000, Achieved: 1000},
 		{N: 4, Value: 1250, Achieved: 1250, Interrupted: true},
 	}}
@@ -357,7 +357,7 @@ func TestSweepStepsSorted(t *testing.T) {
 // chart draws the drops (its y axis reaches 27 %, a "dropped" series),
 // where it read 0 % before.
 func TestCapacityErrorsShowsDrops(t *testing.T) {
-	sw := &metrics.Sweep{By: "rate", SLO: metrics.SLO{P99MS: 50, ErrorRate: 0.01}, Results: []metrics.SweepStep{
+	sw := &results.Sweep{By: "rate", SLO: results.SLO{P99MS: 50, ErrorRate: 0.01}, Results: []results.SweepStep{
 		{N: 1, By: "rate", Value: 500, Achieved: 500, Count: 5000, Pass: true},
 		{N: 2, By: "rate", Value: 1000, Achieved: 730, Count: 7300, Dropped: 2700},
 		{N: 3, By: "rate", Value: 500, Achieved: 500, Count: 5000, Recheck: true, Dropped: 5000},

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The HTML reports of a sweep and of a soak; a run's is HTMLReport.
@@ -24,12 +24,12 @@ import (
 // arrivals; the step table with each step's intervals and repeats, the capacity charts
 // inline with their captions (the ones without data listed as skipped),
 // and the sweep's settings. No JavaScript, no network; all text escaped.
-func SweepHTMLReport(w io.Writer, sw *metrics.Sweep) error {
+func SweepHTMLReport(w io.Writer, sw *results.Sweep) error {
 	items, err := SweepCharts(sw)
 	if err != nil {
 		return err
 	}
-	d := &sweepData{Sw: sw, Subtitle: sweepSubtitle(sw), Unit: metrics.SweepLoadUnit(sw.By), Target: secret.RedactURL(sw.Target),
+	d := &sweepData{Sw: sw, Subtitle: sweepSubtitle(sw), Unit: results.SweepLoadUnit(sw.By), Target: secret.RedactURL(sw.Target),
 		Started: sw.Started.UTC().Format("2006-01-02 15:04:05 UTC"), Steps: finished(sw, offered),
 		Marginal: strings.HasPrefix(sw.Verdict.Confidence, "marginal"), Model: report.BuildSweep(sw)}
 	seen := map[string]int{} // several steps may give one id: each element's id is its own
@@ -58,9 +58,9 @@ func SweepHTMLReport(w io.Writer, sw *metrics.Sweep) error {
 }
 
 type sweepData struct {
-	Sw                              *metrics.Sweep
+	Sw                              *results.Sweep
 	Subtitle, Unit, Target, Started string
-	Steps                           []metrics.SweepStep // by load, the interrupted last
+	Steps                           []results.SweepStep // by load, the interrupted last
 	Marginal                        bool
 	Charts                          []chartData
 	// Model is what the sweep's text says too; Warnings its warnings'
@@ -72,18 +72,18 @@ type sweepData struct {
 // SoakHTMLReport writes a soak's results directory as one self-contained
 // HTML page: the run's report (see HTMLReport) with the soak's verdicts
 // and their trend chart added.
-func SoakHTMLReport(w io.Writer, res *metrics.Results, sk *metrics.Soak) error {
+func SoakHTMLReport(w io.Writer, res *results.Results, sk *results.Soak) error {
 	return htmlReport(w, res, sk)
 }
 
 // soakSection is the soak part of a run's report.
 type soakSection struct {
-	Soak  *metrics.Soak
+	Soak  *results.Soak
 	Chart *chartData
 }
 
 // soakChart draws a soak's trend chart for the report.
-func soakChart(res *metrics.Results, sk *metrics.Soak) (*soakSection, error) {
+func soakChart(res *results.Results, sk *results.Soak) (*soakSection, error) {
 	s := &soakSection{Soak: sk}
 	c, err := SoakTrends(sk, subtitle(res))
 	switch {

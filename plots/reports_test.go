@@ -5,24 +5,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // ciSweep is the recorded rate sweep with intervals, a knee and a
 // marginal step, as the statistics give them now.
-func ciSweep(t *testing.T) *metrics.Sweep {
+func ciSweep(t *testing.T) *results.Sweep {
 	sw := readSweep(t, "sweep-rate.json")
 	for i := range sw.Results {
 		s := &sw.Results[i]
-		s.P99CI = &metrics.CI{Lo: s.Latency.P99 * 0.85, Hi: s.Latency.P99 * 1.2}
-		s.ErrorRateCI = &metrics.CI{Lo: s.ErrorRate * 0.5, Hi: s.ErrorRate*1.5 + 0.0001}
+		s.P99CI = &results.CI{Lo: s.Latency.P99 * 0.85, Hi: s.Latency.P99 * 1.2}
+		s.ErrorRateCI = &results.CI{Lo: s.ErrorRate * 0.5, Hi: s.ErrorRate*1.5 + 0.0001}
 	}
 	sw.Results[0].Marginal = true
 	sw.Repeat = 2
-	sw.Results[1].Repeats = []metrics.SweepRepeat{{Dir: "step-02", Achieved: 1571, P99: 2.9}, {Dir: "step-02-r2", Achieved: 1570, P99: 3.1}}
+	sw.Results[1].Repeats = []results.SweepRepeat{{Dir: "step-02", Achieved: 1571, P99: 2.9}, {Dir: "step-02-r2", Achieved: 1570, P99: 3.1}}
 	v := &sw.Verdict
-	v.Knee, v.KneeStep, v.KneeRate, v.KneeCI, v.KneeBaseline, v.KneeThreshold = 3900, 4, 3899, &metrics.CI{Lo: 3500, Hi: 4400}, 3.1, 8
-	v.Crossing = &metrics.Bracket{Lo: 5080, Hi: 5200, LoStep: 6, HiStep: 9}
+	v.Knee, v.KneeStep, v.KneeRate, v.KneeCI, v.KneeBaseline, v.KneeThreshold = 3900, 4, 3899, &results.CI{Lo: 3500, Hi: 4400}, 3.1, 8
+	v.Crossing = &results.Bracket{Lo: 5080, Hi: 5200, LoStep: 6, HiStep: 9}
 	v.NonMonotone = []string{"step 9 at 5200 ops/s achieved 4000.0 ops/s, less than step 6 at 5080 ops/s (5080.0 ops/s)"}
 	v.Hysteresis = "step 10 re-ran 5080 ops/s after the overload and failed (p99 80.00 ms > 50.00 ms), though an earlier step passed at that load: the server did not recover"
 	v.CoolDowns, v.CoolDownS, v.Unsettled = 2, 31.5, 1
@@ -69,16 +69,16 @@ func TestSweepHTMLReport(t *testing.T) {
 
 func TestSoakHTMLReport(t *testing.T) {
 	res := fixture()
-	sk := &metrics.Soak{DurationS: 9, Pass: false, Verdicts: []metrics.SoakVerdict{
+	sk := &results.Soak{DurationS: 9, Pass: false, Verdicts: []results.SoakVerdict{
 		{Name: "latency drift", Checked: true, Pass: true, Value: 1.5, Unit: "ms/h", Detail: "interval p99 slope +1.50 ms/h",
-			Trends: []metrics.SoakTrend{{Series: metrics.SoakSeriesP99, SlopePerS: 0.01, Intercept: 110, FromS: 3, ToS: 11}}},
+			Trends: []results.SoakTrend{{Series: results.SoakSeriesP99, SlopePerS: 0.01, Intercept: 110, FromS: 3, ToS: 11}}},
 		{Name: "correctness drift", Checked: true, Pass: false, Value: 3, Unit: "faulty streams", Detail: "3 of 180 response streams faulty"},
 		{Name: "target leak", Checked: true, Pass: true, Value: 2, Unit: "MB/h", Detail: "RSS +2.0 MB/h",
-			Trends: []metrics.SoakTrend{{Series: metrics.SoakSeriesRSS, SlopePerS: 1.5, Intercept: 80, FromS: 5, ToS: 11}}},
+			Trends: []results.SoakTrend{{Series: results.SoakSeriesRSS, SlopePerS: 1.5, Intercept: 80, FromS: 5, ToS: 11}}},
 		{Name: "session hygiene", Detail: "not checked: no deleted session was probed"},
 	}}
 	for _, iv := range res.Intervals {
-		p := metrics.SoakPoint{T: iv.T, Count: iv.All.Count, P99: iv.All.P99, Errors: iv.All.Errors, Measure: iv.Phase == metrics.PhaseMeasure}
+		p := results.SoakPoint{T: iv.T, Count: iv.All.Count, P99: iv.All.P99, Errors: iv.All.Errors, Measure: iv.Phase == results.PhaseMeasure}
 		if iv.Target != nil {
 			p.HasTgt, p.TgtMB, p.TgtFDs = true, iv.Target.RSSMB, iv.Target.FDs
 		}
@@ -109,7 +109,7 @@ func TestSoakHTMLReport(t *testing.T) {
 }
 
 func TestSoakTrendsChart(t *testing.T) {
-	if _, err := SoakTrends(&metrics.Soak{}, ""); !isNoData(err) {
+	if _, err := SoakTrends(&results.Soak{}, ""); !isNoData(err) {
 		t.Fatalf("empty soak: %v", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestSoakHTMLVerdictStyle(t *testing.T) {
 		{"", true, `Soak: <span class="pass">PASS</span>`}, // a soak.json without its verdict recorded
 		{"", false, `Soak: <span class="fail">FAIL</span>`},
 	} {
-		sk := &metrics.Soak{DurationS: 9, Pass: tt.pass, Verdict: tt.verdict, Verdicts: []metrics.SoakVerdict{{Name: "latency drift", Checked: true, Pass: tt.pass}}}
+		sk := &results.Soak{DurationS: 9, Pass: tt.pass, Verdict: tt.verdict, Verdicts: []results.SoakVerdict{{Name: "latency drift", Checked: true, Pass: tt.pass}}}
 		var b bytes.Buffer
 		if err := SoakHTMLReport(&b, res, sk); err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ func TestSoakHTMLVerdictStyle(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := SoakHTMLReport(&b, res, &metrics.Soak{Verdict: "WARN"}); err != nil {
+	if err := SoakHTMLReport(&b, res, &results.Soak{Verdict: "WARN"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, css := range []string{".warn { color: #b35c00;", ".notjudged { color: var(--muted);", ".pass { color: var(--ok);", ".fail { color: var(--bad);"} {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The time-to-resume chart reads the summary's source (summary.hlog): a
@@ -13,12 +13,12 @@ import (
 // "no stream was resumed" beside a summary that says 200 resumes; a run
 // without resumes (a correct server, no break) is still skipped.
 func TestTimeToResumeReadsTheSummarysSource(t *testing.T) {
-	h := metrics.NewHistogram()
+	h := results.NewHistogram()
 	for i := range 200 {
 		h.RecordValue(int64(1000 + 10*i)) // µs
 	}
-	res := &metrics.Results{Ops: []string{"tools/call:echo"}, Histograms: map[string]*hdr.Histogram{},
-		Totals: map[string]*hdr.Histogram{metrics.TotalsGETResume: h, metrics.TotalsTag("tools/call:echo", "response"): h}}
+	res := &results.Results{Ops: []string{"tools/call:echo"}, Histograms: map[string]*hdr.Histogram{},
+		Totals: map[string]*hdr.Histogram{results.TotalsGETResume: h, results.TotalsTag("tools/call:echo", "response"): h}}
 	c, err := TimeToResume(res)
 	if err != nil {
 		t.Fatalf("200 GET-stream resumes in summary.hlog: %v", err)
@@ -32,8 +32,8 @@ func TestTimeToResumeReadsTheSummarysSource(t *testing.T) {
 		t.Fatalf("series %q", names)
 	}
 
-	clean := &metrics.Results{Ops: []string{"tools/call:echo"}, Histograms: map[string]*hdr.Histogram{},
-		Totals: map[string]*hdr.Histogram{metrics.TotalsTag("tools/call:echo", "response"): h}}
+	clean := &results.Results{Ops: []string{"tools/call:echo"}, Histograms: map[string]*hdr.Histogram{},
+		Totals: map[string]*hdr.Histogram{results.TotalsTag("tools/call:echo", "response"): h}}
 	if _, err := TimeToResume(clean); err == nil || !strings.Contains(err.Error(), "no stream was resumed") {
 		t.Fatalf("no resume: %v", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -23,7 +23,7 @@ import (
 // stopped, so its VUs, sessions and GET streams read 0 whatever ran
 // during the interval (a line that falls to 0 inside the last measured
 // second).
-func gaugeSegments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool), afterStop bool) []plotter.XYs {
+func gaugeSegments(res *results.Results, y func(*results.IntervalRec) (float64, bool), afterStop bool) []plotter.XYs {
 	lengths := make([]float64, len(res.Intervals))
 	for i, iv := range res.Intervals {
 		lengths[i] = iv.Interval
@@ -59,27 +59,27 @@ func gaugeSegments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, 
 // streams open at the end of each interval (drawn at its middle, as
 // every chart over time), over the time since the start (s); the row
 // written after the load stopped is left out (gaugeSegments).
-func LoadOverTime(res *metrics.Results) (*Chart, error) {
+func LoadOverTime(res *results.Results) (*Chart, error) {
 	if len(res.Intervals) == 0 {
-		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+		return nil, noData("no intervals (%s)", results.FileIntervals)
 	}
 	p := newPanel("VUs, sessions and GET streams at the end of each interval (drawn at its middle)", "time since start (s)", "count")
 	shared(res, res.Intervals[len(res.Intervals)-1].T, p)
 	lines := []struct {
 		name string
-		get  func(*metrics.IntervalRec) int64
+		get  func(*results.IntervalRec) int64
 		i    int
 		w    float64
 	}{
-		{"VUs", func(iv *metrics.IntervalRec) int64 { return iv.VUs }, 0, 2.5},
-		{"sessions", func(iv *metrics.IntervalRec) int64 { return iv.Sessions }, 1, 1.5},
-		{"GET streams", func(iv *metrics.IntervalRec) int64 { return iv.Streams }, 2, 1.5},
+		{"VUs", func(iv *results.IntervalRec) int64 { return iv.VUs }, 0, 2.5},
+		{"sessions", func(iv *results.IntervalRec) int64 { return iv.Sessions }, 1, 1.5},
+		{"GET streams", func(iv *results.IntervalRec) int64 { return iv.Streams }, 2, 1.5},
 	}
 	for _, l := range lines {
-		if l.name == "GET streams" && !anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.Streams > 0 }) {
+		if l.name == "GET streams" && !anyInterval(res, func(iv *results.IntervalRec) bool { return iv.Streams > 0 }) {
 			continue
 		}
-		segs := gaugeSegments(res, func(iv *metrics.IntervalRec) (float64, bool) { return float64(l.get(iv)), true }, false)
+		segs := gaugeSegments(res, func(iv *results.IntervalRec) (float64, bool) { return float64(l.get(iv)), true }, false)
 		if err := addSeries(p, l.name, segs, lineStyle(colorN(l.i), l.w, l.name == "GET streams")); err != nil {
 			return nil, err
 		}
@@ -92,11 +92,11 @@ func LoadOverTime(res *metrics.Results) (*Chart, error) {
 // ResourcesOverTime draws, over the time since the start (s), the CPU
 // (cores) and resident memory (MB) of mcpbench and, with --target-pid,
 // of the target, and the target's open files and threads.
-func ResourcesOverTime(res *metrics.Results) (*Chart, error) {
+func ResourcesOverTime(res *results.Results) (*Chart, error) {
 	if len(res.Intervals) == 0 {
-		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+		return nil, noData("no intervals (%s)", results.FileIntervals)
 	}
-	hasTgt := anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.Target != nil })
+	hasTgt := anyInterval(res, func(iv *results.IntervalRec) bool { return iv.Target != nil })
 	g := summaryOf(res).Generator
 	cores := g.NumCPU
 	if g.GOMAXPROCS > 0 && g.GOMAXPROCS < cores {
@@ -128,12 +128,12 @@ func ResourcesOverTime(res *metrics.Results) (*Chart, error) {
 	type line struct {
 		p      *Panel
 		name   string
-		get    func(*metrics.IntervalRec) (float64, bool)
+		get    func(*results.IntervalRec) (float64, bool)
 		i      int
 		dashed bool
 	}
-	tgt := func(f func(*metrics.ProcRow) float64) func(*metrics.IntervalRec) (float64, bool) {
-		return func(iv *metrics.IntervalRec) (float64, bool) {
+	tgt := func(f func(*results.ProcRow) float64) func(*results.IntervalRec) (float64, bool) {
+		return func(iv *results.IntervalRec) (float64, bool) {
 			if iv.Target == nil {
 				return 0, false
 			}
@@ -143,14 +143,14 @@ func ResourcesOverTime(res *metrics.Results) (*Chart, error) {
 	var lines []line
 	if hasTgt {
 		lines = append(lines,
-			line{cpu, "target", tgt(func(t *metrics.ProcRow) float64 { return t.Cores }), 0, false},
-			line{mem, "target", tgt(func(t *metrics.ProcRow) float64 { return t.RSSMB }), 0, false},
-			line{fds, "open files", tgt(func(t *metrics.ProcRow) float64 { return float64(t.FDs) }), 0, false},
-			line{fds, "threads", tgt(func(t *metrics.ProcRow) float64 { return float64(t.Threads) }), 2, true})
+			line{cpu, "target", tgt(func(t *results.ProcRow) float64 { return t.Cores }), 0, false},
+			line{mem, "target", tgt(func(t *results.ProcRow) float64 { return t.RSSMB }), 0, false},
+			line{fds, "open files", tgt(func(t *results.ProcRow) float64 { return float64(t.FDs) }), 0, false},
+			line{fds, "threads", tgt(func(t *results.ProcRow) float64 { return float64(t.Threads) }), 2, true})
 	}
 	lines = append(lines,
-		line{cpu, self, func(iv *metrics.IntervalRec) (float64, bool) { return iv.Self.Cores, true }, 1, true},
-		line{mem, self, func(iv *metrics.IntervalRec) (float64, bool) { return iv.Self.RSSMB, iv.Self.RSSMB > 0 }, 1, true})
+		line{cpu, self, func(iv *results.IntervalRec) (float64, bool) { return iv.Self.Cores, true }, 1, true},
+		line{mem, self, func(iv *results.IntervalRec) (float64, bool) { return iv.Self.RSSMB, iv.Self.RSSMB > 0 }, 1, true})
 	for _, l := range lines {
 		if err := addSeries(l.p, l.name, gaugeSegments(res, l.get, true), lineStyle(colorN(l.i), 1.5, l.dashed)); err != nil {
 			return nil, err
@@ -178,13 +178,13 @@ func ResourcesOverTime(res *metrics.Results) (*Chart, error) {
 // LatencyPerOp draws the interval p99 and p50 (ms) of each op over time
 // (s since the start), one line per op, so a slow op does not hide in
 // the mix.
-func LatencyPerOp(res *metrics.Results) (*Chart, error) {
+func LatencyPerOp(res *results.Results) (*Chart, error) {
 	if len(res.Intervals) == 0 {
-		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+		return nil, noData("no intervals (%s)", results.FileIntervals)
 	}
 	var ops []string
 	for _, op := range res.Ops {
-		if anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.Ops[op].Count > 0 }) {
+		if anyInterval(res, func(iv *results.IntervalRec) bool { return iv.Ops[op].Count > 0 }) {
 			ops = append(ops, op)
 		}
 	}
@@ -196,12 +196,12 @@ func LatencyPerOp(res *metrics.Results) (*Chart, error) {
 	shared(res, res.Intervals[len(res.Intervals)-1].T, p99, p50)
 	for _, pc := range []struct {
 		p   *Panel
-		get func(metrics.IntervalOpRec) float64
-	}{{p99, func(o metrics.IntervalOpRec) float64 { return o.P99 }}, {p50, func(o metrics.IntervalOpRec) float64 { return o.P50 }}} {
+		get func(results.IntervalOpRec) float64
+	}{{p99, func(o results.IntervalOpRec) float64 { return o.P99 }}, {p50, func(o results.IntervalOpRec) float64 { return o.P50 }}} {
 		var ss []series
 		var typical []float64
 		for i, op := range ops {
-			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) {
+			segs := segments(res, func(iv *results.IntervalRec) (float64, bool) {
 				o := iv.Ops[op]
 				return pc.get(o), pc.get(o) > 0 // none where no op completed: a gap
 			})

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -17,9 +17,9 @@ import (
 // testdata/soak-short is `mcpbench soak --duration 4s --warmup 2s`. Both
 // ran against the embedded server.
 
-func readRun(t *testing.T, dir string) *metrics.Results {
+func readRun(t *testing.T, dir string) *results.Results {
 	t.Helper()
-	res, err := metrics.ReadResults("testdata/" + dir)
+	res, err := results.ReadResults("testdata/" + dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestErrorsAndDropsAddUpToTheSummary(t *testing.T) {
 // of intervals.csv (one rule for every panel of a report), and the soak
 // chart's points at the middles of its run's intervals.
 func TestChartsShareXPositions(t *testing.T) {
-	check := func(t *testing.T, res *metrics.Results, c *Chart) {
+	check := func(t *testing.T, res *results.Results, c *Chart) {
 		var mids []float64
 		for _, iv := range res.Intervals {
 			mids = append(mids, iv.T-iv.Interval/2)
@@ -182,7 +182,7 @@ func TestChartsShareXPositions(t *testing.T) {
 		check(t, res, it.Chart)
 	}
 	soakRes := readRun(t, "soak-short")
-	sk, err := metrics.ReadSoak("testdata/soak-short")
+	sk, err := results.ReadSoak("testdata/soak-short")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestChartsShareXPositions(t *testing.T) {
 // every panel.
 func TestSoakChartShadesWarmUp(t *testing.T) {
 	res := readRun(t, "soak-short")
-	sk, err := metrics.ReadSoak("testdata/soak-short")
+	sk, err := results.ReadSoak("testdata/soak-short")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,9 +261,9 @@ func TestCaptionsTellTheScale(t *testing.T) {
 	res := readRun(t, "run-errors-drops")
 	// One op 100 times slower: the per-op chart must turn log.
 	slow := *res
-	slow.Intervals = make([]metrics.IntervalRec, len(res.Intervals))
+	slow.Intervals = make([]results.IntervalRec, len(res.Intervals))
 	for i, iv := range res.Intervals {
-		ops := map[string]metrics.IntervalOpRec{}
+		ops := map[string]results.IntervalOpRec{}
 		for k, o := range iv.Ops {
 			if k == "tools/call:slow" {
 				o.P50, o.P99 = 100*o.P50, 100*o.P99
@@ -274,7 +274,7 @@ func TestCaptionsTellTheScale(t *testing.T) {
 		slow.Intervals[i] = iv
 	}
 	logs := 0
-	for _, r := range []*metrics.Results{res, &slow, fixture()} {
+	for _, r := range []*results.Results{res, &slow, fixture()} {
 		items, err := Charts(r, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -324,7 +324,7 @@ func TestSpectrumLabelsItsTopTick(t *testing.T) {
 			top = tk.Label
 		}
 	}
-	maxMS := float64(res.Histograms[metrics.HlogTag("tools/call:slow")+".response"].Max()) / 1000
+	maxMS := float64(res.Histograms[results.HlogTag("tools/call:slow")+".response"].Max()) / 1000
 	if top == "" {
 		t.Fatalf("no labelled tick at the top of the axis (%v)", math.Pow(10, y.Max))
 	}

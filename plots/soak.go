@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -15,8 +15,8 @@ import (
 // (latency drift), the target's RSS and open files (target leak, when
 // sampled) and the faulty streams per interval (correctness drift).
 // subtitle names the run.
-func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
-	var pts []metrics.SoakPoint
+func SoakTrends(sk *results.Soak, subtitle string) (*Chart, error) {
+	var pts []results.SoakPoint
 	warmEnd := 0.0 // the end of the warm-up: of the last point before the first measured one
 	for _, p := range sk.Points {
 		if p.Measure {
@@ -48,8 +48,8 @@ func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
 		}
 		return t - half
 	}
-	trend := map[string]metrics.SoakTrend{}
-	verdict := map[string]metrics.SoakVerdict{}
+	trend := map[string]results.SoakTrend{}
+	verdict := map[string]results.SoakVerdict{}
 	for _, v := range sk.Verdicts {
 		verdict[v.Name] = v
 		for _, t := range v.Trends {
@@ -62,25 +62,25 @@ func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
 	}
 	type series struct {
 		title, unit, name, per string
-		get                    func(metrics.SoakPoint) (float64, bool)
+		get                    func(results.SoakPoint) (float64, bool)
 	}
-	all := []series{{verdictTitle("Interval p99", verdict["latency drift"]), "p99 (ms)", metrics.SoakSeriesP99, "ms/h",
-		func(p metrics.SoakPoint) (float64, bool) { return p.P99, p.Count > 0 }}}
+	all := []series{{verdictTitle("Interval p99", verdict["latency drift"]), "p99 (ms)", results.SoakSeriesP99, "ms/h",
+		func(p results.SoakPoint) (float64, bool) { return p.P99, p.Count > 0 }}}
 	if hasTgt {
 		all = append(all,
-			series{verdictTitle("Target RSS", verdict["target leak"]), "RSS (MB)", metrics.SoakSeriesRSS, "MB/h", func(p metrics.SoakPoint) (float64, bool) { return p.TgtMB, p.HasTgt }},
-			series{"Target open files", "file descriptors", metrics.SoakSeriesFDs, "/h", func(p metrics.SoakPoint) (float64, bool) { return float64(p.TgtFDs), p.HasTgt }})
-		if _, ok := trend[metrics.SoakSeriesRSSPerSession]; ok {
+			series{verdictTitle("Target RSS", verdict["target leak"]), "RSS (MB)", results.SoakSeriesRSS, "MB/h", func(p results.SoakPoint) (float64, bool) { return p.TgtMB, p.HasTgt }},
+			series{"Target open files", "file descriptors", results.SoakSeriesFDs, "/h", func(p results.SoakPoint) (float64, bool) { return float64(p.TgtFDs), p.HasTgt }})
+		if _, ok := trend[results.SoakSeriesRSSPerSession]; ok {
 			// The leak verdict judged memory per session held (the sessions
 			// open varied): draw what it judged.
-			all = append(all, series{verdictTitle("Target RSS per session open", verdict["target leak"]), "RSS per session (MB)", metrics.SoakSeriesRSSPerSession, "MB/h",
-				func(p metrics.SoakPoint) (float64, bool) {
+			all = append(all, series{verdictTitle("Target RSS per session open", verdict["target leak"]), "RSS per session (MB)", results.SoakSeriesRSSPerSession, "MB/h",
+				func(p results.SoakPoint) (float64, bool) {
 					return p.TgtMB / float64(p.Sessions), p.HasTgt && p.Sessions > 0
 				}})
 		}
 	}
 	all = append(all, series{verdictTitle("Faulty streams per interval", verdict["correctness drift"]), "streams", "faulty", "",
-		func(p metrics.SoakPoint) (float64, bool) { return float64(p.Faulty), true }})
+		func(p results.SoakPoint) (float64, bool) { return float64(p.Faulty), true }})
 	xmax := pts[len(pts)-1].T
 	var panels []*Panel
 	for i, s := range all {
@@ -124,7 +124,7 @@ func SoakTrends(sk *metrics.Soak, subtitle string) (*Chart, error) {
 
 // verdictTitle names a panel with its verdict: "Interval p99 — latency
 // drift: PASS".
-func verdictTitle(title string, v metrics.SoakVerdict) string {
+func verdictTitle(title string, v results.SoakVerdict) string {
 	switch {
 	case v.Name == "":
 		return title
@@ -146,7 +146,7 @@ func signed(v float64) string {
 
 // WriteSoakCharts draws a soak's trend chart into dir (res names the
 // run in its subtitle).
-func WriteSoakCharts(dir string, res *metrics.Results, sk *metrics.Soak, opts Options) ([]Output, error) {
+func WriteSoakCharts(dir string, res *results.Results, sk *results.Soak, opts Options) ([]Output, error) {
 	it := Item{Name: "soak-trends"}
 	c, err := SoakTrends(sk, subtitle(res))
 	switch {

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -14,7 +14,7 @@ import (
 // histogram merged over the run: latency (ms) against the percentile on
 // a log "nines" axis (x = 1/(1−q): 0%, 90%, 99%, 99.9%…), ending at the
 // max. In the open model the service time of each op is drawn dashed.
-func Spectrum(res *metrics.Results) (*Chart, error) {
+func Spectrum(res *results.Results) (*Chart, error) {
 	open := summaryOf(res).Model == "open"
 	p := newPanel("", "percentile", "response time (ms)")
 	if open {
@@ -23,7 +23,7 @@ func Spectrum(res *metrics.Results) (*Chart, error) {
 	var ss []series
 	med, maxN := math.Inf(1), 0.0 // the lowest median: ops of different scales turn the axis to log
 	for i, name := range res.Ops {
-		h := res.Histograms[metrics.HlogTag(name)+".response"]
+		h := res.Histograms[results.HlogTag(name)+".response"]
 		if h == nil || h.TotalCount() == 0 {
 			continue
 		}
@@ -31,12 +31,12 @@ func Spectrum(res *metrics.Results) (*Chart, error) {
 		maxN = max(maxN, float64(h.TotalCount()))
 		c := colorN(i)
 		ss = append(ss, series{legendName(name), []plotter.XYs{spectrumXYs(h)}, lineStyle(c, 1.5, false)})
-		if s := res.Histograms[metrics.HlogTag(name)+".service"]; open && s != nil && s.TotalCount() > 0 {
+		if s := res.Histograms[results.HlogTag(name)+".service"]; open && s != nil && s.TotalCount() > 0 {
 			ss = append(ss, series{"", []plotter.XYs{spectrumXYs(s)}, lineStyle(c, 1, true)})
 		}
 	}
 	if len(ss) == 0 {
-		return nil, noData("no response-time histograms (%s)", metrics.FileHistogram)
+		return nil, noData("no response-time histograms (%s)", results.FileHistogram)
 	}
 	if err := addAll(p, ss, med); err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func Spectrum(res *metrics.Results) (*Chart, error) {
 // the <op>.resume histograms record it): its distribution (resumes per
 // bin, 60 bins over the range seen) above its percentile spectrum on the
 // nines axis.
-func TimeToResume(res *metrics.Results) (*Chart, error) {
+func TimeToResume(res *results.Results) (*Chart, error) {
 	type opHist struct {
 		i    int
 		name string
@@ -158,19 +158,19 @@ type resumeHist struct {
 // window, get.resume.time, get.reopen.time), so the chart and the summary
 // count the same resumes; a directory without summary.hlog falls back to
 // histograms.hlog's per-op ones.
-func resumeHists(res *metrics.Results) []resumeHist {
+func resumeHists(res *results.Results) []resumeHist {
 	var out []resumeHist
 	if res.Totals == nil {
 		for i, name := range res.Ops {
-			out = append(out, resumeHist{i, name, res.Histograms[metrics.HlogTag(name)+".resume"]})
+			out = append(out, resumeHist{i, name, res.Histograms[results.HlogTag(name)+".resume"]})
 		}
 		return out
 	}
 	for i, name := range res.Ops {
-		out = append(out, resumeHist{i, name, res.Totals[metrics.TotalsTag(name, "resume")]})
+		out = append(out, resumeHist{i, name, res.Totals[results.TotalsTag(name, "resume")]})
 	}
 	n := len(res.Ops)
-	out = append(out, resumeHist{n, "GET streams (resumes)", res.Totals[metrics.TotalsGETResume]},
-		resumeHist{n + 1, "GET streams (re-opens)", res.Totals[metrics.TotalsGETReopen]})
+	out = append(out, resumeHist{n, "GET streams (resumes)", res.Totals[results.TotalsGETResume]},
+		resumeHist{n + 1, "GET streams (re-opens)", res.Totals[results.TotalsGETReopen]})
 	return out
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -23,7 +23,7 @@ import (
 // memory and open files; memory against open sessions with its fit. They
 // read sweep.json only.
 
-func sweepSubtitle(sw *metrics.Sweep) string {
+func sweepSubtitle(sw *results.Sweep) string {
 	return fmt.Sprintf("%s  ·  profile %s  ·  protocol %s  ·  %s", secret.RedactURL(sw.Target), sw.Profile, cmp.Or(sw.Protocol, "-"), sw.Started.UTC().Format("2006-01-02 15:04 UTC"))
 }
 
@@ -31,21 +31,21 @@ func sweepSubtitle(sw *metrics.Sweep) string {
 // partial; a re-check after an overload repeats a load and is in the
 // verdict's hysteresis line) sorted by key, so a line runs left to right even when
 // refinement steps ran after higher loads.
-func finished(sw *metrics.Sweep, key func(metrics.SweepStep) float64) []metrics.SweepStep {
-	var out []metrics.SweepStep
+func finished(sw *results.Sweep, key func(results.SweepStep) float64) []results.SweepStep {
+	var out []results.SweepStep
 	for _, s := range sw.Results {
 		if !s.Interrupted && !s.Recheck {
 			out = append(out, s)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b metrics.SweepStep) int { return cmp.Compare(key(a), key(b)) })
+	slices.SortStableFunc(out, func(a, b results.SweepStep) int { return cmp.Compare(key(a), key(b)) })
 	return out
 }
 
-func offered(s metrics.SweepStep) float64 { return s.Value }
+func offered(s results.SweepStep) float64 { return s.Value }
 
 // stepByN returns step n of the sweep (nil when it is not there).
-func stepByN(sw *metrics.Sweep, n int) *metrics.SweepStep {
+func stepByN(sw *results.Sweep, n int) *results.SweepStep {
 	for i := range sw.Results {
 		if sw.Results[i].N == n {
 			return &sw.Results[i]
@@ -58,9 +58,9 @@ func stepByN(sw *metrics.Sweep, n int) *metrics.SweepStep {
 // "VUs" or "open sessions".
 func loadUnit(by string) string {
 	switch by {
-	case metrics.SweepByVUs:
+	case results.SweepByVUs:
 		return "VUs (closed model)"
-	case metrics.SweepBySessions:
+	case results.SweepBySessions:
 		return "sessions (each with a GET stream)"
 	}
 	return "offered load (ops/s)"
@@ -68,7 +68,7 @@ func loadUnit(by string) string {
 
 // loadAxis sets a panel's x axis from 0 to a little past the highest
 // load.
-func loadAxis(p *Panel, steps []metrics.SweepStep) float64 {
+func loadAxis(p *Panel, steps []results.SweepStep) float64 {
 	xmax := steps[len(steps)-1].Value * 1.05
 	p.Plot.X.Min, p.Plot.X.Max = 0, xmax
 	return xmax
@@ -79,7 +79,7 @@ func loadAxis(p *Panel, steps []metrics.SweepStep) float64 {
 // SLO's p99, the knee and the highest load under the SLO with their
 // intervals; below it, the achieved throughput against the same load
 // (with the offered rate as a diagonal for rate sweeps).
-func CapacityLatency(sw *metrics.Sweep) (*Chart, error) {
+func CapacityLatency(sw *results.Sweep) (*Chart, error) {
 	steps := finished(sw, offered)
 	if len(steps) == 0 {
 		return nil, noData("no finished step")
@@ -120,7 +120,7 @@ func CapacityLatency(sw *metrics.Sweep) (*Chart, error) {
 }
 
 // capacityCaption says what to read on the capacity chart.
-func capacityCaption(sw *metrics.Sweep) string {
+func capacityCaption(sw *results.Sweep) string {
 	v := sw.Verdict
 	var b strings.Builder
 	b.WriteString("Follow p99 to where it crosses the dashed SLO line: the green line is the highest load that met the SLO")
@@ -137,16 +137,16 @@ func capacityCaption(sw *metrics.Sweep) string {
 
 // addPercentileLines draws p50, p90, p99 and max of each step, with the
 // p99's interval as error bars.
-func addPercentileLines(p *Panel, steps []metrics.SweepStep, y func(float64) float64) error {
+func addPercentileLines(p *Panel, steps []results.SweepStep, y func(float64) float64) error {
 	pick := []struct {
 		name string
-		get  func(metrics.Latency) float64
+		get  func(results.Latency) float64
 		col  color.Color
 	}{
-		{"p50", func(l metrics.Latency) float64 { return l.P50 }, colP50},
-		{"p90", func(l metrics.Latency) float64 { return l.P90 }, colP90},
-		{"p99", func(l metrics.Latency) float64 { return l.P99 }, colP99},
-		{"max", func(l metrics.Latency) float64 { return l.Max }, colMax},
+		{"p50", func(l results.Latency) float64 { return l.P50 }, colP50},
+		{"p90", func(l results.Latency) float64 { return l.P90 }, colP90},
+		{"p99", func(l results.Latency) float64 { return l.P99 }, colP99},
+		{"max", func(l results.Latency) float64 { return l.Max }, colMax},
 	}
 	var bars errBars
 	for _, s := range steps {
@@ -173,7 +173,7 @@ func addPercentileLines(p *Panel, steps []metrics.SweepStep, y func(float64) flo
 
 // markVerdict adds the SLO line, the knee and the highest load under
 // the SLO, with their intervals as shaded bands (under the data).
-func markVerdict(p *Panel, sw *metrics.Sweep, y func(float64) float64, xmax float64) {
+func markVerdict(p *Panel, sw *results.Sweep, y func(float64) float64, xmax float64) {
 	v := sw.Verdict
 	if c := v.Crossing; c != nil && c.Hi > c.Lo {
 		b := band{X0: c.Lo, X1: c.Hi, Color: color.NRGBA{0x59, 0xa1, 0x4f, 0x38}}
@@ -205,14 +205,14 @@ func markVerdict(p *Panel, sw *metrics.Sweep, y func(float64) float64, xmax floa
 
 // addAchieved draws the achieved rate of each step against the load,
 // the offered diagonal (rate sweeps) and the maximum sustainable rate.
-func addAchieved(q *Panel, sw *metrics.Sweep, steps []metrics.SweepStep, xmax float64) error {
+func addAchieved(q *Panel, sw *results.Sweep, steps []results.SweepStep, xmax float64) error {
 	ach := plotter.XYs{}
 	top := 0.0
 	for _, s := range steps {
 		ach = append(ach, plotter.XY{X: s.Value, Y: s.Achieved})
 		top = math.Max(top, s.Achieved)
 	}
-	if sw.By == metrics.SweepByRate {
+	if sw.By == results.SweepByRate {
 		if err := addSeries(q, "offered", []plotter.XYs{{{X: 0, Y: 0}, {X: xmax, Y: xmax}}}, lineStyle(color.Gray{Y: 120}, 1, true)); err != nil {
 			return err
 		}
@@ -260,7 +260,7 @@ func loadLabel(v float64) string {
 // load offered, with its confidence interval and the SLO's error rate,
 // and the dropped arrivals (% of arrivals: ops the open model could not
 // start) of each step.
-func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
+func CapacityErrors(sw *results.Sweep) (*Chart, error) {
 	steps := finished(sw, offered)
 	if len(steps) == 0 {
 		return nil, noData("no finished step")
@@ -308,7 +308,7 @@ func CapacityErrors(sw *metrics.Sweep) (*Chart, error) {
 
 // droppedPct is a step's dropped arrivals in % of its arrivals
 // (completed and dropped ops).
-func droppedPct(s metrics.SweepStep) float64 {
+func droppedPct(s results.SweepStep) float64 {
 	if n := s.Count + s.Dropped; n > 0 {
 		return 100 * float64(s.Dropped) / float64(n)
 	}
@@ -318,12 +318,12 @@ func droppedPct(s metrics.SweepStep) float64 {
 // CapacityResources draws, per step against the load offered, the CPU
 // (cores) and resident memory (MB) of mcpbench and, with --target-pid,
 // of the target, and the target's open files.
-func CapacityResources(sw *metrics.Sweep) (*Chart, error) {
+func CapacityResources(sw *results.Sweep) (*Chart, error) {
 	steps := finished(sw, offered)
 	if len(steps) == 0 {
 		return nil, noData("no finished step")
 	}
-	hasTgt := slices.ContainsFunc(steps, func(s metrics.SweepStep) bool { return s.TgtRSSMB > 0 })
+	hasTgt := slices.ContainsFunc(steps, func(s results.SweepStep) bool { return s.TgtRSSMB > 0 })
 	cpu := newPanel("CPU per step", "", "cores")
 	mem := newPanel("Resident memory per step", "", "RSS (MB)")
 	panels := []*Panel{cpu, mem}
@@ -336,18 +336,18 @@ func CapacityResources(sw *metrics.Sweep) (*Chart, error) {
 	type line struct {
 		p      *Panel
 		name   string
-		get    func(metrics.SweepStep) float64
+		get    func(results.SweepStep) float64
 		i      int
 		dashed bool
 	}
 	var lines []line
 	if hasTgt {
-		lines = append(lines, line{cpu, "target", func(s metrics.SweepStep) float64 { return s.TgtCores }, 0, false},
-			line{mem, "target", func(s metrics.SweepStep) float64 { return s.TgtRSSMB }, 0, false},
-			line{fds, "target", func(s metrics.SweepStep) float64 { return float64(s.TgtFDs) }, 0, false})
+		lines = append(lines, line{cpu, "target", func(s results.SweepStep) float64 { return s.TgtCores }, 0, false},
+			line{mem, "target", func(s results.SweepStep) float64 { return s.TgtRSSMB }, 0, false},
+			line{fds, "target", func(s results.SweepStep) float64 { return float64(s.TgtFDs) }, 0, false})
 	}
-	lines = append(lines, line{cpu, "mcpbench", func(s metrics.SweepStep) float64 { return s.GenCores }, 1, true},
-		line{mem, "mcpbench", func(s metrics.SweepStep) float64 { return s.GenRSSMB }, 1, true})
+	lines = append(lines, line{cpu, "mcpbench", func(s results.SweepStep) float64 { return s.GenCores }, 1, true},
+		line{mem, "mcpbench", func(s results.SweepStep) float64 { return s.GenRSSMB }, 1, true})
 	for _, l := range lines {
 		xy := plotter.XYs{}
 		for _, s := range steps {
@@ -378,9 +378,9 @@ func CapacityResources(sw *metrics.Sweep) (*Chart, error) {
 // CapacityMemory draws RSS (MB) against open sessions (session sweeps)
 // for the target and mcpbench, with the least-squares lines whose slopes
 // are the memory per session.
-func CapacityMemory(sw *metrics.Sweep) (*Chart, error) {
-	steps := finished(sw, func(s metrics.SweepStep) float64 { return float64(s.Sessions) })
-	if sw.By != metrics.SweepBySessions || len(steps) < 2 {
+func CapacityMemory(sw *results.Sweep) (*Chart, error) {
+	steps := finished(sw, func(s results.SweepStep) float64 { return float64(s.Sessions) })
+	if sw.By != results.SweepBySessions || len(steps) < 2 {
 		return nil, noData("not a session sweep")
 	}
 	v := sw.Verdict
@@ -428,10 +428,10 @@ func CapacityMemory(sw *metrics.Sweep) (*Chart, error) {
 }
 
 // SweepCharts draws every capacity chart that applies to a sweep.
-func SweepCharts(sw *metrics.Sweep) ([]Item, error) {
+func SweepCharts(sw *results.Sweep) ([]Item, error) {
 	fns := []struct {
 		name string
-		f    func(*metrics.Sweep) (*Chart, error)
+		f    func(*results.Sweep) (*Chart, error)
 	}{{"capacity-latency", CapacityLatency}, {"capacity-errors", CapacityErrors}, {"capacity-resources", CapacityResources}, {"capacity-memory", CapacityMemory}}
 	var items []Item
 	for _, f := range fns {
@@ -449,7 +449,7 @@ func SweepCharts(sw *metrics.Sweep) ([]Item, error) {
 }
 
 // WriteSweepCharts draws a sweep's capacity charts into dir.
-func WriteSweepCharts(dir string, sw *metrics.Sweep, opts Options) ([]Output, error) {
+func WriteSweepCharts(dir string, sw *results.Sweep, opts Options) ([]Output, error) {
 	items, err := SweepCharts(sw)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
 	"github.com/mcpbench/mcpbench/verdict"
 )
@@ -22,34 +22,34 @@ import (
 // a cool-down that ran out of time; the re-check of 500/s fails
 // (hysteresis); steps 3 and 4 ran with the generator busy
 // (W-GENERATOR-CPU each).
-func droppingSweep(t *testing.T) *metrics.Sweep {
+func droppingSweep(t *testing.T) *results.Sweep {
 	t.Helper()
-	slo := metrics.SLO{P99MS: 50, ErrorRate: 0.01}
+	slo := results.SLO{P99MS: 50, ErrorRate: 0.01}
 	drop := droppingRun()
 	drop.Warnings = verdict.Warnings(drop) // as the engine sets them
-	lat := func(p99 float64) metrics.Latency {
-		return metrics.Latency{P50: p99 / 4, P90: p99 / 2, P99: p99, Max: 2 * p99}
+	lat := func(p99 float64) results.Latency {
+		return results.Latency{P50: p99 / 4, P90: p99 / 2, P99: p99, Max: 2 * p99}
 	}
-	summary := func(rate, achieved, p99 float64) *metrics.Summary {
+	summary := func(rate, achieved, p99 float64) *results.Summary {
 		n := int64(achieved * 10)
-		o := metrics.OpSummary{Name: "all", Count: n, Rate: achieved, Response: lat(p99)}
-		return &metrics.Summary{Model: "open", TargetRate: rate, DurationS: 10, All: o, Ops: []metrics.OpSummary{o}}
+		o := results.OpSummary{Name: "all", Count: n, Rate: achieved, Response: lat(p99)}
+		return &results.Summary{Model: "open", TargetRate: rate, DurationS: 10, All: o, Ops: []results.OpSummary{o}}
 	}
-	busy := func(s *metrics.Summary) *metrics.Summary { // mcpbench used 1.9 of its 2 cores
-		s.Generator = metrics.Generator{NumCPU: 2, GOMAXPROCS: 2, Cores: 1.9}
+	busy := func(s *results.Summary) *results.Summary { // mcpbench used 1.9 of its 2 cores
+		s.Generator = results.Generator{NumCPU: 2, GOMAXPROCS: 2, Cores: 1.9}
 		s.Warnings = verdict.Warnings(s)
 		return s
 	}
-	unsettled := &metrics.CoolDown{Probes: 30, Seconds: 30, P50MS: 9, Baseline: 1, Settled: false}
-	steps := []metrics.SweepStep{
+	unsettled := &results.CoolDown{Probes: 30, Seconds: 30, P50MS: 9, Baseline: 1, Settled: false}
+	steps := []results.SweepStep{
 		sweep.StepOf(1, "rate", 500, summary(500, 500, 5), nil, slo),
 		sweep.StepOf(2, "rate", 1000, drop, nil, slo),
 		sweep.StepOf(3, "rate", 750, busy(summary(750, 480, 60)), nil, slo),
 		sweep.StepOf(4, "rate", 500, busy(summary(500, 500, 80)), nil, slo),
 	}
 	steps[2].Refine, steps[2].CoolDown = true, unsettled
-	steps[3].Recheck, steps[3].CoolDown = true, &metrics.CoolDown{Probes: 2, Seconds: 2, P50MS: 1.2, Baseline: 1, Settled: true}
-	return &metrics.Sweep{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Profile: "t", Protocol: "2025-11-25", By: "rate",
+	steps[3].Recheck, steps[3].CoolDown = true, &results.CoolDown{Probes: 2, Seconds: 2, P50MS: 1.2, Baseline: 1, Settled: true}
+	return &results.Sweep{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Profile: "t", Protocol: "2025-11-25", By: "rate",
 		From: 500, To: 1000, Steps: 2, StepS: 10, SLO: slo, Results: steps, Verdict: sweep.Judge(steps, slo), ProbeBaselineMS: 1}
 }
 
@@ -105,7 +105,7 @@ func TestSweepHTMLReportSaysWhatTheTextSays(t *testing.T) {
 	clean := readSweep(t, "../../testdata/golden/sweep.json") // a real sweep of mcpbench serve
 	tests := []struct {
 		name     string
-		sw       *metrics.Sweep
+		sw       *results.Sweep
 		first    string
 		warnings []string
 		na       int

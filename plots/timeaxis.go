@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -13,7 +13,7 @@ import (
 // xmax s, tick labels on the lowest only; shades warm-up and stopping
 // intervals and marks storm waves (legend entries on the first panel).
 // Call it before adding series, so the shading lies under them.
-func shared(res *metrics.Results, xmax float64, panels ...*Panel) {
+func shared(res *results.Results, xmax float64, panels ...*Panel) {
 	for i, p := range panels {
 		p.Plot.X.Min, p.Plot.X.Max = 0, max(xmax, 1)
 		if i < len(panels)-1 {
@@ -55,7 +55,7 @@ func shared(res *metrics.Results, xmax float64, panels ...*Panel) {
 // since the start) and their names: from the summary's warm-up and
 // measured window when it has them, else from the phase of each interval
 // row (which names the phase an interval ended in).
-func phaseBands(res *metrics.Results, xmax float64) ([]band, []string) {
+func phaseBands(res *results.Results, xmax float64) ([]band, []string) {
 	var bands []band
 	var names []string
 	if s := res.Summary; s != nil && (s.WarmupS > 0 || s.DurationS > 0) {
@@ -70,7 +70,7 @@ func phaseBands(res *metrics.Results, xmax float64) ([]band, []string) {
 		return bands, names
 	}
 	for _, iv := range res.Intervals {
-		if iv.Phase == metrics.PhaseMeasure || iv.Phase == "" {
+		if iv.Phase == results.PhaseMeasure || iv.Phase == "" {
 			continue
 		}
 		from := iv.T - iv.Interval
@@ -79,7 +79,7 @@ func phaseBands(res *metrics.Results, xmax float64) ([]band, []string) {
 			continue
 		}
 		col := color.Color(colStopping)
-		if iv.Phase == metrics.PhaseWarmup {
+		if iv.Phase == results.PhaseWarmup {
 			col = colWarmup
 		}
 		bands = append(bands, band{X0: from, X1: iv.T, Color: col})
@@ -95,7 +95,7 @@ func phaseBands(res *metrics.Results, xmax float64) ([]band, []string) {
 // partial interval shorter than half the usual one (the tail of the
 // graceful stop: a few ops over a few ms, whose rate and percentiles are
 // noise).
-func segments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool)) []plotter.XYs {
+func segments(res *results.Results, y func(*results.IntervalRec) (float64, bool)) []plotter.XYs {
 	warmup := 0.0
 	if res.Summary != nil {
 		warmup = res.Summary.WarmupS
@@ -134,7 +134,7 @@ func segments(res *metrics.Results, y func(*metrics.IntervalRec) (float64, bool)
 // out (their ops are not in the summary), a partial interval at the end
 // is kept (a count, unlike a rate, is not inflated by a short interval),
 // so the points add up to the summary's count.
-func countSegments(res *metrics.Results, n func(*metrics.IntervalRec) int64) []plotter.XYs {
+func countSegments(res *results.Results, n func(*results.IntervalRec) int64) []plotter.XYs {
 	warmup := 0.0
 	if res.Summary != nil {
 		warmup = res.Summary.WarmupS
@@ -153,7 +153,7 @@ func countSegments(res *metrics.Results, n func(*metrics.IntervalRec) int64) []p
 }
 
 // usualInterval is the median interval length (s).
-func usualInterval(res *metrics.Results) float64 {
+func usualInterval(res *results.Results) float64 {
 	lengths := make([]float64, len(res.Intervals))
 	for i, iv := range res.Intervals {
 		lengths[i] = iv.Interval
@@ -161,14 +161,14 @@ func usualInterval(res *metrics.Results) float64 {
 	return math.Round(stats.Median(lengths)*1000) / 1000
 }
 
-func perSecond(n int64, iv *metrics.IntervalRec) (float64, bool) {
+func perSecond(n int64, iv *results.IntervalRec) (float64, bool) {
 	if iv.Interval <= 0 {
 		return 0, false
 	}
 	return float64(n) / iv.Interval, true
 }
 
-func anyInterval(res *metrics.Results, f func(*metrics.IntervalRec) bool) bool {
+func anyInterval(res *results.Results, f func(*results.IntervalRec) bool) bool {
 	for i := range res.Intervals {
 		if f(&res.Intervals[i]) {
 			return true

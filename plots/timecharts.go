@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/stats"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // LatencyOverTime draws the response time of each interval (ms) —
@@ -20,18 +20,18 @@ import (
 // Warm-up and stopping intervals are shaded, storm waves marked. The
 // latency axis turns logarithmic when the max is more than 30 times the
 // typical p50. Intervals without completed ops leave gaps.
-func LatencyOverTime(res *metrics.Results, op string) (*Chart, error) {
+func LatencyOverTime(res *results.Results, op string) (*Chart, error) {
 	if len(res.Intervals) == 0 {
-		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+		return nil, noData("no intervals (%s)", results.FileIntervals)
 	}
-	pick := func(iv *metrics.IntervalRec) metrics.IntervalOpRec { return iv.All }
+	pick := func(iv *results.IntervalRec) results.IntervalOpRec { return iv.All }
 	name := "latency"
 	title := "Response time and throughput over time"
 	if op != "" {
 		if !slices.Contains(res.Ops, op) {
 			return nil, fmt.Errorf("plots: no op %q in %s", op, res.Dir)
 		}
-		pick = func(iv *metrics.IntervalRec) metrics.IntervalOpRec { return iv.Ops[op] }
+		pick = func(iv *results.IntervalRec) results.IntervalOpRec { return iv.Ops[op] }
 		name = "latency-" + fileSafe(op)
 		title = "Response time and throughput over time: " + op
 	}
@@ -66,23 +66,23 @@ func LatencyOverTime(res *metrics.Results, op string) (*Chart, error) {
 // addPercentiles draws the interval p50, p90, p99 and max response times
 // (ms) of the op that pick selects, on a log axis when the max is more
 // than 30 times the typical p50.
-func addPercentiles(lat *Panel, res *metrics.Results, pick func(*metrics.IntervalRec) metrics.IntervalOpRec) error {
+func addPercentiles(lat *Panel, res *results.Results, pick func(*results.IntervalRec) results.IntervalOpRec) error {
 	type pct struct {
 		name  string
-		get   func(metrics.IntervalOpRec) float64
+		get   func(results.IntervalOpRec) float64
 		color color.Color
 		width float64
 	}
 	pcts := []pct{
-		{"p50", func(o metrics.IntervalOpRec) float64 { return o.P50 }, colP50, 1.5},
-		{"p90", func(o metrics.IntervalOpRec) float64 { return o.P90 }, colP90, 1.5},
-		{"p99", func(o metrics.IntervalOpRec) float64 { return o.P99 }, colP99, 1.5},
-		{"max", func(o metrics.IntervalOpRec) float64 { return o.Max }, colMax, 1},
+		{"p50", func(o results.IntervalOpRec) float64 { return o.P50 }, colP50, 1.5},
+		{"p90", func(o results.IntervalOpRec) float64 { return o.P90 }, colP90, 1.5},
+		{"p99", func(o results.IntervalOpRec) float64 { return o.P99 }, colP99, 1.5},
+		{"max", func(o results.IntervalOpRec) float64 { return o.Max }, colMax, 1},
 	}
 	var p50s []float64
 	var ss []series
 	for _, pc := range pcts {
-		segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) {
+		segs := segments(res, func(iv *results.IntervalRec) (float64, bool) {
 			o := pick(iv)
 			v := pc.get(o)
 			if v > 0 && pc.name == "p50" {
@@ -100,8 +100,8 @@ func addPercentiles(lat *Panel, res *metrics.Results, pick func(*metrics.Interva
 // addRates draws the achieved rate (completed ops/s) of the op that pick
 // selects and, for all ops (op ""), the target arrival rate and dropped
 // ops/s when there were any.
-func addRates(rate *Panel, res *metrics.Results, op string, pick func(*metrics.IntervalRec) metrics.IntervalOpRec) error {
-	achieved := segments(res, func(iv *metrics.IntervalRec) (float64, bool) {
+func addRates(rate *Panel, res *results.Results, op string, pick func(*results.IntervalRec) results.IntervalOpRec) error {
+	achieved := segments(res, func(iv *results.IntervalRec) (float64, bool) {
 		if op == "" {
 			return iv.Rate, true
 		}
@@ -110,14 +110,14 @@ func addRates(rate *Panel, res *metrics.Results, op string, pick func(*metrics.I
 	if err := addSeries(rate, "achieved", achieved, lineStyle(colP50, 1.5, false)); err != nil {
 		return err
 	}
-	if op == "" && anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.TargetRate > 0 }) {
-		target := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return iv.TargetRate, iv.TargetRate > 0 })
+	if op == "" && anyInterval(res, func(iv *results.IntervalRec) bool { return iv.TargetRate > 0 }) {
+		target := segments(res, func(iv *results.IntervalRec) (float64, bool) { return iv.TargetRate, iv.TargetRate > 0 })
 		if err := addSeries(rate, "target", target, lineStyle(color.Black, 1, true)); err != nil {
 			return err
 		}
 	}
-	if op == "" && anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.Dropped > 0 }) {
-		dropped := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.Dropped, iv) })
+	if op == "" && anyInterval(res, func(iv *results.IntervalRec) bool { return iv.Dropped > 0 }) {
+		dropped := segments(res, func(iv *results.IntervalRec) (float64, bool) { return perSecond(iv.Dropped, iv) })
 		if err := addSeries(rate, "dropped", dropped, lineStyle(colMax, 1, false)); err != nil {
 			return err
 		}
@@ -131,9 +131,9 @@ func addRates(rate *Panel, res *metrics.Results, op string, pick func(*metrics.I
 // the arrivals dropped in each interval (open model), when there were
 // any. Errors and drops are counts per interval (countSegments), so each
 // panel's points add up to the summary's errors and dropped.
-func ThroughputErrors(res *metrics.Results) (*Chart, error) {
+func ThroughputErrors(res *results.Results) (*Chart, error) {
 	if len(res.Intervals) == 0 {
-		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+		return nil, noData("no intervals (%s)", results.FileIntervals)
 	}
 	var completed, errs, dropped int64
 	classes := map[string]int64{}
@@ -164,12 +164,12 @@ func ThroughputErrors(res *metrics.Results) (*Chart, error) {
 		panels = append(panels, dp)
 	}
 	shared(res, xmax, panels...)
-	if err := addSeries(tp, "completed", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return iv.Rate, true }),
+	if err := addSeries(tp, "completed", segments(res, func(iv *results.IntervalRec) (float64, bool) { return iv.Rate, true }),
 		lineStyle(colP50, 1.5, false)); err != nil {
 		return nil, err
 	}
-	if anyInterval(res, func(iv *metrics.IntervalRec) bool { return iv.TargetRate > 0 }) {
-		if err := addSeries(tp, "target", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return iv.TargetRate, iv.TargetRate > 0 }),
+	if anyInterval(res, func(iv *results.IntervalRec) bool { return iv.TargetRate > 0 }) {
+		if err := addSeries(tp, "target", segments(res, func(iv *results.IntervalRec) (float64, bool) { return iv.TargetRate, iv.TargetRate > 0 }),
 			lineStyle(color.Black, 1, true)); err != nil {
 			return nil, err
 		}
@@ -178,19 +178,19 @@ func ThroughputErrors(res *metrics.Results) (*Chart, error) {
 	if ep != nil {
 		// Classes in the driver's order, so colours are stable.
 		i := 0
-		for c := driver.ClassOK + 1; c < driver.NumClasses; c++ {
+		for c := outcome.ClassOK + 1; c < outcome.NumClasses; c++ {
 			if classes[c.String()] == 0 {
 				continue
 			}
 			name := c.String()
-			segs := countSegments(res, func(iv *metrics.IntervalRec) int64 { return iv.ErrorsByClass[name] })
+			segs := countSegments(res, func(iv *results.IntervalRec) int64 { return iv.ErrorsByClass[name] })
 			if err := addSeries(ep, name, segs, lineStyle(colorN(3+i), 1.5, false)); err != nil {
 				return nil, err
 			}
 			i++
 		}
 		if i == 0 { // no class columns: the total
-			segs := countSegments(res, func(iv *metrics.IntervalRec) int64 { return iv.All.Errors })
+			segs := countSegments(res, func(iv *results.IntervalRec) int64 { return iv.All.Errors })
 			if err := addSeries(ep, "errors", segs, lineStyle(colMax, 1.5, false)); err != nil {
 				return nil, err
 			}
@@ -198,7 +198,7 @@ func ThroughputErrors(res *metrics.Results) (*Chart, error) {
 		fromZero(ep.Plot)
 	}
 	if dp != nil {
-		segs := countSegments(res, func(iv *metrics.IntervalRec) int64 { return iv.Dropped })
+		segs := countSegments(res, func(iv *results.IntervalRec) int64 { return iv.Dropped })
 		if err := addSeries(dp, "dropped", segs, lineStyle(color.Gray{Y: 90}, 1.5, false)); err != nil {
 			return nil, err
 		}
@@ -212,9 +212,9 @@ func ThroughputErrors(res *metrics.Results) (*Chart, error) {
 // ResumesReconnects draws resume attempts (response streams) and
 // reconnect attempts (response and GET streams) per second over time (s
 // since the start), with storm waves marked.
-func ResumesReconnects(res *metrics.Results) (*Chart, error) {
+func ResumesReconnects(res *results.Results) (*Chart, error) {
 	if len(res.Intervals) == 0 {
-		return nil, noData("no intervals (%s)", metrics.FileIntervals)
+		return nil, noData("no intervals (%s)", results.FileIntervals)
 	}
 	var resumes, reconnects int64
 	perOp := map[string]int64{}
@@ -230,11 +230,11 @@ func ResumesReconnects(res *metrics.Results) (*Chart, error) {
 	}
 	p := newPanel("Resumes and reconnects per interval", "time since start (s)", "attempts per second")
 	shared(res, res.Intervals[len(res.Intervals)-1].T, p)
-	if err := addSeries(p, "reconnects", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.Reconnects, iv) }),
+	if err := addSeries(p, "reconnects", segments(res, func(iv *results.IntervalRec) (float64, bool) { return perSecond(iv.Reconnects, iv) }),
 		lineStyle(colP99, 2.5, false)); err != nil {
 		return nil, err
 	}
-	if err := addSeries(p, "resumes", segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.All.Resumes, iv) }),
+	if err := addSeries(p, "resumes", segments(res, func(iv *results.IntervalRec) (float64, bool) { return perSecond(iv.All.Resumes, iv) }),
 		lineStyle(colP50, 1.5, false)); err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func ResumesReconnects(res *metrics.Results) (*Chart, error) {
 	}
 	if len(withResumes) > 1 {
 		for i, name := range withResumes {
-			segs := segments(res, func(iv *metrics.IntervalRec) (float64, bool) { return perSecond(iv.Ops[name].Resumes, iv) })
+			segs := segments(res, func(iv *results.IntervalRec) (float64, bool) { return perSecond(iv.Ops[name].Resumes, iv) })
 			if err := addSeries(p, legendName(name), segs, lineStyle(colorN(2+i), 1, true)); err != nil {
 				return nil, err
 			}

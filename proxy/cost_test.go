@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/proxy"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -53,7 +53,7 @@ func serveProxy(t *testing.T, upstream string, w io.Writer, h2c bool) string {
 	return "http://" + ln.Addr().String() + up.Path
 }
 
-func rateRun(t *testing.T, target string, rate float64) *metrics.Summary {
+func rateRun(t *testing.T, target string, rate float64) *results.Summary {
 	p := &workload.Profile{Name: "cost", Rate: rate, MaxVUs: 256, VUs: 32, Duration: workload.Duration(3 * time.Second), Protocol: driver.Protocol20251125,
 		GracefulStop: workload.Duration(5 * time.Second), URL: target,
 		Ops: []workload.OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 1}, Progress: true, Weight: weightOf(1), Expect: workload.Expect{Progress: 1}}}}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/google/go-cmp/cmp"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,17 +12,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/proxy"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
 // through runs profile p against the reference server with the proxy
 // (plan specs) between them; it returns mcpbench's summary, the proxy's
 // log lines and the proxy.
-func through(t *testing.T, opts refserver.Options, p *workload.Profile, specs ...string) (*metrics.Summary, []proxy.Line, *proxy.Proxy) {
+func through(t *testing.T, opts refserver.Options, p *workload.Profile, specs ...string) (*results.Summary, []proxy.Line, *proxy.Proxy) {
 	t.Helper()
 	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", opts)
 	if err != nil {
@@ -77,9 +78,9 @@ func through(t *testing.T, opts refserver.Options, p *workload.Profile, specs ..
 }
 
 // verdicts lists every non-zero verdict of a run, streams and sessions.
-func verdicts(s *metrics.Summary) map[string]int64 {
+func verdicts(s *results.Summary) map[string]int64 {
 	out := map[string]int64{}
-	add := func(where string, l *metrics.LedgerSummary) {
+	add := func(where string, l *results.LedgerSummary) {
 		if l == nil {
 			return
 		}
@@ -254,7 +255,7 @@ func TestVerdictsEqualPlantedFaults(t *testing.T) {
 	}
 }
 
-func getBreaks(s *metrics.Summary) int64 {
+func getBreaks(s *results.Summary) int64 {
 	if s.GETStreams == nil {
 		return 0
 	}

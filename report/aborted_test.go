@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // An aborted run says when and why, in text and markdown.
 func TestAbortedSaysWhy(t *testing.T) {
-	s := &metrics.Summary{Profile: "p", Aborted: true, StopReason: "aborted at 3.2s: p99<200ms failed (p99 412ms)"}
+	s := &results.Summary{Profile: "p", Aborted: true, StopReason: "aborted at 3.2s: p99<200ms failed (p99 412ms)"}
 	var text, md bytes.Buffer
 	if err := WriteText(&text, s); err != nil {
 		t.Fatal(err)

@@ -1,15 +1,15 @@
 package report
 
 import (
-	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // streamName is what the report calls the session's standalone stream:
 // the GET stream, or under 2026-07-28 (which has none) the
 // subscriptions/listen stream that replaces it.
-func streamName(s *metrics.Summary) string {
-	if driver.IsModern(s.Protocol) {
+func streamName(s *results.Summary) string {
+	if outcome.IsModern(s.Protocol) {
 		return "subscriptions/listen streams"
 	}
 	return "GET streams"
@@ -17,8 +17,8 @@ func streamName(s *metrics.Summary) string {
 
 // setupName is what sets a session up: initialize, or under 2026-07-28
 // (which has no handshake) server/discover.
-func setupName(s *metrics.Summary) string {
-	if driver.IsModern(s.Protocol) {
+func setupName(s *results.Summary) string {
+	if outcome.IsModern(s.Protocol) {
 		return "server/discover"
 	}
 	return "initialize"

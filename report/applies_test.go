@@ -4,19 +4,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // appliesSummary is a run with a standalone stream, a storm that drew no
 // reconnect and a feature that did not apply, under protocol proto.
-func appliesSummary(proto string) *metrics.Summary {
-	return &metrics.Summary{
+func appliesSummary(proto string) *results.Summary {
+	return &results.Summary{
 		Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: proto, Profile: "p", Model: "closed", VUs: 2,
-		NotApplicable: []metrics.NotApplicable{{Feature: "--check-deleted", Reason: "the server gave no Mcp-Session-Id"}},
-		Sessions:      metrics.SessionSummary{Opened: 2, Closed: 2},
-		GETStreams:    &metrics.GETStreamSummary{Opened: 2, Events: 3, Notifications: &metrics.NotificationSummary{ToolsListChanged: 1}},
-		Chaos:         &metrics.ChaosSummary{Seed: 1},
-		Storms:        []metrics.Wave{{AtS: 1}},
+		NotApplicable: []results.NotApplicable{{Feature: "--check-deleted", Reason: "the server gave no Mcp-Session-Id"}},
+		Sessions:      results.SessionSummary{Opened: 2, Closed: 2},
+		GETStreams:    &results.GETStreamSummary{Opened: 2, Events: 3, Notifications: &results.NotificationSummary{ToolsListChanged: 1}},
+		Chaos:         &results.ChaosSummary{Seed: 1},
+		Storms:        []results.Wave{{AtS: 1}},
 	}
 }
 

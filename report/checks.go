@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // checks prints the checks table (k6's checks, per op and check): passed,
 // failed, pass rate and the first failure's value seen with its op's
 // start; then the total. Nothing when no op had checks.
-func (p *printer) checks(s *metrics.Summary) {
+func (p *printer) checks(s *results.Summary) {
 	var passed, failed int64
 	rows := [][]string{}
 	for _, o := range s.Ops {
@@ -51,7 +51,7 @@ func rate(passed, failed int64) string {
 }
 
 // checksFailed counts the failed checks of every op, and the checks run.
-func checksFailed(s *metrics.Summary) (failed, run int64) {
+func checksFailed(s *results.Summary) (failed, run int64) {
 	for i := range s.Ops {
 		p, f := s.Ops[i].CheckTotals()
 		failed, run = failed+f, run+p+f

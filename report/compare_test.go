@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -54,12 +54,12 @@ func TestCompareOpensWithTheHeadline(t *testing.T) {
 // cool-downs, and its step table has the dropped arrivals and the step
 // kinds (r bisect, c re-check).
 func TestSweepMarkdown(t *testing.T) {
-	sw := &metrics.Sweep{Profile: "cap", By: "rate", SLO: metrics.SLO{P99MS: 50, ErrorRate: 0.01}, Results: []metrics.SweepStep{
+	sw := &results.Sweep{Profile: "cap", By: "rate", SLO: results.SLO{P99MS: 50, ErrorRate: 0.01}, Results: []results.SweepStep{
 		{N: 1, Value: 2643, Achieved: 2643, Pass: true},
 		{N: 2, Value: 2777, Achieved: 2000, Dropped: 5456, Reasons: []string{"p99 1600 ms > 50.00 ms"}},
 		{N: 3, Value: 2710, Achieved: 2500, Refine: true, Reasons: []string{"p99 300 ms > 50.00 ms"}},
 		{N: 4, Value: 2643, Achieved: 2600, Recheck: true, Reasons: []string{"p99 80.00 ms > 50.00 ms"}},
-	}, Verdict: metrics.SweepVerdict{MaxSustainable: 2643, MaxStep: 1, MaxLoad: 2643, Crossing: &metrics.Bracket{Lo: 2643, Hi: 2710, LoStep: 1, HiStep: 3},
+	}, Verdict: results.SweepVerdict{MaxSustainable: 2643, MaxStep: 1, MaxLoad: 2643, Crossing: &results.Bracket{Lo: 2643, Hi: 2710, LoStep: 1, HiStep: 3},
 		NonMonotone: []string{"step 2 at 2777 ops/s achieved 2000.0 ops/s, less than step 1 at 2643 ops/s (2643.0 ops/s)"},
 		Hysteresis:  "step 4 re-ran 2643 ops/s after the overload and failed", CoolDowns: 2, CoolDownS: 12.5, Unsettled: 1}}
 	var b bytes.Buffer

@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // droppedRun is issue 20's run: 20 s at 200/s, 3826 ops completed (the
 // slowest at 1442 and 1471 ms), 174 dropped at the 1 s max delay.
-func droppedRun() *metrics.Summary {
-	o := &metrics.OpStats{Response: metrics.NewHist(), DropLB: metrics.NewHist()}
+func droppedRun() *results.Summary {
+	o := &results.OpStats{Response: results.NewHist(), DropLB: results.NewHist()}
 	for _, v := range []struct{ us, n int64 }{{100_000, 3700}, {1_442_000, 86}, {1_471_000, 40}} {
 		for range v.n {
 			o.Response.RecordValue(v.us)
@@ -22,8 +22,8 @@ func droppedRun() *metrics.Summary {
 		o.DropLB.RecordValue(1_000_000)
 	}
 	o.Dropped = 174
-	op := metrics.OpSummaryOf("tools/call:echo", o, 20)
-	return &metrics.Summary{Tool: "mcpbench test", Model: "open", DurationS: 20, TargetRate: 200, Ops: []metrics.OpSummary{op}, All: op}
+	op := results.OpSummaryOf("tools/call:echo", o, 20)
+	return &results.Summary{Tool: "mcpbench test", Model: "open", DurationS: 20, TargetRate: 200, Ops: []results.OpSummary{op}, All: op}
 }
 
 // The table with the dropped ops counts the offered ops, and marks ≥ the

@@ -6,16 +6,16 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/fixture"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The text, markdown and JSON summaries of real runs (open model with
 // chaos, GET streams and hygiene; a 10-minute closed run; a soak's), and
 // of a summary where every printed counter has its own value.
 func TestGoldenSummaries(t *testing.T) {
-	fixtures := map[string]*metrics.Summary{"printed": fixture.PrintedSummary()}
+	fixtures := map[string]*results.Summary{"printed": fixture.PrintedSummary()}
 	for _, n := range []string{"run-open", "run-closed", "run-soak"} {
-		var s metrics.Summary
+		var s results.Summary
 		fixture.Read(t, n+".json", &s)
 		fixtures[n] = &s
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -19,7 +19,7 @@ import (
 // where to look next — DIR/report.html when it is there, else
 // `mcpbench plot DIR` to draw it, and DIR/offenders.json when streams
 // were faulty. It reads dir's file list only; errors are the writer's.
-func WriteTextIn(w io.Writer, s *metrics.Summary, dir string) error {
+func WriteTextIn(w io.Writer, s *results.Summary, dir string) error {
 	return writeText(w, s, dir)
 }
 
@@ -37,10 +37,10 @@ func WriteTextIn(w io.Writer, s *metrics.Summary, dir string) error {
 // apply, tool calls the reference server ran twice, the warnings
 // (verdict.Warnings: each named by its id; drops over 1 % by the drop
 // count's). OK: none of that.
-func verdictLine(s *metrics.Summary) string {
+func verdictLine(s *results.Summary) string {
 	warns := verdict.Warnings(s)
 	var problems []string
-	failed := metrics.ThresholdsFailed(s.Thresholds)
+	failed := results.ThresholdsFailed(s.Thresholds)
 	if failed > 0 {
 		var which []string
 		for _, t := range s.Thresholds {
@@ -146,7 +146,7 @@ func verdictLine(s *metrics.Summary) string {
 // streamsFaulty counts the streams the replay ledgers judged and found
 // faulty, response and GET streams together, and names the faulty ones
 // by kind ("27 of 270 response", "3 of 40 GET").
-func streamsFaulty(s *metrics.Summary) (judged, faulty int64, parts []string) {
+func streamsFaulty(s *results.Summary) (judged, faulty int64, parts []string) {
 	if l := s.All.Ledger; l != nil {
 		judged, faulty = judged+l.Streams, faulty+l.Faulty
 		if l.Faulty > 0 {
@@ -164,7 +164,7 @@ func streamsFaulty(s *metrics.Summary) (judged, faulty int64, parts []string) {
 
 // thresholdActual renders a threshold's measured value as the
 // Thresholds block does: "1006 ms", "no data".
-func thresholdActual(t metrics.ThresholdResult) string {
+func thresholdActual(t results.ThresholdResult) string {
 	if t.Actual < 0 && !t.Pass {
 		return "no data"
 	}
@@ -175,7 +175,7 @@ func thresholdActual(t metrics.ThresholdResult) string {
 // nothing to say): its report.html when `mcpbench plot` wrote one, else
 // the command that draws it; its offenders.json when streams were
 // faulty.
-func nextLine(s *metrics.Summary, dir string) string {
+func nextLine(s *results.Summary, dir string) string {
 	if dir == "" {
 		return ""
 	}
@@ -186,7 +186,7 @@ func nextLine(s *metrics.Summary, dir string) string {
 		next = append(next, fmt.Sprintf("mcpbench plot %s (charts and %s)", dir, filepath.Join(dir, "report.html")))
 	}
 	if _, faulty, _ := streamsFaulty(s); faulty > 0 {
-		next = append(next, fmt.Sprintf("the worst faulty streams are in %s", filepath.Join(dir, metrics.FileOffenders)))
+		next = append(next, fmt.Sprintf("the worst faulty streams are in %s", filepath.Join(dir, results.FileOffenders)))
 	}
 	return "Next: " + strings.Join(next, " · ")
 }

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/fixture"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // textOf prints s as WriteTextIn does for dir.
-func textOf(t *testing.T, s *metrics.Summary, dir string) string {
+func textOf(t *testing.T, s *results.Summary, dir string) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteTextIn(&b, s, dir); err != nil {
@@ -36,21 +36,21 @@ func lineWith(text, prefix string) string {
 // (a threshold failed), WARN (something wrong, no threshold failed) or
 // OK, naming what went wrong with the summary's own counts.
 func TestSummaryOpensWithTheVerdict(t *testing.T) {
-	clean := func() *metrics.Summary {
-		var s metrics.Summary
+	clean := func() *results.Summary {
+		var s results.Summary
 		fixture.Read(t, "run-closed.json", &s)
 		return &s
 	}
 	warn := fixture.PrintedSummary()
 	fail := fixture.PrintedSummary()
-	fail.Thresholds = []metrics.ThresholdResult{{Expr: "p99<1ms", Actual: 17.25, Unit: "ms"}, {Expr: "errors==0", Actual: 9, Pass: true}}
+	fail.Thresholds = []results.ThresholdResult{{Expr: "p99<1ms", Actual: 17.25, Unit: "ms"}, {Expr: "errors==0", Actual: 9, Pass: true}}
 	passed := clean()
-	passed.Thresholds = []metrics.ThresholdResult{{Expr: "p99<1s", Actual: 191.5, Unit: "ms", Pass: true}}
+	passed.Thresholds = []results.ThresholdResult{{Expr: "p99<1s", Actual: 191.5, Unit: "ms", Pass: true}}
 	busy := clean()
 	busy.Generator.Cores, busy.Generator.GOMAXPROCS, busy.Generator.IncludesServer = 1.93, 2, false
 	tests := []struct {
 		name string
-		s    *metrics.Summary
+		s    *results.Summary
 		want []string
 		not  []string
 	}{
@@ -91,7 +91,7 @@ func TestSummaryOpensWithTheVerdict(t *testing.T) {
 // offenders.json when streams were faulty.
 func TestSummarySaysWhereToLookNext(t *testing.T) {
 	dir := t.TempDir()
-	var s metrics.Summary
+	var s results.Summary
 	fixture.Read(t, "run-closed.json", &s)
 	next := lineWith(textOf(t, &s, dir), "Next: ")
 	if want := "Next: mcpbench plot " + dir + " (charts and " + filepath.Join(dir, "report.html") + ")"; next != want {
@@ -105,7 +105,7 @@ func TestSummarySaysWhereToLookNext(t *testing.T) {
 		t.Errorf("with report.html: %s", next)
 	}
 	next = lineWith(textOf(t, fixture.PrintedSummary(), dir), "Next: ")
-	if !strings.Contains(next, filepath.Join(dir, metrics.FileOffenders)) {
+	if !strings.Contains(next, filepath.Join(dir, results.FileOffenders)) {
 		t.Errorf("faulty streams, and no word of offenders.json: %s", next)
 	}
 }
@@ -116,8 +116,8 @@ func TestSummarySaysWhereToLookNext(t *testing.T) {
 // verdict counts when all are 0, the reference server's count-tool line
 // when the count tool never ran.
 func TestSummaryLeavesOutLinesWithNothingToSay(t *testing.T) {
-	base := func() *metrics.Summary {
-		var s metrics.Summary
+	base := func() *results.Summary {
+		var s results.Summary
 		fixture.Read(t, "run-closed.json", &s)
 		for i := range s.Ops {
 			if strings.HasSuffix(s.Ops[i].Name, "/list") {
@@ -125,8 +125,8 @@ func TestSummaryLeavesOutLinesWithNothingToSay(t *testing.T) {
 				s.All.Pages += s.Ops[i].Count
 			}
 		}
-		s.Net = &metrics.NetSummary{HTTP: "auto", Protocol: "http/1.1", Transport: "mcpbench HTTP/1.1", Connections: 8, ByProtocol: map[string]int64{"http/1.1": 8}}
-		s.Server = &metrics.ServerStats{ToolCalls: 3801}
+		s.Net = &results.NetSummary{HTTP: "auto", Protocol: "http/1.1", Transport: "mcpbench HTTP/1.1", Connections: 8, ByProtocol: map[string]int64{"http/1.1": 8}}
+		s.Server = &results.ServerStats{ToolCalls: 3801}
 		return &s
 	}
 	s := base()
@@ -153,15 +153,15 @@ func TestSummaryLeavesOutLinesWithNothingToSay(t *testing.T) {
 
 	tests := []struct {
 		name string
-		mod  func(*metrics.Summary)
+		mod  func(*results.Summary)
 		want string
 	}{
-		{"reopened", func(s *metrics.Summary) { s.Net.Connections, s.Net.ByProtocol["http/1.1"] = 17, 17 },
+		{"reopened", func(s *results.Summary) { s.Net.Connections, s.Net.ByProtocol["http/1.1"] = 17, 17 },
 			"Connections (mcpbench HTTP/1.1; --http auto): 17 opened (http/1.1 17); more than the 16 the sessions keep open"},
-		{"concurrency", func(s *metrics.Summary) { s.Concurrency, s.Net.Connections = 4, 17 }, ""}, // 8 × (4 + 1) = 40 kept
-		{"mixed", func(s *metrics.Summary) { s.Net.ByProtocol = map[string]int64{"http/1.1": 5, "h2": 3} },
+		{"concurrency", func(s *results.Summary) { s.Concurrency, s.Net.Connections = 4, 17 }, ""}, // 8 × (4 + 1) = 40 kept
+		{"mixed", func(s *results.Summary) { s.Net.ByProtocol = map[string]int64{"http/1.1": 5, "h2": 3} },
 			"Connections (mcpbench HTTP/1.1; --http auto): 8 opened (h2 3, http/1.1 5)\n"},
-		{"proxy", func(s *metrics.Summary) { s.Net.Proxy, s.Net.Proxied = "http://127.0.0.1:3128 (--proxy)", 8 },
+		{"proxy", func(s *results.Summary) { s.Net.Proxy, s.Net.Proxied = "http://127.0.0.1:3128 (--proxy)", 8 },
 			"Connections (mcpbench HTTP/1.1; --http auto): 8 opened (http/1.1 8), 8 through the proxy\n"},
 	}
 	for _, tt := range tests {
@@ -180,7 +180,7 @@ func TestSummaryLeavesOutLinesWithNothingToSay(t *testing.T) {
 // A run that measured nothing (interrupted during set-up) gets no verdict
 // of OK: "NONE", with the reason.
 func TestSummaryWithNothingMeasuredHasNoVerdict(t *testing.T) {
-	s := &metrics.Summary{Interrupted: true, StopReason: "interrupted during set-up (interrupted by signal): nothing was measured"}
+	s := &results.Summary{Interrupted: true, StopReason: "interrupted during set-up (interrupted by signal): nothing was measured"}
 	got := verdictLine(s)
 	want := "Verdict: NONE — no operation was measured (interrupted: interrupted during set-up (interrupted by signal): nothing was measured)"
 	if got != want {

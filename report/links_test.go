@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/fixture"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The summary says how many resumes went to a rel="stream" URL (SEP-1335),
@@ -13,18 +13,18 @@ import (
 // refused, in the resumes, ledger and storm blocks; none of it when no
 // link was seen.
 func TestSummarySaysStreamLinks(t *testing.T) {
-	var s metrics.Summary
+	var s results.Summary
 	fixture.Read(t, "run-closed.json", &s)
 	plain := textOf(t, &s, "")
 	if strings.Contains(plain, "rel=\"stream\"") || strings.Contains(plain, "SEP-1335") {
 		t.Fatalf("stream links printed with none seen:\n%s", plain)
 	}
-	s.All.Resumes = &metrics.ResumeSummary{Attempts: 12, Accepted: 12, ViaLink: 11}
+	s.All.Resumes = &results.ResumeSummary{Attempts: 12, Accepted: 12, ViaLink: 11}
 	if s.All.Ledger == nil {
 		t.Fatal("fixture has no ledger")
 	}
 	s.All.Ledger.ViaLink, s.All.Ledger.LinksRefused = 10, 2
-	s.Storms = []metrics.Wave{{AtS: 5, Attempts: 40, ViaLink: 9}}
+	s.Storms = []results.Wave{{AtS: 5, Attempts: 40, ViaLink: 9}}
 	text := textOf(t, &s, "")
 	for _, want := range []string{
 		"  11 of these resume attempts went to the stream's rel=\"stream\" URL (SEP-1335), not the MCP endpoint\n",

@@ -6,16 +6,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // WriteMarkdown prints the summary as Markdown tables (for a pull request
 // or a wiki page), after the report model's lines (the verdict, notes,
 // not-applicable lines, each warning with its cause and remedy: what the
 // text and HTML reports say too).
-func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
+func WriteMarkdown(w io.Writer, s *results.Summary) error {
 	p := &printer{Printer: textfmt.Printer{W: w}, m: Build(s)}
 	p.F("## mcpbench: %s\n\n", s.Profile)
 	p.F("**%s**\n\n", p.m.Verdict)
@@ -48,7 +48,7 @@ func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
 	if s.Aborted {
 		p.F("| **aborted** | %s |\n", s.StopReason)
 	}
-	table := func(title string, pick func(*metrics.OpSummary) metrics.Latency) {
+	table := func(title string, pick func(*results.OpSummary) results.Latency) {
 		p.F("\n### %s\n\n| op | count | rate/s | errors | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", title)
 		rows := append(slices.Clone(s.Ops), s.All)
 		for i := range rows {
@@ -61,9 +61,9 @@ func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
 			p.F("| %s | %d | %.1f | %d | %s | %s | %s | %s | %s |\n", name, o.Count, o.Rate, o.Errors, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.P999), textfmt.MS(l.Max))
 		}
 	}
-	table("Response time (ms)", func(o *metrics.OpSummary) metrics.Latency { return o.Response })
+	table("Response time (ms)", func(o *results.OpSummary) results.Latency { return o.Response })
 	if s.Model == "open" {
-		table("Service time (ms)", func(o *metrics.OpSummary) metrics.Latency { return o.Service })
+		table("Service time (ms)", func(o *results.OpSummary) results.Latency { return o.Service })
 	}
 	p.iterationsMarkdown(s)
 	if s.All.Errors > 0 {
@@ -71,7 +71,7 @@ func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
 	}
 	if l := s.All.Ledger; l != nil {
 		p.F("\n### Replay ledger\n\n%d response streams judged, %d faulty.\n\n| verdict | count |\n|---|---:|\n", l.Streams, l.Faulty)
-		for _, v := range driver.Verdicts() {
+		for _, v := range outcome.Verdicts() {
 			p.F("| %s | %d |\n", v, l.Verdicts[v.String()])
 		}
 	}
@@ -95,9 +95,9 @@ func WriteMarkdown(w io.Writer, s *metrics.Summary) error {
 
 // WriteSpectrum prints the wrk2-style detailed percentile spectrum of each
 // op's response time (ms) from the run's merged histograms.
-func WriteSpectrum(w io.Writer, r *metrics.Results) error {
+func WriteSpectrum(w io.Writer, r *results.Results) error {
 	for _, name := range r.Ops {
-		h := r.Histograms[metrics.HlogTag(name)+".response"]
+		h := r.Histograms[results.HlogTag(name)+".response"]
 		if h == nil || h.TotalCount() == 0 {
 			continue
 		}

@@ -5,13 +5,13 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // mcp prints the rest of MCP, each line only when there is something to
 // say: list pages (when a list op followed a cursor), cancelled calls, the notifications counted, resource
 // updates and their latency.
-func (p *printer) mcp(s *metrics.Summary) {
+func (p *printer) mcp(s *results.Summary) {
 	a := &s.All
 	if paginated(s) {
 		p.F("Pages: %d list pages fetched (list ops follow nextCursor to the last page; their latency covers every page)\n", a.Pages)
@@ -33,14 +33,14 @@ func (p *printer) mcp(s *metrics.Summary) {
 			p.F("  the reference server received %d notifications/cancelled for calls in flight (warm-up included) and kept %d writes of cancelled calls from the client\n", sv.Cancels, sv.Muted)
 		}
 	}
-	var post, get metrics.NotificationSummary
+	var post, get results.NotificationSummary
 	if a.Notifications != nil {
 		post = *a.Notifications
 	}
 	if g := s.GETStreams; g != nil && g.Notifications != nil {
 		get = *g.Notifications
 	}
-	if post != (metrics.NotificationSummary{}) || get != (metrics.NotificationSummary{}) {
+	if post != (results.NotificationSummary{}) || get != (results.NotificationSummary{}) {
 		p.F("Notifications (response streams · %s): log messages %d · %d; tools/list_changed %d · %d; resources/updated %d · %d\n",
 			streamName(s), post.Messages, get.Messages, post.ToolsListChanged, get.ToolsListChanged, post.ResourcesUpdated, get.ResourcesUpdated)
 	}
@@ -65,7 +65,7 @@ func (p *printer) mcp(s *metrics.Summary) {
 // whose pages outnumber its completed ops without error (every one of
 // those fetched its first page, so more pages mean a cursor followed).
 // A list that fits one page has nothing to say on a Pages line.
-func paginated(s *metrics.Summary) bool {
+func paginated(s *results.Summary) bool {
 	for _, o := range s.Ops {
 		if o.Pages > o.Count-o.Errors {
 			return true

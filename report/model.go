@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -30,7 +30,7 @@ type Model struct {
 	// each "not applicable: FEATURE, because REASON".
 	NotApplicable []string
 	// Warnings are verdict.Warnings of the summary.
-	Warnings []metrics.Warning
+	Warnings []results.Warning
 	// Dropped is the response-time table over completed and dropped ops
 	// (nil without drops): offered ops, and the values that rest on a
 	// dropped op's lower bound marked ≥.
@@ -52,7 +52,7 @@ const TroubleshootingDoc = "docs/troubleshooting.md"
 // Build makes the report model of s. It reads s only; the warnings are
 // judged again from s's numbers (verdict.Warnings), so a merged run's, or
 // one read back from summary.json, are its own.
-func Build(s *metrics.Summary) *Model {
+func Build(s *results.Summary) *Model {
 	m := &Model{Warnings: verdict.Warnings(s)}
 	m.Verdict = verdictLine(s)
 	m.Level, _, _ = strings.Cut(strings.TrimPrefix(m.Verdict, "Verdict: "), " ")
@@ -76,7 +76,7 @@ func Build(s *metrics.Summary) *Model {
 
 // WarningLines are a warning as the reports print it: what was seen with
 // its id, then its cause and its remedy with where to read more.
-func WarningLines(w metrics.Warning) (head, cause, remedy string) {
+func WarningLines(w results.Warning) (head, cause, remedy string) {
 	return fmt.Sprintf("WARNING %s: %s", w.ID, w.Text), "cause: " + w.Cause,
 		fmt.Sprintf("remedy: %s (%s#%s)", w.Remedy, TroubleshootingDoc, strings.ToLower(w.ID))
 }
@@ -102,7 +102,7 @@ func (m *Model) Lines() []string {
 // percentiles cover); a dropped op enters at its lower bound, so a value
 // that rests on one — at or above the op's smallest bound, and max and
 // mean always — is a lower bound of the truth and marked "≥".
-func droppedTable(s *metrics.Summary) *Table {
+func droppedTable(s *results.Summary) *Table {
 	interrupted := ""
 	if n := s.All.Interrupted; n > 0 {
 		interrupted = fmt.Sprintf("; the %d ops interrupted by the end of the run left out", n)
@@ -111,7 +111,7 @@ func droppedTable(s *metrics.Summary) *Table {
 		Title:  fmt.Sprintf("Response time with the %d dropped ops (ms; count and rate: offered ops, completed and dropped%s; a dropped op enters at its lower bound, how late it was when dropped, so a value marked ≥ rests on such bounds and the truth is at least that)", s.All.Dropped, interrupted),
 		Header: []string{"op", "offered", "rate/s", "errors", "p50", "p90", "p99", "p99.9", "max", "mean"},
 	}
-	row := func(o *metrics.OpSummary) []string {
+	row := func(o *results.OpSummary) []string {
 		if o.WithDropped == nil { // this op dropped nothing: its completed ops
 			l := o.Response
 			return []string{o.Name, fmt.Sprint(o.Count), fmt.Sprintf("%.1f", o.Rate), fmt.Sprint(o.Errors),

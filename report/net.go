@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // httpName renders a connection protocol for the header: "HTTP/2 (h2)",
@@ -27,7 +27,7 @@ func httpName(proto string) string {
 
 // netHeader is the header line's part on connections: the HTTP version
 // they speak and the proxy the load went through ("" when unknown).
-func netHeader(n *metrics.NetSummary) string {
+func netHeader(n *results.NetSummary) string {
 	if n == nil || n.Protocol == "" {
 		return ""
 	}
@@ -41,7 +41,7 @@ func netHeader(n *metrics.NetSummary) string {
 // net prints the connections when they are notable (connNotable), then
 // TLS handshakes and OAuth token fetches, each apart from operations'
 // latency.
-func (p *printer) net(s *metrics.Summary) {
+func (p *printer) net(s *results.Summary) {
 	n := s.Net
 	if n == nil || n.Connections == 0 && n.OAuth == nil {
 		return
@@ -81,7 +81,7 @@ func (p *printer) net(s *metrics.Summary) {
 //     (sessions opened + failed) × (requests in flight per session + 1
 //     for the GET stream); the reason says so, since it means the server
 //     (or a cut) closed connections the client would have kept.
-func connNotable(s *metrics.Summary) string {
+func connNotable(s *results.Summary) string {
 	n := s.Net
 	switch {
 	case n.Proxy != "" || n.Proxied > 0 || n.ProxyFailures > 0:

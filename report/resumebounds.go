@@ -3,14 +3,14 @@ package report
 import (
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // resumeBounds prints what the reconnect bounds did to r's streams: the
 // server retry hints cut to the cap, and the streams given up for
 // reconnecting past the bounds (class resume-limit). Nothing when neither
 // happened.
-func (p *printer) resumeBounds(indent string, r *metrics.ResumeSummary) {
+func (p *printer) resumeBounds(indent string, r *results.ResumeSummary) {
 	if r == nil {
 		return
 	}

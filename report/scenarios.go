@@ -4,12 +4,12 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // iterations prints the scenarios' iteration times (what a user of an
 // agent waits for); the steps' own rows are in the op tables.
-func (p *printer) iterations(s *metrics.Summary) {
+func (p *printer) iterations(s *results.Summary) {
 	if len(s.Scenarios) == 0 {
 		return
 	}
@@ -33,7 +33,7 @@ func (p *printer) iterations(s *metrics.Summary) {
 }
 
 // iterationsMarkdown is iterations as a markdown table.
-func (p *printer) iterationsMarkdown(s *metrics.Summary) {
+func (p *printer) iterationsMarkdown(s *results.Summary) {
 	if len(s.Scenarios) == 0 {
 		return
 	}
@@ -46,7 +46,7 @@ func (p *printer) iterationsMarkdown(s *metrics.Summary) {
 }
 
 // endpoints prints the results per endpoint (a run over several).
-func (p *printer) endpoints(s *metrics.Summary) {
+func (p *printer) endpoints(s *results.Summary) {
 	if len(s.Endpoints) == 0 {
 		return
 	}

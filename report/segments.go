@@ -3,13 +3,13 @@ package report
 import (
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // segments says which execution segment a run was, or, for a merged run,
 // lists its segments with each one's own generator cost (each ran in a
 // process of its own).
-func (p *printer) segments(s *metrics.Summary) {
+func (p *printer) segments(s *results.Summary) {
 	if sg := s.Segment; sg != nil {
 		p.F("Segment %s of the test (%d of %d in %s)", sg.Segment, sg.Index+1, sg.Count, sg.Sequence)
 		if !sg.StartAt.IsZero() {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -106,7 +106,7 @@ func SweepCompareHeadline(c verdict.SweepComparison) string {
 
 // bracketText formats an SLO bracket: "2643–2777" (the value alone when
 // there is none).
-func bracketText(v float64, c *metrics.CI, unit string) string {
+func bracketText(v float64, c *results.CI, unit string) string {
 	if c == nil {
 		return textfmt.Value(v, unit) + "–?"
 	}
@@ -114,7 +114,7 @@ func bracketText(v float64, c *metrics.CI, unit string) string {
 }
 
 // withCI formats a figure with its interval: "1571 (1490–1650)".
-func withCI(v float64, c *metrics.CI, unit string) string {
+func withCI(v float64, c *results.CI, unit string) string {
 	s := textfmt.Value(v, unit)
 	if c != nil {
 		s += " (" + textfmt.Value(c.Lo, unit) + "–" + textfmt.Value(c.Hi, unit) + ")"
@@ -125,9 +125,9 @@ func withCI(v float64, c *metrics.CI, unit string) string {
 // WriteSweepMarkdown prints a sweep's verdict, its report model's
 // not-applicable lines and warnings (each with its cause and remedy, as
 // the text and report.html print them) and its step table as markdown.
-func WriteSweepMarkdown(w io.Writer, sw *metrics.Sweep) error {
+func WriteSweepMarkdown(w io.Writer, sw *results.Sweep) error {
 	p := &textfmt.Printer{W: w}
-	unit := metrics.SweepLoadUnit(sw.By)
+	unit := results.SweepLoadUnit(sw.By)
 	v := sw.Verdict
 	p.F("## mcpbench sweep: %s\n\n", sw.Profile)
 	p.F("Target `%s` · protocol %s · %s from %s to %s %s in %d steps of %.0f s · SLO p99 ≤ %s ms, errors ≤ %.2f%%\n\n",
@@ -185,7 +185,7 @@ func WriteSweepMarkdown(w io.Writer, sw *metrics.Sweep) error {
 
 // stepLabel is a step's number in a table: "4", "5r" (bisect), "6c"
 // (re-check after an overload).
-func stepLabel(s metrics.SweepStep) string {
+func stepLabel(s results.SweepStep) string {
 	n := fmt.Sprint(s.N)
 	switch {
 	case s.Refine:
@@ -197,7 +197,7 @@ func stepLabel(s metrics.SweepStep) string {
 }
 
 // WriteSoakMarkdown prints a soak's verdicts as a markdown table.
-func WriteSoakMarkdown(w io.Writer, sk *metrics.Soak) error {
+func WriteSoakMarkdown(w io.Writer, sk *results.Soak) error {
 	p := &textfmt.Printer{W: w}
 	word := sk.Verdict // the run's one verdict, when recorded
 	if word == "" {
@@ -219,18 +219,18 @@ func WriteSoakMarkdown(w io.Writer, sk *metrics.Soak) error {
 
 // WriteSoakCompare prints two soaks' verdicts side by side: the value
 // each judged (a slope or a count) and whether each passed.
-func WriteSoakCompare(w io.Writer, a, b *metrics.Soak) error {
+func WriteSoakCompare(w io.Writer, a, b *results.Soak) error {
 	p := &textfmt.Printer{W: w}
 	p.F("\nSoak verdicts\n%-18s %24s %24s\n", "verdict", "A", "B")
-	find := func(sk *metrics.Soak, name string) (metrics.SoakVerdict, bool) {
+	find := func(sk *results.Soak, name string) (results.SoakVerdict, bool) {
 		for _, v := range sk.Verdicts {
 			if v.Name == name {
 				return v, true
 			}
 		}
-		return metrics.SoakVerdict{}, false
+		return results.SoakVerdict{}, false
 	}
-	cell := func(v metrics.SoakVerdict, ok bool) string {
+	cell := func(v results.SoakVerdict, ok bool) string {
 		switch {
 		case !ok:
 			return "—"
@@ -273,7 +273,7 @@ type SweepModel struct {
 	StepNotes []string
 	// Warnings are the sweep's warnings, then each step's in step order,
 	// its text prefixed with the step: "step 5 (2200 ops/s): dropped …".
-	Warnings []metrics.Warning
+	Warnings []results.Warning
 	// Dropped lists the steps that dropped arrivals (nil when none did):
 	// step, load, arrivals, dropped, their share, p99 of the completed ops
 	// and the step's verdict.
@@ -289,32 +289,32 @@ const (
 )
 
 // BuildSweep makes the report model of sw. It reads sw only.
-func BuildSweep(sw *metrics.Sweep) *SweepModel {
+func BuildSweep(sw *results.Sweep) *SweepModel {
 	m := &SweepModel{Verdict: sweepVerdictLines(sw), Interrupted: sw.Verdict.Interrupted}
 	v := sw.Verdict
 	remedy := func(id, r string) string {
 		return strings.TrimSuffix(r, " ("+TroubleshootingDoc+"#"+strings.ToLower(id)+")")
 	}
 	if n := len(v.NonMonotone); n > 0 {
-		m.Warnings = append(m.Warnings, metrics.Warning{ID: metrics.WarnSweepNonMonotone,
+		m.Warnings = append(m.Warnings, results.Warning{ID: results.WarnSweepNonMonotone,
 			Text:  fmt.Sprintf("%d step(s) achieved less than a step at a lower load: %s", n, strings.Join(v.NonMonotone, "; ")),
-			Cause: causeSweepNonMonotone, Remedy: remedy(metrics.WarnSweepNonMonotone, metrics.RemedySweepNonMonotone)})
+			Cause: causeSweepNonMonotone, Remedy: remedy(results.WarnSweepNonMonotone, results.RemedySweepNonMonotone)})
 	}
 	if v.Hysteresis != "" {
-		m.Warnings = append(m.Warnings, metrics.Warning{ID: metrics.WarnSweepHysteresis, Text: v.Hysteresis,
-			Cause: causeSweepHysteresis, Remedy: remedy(metrics.WarnSweepHysteresis, metrics.RemedySweepHysteresis)})
+		m.Warnings = append(m.Warnings, results.Warning{ID: results.WarnSweepHysteresis, Text: v.Hysteresis,
+			Cause: causeSweepHysteresis, Remedy: remedy(results.WarnSweepHysteresis, results.RemedySweepHysteresis)})
 	}
 	if v.Unsettled > 0 {
 		base := ""
 		if sw.ProbeBaselineMS > 0 {
 			base = " of " + textfmt.MS(sw.ProbeBaselineMS) + " ms"
 		}
-		m.Warnings = append(m.Warnings, metrics.Warning{ID: metrics.WarnSweepCoolDown,
+		m.Warnings = append(m.Warnings, results.Warning{ID: results.WarnSweepCoolDown,
 			Text:  fmt.Sprintf("%d of %d cool-down(s) ran out of time before the server's p50 was back to its baseline%s", v.Unsettled, v.CoolDowns, base),
-			Cause: causeSweepCoolDown, Remedy: remedy(metrics.WarnSweepCoolDown, metrics.RemedySweepCoolDown)})
+			Cause: causeSweepCoolDown, Remedy: remedy(results.WarnSweepCoolDown, results.RemedySweepCoolDown)})
 	}
 	for _, s := range sw.Results {
-		at := fmt.Sprintf("step %s (%s %s)", stepLabel(s), loadText(s.Value), metrics.SweepLoadUnit(sw.By))
+		at := fmt.Sprintf("step %s (%s %s)", stepLabel(s), loadText(s.Value), results.SweepLoadUnit(sw.By))
 		for _, w := range s.Warnings {
 			w.Text = at + ": " + w.Text
 			m.Warnings = append(m.Warnings, w)
@@ -358,12 +358,12 @@ func (m *SweepModel) Lines() []string {
 }
 
 // sweepVerdictLines are the sweep verdict's lines.
-func sweepVerdictLines(sw *metrics.Sweep) []string {
+func sweepVerdictLines(sw *results.Sweep) []string {
 	var out []string
 	line := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	v, unit := sw.Verdict, metrics.SweepLoadUnit(sw.By)
+	v, unit := sw.Verdict, results.SweepLoadUnit(sw.By)
 	if v.MaxSustainable > 0 {
-		if sw.By != metrics.SweepByRate {
+		if sw.By != results.SweepByRate {
 			line("Highest load under the SLO: %s %s", loadText(v.MaxLoad), unit)
 		}
 		l := fmt.Sprintf("Maximum sustainable rate under the SLO: %.1f ops/s (step %d)", v.MaxSustainable, v.MaxStep)
@@ -380,7 +380,7 @@ func sweepVerdictLines(sw *metrics.Sweep) []string {
 		if c := v.KneeCI; c != nil {
 			l += fmt.Sprintf(" (95%% CI %s–%s)", loadText(c.Lo), loadText(c.Hi))
 		}
-		if sw.By != metrics.SweepByRate || v.KneeRate != v.Knee {
+		if sw.By != results.SweepByRate || v.KneeRate != v.Knee {
 			l += fmt.Sprintf(", %.1f ops/s achieved", v.KneeRate)
 		}
 		l += fmt.Sprintf(": p99 reaches %s ms there, %s", textfmt.MS(v.KneeThreshold), v.KneeRule())
@@ -398,7 +398,7 @@ func sweepVerdictLines(sw *metrics.Sweep) []string {
 	if v.CoolDowns > 0 {
 		l := fmt.Sprintf("Cool-downs: %d between steps, %.1f s in all", v.CoolDowns, v.CoolDownS)
 		if v.Unsettled > 0 {
-			l += fmt.Sprintf("; %d not back to the baseline when the time was up (WARNING %s below)", v.Unsettled, metrics.WarnSweepCoolDown)
+			l += fmt.Sprintf("; %d not back to the baseline when the time was up (WARNING %s below)", v.Unsettled, results.WarnSweepCoolDown)
 		}
 		out = append(out, l)
 	}
@@ -416,7 +416,7 @@ func sweepVerdictLines(sw *metrics.Sweep) []string {
 
 // stepVerdictWord is a step's verdict in a word: PASS, FAIL or
 // INTERRUPTED.
-func stepVerdictWord(s metrics.SweepStep) string {
+func stepVerdictWord(s results.SweepStep) string {
 	switch {
 	case s.Interrupted:
 		return "INTERRUPTED"

@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // tailWaits says, under the throughput, how long VUs waited on the tails
@@ -11,7 +11,7 @@ import (
 // unterminated after 2 s): not latency, but time in which those VUs
 // started nothing, so the throughput is lower than the server's answers
 // would allow. Nothing when no stream was unterminated.
-func (p *printer) tailWaits(s *metrics.Summary) {
+func (p *printer) tailWaits(s *results.Summary) {
 	a := &s.All
 	if a.TailWaits == 0 {
 		return

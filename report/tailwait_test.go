@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Ops whose streams were unterminated held their VUs 2 s each: the
@@ -15,7 +16,7 @@ import (
 // it lowered it. A run without such tails (a correct server) says
 // nothing.
 func TestTailWaitLoweredThroughput(t *testing.T) {
-	run := func(tails int) (*metrics.Summary, string) {
+	run := func(tails int) (*results.Summary, string) {
 		rec := metrics.NewRecorder([]string{"tools/call:echo"}, 1)
 		for i := range 10 {
 			r := result(0, 0, i, i+3, driver.ClassOK, 200)
@@ -26,7 +27,7 @@ func TestTailWaitLoweredThroughput(t *testing.T) {
 		}
 		rec.Tick(time.Now(), time.Time{})
 		ops, all := rec.Summarize(10)
-		s := &metrics.Summary{Model: "closed", Rate: all.Rate, DurationS: 10, VUs: 2, Ops: ops, All: all}
+		s := &results.Summary{Model: "closed", Rate: all.Rate, DurationS: 10, VUs: 2, Ops: ops, All: all}
 		var b bytes.Buffer
 		if err := WriteText(&b, s); err != nil {
 			t.Fatal(err)

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // WriteText prints the summary as a wrk2-style table: per op count, rate,
@@ -18,11 +18,11 @@ import (
 // the generator's own cost. It reads only s, so a saved summary.json
 // prints the same text. Its first lines give the verdict
 // (verdictLine); WriteTextIn adds where to look next.
-func WriteText(w io.Writer, s *metrics.Summary) error {
+func WriteText(w io.Writer, s *results.Summary) error {
 	return writeText(w, s, "")
 }
 
-func writeText(w io.Writer, s *metrics.Summary, dir string) error {
+func writeText(w io.Writer, s *results.Summary, dir string) error {
 	p := &printer{Printer: textfmt.Printer{W: w}, m: Build(s)}
 	p.header(s, dir)
 	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
@@ -49,7 +49,7 @@ func writeText(w io.Writer, s *metrics.Summary, dir string) error {
 // header prints the target, protocol, load model, window, the verdict
 // and where to look next (dir: the results directory, "" none), and any
 // warning, then a blank line.
-func (p *printer) header(s *metrics.Summary, dir string) {
+func (p *printer) header(s *results.Summary, dir string) {
 	target := s.Target
 	if s.Embedded {
 		target += " (embedded reference server)"
@@ -88,15 +88,15 @@ func (p *printer) header(s *metrics.Summary, dir string) {
 
 // latency prints the response-time table, then service time (open model)
 // and response time with dropped ops counted (when any were dropped).
-func (p *printer) latency(s *metrics.Summary) {
+func (p *printer) latency(s *results.Summary) {
 	title := "Response time (ms, completed ops)"
 	if s.Model == "open" {
 		title = "Response time (ms, completed ops, from the intended start: coordinated omission corrected)"
 	}
-	p.latencyTable(title, s, func(o *metrics.OpSummary) metrics.Latency { return o.Response })
+	p.latencyTable(title, s, func(o *results.OpSummary) results.Latency { return o.Response })
 	if s.Model == "open" {
 		p.F("\n")
-		p.latencyTable("Service time (ms, completed ops, from the actual send)", s, func(o *metrics.OpSummary) metrics.Latency { return o.Service })
+		p.latencyTable("Service time (ms, completed ops, from the actual send)", s, func(o *results.OpSummary) results.Latency { return o.Service })
 	}
 	if t := p.m.Dropped; t != nil {
 		p.F("\n")
@@ -106,7 +106,7 @@ func (p *printer) latency(s *metrics.Summary) {
 
 // throughput prints the achieved rate, time to first byte, errors and the
 // counters of throttled, re-initialized and re-issued work.
-func (p *printer) throughput(s *metrics.Summary) {
+func (p *printer) throughput(s *results.Summary) {
 	p.F("\n")
 	if len(s.Scenarios) > 0 {
 		its := 0.0
@@ -155,7 +155,7 @@ func (p *printer) throughput(s *metrics.Summary) {
 
 // streams prints resumes and the replay ledger of response streams, then
 // the GET streams with their resumes, re-opens and ledger.
-func (p *printer) streams(s *metrics.Summary) {
+func (p *printer) streams(s *results.Summary) {
 	if r := s.All.Resumes; r != nil {
 		p.F("Resumes (response streams): %d attempts, %d accepted, %d early (before the retry hint); time to resume p50 %s p99 %s max %s ms; reconnect delay p50 %s p99 %s ms\n",
 			r.Attempts, r.Accepted, r.Early, textfmt.MS(r.TimeToResume.P50), textfmt.MS(r.TimeToResume.P99), textfmt.MS(r.TimeToResume.Max), textfmt.MS(r.Wait.P50), textfmt.MS(r.Wait.P99))
@@ -188,7 +188,7 @@ func (p *printer) streams(s *metrics.Summary) {
 }
 
 // chaos prints the faults injected and one block per reconnect storm.
-func (p *printer) chaos(s *metrics.Summary) {
+func (p *printer) chaos(s *results.Summary) {
 	if c := s.Chaos; c != nil {
 		outside := ""
 		if c.Outside > 0 {
@@ -223,7 +223,7 @@ func (p *printer) chaos(s *metrics.Summary) {
 
 // sessions prints opened, failed and closed sessions, churn, hygiene,
 // session-id and redirect counters.
-func (p *printer) sessions(s *metrics.Summary) {
+func (p *printer) sessions(s *results.Summary) {
 	ss := s.Sessions
 	p.F("Sessions: %d opened, %d failed%s; %s p50 %s p99 %s ms; %d closed, %d close failures\n",
 		ss.Opened, ss.Failed, failList(ss.FailClasses), setupName(s), textfmt.MS(ss.Initialize.P50), textfmt.MS(ss.Initialize.P99), ss.Closed, ss.CloseFails)
@@ -235,7 +235,7 @@ func (p *printer) sessions(s *metrics.Summary) {
 	}
 	if h := ss.Hygiene; h != nil {
 		p.F("Session hygiene: %d deleted sessions probed, %d faulty: deleted-session-accepted %d · wrong-missing-session-status %d%s\n",
-			h.Probed, h.Faulty, h.Verdicts[driver.VerdictDeletedSessionAccepted.String()], h.Verdicts[driver.VerdictWrongMissingStatus.String()], textfmt.Statuses(h.Statuses))
+			h.Probed, h.Faulty, h.Verdicts[outcome.VerdictDeletedSessionAccepted.String()], h.Verdicts[outcome.VerdictWrongMissingStatus.String()], textfmt.Statuses(h.Statuses))
 	}
 	if ss.BadSessionIDs > 0 {
 		p.F("Session ids outside visible ASCII (the spec says MUST only contain 0x21–0x7E): %d\n", ss.BadSessionIDs)
@@ -246,9 +246,9 @@ func (p *printer) sessions(s *metrics.Summary) {
 }
 
 // thresholds prints one PASS/FAIL line per threshold.
-func (p *printer) thresholds(ts []metrics.ThresholdResult) {
+func (p *printer) thresholds(ts []results.ThresholdResult) {
 	if len(ts) > 0 {
-		p.F("Thresholds: %d of %d passed\n", len(ts)-metrics.ThresholdsFailed(ts), len(ts))
+		p.F("Thresholds: %d of %d passed\n", len(ts)-results.ThresholdsFailed(ts), len(ts))
 		for _, t := range ts {
 			mark, actual := "PASS", fmt.Sprintf("%.4g %s", t.Actual, t.Unit)
 			if !t.Pass {
@@ -264,7 +264,7 @@ func (p *printer) thresholds(ts []metrics.ThresholdResult) {
 
 // generator prints mcpbench's own cost, the target process's when sampled
 // and the start lag of the open model.
-func (p *printer) generator(s *metrics.Summary) {
+func (p *printer) generator(s *results.Summary) {
 	g := s.Generator
 	note := ""
 	if g.IncludesServer {
@@ -307,14 +307,14 @@ type printer struct {
 	m *Model // what the text shares with the HTML report
 }
 
-func (p *printer) latencyTable(title string, s *metrics.Summary, pick func(*metrics.OpSummary) metrics.Latency) {
+func (p *printer) latencyTable(title string, s *results.Summary, pick func(*results.OpSummary) results.Latency) {
 	p.F("%s\n", title)
 	width := len("op")
 	for _, o := range s.Ops {
 		width = max(width, len(o.Name))
 	}
 	p.F("%-*s %9s %9s %7s %9s %9s %9s %9s %9s %9s\n", width, "op", "count", "rate/s", "errors", "p50", "p90", "p99", "p99.9", "max", "mean")
-	row := func(o *metrics.OpSummary) {
+	row := func(o *results.OpSummary) {
 		l := pick(o)
 		p.F("%-*s %9d %9.1f %7d %9s %9s %9s %9s %9s %9s\n", width, o.Name, o.Count, o.Rate, o.Errors, textfmt.MS(l.P50), textfmt.MS(l.P90), textfmt.MS(l.P99), textfmt.MS(l.P999), textfmt.MS(l.Max), textfmt.MS(l.Mean))
 	}
@@ -328,7 +328,7 @@ func (p *printer) latencyTable(title string, s *metrics.Summary, pick func(*metr
 
 // table prints t as the latency tables are: the op column as wide as
 // the longest op name, the others right-aligned.
-func (p *printer) table(t *Table, s *metrics.Summary) {
+func (p *printer) table(t *Table, s *results.Summary) {
 	p.F("%s\n", t.Title)
 	width := len("op")
 	for _, o := range s.Ops {
@@ -365,7 +365,7 @@ func failList(m map[string]int64) string {
 func verdictList(m map[string]int64) string {
 	var parts []string
 	some := false
-	for _, v := range driver.StreamVerdicts {
+	for _, v := range outcome.StreamVerdicts {
 		parts = append(parts, fmt.Sprintf("%s %d", v, m[v.String()]))
 		some = some || m[v.String()] != 0
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 func result(op int, intendedMS, startMS, endMS int, class driver.Class, status int) *driver.Result {
@@ -33,17 +34,17 @@ func TestTextFromFileMatches(t *testing.T) {
 	rec.Shard(0).Record(result(1, 0, 0, 30, driver.ClassHTTPStatus, 503))
 	rec.Tick(time.Now(), time.Time{})
 	ops, all := rec.Summarize(2)
-	s := &metrics.Summary{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: "2025-11-25", Profile: "smoke", Model: "open",
+	s := &results.Summary{Tool: "mcpbench test", Target: "http://127.0.0.1:1/mcp", Protocol: "2025-11-25", Profile: "smoke", Model: "open",
 		TargetRate: 100, Rate: all.Rate, DurationS: 2, VUs: 4, MaxVUs: 8, Ops: ops, All: all, Started: time.Unix(1, 0).UTC()}
 	var a bytes.Buffer
 	if err := WriteText(&a, s); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "summary.json")
-	if err := metrics.WriteJSON(path, s); err != nil {
+	if err := results.WriteJSON(path, s); err != nil {
 		t.Fatal(err)
 	}
-	back, err := metrics.ReadSummary(path)
+	back, err := results.ReadSummary(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/fixture"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -21,10 +21,10 @@ import (
 // be added without this check.
 func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 	s := fixture.PrintedSummary()
-	s.Ops[0].Checks = []metrics.CheckSummary{{Check: `content.0.text == "hello"`, Passed: 9997, Failed: 3, PassRate: 0.9997,
-		FirstFailure: &metrics.CheckFailure{Seen: `"" (empty)`}}, {Check: "is_error == false", Passed: 10000, PassRate: 1}}
-	s.Ops[1].Checks = []metrics.CheckSummary{{Check: "is_error == false", Passed: 4999, Failed: 1, PassRate: 0.9998}}
-	s.All.Checks = []metrics.CheckSummary{{Check: `content.0.text == "hello"`, Passed: 9997, Failed: 3}, {Check: "is_error == false", Passed: 14999, Failed: 1}}
+	s.Ops[0].Checks = []results.CheckSummary{{Check: `content.0.text == "hello"`, Passed: 9997, Failed: 3, PassRate: 0.9997,
+		FirstFailure: &results.CheckFailure{Seen: `"" (empty)`}}, {Check: "is_error == false", Passed: 10000, PassRate: 1}}
+	s.Ops[1].Checks = []results.CheckSummary{{Check: "is_error == false", Passed: 4999, Failed: 1, PassRate: 0.9998}}
+	s.All.Checks = []results.CheckSummary{{Check: `content.0.text == "hello"`, Passed: 9997, Failed: 3}, {Check: "is_error == false", Passed: 14999, Failed: 1}}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, s); err != nil {
 		t.Fatal(err)
@@ -134,8 +134,8 @@ func TestEveryThresholdReadsThePrintedNumber(t *testing.T) {
 	// drops and rate lines differ from the fixture's open model's).
 	scen := fixture.PrintedSummary()
 	scen.Model, scen.TargetRate = "closed", 0
-	scen.Scenarios = []metrics.ScenarioSummary{{Name: "agent", Steps: []string{"agent#1:list", "agent#2:call"}, Iterations: 73,
-		Rate: 7.3, Failed: 79, Dropped: 83, Iteration: metrics.Latency{P50: 21.5, P90: 33.25, P99: 47.5, P999: 52, Max: 61, Mean: 24.75}}}
+	scen.Scenarios = []results.ScenarioSummary{{Name: "agent", Steps: []string{"agent#1:list", "agent#2:call"}, Iterations: 73,
+		Rate: 7.3, Failed: 79, Dropped: 83, Iteration: results.Latency{P50: 21.5, P90: 33.25, P99: 47.5, P999: 52, Max: 61, Mean: 24.75}}}
 	var sbuf bytes.Buffer
 	if err := WriteText(&sbuf, scen); err != nil {
 		t.Fatal(err)

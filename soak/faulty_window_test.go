@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -16,28 +16,28 @@ import (
 // was missing from the verdict (1708 where the summary said 1709).
 func TestSoakFaultyCountsTheSummarysSet(t *testing.T) {
 	c := &Collector{}
-	phases := []metrics.Phase{metrics.PhaseWarmup}
+	phases := []results.Phase{results.PhaseWarmup}
 	for range 20 {
-		phases = append(phases, metrics.PhaseMeasure)
+		phases = append(phases, results.PhaseMeasure)
 	}
-	phases = append(phases, metrics.PhaseStopping)
+	phases = append(phases, results.PhaseStopping)
 	var total int64
 	for i, ph := range phases {
-		row := metrics.Row{All: metrics.RowOp{Count: 100, P99: 5}}
-		if ph != metrics.PhaseWarmup { // only measured ops are recorded
+		row := results.Row{All: results.RowOp{Count: 100, P99: 5}}
+		if ph != results.PhaseWarmup { // only measured ops are recorded
 			row.All.Faulty = int64(i % 3)
-			if ph == metrics.PhaseStopping {
+			if ph == results.PhaseStopping {
 				row.All.Faulty = 1 // a measured op that ended after the window
 			}
 			total += row.All.Faulty
 		}
-		c.Interval(&metrics.IntervalRecord{Row: row, Phase: ph, Elapsed: time.Duration(i+1) * time.Second, Sessions: 10})
+		c.Interval(&results.IntervalRecord{Row: row, Phase: ph, Elapsed: time.Duration(i+1) * time.Second, Sessions: 10})
 	}
 	// The summary of the same run: every measured op's stream.
-	sum := &metrics.Summary{All: metrics.OpSummary{Ledger: &metrics.LedgerSummary{Streams: 2100, Faulty: total}}}
+	sum := &results.Summary{All: results.OpSummary{Ledger: &results.LedgerSummary{Streams: 2100, Faulty: total}}}
 	pl := &workload.Plan{}
 	sk := c.Soak(pl, sum)
-	var v metrics.SoakVerdict
+	var v results.SoakVerdict
 	for _, x := range sk.Verdicts {
 		if x.Name == "correctness drift" {
 			v = x
@@ -54,9 +54,9 @@ func TestSoakFaultyCountsTheSummarysSet(t *testing.T) {
 	// interval counted.
 	c = &Collector{}
 	for i, ph := range phases {
-		c.Interval(&metrics.IntervalRecord{Row: metrics.Row{All: metrics.RowOp{Count: 100, P99: 5}}, Phase: ph, Elapsed: time.Duration(i+1) * time.Second})
+		c.Interval(&results.IntervalRecord{Row: results.Row{All: results.RowOp{Count: 100, P99: 5}}, Phase: ph, Elapsed: time.Duration(i+1) * time.Second})
 	}
-	sk = c.Soak(pl, &metrics.Summary{All: metrics.OpSummary{Ledger: &metrics.LedgerSummary{Streams: 2100}}})
+	sk = c.Soak(pl, &results.Summary{All: results.OpSummary{Ledger: &results.LedgerSummary{Streams: 2100}}})
 	for _, x := range sk.Verdicts {
 		if x.Name == "correctness drift" && (!x.Pass || x.Value != 0) {
 			t.Fatalf("a clean soak: %+v", x)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // An open-model soak whose sessions grow 5× (10 to 50) against a target
@@ -12,8 +12,8 @@ import (
 // per session held does not grow. The same target leaking 2.5 MB/s
 // besides fails, and so does a leak with the sessions held constant.
 func TestTargetLeakPerSessionHeld(t *testing.T) {
-	hyg := &metrics.Summary{}
-	leakOf := func(sessions func(t float64) float64, rss func(t, n float64) float64) metrics.SoakVerdict {
+	hyg := &results.Summary{}
+	leakOf := func(sessions func(t float64) float64, rss func(t, n float64) float64) results.SoakVerdict {
 		ps := soakPoints(func(float64) float64 { return 5 }, func(float64) float64 { return 0 })
 		for i := range ps {
 			n := sessions(ps[i].T)
@@ -27,7 +27,7 @@ func TestTargetLeakPerSessionHeld(t *testing.T) {
 			}
 		}
 		t.Fatal("no target leak verdict")
-		return metrics.SoakVerdict{}
+		return results.SoakVerdict{}
 	}
 	growing := func(t float64) float64 { return 10 + 40*t/600 }
 	perSession := func(_, n float64) float64 { return 80 + 2*n }
@@ -36,7 +36,7 @@ func TestTargetLeakPerSessionHeld(t *testing.T) {
 	if !v.Checked || !v.Pass || v.Unit != "MB/h per session" || !strings.Contains(v.Detail, "per session open (23 to 50 sessions") {
 		t.Fatalf("sessions that grow 5× judged a leak: %+v", v)
 	}
-	if len(v.Trends) != 2 || v.Trends[0].Series != metrics.SoakSeriesRSSPerSession || v.Trends[0].SlopePerS > 0 {
+	if len(v.Trends) != 2 || v.Trends[0].Series != results.SoakSeriesRSSPerSession || v.Trends[0].SlopePerS > 0 {
 		t.Fatalf("trends %+v", v.Trends)
 	}
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Issue 34 item 5: a verdict over nothing judged is "not judged", never a
@@ -13,17 +13,17 @@ import (
 // judged (JSON answers) and whose GET streams carried no event.
 func TestCorrectnessNotJudgedOverNothing(t *testing.T) {
 	ps := soakPoints(func(float64) float64 { return 5 }, func(float64) float64 { return 80 })
-	get := func(sk *metrics.Soak, name string) metrics.SoakVerdict {
+	get := func(sk *results.Soak, name string) results.SoakVerdict {
 		for _, v := range sk.Verdicts {
 			if v.Name == name {
 				return v
 			}
 		}
 		t.Fatalf("no verdict %s", name)
-		return metrics.SoakVerdict{}
+		return results.SoakVerdict{}
 	}
 	// JSON answers (no response stream judged), GET streams without events.
-	s := &metrics.Summary{GETStreams: &metrics.GETStreamSummary{Opened: 154, Ledger: &metrics.LedgerSummary{Streams: 154}}}
+	s := &results.Summary{GETStreams: &results.GETStreamSummary{Opened: 154, Ledger: &results.LedgerSummary{Streams: 154}}}
 	sk := Verdicts(ps, s)
 	v := get(sk, "correctness drift")
 	if v.Checked || v.Pass || v.Detail != "not judged: no response stream was judged (JSON answers, or no op completed), and GET streams not judged: the 154 opened carried no event" {
@@ -34,7 +34,7 @@ func TestCorrectnessNotJudgedOverNothing(t *testing.T) {
 	}
 	// Response streams judged, GET streams without events: judged on the
 	// response streams, the GET streams said not judged.
-	s.All.Ledger = &metrics.LedgerSummary{Streams: 1200}
+	s.All.Ledger = &results.LedgerSummary{Streams: 1200}
 	v = get(Verdicts(ps, s), "correctness drift")
 	if !v.Checked || !v.Pass || !strings.HasSuffix(v.Detail, ", GET streams not judged: the 154 opened carried no event") {
 		t.Fatalf("response streams judged: %+v", v)
@@ -56,7 +56,7 @@ func TestCorrectnessNotJudgedOverNothing(t *testing.T) {
 // The soak's last line: not judged when no verdict judged anything; with
 // the run's verdict recorded, its word.
 func TestSoakLastLine(t *testing.T) {
-	line := func(sk *metrics.Soak) string {
+	line := func(sk *results.Soak) string {
 		var b bytes.Buffer
 		if err := WriteText(&b, sk); err != nil {
 			t.Fatal(err)
@@ -64,7 +64,7 @@ func TestSoakLastLine(t *testing.T) {
 		ls := strings.Split(strings.TrimSpace(b.String()), "\n")
 		return ls[len(ls)-1]
 	}
-	none := &metrics.Soak{Pass: true, Verdicts: []metrics.SoakVerdict{{Name: "latency drift"}, {Name: "correctness drift"}}}
+	none := &results.Soak{Pass: true, Verdicts: []results.SoakVerdict{{Name: "latency drift"}, {Name: "correctness drift"}}}
 	if got := line(none); got != "Soak: NOT JUDGED — not judged: none of the 2 soak verdicts had anything to judge" {
 		t.Fatalf("nothing judged: %q", got)
 	}
@@ -72,7 +72,7 @@ func TestSoakLastLine(t *testing.T) {
 	if got := line(none); got != "Soak: WARN — not judged: none of the 2 soak verdicts had anything to judge" {
 		t.Fatalf("nothing judged, run WARN: %q", got)
 	}
-	sk := &metrics.Soak{Pass: true, Verdict: "WARN", Verdicts: []metrics.SoakVerdict{{Name: "latency drift", Checked: true, Pass: true}, {Name: "target leak"}}}
+	sk := &results.Soak{Pass: true, Verdict: "WARN", Verdicts: []results.SoakVerdict{{Name: "latency drift", Checked: true, Pass: true}, {Name: "target leak"}}}
 	if got := line(sk); got != "Soak: WARN — 1 of 2 soak verdicts judged, none failed; the run's warnings are in its verdict line above" {
 		t.Fatalf("run WARN: %q", got)
 	}

@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // WriteText prints the verdict table and the soak's last line. With
-// sk.Verdict set (the run's one verdict, see metrics.Soak) the last line
+// sk.Verdict set (the run's one verdict, see results.Soak) the last line
 // says that word, the one of the report's verdict line, and why:
 //
 //	Soak: FAIL — target leak failed
@@ -20,7 +20,7 @@ import (
 //
 // Without it (a soak.json written before the verdict was recorded):
 // PASS, FAIL, or NOT JUDGED when no verdict judged anything.
-func WriteText(w io.Writer, sk *metrics.Soak) error {
+func WriteText(w io.Writer, sk *results.Soak) error {
 	p := &textfmt.Printer{W: w}
 	p.F("Soak verdicts (%.0f s measured)\n", sk.DurationS)
 	for _, v := range sk.Verdicts {
@@ -47,7 +47,7 @@ func WriteText(w io.Writer, sk *metrics.Soak) error {
 
 // Word is the soak's verdict word: sk.Verdict when recorded, else PASS,
 // FAIL, or NOT JUDGED (no verdict judged anything).
-func Word(sk *metrics.Soak) string {
+func Word(sk *results.Soak) string {
 	o := sk.Outcome()
 	switch {
 	case sk.Verdict != "":
@@ -61,7 +61,7 @@ func Word(sk *metrics.Soak) string {
 }
 
 // Why says what the soak's verdicts judged, for its last line.
-func Why(sk *metrics.Soak) string {
+func Why(sk *results.Soak) string {
 	o := sk.Outcome()
 	var why string
 	switch {

@@ -5,10 +5,10 @@ import (
 	"math"
 	"slices"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Verdicts judges a soak from its interval points and its summary:
@@ -26,8 +26,8 @@ import (
 //     vary (see targetLeak);
 //   - session hygiene: a deleted session must answer 404; fails on any
 //     probe that did not.
-func Verdicts(points []metrics.SoakPoint, s *metrics.Summary) *metrics.Soak {
-	var m, counted []metrics.SoakPoint
+func Verdicts(points []results.SoakPoint, s *results.Summary) *results.Soak {
+	var m, counted []results.SoakPoint
 	for _, p := range points {
 		if p.Measure {
 			m = append(m, p)
@@ -36,11 +36,11 @@ func Verdicts(points []metrics.SoakPoint, s *metrics.Summary) *metrics.Soak {
 			counted = append(counted, p)
 		}
 	}
-	out := &metrics.Soak{Points: points, Pass: true}
+	out := &results.Soak{Points: points, Pass: true}
 	if len(m) > 0 {
 		out.DurationS = textfmt.Round3(m[len(m)-1].T - m[0].T)
 	}
-	for _, v := range []metrics.SoakVerdict{latencyDrift(m, out.DurationS/3600), correctnessDrift(counted, s), targetLeak(m), sessionHygiene(s)} {
+	for _, v := range []results.SoakVerdict{latencyDrift(m, out.DurationS/3600), correctnessDrift(counted, s), targetLeak(m), sessionHygiene(s)} {
 		if v.Checked && !v.Pass {
 			out.Pass = false
 		}
@@ -55,14 +55,14 @@ func Verdicts(points []metrics.SoakPoint, s *metrics.Summary) *metrics.Soak {
 // latencyDrift fits the Theil–Sen slope of interval p99 over the measured
 // points (m) and fails when it adds more than max(50 % of the median p99,
 // 2 ms) over the run's hours.
-func latencyDrift(m []metrics.SoakPoint, hours float64) metrics.SoakVerdict {
+func latencyDrift(m []results.SoakPoint, hours float64) results.SoakVerdict {
 	var xs, ys []float64
 	for _, p := range m {
 		if p.Count > 0 {
 			xs, ys = append(xs, p.T), append(ys, p.P99)
 		}
 	}
-	v := metrics.SoakVerdict{Name: "latency drift", Unit: "ms/h"}
+	v := results.SoakVerdict{Name: "latency drift", Unit: "ms/h"}
 	if len(xs) < 10 {
 		v.Detail = fmt.Sprintf("not judged: too few intervals with ops (%d, 10 needed)", len(xs))
 		return v
@@ -74,7 +74,7 @@ func latencyDrift(m []metrics.SoakPoint, hours float64) metrics.SoakVerdict {
 	limit := math.Max(0.5*med, 2)
 	v.Checked, v.Value, v.Pass = true, textfmt.Round3(slope), drift <= limit
 	v.Detail = fmt.Sprintf("interval p99 slope %+.2f ms/h: %+.2f ms over the run (median p99 %s ms; limit %+.2f ms)", slope, drift, textfmt.MS(med), limit)
-	v.Trends = []metrics.SoakTrend{{Series: metrics.SoakSeriesP99, SlopePerS: perS, Intercept: at0, FromS: xs[0], ToS: xs[len(xs)-1]}}
+	v.Trends = []results.SoakTrend{{Series: results.SoakSeriesP99, SlopePerS: perS, Intercept: at0, FromS: xs[0], ToS: xs[len(xs)-1]}}
 	return v
 }
 
@@ -86,7 +86,7 @@ func latencyDrift(m []metrics.SoakPoint, hours float64) metrics.SoakVerdict {
 // server sends none unprompted: the profile's server.tick applies to the
 // embedded server only), and with no response stream judged either the
 // verdict is not judged (n/a), never a pass over nothing.
-func correctnessDrift(m []metrics.SoakPoint, s *metrics.Summary) metrics.SoakVerdict {
+func correctnessDrift(m []results.SoakPoint, s *results.Summary) results.SoakVerdict {
 	var faulty, firstHalf int64
 	for i, p := range m {
 		faulty += p.Faulty
@@ -112,7 +112,7 @@ func correctnessDrift(m []metrics.SoakPoint, s *metrics.Summary) metrics.SoakVer
 	if l := s.All.Ledger; l != nil {
 		judged = l.Streams
 	}
-	v := metrics.SoakVerdict{Name: "correctness drift", Unit: "faulty streams", Value: float64(faulty + get)}
+	v := results.SoakVerdict{Name: "correctness drift", Unit: "faulty streams", Value: float64(faulty + get)}
 	if judged == 0 && getJudged == 0 && faulty+get == 0 {
 		v.Detail = "not judged: no response stream was judged (JSON answers, or no op completed)"
 		if getPart != "" {
@@ -136,14 +136,14 @@ func correctnessDrift(m []metrics.SoakPoint, s *metrics.Summary) metrics.SoakVer
 // grow; by more than 10 %), it judges RSS and open files per session open
 // instead, with the limits divided by the median sessions, so that more
 // sessions is not a leak.
-func targetLeak(m []metrics.SoakPoint) metrics.SoakVerdict {
+func targetLeak(m []results.SoakPoint) results.SoakVerdict {
 	var xs, rss, fds, ses []float64
 	for _, p := range m {
 		if p.HasTgt {
 			xs, rss, fds, ses = append(xs, p.T), append(rss, p.TgtMB), append(fds, float64(p.TgtFDs)), append(ses, float64(p.Sessions))
 		}
 	}
-	v := metrics.SoakVerdict{Name: "target leak", Unit: "MB/h"}
+	v := results.SoakVerdict{Name: "target leak", Unit: "MB/h"}
 	switch {
 	case len(xs) == 0:
 		v.Detail = "not judged: no target process (--target-pid)"
@@ -166,8 +166,8 @@ func targetLeak(m []metrics.SoakPoint) metrics.SoakVerdict {
 	v.Pass = rs <= limR && fs <= limF
 	v.Detail = fmt.Sprintf("RSS %+.1f MB/h (median %.0f MB, limit %.1f MB/h), open files %+.1f/h (median %.0f, limit %.0f/h), over the last two thirds", rs, medR, limR, fs, medF, limF)
 	last := xs[len(xs)-1]
-	v.Trends = []metrics.SoakTrend{{Series: metrics.SoakSeriesRSS, SlopePerS: rsS, Intercept: rs0, FromS: xs[0], ToS: last},
-		{Series: metrics.SoakSeriesFDs, SlopePerS: fsS, Intercept: fs0, FromS: xs[0], ToS: last}}
+	v.Trends = []results.SoakTrend{{Series: results.SoakSeriesRSS, SlopePerS: rsS, Intercept: rs0, FromS: xs[0], ToS: last},
+		{Series: results.SoakSeriesFDs, SlopePerS: fsS, Intercept: fs0, FromS: xs[0], ToS: last}}
 	return v
 }
 
@@ -175,7 +175,7 @@ func targetLeak(m []metrics.SoakPoint) metrics.SoakVerdict {
 // open (ses, each > 0) over the points at xs: the limits of targetLeak
 // divided by the median sessions open (a target that holds the same
 // memory per session passes however many sessions it holds).
-func targetLeakPerSession(v metrics.SoakVerdict, xs, rss, fds, ses []float64) metrics.SoakVerdict {
+func targetLeakPerSession(v results.SoakVerdict, xs, rss, fds, ses []float64) results.SoakVerdict {
 	rp, fp := make([]float64, len(xs)), make([]float64, len(xs))
 	for i := range xs {
 		rp[i], fp[i] = rss[i]/ses[i], fds[i]/ses[i]
@@ -191,15 +191,15 @@ func targetLeakPerSession(v metrics.SoakVerdict, xs, rss, fds, ses []float64) me
 	v.Detail = fmt.Sprintf("per session open (%.0f to %.0f sessions, median %.0f): RSS %+.3f MB/h (median %.3f MB, limit %.3f MB/h), open files %+.3f/h (median %.2f, limit %.3f/h), over the last two thirds",
 		slices.Min(ses), slices.Max(ses), medS, rs, medR, limR, fs, medF, limF)
 	last := xs[len(xs)-1]
-	v.Trends = []metrics.SoakTrend{{Series: metrics.SoakSeriesRSSPerSession, SlopePerS: rsS, Intercept: rs0, FromS: xs[0], ToS: last},
-		{Series: metrics.SoakSeriesFDsPerSession, SlopePerS: fsS, Intercept: fs0, FromS: xs[0], ToS: last}}
+	v.Trends = []results.SoakTrend{{Series: results.SoakSeriesRSSPerSession, SlopePerS: rsS, Intercept: rs0, FromS: xs[0], ToS: last},
+		{Series: results.SoakSeriesFDsPerSession, SlopePerS: fsS, Intercept: fs0, FromS: xs[0], ToS: last}}
 	return v
 }
 
 // sessionHygiene fails on any deleted session probed that did not answer
 // 404.
-func sessionHygiene(s *metrics.Summary) metrics.SoakVerdict {
-	v := metrics.SoakVerdict{Name: "session hygiene", Unit: "faults"}
+func sessionHygiene(s *results.Summary) results.SoakVerdict {
+	v := results.SoakVerdict{Name: "session hygiene", Unit: "faults"}
 	h := s.Sessions.Hygiene
 	if h == nil || h.Probed == 0 {
 		v.Detail = "not judged: no deleted session was probed (a stateless server, or check_deleted off)"
@@ -207,6 +207,6 @@ func sessionHygiene(s *metrics.Summary) metrics.SoakVerdict {
 	}
 	v.Checked, v.Value, v.Pass = true, float64(h.Faulty), h.Faulty == 0
 	v.Detail = fmt.Sprintf("%d deleted sessions probed: %d still served, %d answered a status other than 404%s", h.Probed,
-		h.Verdicts[driver.VerdictDeletedSessionAccepted.String()], h.Verdicts[driver.VerdictWrongMissingStatus.String()], textfmt.Statuses(h.Statuses))
+		h.Verdicts[outcome.VerdictDeletedSessionAccepted.String()], h.Verdicts[outcome.VerdictWrongMissingStatus.String()], textfmt.Statuses(h.Statuses))
 	return v
 }

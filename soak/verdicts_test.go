@@ -5,21 +5,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 func TestVerdicts(t *testing.T) {
 	flat := func(float64) float64 { return 5 }
 	saw := func(t float64) float64 { return 80 + math.Mod(t, 23) } // GC sawtooth, no trend
-	hyg := &metrics.Summary{Sessions: metrics.SessionSummary{Hygiene: &metrics.HygieneSummary{Probed: 100, Verdicts: map[string]int64{}}}}
-	get := func(sk *metrics.Soak, name string) metrics.SoakVerdict {
+	hyg := &results.Summary{Sessions: results.SessionSummary{Hygiene: &results.HygieneSummary{Probed: 100, Verdicts: map[string]int64{}}}}
+	get := func(sk *results.Soak, name string) results.SoakVerdict {
 		for _, v := range sk.Verdicts {
 			if v.Name == name {
 				return v
 			}
 		}
 		t.Fatalf("no verdict %s", name)
-		return metrics.SoakVerdict{}
+		return results.SoakVerdict{}
 	}
 
 	sk := Verdicts(soakPoints(flat, saw), hyg)
@@ -36,12 +36,12 @@ func TestVerdicts(t *testing.T) {
 	}
 	// The line the verdict judged, for the chart: 80 MB + 2.5 MB/s over
 	// the last two thirds (from 201 s).
-	if tr := v.Trends; len(tr) != 2 || tr[0].Series != metrics.SoakSeriesRSS || math.Abs(tr[0].SlopePerS-2.5) > 1e-9 ||
+	if tr := v.Trends; len(tr) != 2 || tr[0].Series != results.SoakSeriesRSS || math.Abs(tr[0].SlopePerS-2.5) > 1e-9 ||
 		math.Abs(tr[0].Intercept-80) > 1e-6 || tr[0].FromS != 201 || tr[0].ToS != 600 || tr[1].SlopePerS != 0 || tr[1].Intercept != 30 {
 		t.Fatalf("trends %+v", tr)
 	}
 
-	// metrics.Latency that doubles over the run.
+	// results.Latency that doubles over the run.
 	drift := func(t float64) float64 { return 5 + 5*t/600 }
 	sk = Verdicts(soakPoints(drift, saw), hyg)
 	if v := get(sk, "latency drift"); v.Pass || math.Abs(v.Value-30) > 0.1 {
@@ -51,7 +51,7 @@ func TestVerdicts(t *testing.T) {
 	// Faulty streams and hygiene faults.
 	ps := soakPoints(flat, saw)
 	ps[400].Faulty = 2
-	bad := &metrics.Summary{Sessions: metrics.SessionSummary{Hygiene: &metrics.HygieneSummary{Probed: 100, Faulty: 3, Verdicts: map[string]int64{"wrong-missing-session-status": 3}, Statuses: map[string]int64{"400": 3}}}}
+	bad := &results.Summary{Sessions: results.SessionSummary{Hygiene: &results.HygieneSummary{Probed: 100, Faulty: 3, Verdicts: map[string]int64{"wrong-missing-session-status": 3}, Statuses: map[string]int64{"400": 3}}}}
 	sk = Verdicts(ps, bad)
 	if v := get(sk, "correctness drift"); v.Pass || v.Value != 2 {
 		t.Fatalf("faults: %+v", v)
@@ -72,11 +72,11 @@ func TestVerdicts(t *testing.T) {
 }
 
 // soakPoints makes 10 minutes of 1 s points.
-func soakPoints(p99 func(t float64) float64, rss func(t float64) float64) []metrics.SoakPoint {
-	var ps []metrics.SoakPoint
+func soakPoints(p99 func(t float64) float64, rss func(t float64) float64) []results.SoakPoint {
+	var ps []results.SoakPoint
 	for i := 1; i <= 600; i++ {
 		t := float64(i)
-		ps = append(ps, metrics.SoakPoint{T: t, Count: 300, P99: p99(t), TgtMB: rss(t), TgtFDs: 30, HasTgt: true, Measure: true})
+		ps = append(ps, results.SoakPoint{T: t, Count: 300, P99: p99(t), TgtMB: rss(t), TgtFDs: 30, HasTgt: true, Measure: true})
 	}
 	return ps
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // stepCollector is a step run's sink: it keeps what the step's verdict
@@ -21,7 +21,7 @@ import (
 // exactly the summary's ops. The engine calls
 // it from one goroutine at a time; the step reads it after the run.
 type stepCollector struct {
-	last     *metrics.Row
+	last     *results.Row
 	sessions int64
 	resp     []stats.Hist
 	svc      []stats.Hist
@@ -31,13 +31,13 @@ type stepCollector struct {
 	earlySvc stats.Hist
 }
 
-func (c *stepCollector) Start(*metrics.RunInfo) {}
-func (c *stepCollector) End(*metrics.RunEnd)    {}
-func (c *stepCollector) Interval(r *metrics.IntervalRecord) {
+func (c *stepCollector) Start(*results.RunInfo) {}
+func (c *stepCollector) End(*results.RunEnd)    {}
+func (c *stepCollector) Interval(r *results.IntervalRecord) {
 	switch r.Phase {
-	case metrics.PhaseWarmup:
+	case results.PhaseWarmup:
 		c.early, c.earlySvc = c.early.Add(histMS(r.Interval.All.Response)), c.earlySvc.Add(histMS(r.Interval.All.Service))
-	case metrics.PhaseMeasure:
+	case results.PhaseMeasure:
 		row := r.Row
 		c.last = &row
 		c.sessions = max(c.sessions, row.Sessions)
@@ -46,7 +46,7 @@ func (c *stepCollector) Interval(r *metrics.IntervalRecord) {
 		c.early, c.earlySvc = stats.Hist{}, stats.Hist{}
 		c.count = append(c.count, float64(row.All.Count))
 		c.errors = append(c.errors, float64(row.All.Errors))
-	case metrics.PhaseStopping:
+	case results.PhaseStopping:
 		if n := len(c.resp); n > 0 {
 			c.resp[n-1] = c.resp[n-1].Add(histMS(r.Interval.All.Response))
 			c.svc[n-1] = c.svc[n-1].Add(histMS(r.Interval.All.Service))
@@ -58,7 +58,7 @@ func (c *stepCollector) Interval(r *metrics.IntervalRecord) {
 
 // histMS returns h's non-empty buckets at their highest equivalent value,
 // in ms (µs / 1000: HdrHistogram's quantiles, as the summary gives them).
-func histMS(h *metrics.Hist) stats.Hist {
+func histMS(h *results.Hist) stats.Hist {
 	var out stats.Hist
 	if h == nil || h.TotalCount() == 0 {
 		return out
@@ -76,7 +76,7 @@ func histMS(h *metrics.Hist) stats.Hist {
 // runs: p99 by the block bootstrap of the response-time histograms, the
 // error rate by that of errors over ops. The seed is the step's number,
 // so a sweep's intervals are reproducible from its files.
-func stepCIs(st *metrics.SweepStep, runs []stepRun) {
+func stepCIs(st *results.SweepStep, runs []stepRun) {
 	var resp []stats.Hist
 	var count, errs []float64
 	for _, r := range runs {
@@ -84,11 +84,11 @@ func stepCIs(st *metrics.SweepStep, runs []stepRun) {
 		resp, count, errs = append(resp, c.resp...), append(count, c.count...), append(errs, c.errors...)
 	}
 	st.Intervals = len(resp)
-	if _, ci, ok := stats.QuantileCI(resp, 0.99, metrics.ConfidenceLevel, uint64(st.N)); ok {
-		st.P99CI = &metrics.CI{Lo: textfmt.Round3(ci.Lo), Hi: textfmt.Round3(ci.Hi)}
+	if _, ci, ok := stats.QuantileCI(resp, 0.99, results.ConfidenceLevel, uint64(st.N)); ok {
+		st.P99CI = &results.CI{Lo: textfmt.Round3(ci.Lo), Hi: textfmt.Round3(ci.Hi)}
 	}
-	if _, ci, ok := stats.RatioCI(errs, count, metrics.ConfidenceLevel, uint64(st.N)); ok {
-		st.ErrorRateCI = &metrics.CI{Lo: ci.Lo, Hi: ci.Hi}
+	if _, ci, ok := stats.RatioCI(errs, count, results.ConfidenceLevel, uint64(st.N)); ok {
+		st.ErrorRateCI = &results.CI{Lo: ci.Lo, Hi: ci.Hi}
 	}
 }
 
@@ -96,7 +96,7 @@ func stepCIs(st *metrics.SweepStep, runs []stepRun) {
 // of its own): counts added, the achieved rate over the runs' total
 // measured time, percentiles of the merged interval histograms, process
 // figures averaged, the most sessions. It does not judge.
-func pooled(steps []metrics.SweepStep, runs []stepRun) metrics.SweepStep {
+func pooled(steps []results.SweepStep, runs []stepRun) results.SweepStep {
 	st := steps[0]
 	st.Count, st.Errors, st.Dropped, st.Faulty, st.Sessions = 0, 0, 0, 0, 0
 	st.Warnings, st.NotApplicable = nil, nil
@@ -121,14 +121,14 @@ func pooled(steps []metrics.SweepStep, runs []stepRun) metrics.SweepStep {
 			st.Warnings = append(st.Warnings, w)
 		}
 		for _, n := range r.NotApplicable {
-			if !slices.ContainsFunc(st.NotApplicable, func(d metrics.NotApplicable) bool { return d.Feature == n.Feature }) {
+			if !slices.ContainsFunc(st.NotApplicable, func(d results.NotApplicable) bool { return d.Feature == n.Feature }) {
 				st.NotApplicable = append(st.NotApplicable, n)
 			}
 		}
 		for j := range runs[i].col.resp {
 			resp, svc = resp.Add(runs[i].col.resp[j]), svc.Add(runs[i].col.svc[j])
 		}
-		st.Repeats = append(st.Repeats, metrics.SweepRepeat{Dir: runs[i].Dir, Achieved: r.Achieved, Count: r.Count, Errors: r.Errors,
+		st.Repeats = append(st.Repeats, results.SweepRepeat{Dir: runs[i].Dir, Achieved: r.Achieved, Count: r.Count, Errors: r.Errors,
 			P99: r.Latency.P99, DurationS: runs[i].Summary.DurationS})
 	}
 	n := float64(len(steps))
@@ -147,10 +147,10 @@ func pooled(steps []metrics.SweepStep, runs []stepRun) metrics.SweepStep {
 }
 
 // latencyOf gives the percentiles of h (ms) with the mean given.
-func latencyOf(h stats.Hist, mean float64) metrics.Latency {
+func latencyOf(h stats.Hist, mean float64) results.Latency {
 	if len(h.Values) == 0 {
-		return metrics.Latency{}
+		return results.Latency{}
 	}
-	return metrics.Latency{P50: textfmt.Round3(h.Quantile(0.5)), P90: textfmt.Round3(h.Quantile(0.9)), P99: textfmt.Round3(h.Quantile(0.99)),
+	return results.Latency{P50: textfmt.Round3(h.Quantile(0.5)), P90: textfmt.Round3(h.Quantile(0.9)), P99: textfmt.Round3(h.Quantile(0.99)),
 		P999: textfmt.Round3(h.Quantile(0.999)), Max: textfmt.Round3(h.Values[len(h.Values)-1]), Mean: textfmt.Round3(mean)}
 }

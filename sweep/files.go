@@ -7,14 +7,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // WriteFiles writes sweep.json (atomically) and sweep.csv into dir: one
 // row per step, with its kind (ladder, refine, recheck) and the
 // cool-down before it in the last columns.
-func WriteFiles(dir string, sw *metrics.Sweep) error {
-	if err := metrics.WriteJSON(filepath.Join(dir, "sweep.json"), sw); err != nil {
+func WriteFiles(dir string, sw *results.Sweep) error {
+	if err := results.WriteJSON(filepath.Join(dir, "sweep.json"), sw); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(dir, "sweep.csv"))
@@ -46,7 +46,7 @@ func WriteFiles(dir string, sw *metrics.Sweep) error {
 // kind is a step's kind in sweep.csv: "" (the ladder), "refine" (a
 // bisect step) or "recheck" (the highest passing load again after an
 // overload).
-func kind(s metrics.SweepStep) string {
+func kind(s results.SweepStep) string {
 	switch {
 	case s.Refine:
 		return "refine"

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/internal/fixture"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The sweep table of real sweeps: an older one without intervals, and a
@@ -14,7 +14,7 @@ import (
 // capped at the highest load under the SLO.
 func TestGoldenSweep(t *testing.T) {
 	for _, name := range []string{"sweep", "sweep-ci"} {
-		var sw metrics.Sweep
+		var sw results.Sweep
 		fixture.Read(t, name+".json", &sw)
 		var b bytes.Buffer
 		if err := WriteText(&b, &sw); err != nil {
@@ -26,7 +26,7 @@ func TestGoldenSweep(t *testing.T) {
 
 // Judging a recorded sweep's steps again gives the verdict it recorded.
 func TestGoldenSweepJudgedAgain(t *testing.T) {
-	var sw metrics.Sweep
+	var sw results.Sweep
 	fixture.Read(t, "sweep-ci.json", &sw)
 	v := Judge(sw.Results, sw.SLO)
 	v.StoppedEarly = sw.Verdict.StoppedEarly

@@ -8,22 +8,22 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // StepOf builds a sweep step from a step run's summary and the last
 // measured interval row (which carries the process samples taken while
 // the step's load and sessions were on), and judges it against the SLO.
 // It gives no confidence intervals (see CIOf).
-func StepOf(n int, by string, value float64, s *metrics.Summary, last *metrics.Row, slo metrics.SLO) metrics.SweepStep {
+func StepOf(n int, by string, value float64, s *results.Summary, last *results.Row, slo results.SLO) results.SweepStep {
 	st := numbersOf(n, by, value, s, last)
 	judgeStep(&st, slo)
 	return st
 }
 
 // numbersOf copies a step run's numbers from its summary and last row.
-func numbersOf(n int, by string, value float64, s *metrics.Summary, last *metrics.Row) metrics.SweepStep {
-	st := metrics.SweepStep{N: n, By: by, Value: value, Offered: s.TargetRate, Achieved: s.All.Rate, Count: s.All.Count,
+func numbersOf(n int, by string, value float64, s *results.Summary, last *results.Row) results.SweepStep {
+	st := results.SweepStep{N: n, By: by, Value: value, Offered: s.TargetRate, Achieved: s.All.Rate, Count: s.All.Count,
 		Errors: s.All.Errors, ErrorRate: s.All.ErrorRate, Dropped: s.Dropped,
 		Latency: s.All.Response, Service: s.All.Service, GenCores: s.Generator.Cores, GenCPUOp: s.Generator.CPUPerOpUS,
 		Warning: s.Generator.Bottleneck, Interrupted: s.Interrupted, Warnings: s.Warnings, NotApplicable: s.NotApplicable}
@@ -50,7 +50,7 @@ func numbersOf(n int, by string, value float64, s *metrics.Summary, last *metric
 
 // judgeStep sets a step's reasons, pass and marginal flag from its
 // numbers and confidence intervals.
-func judgeStep(st *metrics.SweepStep, slo metrics.SLO) {
+func judgeStep(st *results.SweepStep, slo results.SLO) {
 	st.Reasons = nil
 	p99Near := st.P99CI.Contains(slo.P99MS)
 	errNear := st.ErrorRateCI.Contains(slo.ErrorRate) && st.ErrorRateCI.Hi > 0
@@ -86,9 +86,9 @@ func judgeStep(st *metrics.SweepStep, slo metrics.SLO) {
 }
 
 // PastKnee reports whether a failed step is clearly past the knee, so a
-// sweep may stop: p99 over 3 × the metrics.SLO, errors over 5 × the metrics.SLO, or under
+// sweep may stop: p99 over 3 × the results.SLO, errors over 5 × the results.SLO, or under
 // 80 % of the offered rate achieved.
-func PastKnee(st metrics.SweepStep, slo metrics.SLO) bool {
+func PastKnee(st results.SweepStep, slo results.SLO) bool {
 	if st.Pass {
 		return false
 	}
@@ -105,10 +105,10 @@ func PastKnee(st metrics.SweepStep, slo metrics.SLO) bool {
 // after an overload failed (hysteresis), the cool-downs, how sure the
 // verdict is, and memory per session. Re-check steps count for
 // hysteresis only.
-func Judge(steps []metrics.SweepStep, slo metrics.SLO) metrics.SweepVerdict {
-	var v metrics.SweepVerdict
+func Judge(steps []results.SweepStep, slo results.SLO) results.SweepVerdict {
+	var v results.SweepVerdict
 	byLoad := judged(steps)
-	var pass, fail *metrics.SweepStep
+	var pass, fail *results.SweepStep
 	for i := range byLoad {
 		s := &byLoad[i]
 		if s.Pass {
@@ -124,7 +124,7 @@ func Judge(steps []metrics.SweepStep, slo metrics.SLO) metrics.SweepVerdict {
 		}
 	}
 	if pass != nil && fail != nil {
-		v.Crossing = &metrics.Bracket{Lo: pass.Value, Hi: fail.Value, LoStep: pass.N, HiStep: fail.N}
+		v.Crossing = &results.Bracket{Lo: pass.Value, Hi: fail.Value, LoStep: pass.N, HiStep: fail.N}
 	}
 	setKnee(&v, byLoad, slo)
 	v.NonMonotone = nonMonotone(byLoad)
@@ -151,9 +151,9 @@ func Judge(steps []metrics.SweepStep, slo metrics.SLO) metrics.SweepVerdict {
 
 // nonMonotone names the steps (sorted by load) that achieved more than 2
 // % less than a step at a lower load.
-func nonMonotone(byLoad []metrics.SweepStep) []string {
+func nonMonotone(byLoad []results.SweepStep) []string {
 	var out []string
-	var best *metrics.SweepStep
+	var best *results.SweepStep
 	for i := range byLoad {
 		s := &byLoad[i]
 		if best != nil && s.Value > best.Value && s.Achieved < 0.98*best.Achieved {
@@ -170,7 +170,7 @@ func nonMonotone(byLoad []metrics.SweepStep) []string {
 // lowered is the confidence when the sweep's steps contradict one
 // another: a failed re-check after an overload, non-monotone steps, a
 // cool-down that did not settle ("" when none did).
-func lowered(v metrics.SweepVerdict) string {
+func lowered(v results.SweepVerdict) string {
 	var why []string
 	if v.Hysteresis != "" {
 		why = append(why, "the re-check of the highest passing load after the overload failed (hysteresis)")
@@ -189,21 +189,21 @@ func lowered(v metrics.SweepVerdict) string {
 
 // judged returns the steps that were judged (not interrupted, not
 // re-checks), sorted by load.
-func judged(steps []metrics.SweepStep) []metrics.SweepStep {
-	var out []metrics.SweepStep
+func judged(steps []results.SweepStep) []results.SweepStep {
+	var out []results.SweepStep
 	for _, s := range steps {
 		if !s.Interrupted && !s.Recheck {
 			out = append(out, s)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b metrics.SweepStep) int { return cmpFloat(a.Value, b.Value) })
+	slices.SortStableFunc(out, func(a, b results.SweepStep) int { return cmpFloat(a.Value, b.Value) })
 	return out
 }
 
 // confidence says how sure the maximum sustainable rate is: whether the
 // SLO lies inside the interval of the highest passing step or of the
 // failing step above it.
-func confidence(pass, fail *metrics.SweepStep, steps []metrics.SweepStep, slo metrics.SLO) string {
+func confidence(pass, fail *results.SweepStep, steps []results.SweepStep, slo results.SLO) string {
 	if len(steps) == 0 {
 		return ""
 	}
@@ -229,7 +229,7 @@ func confidence(pass, fail *metrics.SweepStep, steps []metrics.SweepStep, slo me
 }
 
 // ciMS formats a latency interval: "28.10–35.30".
-func ciMS(c *metrics.CI) string {
+func ciMS(c *results.CI) string {
 	if c == nil {
 		return "-"
 	}
@@ -239,8 +239,8 @@ func ciMS(c *metrics.CI) string {
 // memoryPerSession sets the least-squares slope of RSS (MB) on open
 // sessions across the steps of a session sweep, in KiB per session, and
 // the fits' RSS at zero sessions.
-func memoryPerSession(v *metrics.SweepVerdict, steps []metrics.SweepStep) {
-	if len(steps) < 2 || steps[0].By != metrics.SweepBySessions {
+func memoryPerSession(v *results.SweepVerdict, steps []results.SweepStep) {
+	if len(steps) < 2 || steps[0].By != results.SweepBySessions {
 		return
 	}
 	var xs, tg, gn []float64

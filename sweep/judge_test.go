@@ -4,19 +4,19 @@ import (
 	"math"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 func TestSweepJudge(t *testing.T) {
-	slo := metrics.SLO{P99MS: 50, ErrorRate: 1, ReplayClean: true}
-	mk := func(n int, v, ach, p99, errRate float64) metrics.SweepStep {
-		st := metrics.SweepStep{N: n, By: "rate", Value: v, Offered: v, Achieved: ach, ErrorRate: errRate, Count: 1000, Latency: metrics.Latency{P99: p99}}
-		s := &metrics.Summary{TargetRate: v, All: metrics.OpSummary{Rate: ach, Count: 1000, ErrorRate: errRate / 100, Response: metrics.Latency{P99: p99}}}
+	slo := results.SLO{P99MS: 50, ErrorRate: 1, ReplayClean: true}
+	mk := func(n int, v, ach, p99, errRate float64) results.SweepStep {
+		st := results.SweepStep{N: n, By: "rate", Value: v, Offered: v, Achieved: ach, ErrorRate: errRate, Count: 1000, Latency: results.Latency{P99: p99}}
+		s := &results.Summary{TargetRate: v, All: results.OpSummary{Rate: ach, Count: 1000, ErrorRate: errRate / 100, Response: results.Latency{P99: p99}}}
 		got := StepOf(n, "rate", v, s, nil, slo)
 		st.Pass, st.Reasons = got.Pass, got.Reasons
 		return st
 	}
-	steps := []metrics.SweepStep{mk(1, 500, 500, 4, 0), mk(2, 1000, 1000, 4.5, 0), mk(3, 1500, 1500, 12, 0), mk(4, 2000, 1990, 40, 0), mk(5, 2500, 2100, 400, 3)}
+	steps := []results.SweepStep{mk(1, 500, 500, 4, 0), mk(2, 1000, 1000, 4.5, 0), mk(3, 1500, 1500, 12, 0), mk(4, 2000, 1990, 40, 0), mk(5, 2500, 2100, 400, 3)}
 	if !steps[3].Pass || steps[4].Pass || !PastKnee(steps[4], slo) {
 		t.Fatalf("steps %+v", steps)
 	}
@@ -30,14 +30,14 @@ func TestSweepJudge(t *testing.T) {
 	}
 	// p99 40 → 400 between 2000 and 2500: the SLO is crossed in that
 	// bracket, no point of it more likely than another.
-	if b := v.Crossing; b == nil || *b != (metrics.Bracket{Lo: 2000, Hi: 2500, LoStep: 4, HiStep: 5}) {
+	if b := v.Crossing; b == nil || *b != (results.Bracket{Lo: 2000, Hi: 2500, LoStep: 4, HiStep: 5}) {
 		t.Fatalf("crossing %+v", v.Crossing)
 	}
 	if len(v.NonMonotone) != 0 || v.Hysteresis != "" || v.Confidence != "unknown: steps of fewer than 5 intervals have no confidence interval (use --step 5s or more)" {
 		t.Fatalf("clean sweep: non-monotone %q hysteresis %q confidence %q", v.NonMonotone, v.Hysteresis, v.Confidence)
 	}
 	// Memory per session: the slope across steps.
-	ss := []metrics.SweepStep{{By: "sessions", Sessions: 1000, TgtRSSMB: 50, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, TgtRSSMB: 90, GenRSSMB: 60}, {By: "sessions", Sessions: 5000, TgtRSSMB: 130, GenRSSMB: 80}}
+	ss := []results.SweepStep{{By: "sessions", Sessions: 1000, TgtRSSMB: 50, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, TgtRSSMB: 90, GenRSSMB: 60}, {By: "sessions", Sessions: 5000, TgtRSSMB: 130, GenRSSMB: 80}}
 	v = Judge(ss, slo)
 	if math.Abs(v.TargetKiBPerSession-20.48) > 0.01 || math.Abs(v.GeneratorKiBPerSession-10.24) > 0.01 {
 		t.Fatalf("per session %+v", v)
@@ -48,7 +48,7 @@ func TestSweepJudge(t *testing.T) {
 // whose every reason lies within its interval — never one that fails on
 // something the noise cannot undo.
 func TestMarginal(t *testing.T) {
-	slo := metrics.SLO{P99MS: 50, ErrorRate: 0.01}
+	slo := results.SLO{P99MS: 50, ErrorRate: 0.01}
 	for _, c := range []struct {
 		name           string
 		p99, lo, hi    float64
@@ -62,8 +62,8 @@ func TestMarginal(t *testing.T) {
 		{"fails on errors, p99 near", 48, 40, 60, 1, 1, false, false},
 		{"fails on errors near the SLO", 30, 25, 35, 0.012, 0.02, false, true},
 	} {
-		st := metrics.SweepStep{Count: 1000, Latency: metrics.Latency{P99: c.p99}, P99CI: &metrics.CI{Lo: c.lo, Hi: c.hi},
-			ErrorRate: c.errRate, ErrorRateCI: &metrics.CI{Lo: c.errRate / 2, Hi: c.errHi}}
+		st := results.SweepStep{Count: 1000, Latency: results.Latency{P99: c.p99}, P99CI: &results.CI{Lo: c.lo, Hi: c.hi},
+			ErrorRate: c.errRate, ErrorRateCI: &results.CI{Lo: c.errRate / 2, Hi: c.errHi}}
 		judgeStep(&st, slo)
 		if st.Pass != c.pass || st.Marginal != c.marginal {
 			t.Errorf("%s: pass %v marginal %v, want %v %v (%v)", c.name, st.Pass, st.Marginal, c.pass, c.marginal, st.Reasons)
@@ -78,14 +78,14 @@ func TestMarginal(t *testing.T) {
 // the bisect step inside it), both contradictions are named, and the
 // confidence is low.
 func TestJudgeNonMonotoneAndHysteresis(t *testing.T) {
-	slo := metrics.SLO{P99MS: 50, ErrorRate: 0.01}
-	ci := func(p99 float64) *metrics.CI { return &metrics.CI{Lo: 0.9 * p99, Hi: 1.1 * p99} }
-	mk := func(n int, v, ach, p99 float64) metrics.SweepStep {
-		st := metrics.SweepStep{N: n, By: "rate", Value: v, Offered: v, Achieved: ach, Count: 10000, Latency: metrics.Latency{P99: p99}, P99CI: ci(p99)}
+	slo := results.SLO{P99MS: 50, ErrorRate: 0.01}
+	ci := func(p99 float64) *results.CI { return &results.CI{Lo: 0.9 * p99, Hi: 1.1 * p99} }
+	mk := func(n int, v, ach, p99 float64) results.SweepStep {
+		st := results.SweepStep{N: n, By: "rate", Value: v, Offered: v, Achieved: ach, Count: 10000, Latency: results.Latency{P99: p99}, P99CI: ci(p99)}
 		judgeStep(&st, slo)
 		return st
 	}
-	steps := []metrics.SweepStep{mk(1, 1000, 1000, 5), mk(2, 2000, 2000, 9), mk(3, 2643, 2643, 23), mk(4, 2777, 1900, 1600)}
+	steps := []results.SweepStep{mk(1, 1000, 1000, 5), mk(2, 2000, 2000, 9), mk(3, 2643, 2643, 23), mk(4, 2777, 1900, 1600)}
 	clean := Judge(steps, slo)
 	if b := clean.Crossing; b == nil || b.Lo != 2643 || b.Hi != 2777 || len(clean.NonMonotone) != 1 || clean.Hysteresis != "" {
 		t.Fatalf("before the bisect: %+v", clean)
@@ -98,9 +98,9 @@ func TestJudgeNonMonotoneAndHysteresis(t *testing.T) {
 	bisect.Refine = true
 	recheck := mk(6, 2643, 2600, 80)
 	recheck.Recheck = true
-	recheck.CoolDown = &metrics.CoolDown{Probes: 30, Seconds: 30, P50MS: 12, Baseline: 1, Settled: false}
+	recheck.CoolDown = &results.CoolDown{Probes: 30, Seconds: 30, P50MS: 12, Baseline: 1, Settled: false}
 	v := Judge(append(steps, bisect, recheck), slo)
-	if b := v.Crossing; b == nil || *b != (metrics.Bracket{Lo: 2643, Hi: 2710, LoStep: 3, HiStep: 5}) {
+	if b := v.Crossing; b == nil || *b != (results.Bracket{Lo: 2643, Hi: 2710, LoStep: 3, HiStep: 5}) {
 		t.Fatalf("crossing %+v: want 2643–2710, narrowed by the bisect step", v.Crossing)
 	}
 	if len(v.NonMonotone) != 2 || v.NonMonotone[0] != "step 5 at 2710 ops/s achieved 2500.0 ops/s, less than step 3 at 2643 ops/s (2643.0 ops/s)" {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The knee: the load where latency departs from its low-load baseline.
@@ -65,7 +65,7 @@ type kneeFit struct {
 	n          []int     // step numbers
 }
 
-func fitSteps(steps []metrics.SweepStep) kneeFit {
+func fitSteps(steps []results.SweepStep) kneeFit {
 	var k kneeFit
 	var ly, llo, lhi []float64
 	withCI := true
@@ -127,7 +127,7 @@ func (k *kneeFit) at(y []float64, t float64) (load float64, i int, f float64, ok
 
 // setKnee finds the knee of the judged steps (sorted by load) and caps
 // it at the highest load under the SLO (v.MaxLoad, set before).
-func setKnee(v *metrics.SweepVerdict, steps []metrics.SweepStep, slo metrics.SLO) {
+func setKnee(v *results.SweepVerdict, steps []results.SweepStep, slo results.SLO) {
 	k := fitSteps(steps)
 	if len(k.fit) < 2 {
 		return
@@ -152,7 +152,7 @@ func setKnee(v *metrics.SweepVerdict, steps []metrics.SweepStep, slo metrics.SLO
 		if !okHi {
 			hi = k.load[len(k.load)-1]
 		}
-		v.KneeCI = &metrics.CI{Lo: textfmt.Round3(math.Min(lo, load)), Hi: textfmt.Round3(math.Max(hi, load))}
+		v.KneeCI = &results.CI{Lo: textfmt.Round3(math.Min(lo, load)), Hi: textfmt.Round3(math.Max(hi, load))}
 	}
 	v.Knee, v.KneeRate = textfmt.Round3(load), textfmt.Round3(rate)
 	capKnee(v, steps)
@@ -161,7 +161,7 @@ func setKnee(v *metrics.SweepVerdict, steps []metrics.SweepStep, slo metrics.SLO
 // capKnee keeps the knee at or under the highest load that met the SLO
 // and its rate at or under the maximum sustainable rate, and sets
 // KneeStep, the last step at or below it.
-func capKnee(v *metrics.SweepVerdict, steps []metrics.SweepStep) {
+func capKnee(v *results.SweepVerdict, steps []results.SweepStep) {
 	if v.Knee > v.MaxLoad {
 		v.Knee, v.KneeCapped = v.MaxLoad, true
 		for _, s := range steps {
@@ -185,7 +185,7 @@ func capKnee(v *metrics.SweepVerdict, steps []metrics.SweepStep) {
 	}
 }
 
-func valueOf(steps []metrics.SweepStep, n int) float64 {
+func valueOf(steps []results.SweepStep, n int) float64 {
 	for _, s := range steps {
 		if s.N == n {
 			return s.Value

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // curve is a noise-free p99 (ms) against load with a known knee.
@@ -89,10 +89,10 @@ func randomCurve(rng *rand.Rand) curve {
 // 40 % high (a loaded moment); quantised to 3 significant digits like
 // HdrHistogram. The steps' p99 and its interval come from the sweep's own
 // code (stats.QuantileCI).
-func noisySteps(rng *rand.Rand, c curve, slo metrics.SLO) []metrics.SweepStep {
+func noisySteps(rng *rand.Rand, c curve, slo results.SLO) []results.SweepStep {
 	const intervals, perInterval, sigma = 15, 300, 0.5
 	z99 := 2.326 // the 99th percentile of a standard normal
-	var steps []metrics.SweepStep
+	var steps []results.SweepStep
 	for i, load := range c.loads {
 		level := c.p99(load) * math.Exp(0.1*rng.NormFloat64())
 		if rng.IntN(10) == 0 {
@@ -107,11 +107,11 @@ func noisySteps(rng *rand.Rand, c curve, slo metrics.SLO) []metrics.SweepStep {
 			}
 			blocks = append(blocks, histOfValues(vals))
 		}
-		p99, ci, ok := stats.QuantileCI(blocks, 0.99, metrics.ConfidenceLevel, uint64(i+1))
-		st := metrics.SweepStep{N: i + 1, By: metrics.SweepByRate, Value: load, Offered: load, Achieved: load,
-			Count: intervals * perInterval, Latency: metrics.Latency{P99: p99}, Intervals: intervals}
+		p99, ci, ok := stats.QuantileCI(blocks, 0.99, results.ConfidenceLevel, uint64(i+1))
+		st := results.SweepStep{N: i + 1, By: results.SweepByRate, Value: load, Offered: load, Achieved: load,
+			Count: intervals * perInterval, Latency: results.Latency{P99: p99}, Intervals: intervals}
 		if ok {
-			st.P99CI = &metrics.CI{Lo: ci.Lo, Hi: ci.Hi}
+			st.P99CI = &results.CI{Lo: ci.Lo, Hi: ci.Hi}
 		}
 		judgeStep(&st, slo)
 		steps = append(steps, st)
@@ -142,7 +142,7 @@ func histOfValues(v []float64) stats.Hist {
 
 // passAll marks every step as meeting the SLO, so the cap at the highest
 // load under the SLO plays no part.
-func passAll(steps []metrics.SweepStep) []metrics.SweepStep {
+func passAll(steps []results.SweepStep) []results.SweepStep {
 	for i := range steps {
 		steps[i].Pass, steps[i].Reasons = true, nil
 	}
@@ -155,7 +155,7 @@ func passAll(steps []metrics.SweepStep) []metrics.SweepStep {
 // threshold).
 func TestKneeNoisyCurves(t *testing.T) {
 	t.Parallel()
-	slo := metrics.SLO{P99MS: 10, ErrorRate: 0.01}
+	slo := results.SLO{P99MS: 10, ErrorRate: 0.01}
 	within := 0
 	var misses []string
 	for seed := range trialsN {
@@ -187,7 +187,7 @@ func TestKneeNeverAboveMaxSustainable(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(seed), 16))
 		c := randomCurve(rng)
 		b := c.p99(c.loads[0])
-		slo := metrics.SLO{P99MS: b * (1.2 + 3*rng.Float64()), ErrorRate: 0.01}
+		slo := results.SLO{P99MS: b * (1.2 + 3*rng.Float64()), ErrorRate: 0.01}
 		v := Judge(noisySteps(rng, c, slo), slo)
 		if v.Knee > v.MaxLoad || v.KneeRate > v.MaxSustainable || (v.KneeCI != nil && v.KneeCI.Hi > v.MaxLoad) {
 			t.Fatalf("seed %d: knee %v (rate %v, CI %+v) above max load %v / max sustainable %v", seed, v.Knee, v.KneeRate, v.KneeCI, v.MaxLoad, v.MaxSustainable)
@@ -205,7 +205,7 @@ func TestKneeNeverAboveMaxSustainable(t *testing.T) {
 // found one at the lowest step when a sub-millisecond p99 wobbled).
 func TestKneeFlatCurveHasNone(t *testing.T) {
 	t.Parallel()
-	slo := metrics.SLO{P99MS: 50, ErrorRate: 0.01}
+	slo := results.SLO{P99MS: 50, ErrorRate: 0.01}
 	for seed := range 50 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 17))
 		c := curve{loads: ladder(500, 4000, 8), p99: func(float64) float64 { return 0.4 }}
@@ -220,7 +220,7 @@ func TestKneeFlatCurveHasNone(t *testing.T) {
 func TestKneeInterval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	c := curve{loads: ladder(500, 5000, 10), p99: func(l float64) float64 { return 5 / (1 - l/5500) }}
-	slo := metrics.SLO{P99MS: 10, ErrorRate: 0.01}
+	slo := results.SLO{P99MS: 10, ErrorRate: 0.01}
 	v := Judge(passAll(noisySteps(rng, c, slo)), slo)
 	if v.KneeCI == nil || v.KneeCI.Lo > v.Knee || v.KneeCI.Hi < v.Knee || v.KneeCI.Hi-v.KneeCI.Lo <= 0 {
 		t.Fatalf("knee %v, interval %+v", v.Knee, v.KneeCI)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // A session sweep without --target-pid has no target RSS: its memory per
@@ -13,16 +13,16 @@ import (
 // target sampled (a correct server: RSS that grows with sessions) the
 // slope prints.
 func TestSweepTargetMemoryNotMeasured(t *testing.T) {
-	slo := metrics.SLO{P99MS: 50, ErrorRate: 1}
-	text := func(steps []metrics.SweepStep) (metrics.SweepVerdict, string) {
+	slo := results.SLO{P99MS: 50, ErrorRate: 1}
+	text := func(steps []results.SweepStep) (results.SweepVerdict, string) {
 		v := Judge(steps, slo)
 		var b bytes.Buffer
-		if err := WriteText(&b, &metrics.Sweep{By: metrics.SweepBySessions, Results: steps, Verdict: v}); err != nil {
+		if err := WriteText(&b, &results.Sweep{By: results.SweepBySessions, Results: steps, Verdict: v}); err != nil {
 			t.Fatal(err)
 		}
 		return v, b.String()
 	}
-	unsampled := []metrics.SweepStep{{By: "sessions", Sessions: 1000, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, GenRSSMB: 60}}
+	unsampled := []results.SweepStep{{By: "sessions", Sessions: 1000, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, GenRSSMB: 60}}
 	v, out := text(unsampled)
 	if v.TargetMeasured || v.TargetMemoryMeasured() {
 		t.Fatalf("target memory measured without a target: %+v", v)
@@ -31,14 +31,14 @@ func TestSweepTargetMemoryNotMeasured(t *testing.T) {
 		t.Fatalf("text:\n%s", out)
 	}
 
-	sampled := []metrics.SweepStep{{By: "sessions", Sessions: 1000, TgtRSSMB: 50, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, TgtRSSMB: 90, GenRSSMB: 60}}
+	sampled := []results.SweepStep{{By: "sessions", Sessions: 1000, TgtRSSMB: 50, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, TgtRSSMB: 90, GenRSSMB: 60}}
 	v, out = text(sampled)
 	if !v.TargetMeasured || !strings.Contains(out, "Memory per session: target 20.5 KiB, mcpbench 10.2 KiB") {
 		t.Fatalf("verdict %+v, text:\n%s", v, out)
 	}
 	// A flat target (no memory per session) was measured: 0.0 KiB is
 	// its measurement.
-	flat := []metrics.SweepStep{{By: "sessions", Sessions: 1000, TgtRSSMB: 50, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, TgtRSSMB: 50, GenRSSMB: 60}}
+	flat := []results.SweepStep{{By: "sessions", Sessions: 1000, TgtRSSMB: 50, GenRSSMB: 40}, {By: "sessions", Sessions: 3000, TgtRSSMB: 50, GenRSSMB: 60}}
 	if _, out = text(flat); !strings.Contains(out, "Memory per session: target 0.0 KiB, mcpbench 10.2 KiB") {
 		t.Fatalf("text:\n%s", out)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -28,14 +28,14 @@ type Options struct {
 	Tool       string
 	TargetPID  int
 	// Server reads the embedded reference server's counters (nil: none).
-	Server func() *metrics.ServerStats
+	Server func() *results.ServerStats
 	// RunInfo describes a step's run for its run.json (nil: a minimal one).
-	RunInfo func(pl *workload.Plan) *metrics.RunInfo
+	RunInfo func(pl *workload.Plan) *results.RunInfo
 	// Sinks, when set, gives each step more sinks than its results
 	// directory (the progress display).
-	Sinks func(step int, pl *workload.Plan) []metrics.Sink
+	Sinks func(step int, pl *workload.Plan) []results.Sink
 	// OnStep reports each finished step (between steps).
-	OnStep func(st metrics.SweepStep)
+	OnStep func(st results.SweepStep)
 	// RunStep, when set, runs one run of a step instead of the engine in
 	// this process (mcpbench sweep --processes runs it as child processes
 	// and merges them). It must write the run's results directory
@@ -45,11 +45,11 @@ type Options struct {
 	// (workload.ErrSetup: no session could start, which ends the sweep).
 	// The step is judged from what sinks got and the summary, as an
 	// in-process step is. nil: InProcess.
-	RunStep func(ctx context.Context, run StepRun, sinks []metrics.Sink) (*metrics.Summary, error)
+	RunStep func(ctx context.Context, run StepRun, sinks []results.Sink) (*results.Summary, error)
 	// Probe, when set, runs one cool-down probe (run.Plan at the probe
 	// load, ProbeDuration long, no results directory) and returns its
 	// summary; nil: the engine in this process (InProcessProbe).
-	Probe func(ctx context.Context, run StepRun) (*metrics.Summary, error)
+	Probe func(ctx context.Context, run StepRun) (*results.Summary, error)
 	// CoolDownMax bounds each cool-down (0: DefaultCoolDownMax; negative:
 	// no cool-downs, no re-check).
 	CoolDownMax time.Duration
@@ -84,7 +84,7 @@ const (
 // lowest rate (at least 1/s) for a rate sweep, one VU or one session
 // otherwise.
 func ProbeLoad(spec workload.SweepSpec) float64 {
-	if spec.By == metrics.SweepByRate {
+	if spec.By == results.SweepByRate {
 		return max(1, math.Round(spec.From/10))
 	}
 	return 1
@@ -106,7 +106,7 @@ type StepRun struct {
 // SLO; it stops once a step is clearly past the knee (unless KeepGoing)
 // or when ctx ends, keeping every finished step. The returned sweep is
 // also in Dir/sweep.json.
-func Run(ctx context.Context, p *workload.Profile, opts Options) (*metrics.Sweep, error) {
+func Run(ctx context.Context, p *workload.Profile, opts Options) (*results.Sweep, error) {
 	if p.Sweep == nil {
 		return nil, errors.New("profile has no sweep section")
 	}
@@ -120,7 +120,7 @@ func Run(ctx context.Context, p *workload.Profile, opts Options) (*metrics.Sweep
 	if opts.Embedded {
 		target += " (embedded reference server)"
 	}
-	sr := &sweeper{p: p, spec: spec, opts: opts, sw: &metrics.Sweep{Tool: opts.Tool, Target: target, Profile: p.Name, Started: time.Now(),
+	sr := &sweeper{p: p, spec: spec, opts: opts, sw: &results.Sweep{Tool: opts.Tool, Target: target, Profile: p.Name, Started: time.Now(),
 		By: spec.By, From: spec.From, To: spec.To, Steps: spec.Steps, StepS: spec.Step.D().Seconds(), SLO: slo, Repeat: spec.Repeat}}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ type sweeper struct {
 	p     *workload.Profile
 	spec  workload.SweepSpec
 	opts  Options
-	sw    *metrics.Sweep
+	sw    *results.Sweep
 	ran   int // steps run so far
 	fails int // consecutive failed steps of the main series
 	// base is the probe's p50 before the first step (ms; 0: not
@@ -204,7 +204,7 @@ func (sr *sweeper) probe(ctx context.Context) (float64, bool) {
 		return 0, false
 	}
 	run := StepRun{Value: ProbeLoad(sr.spec), Plan: pl}
-	var sum *metrics.Summary
+	var sum *results.Summary
 	if sr.opts.Probe != nil {
 		sum, err = sr.opts.Probe(ctx, run)
 	} else {
@@ -234,7 +234,7 @@ func (sr *sweeper) baseline(ctx context.Context) {
 // with a lower p50 than the (possibly cold) first probe: a load at least
 // the probe's, answered faster, bounds the warm server's low-load p50
 // from above.
-func (sr *sweeper) warmBaseline(res metrics.SweepStep) {
+func (sr *sweeper) warmBaseline(res results.SweepStep) {
 	if len(sr.sw.Results) != 1 || !res.Pass || sr.base <= 0 || res.Latency.P50 <= 0 || res.Latency.P50 >= sr.base {
 		return
 	}
@@ -245,10 +245,10 @@ func (sr *sweeper) warmBaseline(res metrics.SweepStep) {
 
 // coolDown probes until the server's p50 is back to its baseline or the
 // time is up.
-func (sr *sweeper) coolDown(ctx context.Context) *metrics.CoolDown {
+func (sr *sweeper) coolDown(ctx context.Context) *results.CoolDown {
 	limit := cmp.Or(sr.opts.CoolDownMax, DefaultCoolDownMax)
 	back := max(1.5*sr.base, sr.base+1)
-	c := &metrics.CoolDown{Baseline: textfmt.Round3(sr.base)}
+	c := &results.CoolDown{Baseline: textfmt.Round3(sr.base)}
 	start := time.Now()
 	for ctx.Err() == nil {
 		p50, ok := sr.probe(ctx)
@@ -270,7 +270,7 @@ func (sr *sweeper) coolDown(ctx context.Context) *metrics.CoolDown {
 
 // InProcessProbe runs a cool-down probe in this process: the engine,
 // without a results directory.
-func InProcessProbe(ctx context.Context, run StepRun, opts Options) (*metrics.Summary, error) {
+func InProcessProbe(ctx context.Context, run StepRun, opts Options) (*results.Summary, error) {
 	return workload.Run(ctx, run.Plan, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, Server: opts.Server})
 }
 
@@ -299,16 +299,16 @@ func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
 	sp.Name = fmt.Sprintf("%s step %d", sr.p.Name, n)
 	sp.Duration, sp.Warmup = sr.spec.Step, sr.spec.Warmup
 	switch sr.spec.By {
-	case metrics.SweepByRate:
+	case results.SweepByRate:
 		sp.Rate = v
 		// max_vus unset (0) is sized from the step's rate by Defaults
 		// when the step is compiled; only a set one is raised to vus.
 		if sp.MaxVUs != 0 && sp.MaxVUs < sp.VUs {
 			sp.MaxVUs = sp.VUs
 		}
-	case metrics.SweepByVUs:
+	case results.SweepByVUs:
 		sp.Rate, sp.VUs, sp.MaxVUs = 0, int(v), int(v)
-	case metrics.SweepBySessions:
+	case results.SweepBySessions:
 		sp.VUs, sp.MaxVUs, sp.GETStream = int(v), int(v), true
 	}
 	return &sp
@@ -318,7 +318,7 @@ func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
 // reports whether the sweep must stop (interrupted, no session could
 // start, or an error).
 func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool, err error) {
-	var cool *metrics.CoolDown
+	var cool *results.CoolDown
 	if len(sr.sw.Results) > 0 && sr.coolDowns() && ctx.Err() == nil {
 		cool = sr.coolDown(ctx)
 	}
@@ -335,7 +335,7 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 		if r > 1 {
 			dir += fmt.Sprintf("-r%d", r)
 		}
-		st, err := runStep(ctx, StepRun{N: n, Value: v, Repeat: r, Plan: pl, Dir: filepath.Join(sr.opts.Dir, dir), Settle: sr.spec.By == metrics.SweepBySessions}, sr.opts)
+		st, err := runStep(ctx, StepRun{N: n, Value: v, Repeat: r, Plan: pl, Dir: filepath.Join(sr.opts.Dir, dir), Settle: sr.spec.By == results.SweepBySessions}, sr.opts)
 		st.Dir = dir
 		if st.Summary != nil {
 			runs = append(runs, st)
@@ -380,8 +380,8 @@ func (sr *sweeper) step(ctx context.Context, v float64, refine bool) (stop bool,
 // judgeRuns makes step n at load v of its runs (one, or Repeat): their
 // numbers, pooled when repeated, the confidence intervals from every
 // run's intervals, and the verdict against the SLO.
-func (sr *sweeper) judgeRuns(n int, v float64, runs []stepRun) metrics.SweepStep {
-	steps := make([]metrics.SweepStep, len(runs))
+func (sr *sweeper) judgeRuns(n int, v float64, runs []stepRun) results.SweepStep {
+	steps := make([]results.SweepStep, len(runs))
 	for i, r := range runs {
 		steps[i] = numbersOf(n, sr.spec.By, v, r.Summary, r.col.last)
 		steps[i].Sessions, steps[i].Dir = r.col.sessions, r.Dir
@@ -397,7 +397,7 @@ func (sr *sweeper) judgeRuns(n int, v float64, runs []stepRun) metrics.SweepStep
 
 // stopRule ends the main series early (unless KeepGoing) once step n is
 // clearly past the knee, or after two failed steps in a row.
-func (sr *sweeper) stopRule(n int, res metrics.SweepStep) {
+func (sr *sweeper) stopRule(n int, res results.SweepStep) {
 	switch {
 	case res.Pass:
 		sr.fails = 0
@@ -413,7 +413,7 @@ func (sr *sweeper) stopRule(n int, res metrics.SweepStep) {
 
 // edge returns the highest passing load and the lowest failing load above
 // it.
-func edge(steps []metrics.SweepStep) (lo, hi float64, ok bool) {
+func edge(steps []results.SweepStep) (lo, hi float64, ok bool) {
 	lo = -1
 	for _, s := range steps {
 		if s.Pass && s.Value > lo {
@@ -435,7 +435,7 @@ func edge(steps []metrics.SweepStep) (lo, hi float64, ok bool) {
 // stepRun is one run of a step: its summary, its results directory
 // (relative to the sweep's) and what its collector kept.
 type stepRun struct {
-	Summary *metrics.Summary
+	Summary *results.Summary
 	Dir     string
 	col     *stepCollector
 }
@@ -444,11 +444,11 @@ type stepRun struct {
 // sinks, by opts.RunStep or in this process.
 func runStep(ctx context.Context, run StepRun, opts Options) (stepRun, error) {
 	col := &stepCollector{}
-	sinks := []metrics.Sink{col}
+	sinks := []results.Sink{col}
 	if opts.Sinks != nil {
 		sinks = append(sinks, opts.Sinks(run.N, run.Plan)...)
 	}
-	var sum *metrics.Summary
+	var sum *results.Summary
 	var err error
 	if opts.RunStep != nil {
 		sum, err = opts.RunStep(ctx, run, sinks)
@@ -463,17 +463,17 @@ func runStep(ctx context.Context, run StepRun, opts Options) (stepRun, error) {
 // and run description; settled memory for a sessions sweep (memory per
 // session is the slope of RSS over the steps: read it settled, see
 // workload.Options.SettleMemory).
-func InProcess(ctx context.Context, run StepRun, sinks []metrics.Sink, opts Options) (*metrics.Summary, error) {
-	rd, err := metrics.NewResultsDir(run.Dir)
+func InProcess(ctx context.Context, run StepRun, sinks []results.Sink, opts Options) (*results.Summary, error) {
+	rd, err := results.NewResultsDir(run.Dir)
 	if err != nil {
 		return nil, err
 	}
-	var info *metrics.RunInfo
+	var info *results.RunInfo
 	if opts.RunInfo != nil {
 		info = opts.RunInfo(run.Plan)
 	}
 	sum, err := workload.Run(ctx, run.Plan, workload.Options{Embedded: opts.Embedded, Tool: opts.Tool, TargetPID: opts.TargetPID,
-		Server: opts.Server, RunInfo: info, Sinks: append([]metrics.Sink{rd}, sinks...), SettleMemory: run.Settle,
+		Server: opts.Server, RunInfo: info, Sinks: append([]results.Sink{rd}, sinks...), SettleMemory: run.Settle,
 		StopNow: opts.StopNow})
 	if err == nil {
 		err = rd.Err()

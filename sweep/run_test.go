@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/internal/stats"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -108,12 +108,12 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		if v.MaxSustainable < 940 || v.MaxSustainable > 1000 || !v.KneeCapped || v.Knee != v.MaxLoad || v.KneeRate > v.MaxSustainable {
 			t.Fatalf("verdict %+v", v)
 		}
-		back, err := metrics.ReadSweep(dir)
+		back, err := results.ReadSweep(dir)
 		if err != nil || len(back.Results) != 8 {
 			t.Fatalf("sweep.json: %v", err)
 		}
 		for _, d := range []string{"step-01", "step-04"} {
-			if _, err := os.Stat(filepath.Join(dir, d, metrics.FileSummary)); err != nil {
+			if _, err := os.Stat(filepath.Join(dir, d, results.FileSummary)); err != nil {
 				t.Fatalf("%s: %v", d, err)
 			}
 		}
@@ -138,7 +138,7 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 			!strings.Contains(sw.Verdict.StoppedEarly, "interrupted during step 2 (500 ops/s)") {
 			t.Fatalf("results %d, verdict %+v", len(sw.Results), sw.Verdict)
 		}
-		back, _ := metrics.ReadSweep(dir)
+		back, _ := results.ReadSweep(dir)
 		if back == nil || len(back.Results) != 2 || !back.Verdict.Interrupted {
 			t.Fatal("sweep.json does not keep the finished steps")
 		}
@@ -213,16 +213,16 @@ func TestSweepRepeatPoolsRuns(t *testing.T) {
 			if len(s.Repeats) != 2 || s.Repeats[0].Dir != s.Dir || s.Repeats[1].Dir != s.Dir+"-r2" {
 				t.Fatalf("step %d: repeats %+v", s.N, s.Repeats)
 			}
-			merged := metrics.NewHistogram()
+			merged := results.NewHistogram()
 			for _, r := range s.Repeats {
-				res, err := metrics.ReadResults(filepath.Join(dir, r.Dir))
+				res, err := results.ReadResults(filepath.Join(dir, r.Dir))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if res.Summary.All.Count != r.Count {
 					t.Fatalf("%s: count %d, summary %d", r.Dir, r.Count, res.Summary.All.Count)
 				}
-				merged.Merge(res.Histograms[metrics.HlogTag("tools/call:echo")+".response"])
+				merged.Merge(res.Histograms[results.HlogTag("tools/call:echo")+".response"])
 			}
 			p99 := float64(merged.ValueAtQuantile(99)) / 1000
 			if s.Count != s.Repeats[0].Count+s.Repeats[1].Count || s.Count != merged.TotalCount() || s.Latency.P99 != p99 {
@@ -273,7 +273,7 @@ func TestStepCollectorMatchesSummary(t *testing.T) {
 // --processes: child processes, merged): it gets the step's number, load,
 // run, directory and plan (StepProfile's), and the step is judged from
 // what it hands the sinks. Here it runs the engine with no sinks and
-// hands the sinks the run read back from its files (metrics.Merged.Replay,
+// hands the sinks the run read back from its files (results.Merged.Replay,
 // as sweep --processes does): the steps' numbers are the files', and the
 // confidence intervals come from the replayed intervals.
 func TestRunStepHook(t *testing.T) {
@@ -287,12 +287,12 @@ func TestRunStepHook(t *testing.T) {
 		p.Sweep = &workload.SweepSpec{By: "sessions", From: 10, To: 20, Steps: 2, Repeat: 2, Step: workload.Duration(5 * time.Second),
 			Warmup: workload.Duration(500 * time.Millisecond), SLO: workload.SLOSpec{P99: workload.Duration(20 * time.Millisecond)}}
 		var runs []StepRun
-		hook := func(ctx context.Context, run StepRun, sinks []metrics.Sink) (*metrics.Summary, error) {
+		hook := func(ctx context.Context, run StepRun, sinks []results.Sink) (*results.Summary, error) {
 			runs = append(runs, run)
 			if _, err := InProcess(ctx, run, nil, Options{}); err != nil {
 				return nil, err
 			}
-			m, err := metrics.MergeResults([]string{run.Dir})
+			m, err := results.MergeResults([]string{run.Dir})
 			if err != nil {
 				return nil, err
 			}
@@ -321,13 +321,13 @@ func TestRunStepHook(t *testing.T) {
 			var count int64
 			measured := 0
 			for _, rp := range s.Repeats {
-				res, err := metrics.ReadResults(filepath.Join(dir, rp.Dir))
+				res, err := results.ReadResults(filepath.Join(dir, rp.Dir))
 				if err != nil {
 					t.Fatal(err)
 				}
 				count += res.Summary.All.Count
 				for _, iv := range res.Intervals {
-					if iv.Phase == metrics.PhaseMeasure {
+					if iv.Phase == results.PhaseMeasure {
 						measured++
 					}
 				}

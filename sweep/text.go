@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // WriteText prints the step table, the steps that dropped arrivals, and
@@ -19,9 +19,9 @@ import (
 // cool-downs, how sure the verdict is, memory per session — the features
 // the steps could not apply, and every warning with its id, cause and
 // remedy (the sweep's and each step's).
-func WriteText(w io.Writer, sw *metrics.Sweep) error {
+func WriteText(w io.Writer, sw *results.Sweep) error {
 	p := &textfmt.Printer{W: w}
-	unit := metrics.SweepLoadUnit(sw.By)
+	unit := results.SweepLoadUnit(sw.By)
 	p.F("mcpbench sweep  %s  ·  profile %s  ·  protocol %s\n", sw.Target, sw.Profile, sw.Protocol)
 	rep := ""
 	if sw.Repeat > 1 {
@@ -52,7 +52,7 @@ func WriteText(w io.Writer, sw *metrics.Sweep) error {
 }
 
 // writeStep prints one row of the step table.
-func writeStep(p *textfmt.Printer, s metrics.SweepStep) {
+func writeStep(p *textfmt.Printer, s results.SweepStep) {
 	verdict := "PASS"
 	if !s.Pass {
 		verdict = "FAIL " + strings.Join(s.Reasons, "; ")
@@ -97,7 +97,7 @@ func writeStep(p *textfmt.Printer, s metrics.SweepStep) {
 
 // writeMarks explains the step table's marks under it: r (bisect) and
 // c (re-check).
-func writeMarks(p *textfmt.Printer, sw *metrics.Sweep) {
+func writeMarks(p *textfmt.Printer, sw *results.Sweep) {
 	for _, s := range sw.Results {
 		if s.Refine {
 			p.F("(steps marked r bisect between the highest passing and the lowest failing load)\n")
@@ -113,7 +113,7 @@ func writeMarks(p *textfmt.Printer, sw *metrics.Sweep) {
 }
 
 // FormatLoad formats a step's load with its unit: "1571 ops/s".
-func FormatLoad(v float64, by string) string { return load(v) + " " + metrics.SweepLoadUnit(by) }
+func FormatLoad(v float64, by string) string { return load(v) + " " + results.SweepLoadUnit(by) }
 
 // load formats a step's load: whole numbers, or three significant
 // decimals below 100.

@@ -4,22 +4,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The step table has a dropped column: a step that dropped 5456
 // arrivals shows them, where the table had no word of them before; the
 // verdict names the bracket and the non-monotone step.
 func TestTextShowsDropsAndBracket(t *testing.T) {
-	slo := metrics.SLO{P99MS: 50, ErrorRate: 0.01}
-	steps := []metrics.SweepStep{
-		{N: 1, By: "rate", Value: 500, Offered: 500, Achieved: 500, Count: 5000, Latency: metrics.Latency{P99: 5}},
-		{N: 2, By: "rate", Value: 1000, Offered: 1000, Achieved: 454.4, Count: 4544, Dropped: 5456, Latency: metrics.Latency{P99: 900}},
+	slo := results.SLO{P99MS: 50, ErrorRate: 0.01}
+	steps := []results.SweepStep{
+		{N: 1, By: "rate", Value: 500, Offered: 500, Achieved: 500, Count: 5000, Latency: results.Latency{P99: 5}},
+		{N: 2, By: "rate", Value: 1000, Offered: 1000, Achieved: 454.4, Count: 4544, Dropped: 5456, Latency: results.Latency{P99: 900}},
 	}
 	for i := range steps {
 		judgeStep(&steps[i], slo)
 	}
-	sw := &metrics.Sweep{By: "rate", From: 500, To: 1000, Steps: 2, StepS: 10, SLO: slo, Results: steps, Verdict: Judge(steps, slo)}
+	sw := &results.Sweep{By: "rate", From: 500, To: 1000, Steps: 2, StepS: 10, SLO: slo, Results: steps, Verdict: Judge(steps, slo)}
 	var b strings.Builder
 	if err := WriteText(&b, sw); err != nil {
 		t.Fatal(err)
@@ -46,15 +46,15 @@ func TestTextShowsDropsAndBracket(t *testing.T) {
 // each run's, named by run, and each feature once. Before, a step kept
 // only the generator's warning text, and a drop warning not at all.
 func TestStepKeepsItsWarnings(t *testing.T) {
-	drop := metrics.Warning{ID: "W-DROPS-VU-CAP", Text: "dropped 545 of 600 arrivals (90.8%)", Cause: "the VU cap", Remedy: "raise --max-vus"}
-	na := metrics.NotApplicable{Feature: "--check-deleted", Reason: "the server gives no session ids"}
-	s := &metrics.Summary{DurationS: 3, Dropped: 545, Warnings: []metrics.Warning{drop}, NotApplicable: []metrics.NotApplicable{na}}
-	st := StepOf(2, "rate", 200, s, nil, metrics.SLO{P99MS: 50})
+	drop := results.Warning{ID: "W-DROPS-VU-CAP", Text: "dropped 545 of 600 arrivals (90.8%)", Cause: "the VU cap", Remedy: "raise --max-vus"}
+	na := results.NotApplicable{Feature: "--check-deleted", Reason: "the server gives no session ids"}
+	s := &results.Summary{DurationS: 3, Dropped: 545, Warnings: []results.Warning{drop}, NotApplicable: []results.NotApplicable{na}}
+	st := StepOf(2, "rate", 200, s, nil, results.SLO{P99MS: 50})
 	if len(st.Warnings) != 1 || st.Warnings[0] != drop || len(st.NotApplicable) != 1 || st.NotApplicable[0] != na {
 		t.Fatalf("step warnings %+v, not applicable %+v", st.Warnings, st.NotApplicable)
 	}
 	runs := []stepRun{{Summary: s, col: &stepCollector{}}, {Summary: s, col: &stepCollector{}}}
-	p := pooled([]metrics.SweepStep{st, st}, runs)
+	p := pooled([]results.SweepStep{st, st}, runs)
 	if len(p.Warnings) != 2 || p.Warnings[0].Text != "run 1: "+drop.Text || p.Warnings[1].Text != "run 2: "+drop.Text ||
 		p.Warnings[1].ID != drop.ID || p.Warnings[1].Cause != drop.Cause || len(p.NotApplicable) != 1 {
 		t.Errorf("pooled warnings %+v, not applicable %+v", p.Warnings, p.NotApplicable)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // AbortRule is a threshold that stops a run as soon as it is crossed
@@ -25,7 +25,7 @@ type AbortRule struct {
 // ("aborted at 3.2s: p99<200ms failed (p99 412ms)"); ok false when none
 // is. A threshold without data yet (no op it selects has completed) is
 // not crossed here: it fails only at the end, as Check says.
-func FirstAbort(s *metrics.Summary, rules []AbortRule, q QuantileSource, elapsed time.Duration) (reason string, ok bool) {
+func FirstAbort(s *results.Summary, rules []AbortRule, q QuantileSource, elapsed time.Duration) (reason string, ok bool) {
 	for _, a := range rules {
 		if elapsed < a.Delay {
 			continue
@@ -43,7 +43,7 @@ func FirstAbort(s *metrics.Summary, rules []AbortRule, q QuantileSource, elapsed
 }
 
 // abortReason words an abort: at is how far into the measured window.
-func abortReason(r metrics.ThresholdResult, metric string, at time.Duration) string {
+func abortReason(r results.ThresholdResult, metric string, at time.Duration) string {
 	unit := r.Unit
 	if unit != "" && unit != "ms" && unit != "%" {
 		unit = " " + unit

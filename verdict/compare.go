@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Delta is one metric of one op in two runs.
@@ -41,18 +41,18 @@ type OpCompare struct {
 // compared lists the metrics compare shows, in order.
 var compared = []struct {
 	name, unit string
-	get        func(o *metrics.OpSummary) float64
+	get        func(o *results.OpSummary) float64
 }{
-	{"rate", "ops/s", func(o *metrics.OpSummary) float64 { return o.Rate }},
-	{"error_rate", "%", func(o *metrics.OpSummary) float64 { return 100 * o.ErrorRate }},
-	{"p50", "ms", func(o *metrics.OpSummary) float64 { return o.Response.P50 }},
-	{"p90", "ms", func(o *metrics.OpSummary) float64 { return o.Response.P90 }},
-	{"p99", "ms", func(o *metrics.OpSummary) float64 { return o.Response.P99 }},
-	{"p99.9", "ms", func(o *metrics.OpSummary) float64 { return o.Response.P999 }},
-	{"max", "ms", func(o *metrics.OpSummary) float64 { return o.Response.Max }},
-	{"service_p50", "ms", func(o *metrics.OpSummary) float64 { return o.Service.P50 }},
-	{"service_p99", "ms", func(o *metrics.OpSummary) float64 { return o.Service.P99 }},
-	{"faulty_streams", "", func(o *metrics.OpSummary) float64 {
+	{"rate", "ops/s", func(o *results.OpSummary) float64 { return o.Rate }},
+	{"error_rate", "%", func(o *results.OpSummary) float64 { return 100 * o.ErrorRate }},
+	{"p50", "ms", func(o *results.OpSummary) float64 { return o.Response.P50 }},
+	{"p90", "ms", func(o *results.OpSummary) float64 { return o.Response.P90 }},
+	{"p99", "ms", func(o *results.OpSummary) float64 { return o.Response.P99 }},
+	{"p99.9", "ms", func(o *results.OpSummary) float64 { return o.Response.P999 }},
+	{"max", "ms", func(o *results.OpSummary) float64 { return o.Response.Max }},
+	{"service_p50", "ms", func(o *results.OpSummary) float64 { return o.Service.P50 }},
+	{"service_p99", "ms", func(o *results.OpSummary) float64 { return o.Service.P99 }},
+	{"faulty_streams", "", func(o *results.OpSummary) float64 {
 		if o.Ledger == nil {
 			return 0
 		}
@@ -61,8 +61,8 @@ var compared = []struct {
 }
 
 // Compare lines up the ops of two summaries, metric by metric.
-func Compare(a, b *metrics.Summary) []OpCompare {
-	find := func(s *metrics.Summary, name string) *metrics.OpSummary {
+func Compare(a, b *results.Summary) []OpCompare {
+	find := func(s *results.Summary, name string) *results.OpSummary {
 		if name == "all" {
 			return &s.All
 		}
@@ -75,7 +75,7 @@ func Compare(a, b *metrics.Summary) []OpCompare {
 	}
 	var names []string
 	seen := map[string]bool{}
-	for _, s := range []*metrics.Summary{a, b} {
+	for _, s := range []*results.Summary{a, b} {
 		for _, o := range s.Ops {
 			if !seen[o.Name] {
 				seen[o.Name] = true
@@ -192,7 +192,7 @@ type LimitResult struct {
 
 // Check returns the crossings of the limit from a to b, described; qa and
 // qb answer the percentiles the summaries do not keep (nil: no data).
-func (r Regression) Check(a, b *metrics.Summary, qa, qb QuantileSource) []string {
+func (r Regression) Check(a, b *results.Summary, qa, qb QuantileSource) []string {
 	var out []string
 	for _, l := range r.Evaluate(a, b, qa, qb) {
 		if !l.Pass {
@@ -205,7 +205,7 @@ func (r Regression) Check(a, b *metrics.Summary, qa, qb QuantileSource) []string
 // Evaluate checks the limit from a to b on every op it scopes (or the
 // total), passing or not, each described with the numbers in the unit's
 // format (textfmt.Value); qa and qb as for Check.
-func (r Regression) Evaluate(a, b *metrics.Summary, qa, qb QuantileSource) []LimitResult {
+func (r Regression) Evaluate(a, b *results.Summary, qa, qb QuantileSource) []LimitResult {
 	var out []LimitResult
 	va, vb := views(a, r.scope, r.Op, qa), views(b, r.scope, r.Op, qb)
 	for _, x := range va {

@@ -5,8 +5,8 @@
 // --fail-if), the analysis of reconnect-storm waves, and the verdicts
 // as JUnit XML for CI (junit.go: --junit).
 //
-// It owns judging only: it reads metrics.Summary values (and, for
+// It owns judging only: it reads results.Summary values (and, for
 // percentiles a summary does not keep, a QuantileSource); it must not
 // record or print reports, and writes one file only: the JUnit report,
-// atomically (metrics.WriteFileAtomic), where the command says.
+// atomically (results.WriteFileAtomic), where the command says.
 package verdict

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Finding is one quantity of a comparison's headline, all ops together:
@@ -51,8 +51,8 @@ const (
 // dropped, errors, p50, p90, p99 of all ops. ra and rb are the runs'
 // results directories (nil: a bare summary.json, whose per-interval
 // quantities are untested).
-func Findings(a, b *metrics.Summary, ra, rb *metrics.Results) []Finding {
-	var ia, ib []metrics.IntervalRec
+func Findings(a, b *results.Summary, ra, rb *results.Results) []Finding {
+	var ia, ib []results.IntervalRec
 	if ra != nil && rb != nil {
 		ia, ib = ra.Intervals, rb.Intervals
 	}
@@ -68,7 +68,7 @@ func Findings(a, b *metrics.Summary, ra, rb *metrics.Results) []Finding {
 	f := mk("throughput", "ops/s", a.All.Rate, b.All.Rate)
 	f.Test = TestWelch
 	xa, xb := rates(ia), rates(ib)
-	if _, ci, p, ok := stats.Welch(xa, xb, metrics.ConfidenceLevel); ok {
+	if _, ci, p, ok := stats.Welch(xa, xb, results.ConfidenceLevel); ok {
 		f.CI, f.P, f.Beyond = &ci, &p, p < NoiseAlpha
 	} else {
 		f.Untested = fmt.Sprintf("%d and %d measured intervals; the test needs 2 a side", len(xa), len(xb))
@@ -90,8 +90,8 @@ func Findings(a, b *metrics.Summary, ra, rb *metrics.Results) []Finding {
 	// Percentiles: Mann–Whitney on the per-interval values.
 	for _, q := range []struct {
 		name string
-		get  func(l metrics.Latency) float64
-	}{{"p50", func(l metrics.Latency) float64 { return l.P50 }}, {"p90", func(l metrics.Latency) float64 { return l.P90 }}, {"p99", func(l metrics.Latency) float64 { return l.P99 }}} {
+		get  func(l results.Latency) float64
+	}{{"p50", func(l results.Latency) float64 { return l.P50 }}, {"p90", func(l results.Latency) float64 { return l.P90 }}, {"p99", func(l results.Latency) float64 { return l.P99 }}} {
 		f := mk(q.name, "ms", q.get(a.All.Response), q.get(b.All.Response))
 		f.Test = TestMannWhitneyU
 		sa, _ := intervalSeries(ia, "all", q.name)
@@ -113,7 +113,7 @@ func Findings(a, b *metrics.Summary, ra, rb *metrics.Results) []Finding {
 
 // rates returns the throughput (completed ops per second) of each full
 // measured interval, stalls (no op completed) included.
-func rates(ivs []metrics.IntervalRec) []float64 {
+func rates(ivs []results.IntervalRec) []float64 {
 	lengths := make([]float64, 0, len(ivs))
 	for _, iv := range ivs {
 		lengths = append(lengths, iv.Interval)
@@ -121,7 +121,7 @@ func rates(ivs []metrics.IntervalRec) []float64 {
 	usual := stats.Median(lengths)
 	var out []float64
 	for _, iv := range ivs {
-		if iv.Phase == metrics.PhaseMeasure && iv.Interval >= usual/2 && iv.Interval > 0 {
+		if iv.Phase == results.PhaseMeasure && iv.Interval >= usual/2 && iv.Interval > 0 {
 			out = append(out, float64(iv.All.Count)/iv.Interval)
 		}
 	}
@@ -130,7 +130,7 @@ func rates(ivs []metrics.IntervalRec) []float64 {
 
 // arrivals is a run's arrivals: completed and dropped ops (the open
 // model's dropped rate's denominator, when the summary has one).
-func arrivals(s *metrics.Summary) int64 {
+func arrivals(s *results.Summary) int64 {
 	if s.DroppedRate > 0 {
 		return int64(math.Round(float64(s.Dropped) / s.DroppedRate))
 	}
@@ -194,7 +194,7 @@ func (m Mismatch) String() string { return fmt.Sprintf("%s %s vs %s", m.Field, m
 // profile, load model, offered rate (open model, more than 1 % apart),
 // VUs (closed model) or max VUs (open model), stages, protocol or target.
 // nil: they compare like for like.
-func LikeForLike(a, b *metrics.Summary) []Mismatch {
+func LikeForLike(a, b *results.Summary) []Mismatch {
 	var out []Mismatch
 	add := func(field, x, y string) {
 		if x != y {
@@ -233,7 +233,7 @@ func target(url string, embedded bool) string {
 // SweepLikeForLike lists what makes two sweeps not like-for-like: a
 // different profile, dimension swept, protocol, target, step length or
 // SLO.
-func SweepLikeForLike(a, b *metrics.Sweep) []Mismatch {
+func SweepLikeForLike(a, b *results.Sweep) []Mismatch {
 	var out []Mismatch
 	add := func(field, x, y string) {
 		if x != y {
@@ -245,7 +245,7 @@ func SweepLikeForLike(a, b *metrics.Sweep) []Mismatch {
 	add("protocol", a.Protocol, b.Protocol)
 	add("target", target(a.Target, false), target(b.Target, false))
 	add("step length", textfmt.Num(a.StepS)+" s", textfmt.Num(b.StepS)+" s")
-	slo := func(s metrics.SLO) string {
+	slo := func(s results.SLO) string {
 		return fmt.Sprintf("p99 ≤ %s ms, errors ≤ %.2f%%, replay clean %v", textfmt.MS(s.P99MS), 100*s.ErrorRate, s.ReplayClean)
 	}
 	add("SLO", slo(a.SLO), slo(b.SLO))

@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // ivs makes measured one-second intervals with the given completed ops
 // and p99s (p50 and p90 a third and a half of it).
-func ivs(counts []int64, p99 []float64) []metrics.IntervalRec {
-	var out []metrics.IntervalRec
+func ivs(counts []int64, p99 []float64) []results.IntervalRec {
+	var out []results.IntervalRec
 	for i, c := range counts {
-		o := metrics.IntervalOpRec{Count: c, P50: p99[i] / 3, P90: p99[i] / 2, P99: p99[i]}
-		out = append(out, metrics.IntervalRec{Interval: 1, Phase: metrics.PhaseMeasure, All: o})
+		o := results.IntervalOpRec{Count: c, P50: p99[i] / 3, P90: p99[i] / 2, P99: p99[i]}
+		out = append(out, results.IntervalRec{Interval: 1, Phase: results.PhaseMeasure, All: o})
 	}
 	return out
 }
@@ -34,10 +34,10 @@ func find(t *testing.T, fs []Finding, q string) Finding {
 // counts, the percentiles Mann–Whitney on the per-interval values — each
 // with the exact figures of the planted runs.
 func TestFindings(t *testing.T) {
-	a := &metrics.Summary{Dropped: 2700, DroppedRate: 0.27, All: metrics.OpSummary{Count: 7300, Errors: 73, Rate: 730, Response: metrics.Latency{P50: 10, P90: 15, P99: 30}}}
-	b := &metrics.Summary{All: metrics.OpSummary{Count: 10000, Errors: 100, Rate: 1000, Response: metrics.Latency{P50: 3.5, P90: 5.25, P99: 10.5}}}
-	ra := &metrics.Results{Intervals: ivs([]int64{725, 735, 725, 735, 725, 735, 725, 735, 725, 735}, []float64{29, 31, 29, 31, 29, 31, 29, 31, 29, 31})}
-	rb := &metrics.Results{Intervals: ivs([]int64{995, 1005, 995, 1005, 995, 1005, 995, 1005, 995, 1005}, []float64{10, 11, 10, 11, 10, 11, 10, 11, 10, 11})}
+	a := &results.Summary{Dropped: 2700, DroppedRate: 0.27, All: results.OpSummary{Count: 7300, Errors: 73, Rate: 730, Response: results.Latency{P50: 10, P90: 15, P99: 30}}}
+	b := &results.Summary{All: results.OpSummary{Count: 10000, Errors: 100, Rate: 1000, Response: results.Latency{P50: 3.5, P90: 5.25, P99: 10.5}}}
+	ra := &results.Results{Intervals: ivs([]int64{725, 735, 725, 735, 725, 735, 725, 735, 725, 735}, []float64{29, 31, 29, 31, 29, 31, 29, 31, 29, 31})}
+	rb := &results.Results{Intervals: ivs([]int64{995, 1005, 995, 1005, 995, 1005, 995, 1005, 995, 1005}, []float64{10, 11, 10, 11, 10, 11, 10, 11, 10, 11})}
 	fs := Findings(a, b, ra, rb)
 	if len(fs) != 6 {
 		t.Fatalf("%d findings", len(fs))
@@ -81,8 +81,8 @@ func TestFindings(t *testing.T) {
 // Runs that differ in what was offered are named, each difference once;
 // two runs of the embedded server (a new port each time) are alike.
 func TestLikeForLike(t *testing.T) {
-	a := &metrics.Summary{Profile: "smoke", Model: "closed", VUs: 4, Protocol: "2025-11-25", Target: "http://127.0.0.1:1/mcp"}
-	b := &metrics.Summary{Profile: "ramp", Model: "open", TargetRate: 1000, VUs: 50, MaxVUs: 200, Stages: "0 → 1000/s over 10s", Protocol: "2026-07-28", Target: "http://127.0.0.1:2/mcp"}
+	a := &results.Summary{Profile: "smoke", Model: "closed", VUs: 4, Protocol: "2025-11-25", Target: "http://127.0.0.1:1/mcp"}
+	b := &results.Summary{Profile: "ramp", Model: "open", TargetRate: 1000, VUs: 50, MaxVUs: 200, Stages: "0 → 1000/s over 10s", Protocol: "2026-07-28", Target: "http://127.0.0.1:2/mcp"}
 	var got []string
 	for _, m := range LikeForLike(a, b) {
 		got = append(got, m.String())
@@ -91,7 +91,7 @@ func TestLikeForLike(t *testing.T) {
 	if strings.Join(got, "; ") != want {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, "; "), want)
 	}
-	e1 := &metrics.Summary{Profile: "p", Model: "open", TargetRate: 1000, MaxVUs: 200, VUs: 40, Embedded: true, Target: "http://127.0.0.1:3333/mcp (embedded reference server)"}
+	e1 := &results.Summary{Profile: "p", Model: "open", TargetRate: 1000, MaxVUs: 200, VUs: 40, Embedded: true, Target: "http://127.0.0.1:3333/mcp (embedded reference server)"}
 	e2 := *e1
 	e2.Target, e2.VUs, e2.TargetRate = "http://127.0.0.1:4444/mcp (embedded reference server)", 61, 1005
 	if m := LikeForLike(e1, &e2); m != nil {

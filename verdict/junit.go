@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // JUnit XML (--junit FILE): the verdicts of a run, a sweep, a soak, a
@@ -166,7 +166,7 @@ func (r *JUnitReport) Encode(w io.Writer) error {
 }
 
 // WriteJUnit writes the report of suites (NewJUnit) to path atomically
-// (metrics.WriteFileAtomic): a reader, or a process stopped at once,
+// (results.WriteFileAtomic): a reader, or a process stopped at once,
 // sees the previous file or the whole new one, never half of it. Errors
 // name the file.
 func WriteJUnit(path string, suites ...JUnitSuite) error {
@@ -174,7 +174,7 @@ func WriteJUnit(path string, suites ...JUnitSuite) error {
 	if err := NewJUnit(suites...).Encode(&buf); err != nil {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}
-	if err := metrics.WriteFileAtomic(path, buf.Bytes()); err != nil {
+	if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("--junit %s: %w", path, err)
 	}
 	return nil
@@ -188,7 +188,7 @@ func WriteJUnit(path string, suites ...JUnitSuite) error {
 // error (type "interrupted" when the summary says it was). A segment of
 // a test (sum.Segment) has the "run completed" case alone, as its exit
 // code ignores its thresholds: the merged run's are the test's.
-func JUnitRun(kind string, sum *metrics.Summary, runErr error) JUnitSuite {
+func JUnitRun(kind string, sum *results.Summary, runErr error) JUnitSuite {
 	s := JUnitSuite{Name: "mcpbench " + kind}
 	run := JUnitCase{Classname: "run", Name: "run completed"}
 	if sum == nil {
@@ -243,7 +243,7 @@ func errText(err error) string {
 // thresholdCase is one threshold's case: classname its scope, name the
 // expression; the measured value and the limit in the failure's message
 // (or, passed, in system-out).
-func thresholdCase(r metrics.ThresholdResult) JUnitCase {
+func thresholdCase(r results.ThresholdResult) JUnitCase {
 	scope, metric, cmpOp := "total", r.Expr, ""
 	if t, err := ParseThreshold(r.Expr); err == nil {
 		metric, cmpOp = t.Metric, t.Cmp
@@ -284,7 +284,7 @@ func withUnit(v float64, unit string) string {
 
 // JUnitSweep is the suite of a sweep: one case per step, judged against
 // the SLO (see the package's JUnit notes).
-func JUnitSweep(sw *metrics.Sweep) JUnitSuite {
+func JUnitSweep(sw *results.Sweep) JUnitSuite {
 	s := JUnitSuite{Name: "mcpbench sweep " + sw.Profile, Timestamp: junitTime(sw.Started)}
 	s.Properties = []JUnitProperty{{"profile", sw.Profile}, {"target", sw.Target}, {"by", sw.By},
 		{"slo", sloText(sw.SLO)},
@@ -325,7 +325,7 @@ func loadText(v float64, by string) string {
 
 // sloText is the SLO as one line: "p99 <= 50 ms, error rate <= 1.00%,
 // replay clean".
-func sloText(slo metrics.SLO) string {
+func sloText(slo results.SLO) string {
 	s := fmt.Sprintf("p99 <= %s ms, error rate <= %.2f%%", textfmt.MS(slo.P99MS), 100*slo.ErrorRate)
 	if slo.ReplayClean {
 		s += ", replay clean"
@@ -335,7 +335,7 @@ func sloText(slo metrics.SLO) string {
 
 // JUnitSoak is the suite of a soak's verdicts (started: when the soak
 // began, for the timestamp).
-func JUnitSoak(sk *metrics.Soak, started time.Time) JUnitSuite {
+func JUnitSoak(sk *results.Soak, started time.Time) JUnitSuite {
 	s := JUnitSuite{Name: "mcpbench soak verdicts", Timestamp: junitTime(started), Time: junitSeconds(sk.DurationS)}
 	for _, v := range sk.Verdicts {
 		c := JUnitCase{Classname: "soak", Name: v.Name}
@@ -388,7 +388,7 @@ func JUnitLimits(exprs []string, results [][]LimitResult, started time.Time) JUn
 	return s
 }
 
-// JUnitFile is a metrics.Sink (and MeasuredSink) that writes a run's
+// JUnitFile is a results.Sink (and MeasuredSink) that writes a run's
 // JUnit report to a file (WriteJUnit) as soon as its measured part ends
 // (Measured: before the sessions close, so a second Ctrl-C keeps it) and
 // again at End. It does nothing while the run goes: it never costs the
@@ -403,12 +403,12 @@ type JUnitFile struct {
 // JUnitRun).
 func NewJUnitFile(path, kind string) *JUnitFile { return &JUnitFile{path: path, kind: kind} }
 
-func (j *JUnitFile) Start(*metrics.RunInfo)           {}
-func (j *JUnitFile) Interval(*metrics.IntervalRecord) {}
-func (j *JUnitFile) Measured(sum *metrics.Summary)    { j.write(sum) }
-func (j *JUnitFile) End(end *metrics.RunEnd)          { j.write(end.Summary) }
+func (j *JUnitFile) Start(*results.RunInfo)           {}
+func (j *JUnitFile) Interval(*results.IntervalRecord) {}
+func (j *JUnitFile) Measured(sum *results.Summary)    { j.write(sum) }
+func (j *JUnitFile) End(end *results.RunEnd)          { j.write(end.Summary) }
 
-func (j *JUnitFile) write(sum *metrics.Summary) {
+func (j *JUnitFile) write(sum *results.Summary) {
 	if sum == nil {
 		return
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The structs a CI system's JUnit reader would use, written here
@@ -298,10 +298,10 @@ func TestJUnitRunThresholds(t *testing.T) {
 // empty suite), an error when interrupted or never started, a failure
 // when no operation completed.
 func TestJUnitRunCase(t *testing.T) {
-	ok := &metrics.Summary{Profile: "smoke", DurationS: 5, All: metrics.OpSummary{Count: 100}}
-	interrupted := &metrics.Summary{Profile: "smoke", DurationS: 2, Interrupted: true, StopReason: "interrupted by signal", All: metrics.OpSummary{Count: 40}}
-	none := &metrics.Summary{Profile: "smoke", DurationS: 5}
-	allFailed := &metrics.Summary{Profile: "smoke", DurationS: 5, All: metrics.OpSummary{Count: 7, Errors: 7}}
+	ok := &results.Summary{Profile: "smoke", DurationS: 5, All: results.OpSummary{Count: 100}}
+	interrupted := &results.Summary{Profile: "smoke", DurationS: 2, Interrupted: true, StopReason: "interrupted by signal", All: results.OpSummary{Count: 40}}
+	none := &results.Summary{Profile: "smoke", DurationS: 5}
+	allFailed := &results.Summary{Profile: "smoke", DurationS: 5, All: results.OpSummary{Count: 7, Errors: 7}}
 	tests := []struct {
 		name    string
 		suite   JUnitSuite
@@ -344,14 +344,14 @@ func TestJUnitRunCase(t *testing.T) {
 // with its reasons, an interrupted one is skipped, and the time is the
 // steps' measured windows.
 func TestJUnitSweep(t *testing.T) {
-	sw := &metrics.Sweep{Profile: "capacity-sweep", By: "rate", StepS: 10, Repeat: 2, Started: time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC),
-		SLO: metrics.SLO{P99MS: 50, ErrorRate: 0.01, ReplayClean: true},
-		Results: []metrics.SweepStep{
-			{N: 1, By: "rate", Value: 500, Achieved: 500, Pass: true, Latency: metrics.Latency{P99: 3}},
-			{N: 2, By: "rate", Value: 1000, Achieved: 990, Latency: metrics.Latency{P99: 80}, Reasons: []string{"p99 80.00 ms > 50.00 ms"}},
+	sw := &results.Sweep{Profile: "capacity-sweep", By: "rate", StepS: 10, Repeat: 2, Started: time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC),
+		SLO: results.SLO{P99MS: 50, ErrorRate: 0.01, ReplayClean: true},
+		Results: []results.SweepStep{
+			{N: 1, By: "rate", Value: 500, Achieved: 500, Pass: true, Latency: results.Latency{P99: 3}},
+			{N: 2, By: "rate", Value: 1000, Achieved: 990, Latency: results.Latency{P99: 80}, Reasons: []string{"p99 80.00 ms > 50.00 ms"}},
 			{N: 3, By: "rate", Value: 1500, Interrupted: true},
 		},
-		Verdict: metrics.SweepVerdict{MaxSustainable: 500, MaxLoad: 500}}
+		Verdict: results.SweepVerdict{MaxSustainable: 500, MaxLoad: 500}}
 	path := filepath.Join(t.TempDir(), "sweep.xml")
 	if err := WriteJUnit(path, JUnitSweep(sw)); err != nil {
 		t.Fatal(err)
@@ -374,8 +374,8 @@ func TestJUnitSweep(t *testing.T) {
 
 // A soak: the run's suite and one of its verdicts.
 func TestJUnitSoak(t *testing.T) {
-	sum := &metrics.Summary{Profile: "soak-churn", DurationS: 600, All: metrics.OpSummary{Count: 1000}}
-	sk := &metrics.Soak{DurationS: 600, Verdicts: []metrics.SoakVerdict{
+	sum := &results.Summary{Profile: "soak-churn", DurationS: 600, All: results.OpSummary{Count: 1000}}
+	sk := &results.Soak{DurationS: 600, Verdicts: []results.SoakVerdict{
 		{Name: "latency drift", Checked: true, Pass: true, Value: 0.5, Unit: "ms/h"},
 		{Name: "target leak", Checked: false, Detail: "no --target-pid"},
 		{Name: "session hygiene", Checked: true, Pass: false, Value: 3, Detail: "3 deleted sessions answered 200"},
@@ -403,12 +403,12 @@ func TestJUnitFileWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	sink := NewJUnitFile(path, "run")
-	var _ metrics.Sink = sink
-	var _ metrics.MeasuredSink = sink
-	sum := &metrics.Summary{Profile: "p", DurationS: 1, All: metrics.OpSummary{Count: 1}}
+	var _ results.Sink = sink
+	var _ results.MeasuredSink = sink
+	sum := &results.Summary{Profile: "p", DurationS: 1, All: results.OpSummary{Count: 1}}
 	th, _ := ParseThreshold("count>=2")
 	sum.Thresholds = CheckThresholds(sum, []Threshold{th}, nil)
-	sink.Start(&metrics.RunInfo{})
+	sink.Start(&results.RunInfo{})
 	sink.Measured(sum)
 	if err := sink.Err(); err != nil {
 		t.Fatal(err)
@@ -478,7 +478,7 @@ func TestJUnitLimits(t *testing.T) {
 // them): its file has the run's case alone, and says why.
 func TestJUnitSegment(t *testing.T) {
 	sum := sampleSummary()
-	sum.Segment = &metrics.SegmentInfo{Segment: "0:1/2"}
+	sum.Segment = &results.SegmentInfo{Segment: "0:1/2"}
 	th, _ := ParseThreshold("lost==0")
 	sum.Thresholds = CheckThresholds(sum, []Threshold{th}, nil) // fails on this segment's data
 	path := filepath.Join(t.TempDir(), "seg.xml")

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/outcome"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The metrics a threshold (--threshold) or a regression limit
@@ -41,8 +41,8 @@ const (
 // stream and session scopes) and the quantile source for percentiles the
 // summary does not keep.
 type view struct {
-	s     *metrics.Summary
-	op    *metrics.OpSummary
+	s     *results.Summary
+	op    *results.OpSummary
 	scope string
 	q     QuantileSource
 	check string // checks{CHECK}: the check selected ("" every one)
@@ -82,7 +82,7 @@ var (
 func cnt(n int64) (float64, bool) { return float64(n), true }
 
 // opOf is the op a view reads: the selected op, or all of them.
-func (v view) opOf() *metrics.OpSummary {
+func (v view) opOf() *results.OpSummary {
 	if v.op != nil {
 		return v.op
 	}
@@ -125,13 +125,13 @@ func defOps() {
 // ledger's verdicts.
 func defStreams() {
 	def("resumes", "", "reconnect attempts of broken streams (GET: with Last-Event-ID)", streamScopes, func(v view) (float64, bool) {
-		return v.streamSum(func(r *metrics.ResumeSummary) int64 { return r.Attempts }, false)
+		return v.streamSum(func(r *results.ResumeSummary) int64 { return r.Attempts }, false)
 	})
 	def("resumes_accepted", "", "resume attempts the server accepted", streamScopes, func(v view) (float64, bool) {
-		return v.streamSum(func(r *metrics.ResumeSummary) int64 { return r.Accepted }, false)
+		return v.streamSum(func(r *results.ResumeSummary) int64 { return r.Accepted }, false)
 	})
 	def("early_reconnects", "", "reconnects made before the retry hint had passed (resumes and re-opens)", streamScopes, func(v view) (float64, bool) {
-		return v.streamSum(func(r *metrics.ResumeSummary) int64 { return r.Early }, true)
+		return v.streamSum(func(r *results.ResumeSummary) int64 { return r.Early }, true)
 	})
 	def("reopens", "", "GET-stream re-open attempts without Last-Event-ID", getScope, func(v view) (float64, bool) {
 		if g := v.s.GETStreams; g != nil && g.ReopenAttempts != nil {
@@ -152,19 +152,19 @@ func defStreams() {
 		return 0, true
 	})
 	def("faulty_streams", "", "streams with at least one replay verdict", streamScopes, func(v view) (float64, bool) {
-		return v.ledgerSum(func(l *metrics.LedgerSummary) int64 { return l.Faulty })
+		return v.ledgerSum(func(l *results.LedgerSummary) int64 { return l.Faulty })
 	})
-	for _, vd := range driver.StreamVerdicts {
+	for _, vd := range outcome.StreamVerdicts {
 		name := vd.String()
 		def(name, "", "replay-ledger verdict", streamScopes, func(v view) (float64, bool) {
-			return v.ledgerSum(func(l *metrics.LedgerSummary) int64 { return l.Verdicts[name] })
+			return v.ledgerSum(func(l *results.LedgerSummary) int64 { return l.Verdicts[name] })
 		})
 	}
 }
 
 // defSessions registers the deleted-session verdicts and session counters.
 func defSessions() {
-	for _, vd := range driver.SessionVerdicts {
+	for _, vd := range outcome.SessionVerdicts {
 		name := vd.String()
 		def(name, "", "deleted-session check verdict (sessions)", sessionsScope, func(v view) (float64, bool) {
 			if h := v.s.Sessions.Hygiene; h != nil {
@@ -212,7 +212,7 @@ func defServerAndStorms() {
 
 // streamSum adds a resume count over the view's streams (reopens: GET
 // re-opens too).
-func (v view) streamSum(f func(*metrics.ResumeSummary) int64, reopens bool) (float64, bool) {
+func (v view) streamSum(f func(*results.ResumeSummary) int64, reopens bool) (float64, bool) {
 	var n int64
 	if v.scope != ScopeGET {
 		if r := v.opOf().Resumes; r != nil {
@@ -231,7 +231,7 @@ func (v view) streamSum(f func(*metrics.ResumeSummary) int64, reopens bool) (flo
 }
 
 // ledgerSum adds a ledger count over the view's streams.
-func (v view) ledgerSum(f func(*metrics.LedgerSummary) int64) (float64, bool) {
+func (v view) ledgerSum(f func(*results.LedgerSummary) int64) (float64, bool) {
 	var n int64
 	if v.scope != ScopeGET {
 		if l := v.opOf().Ledger; l != nil {
@@ -244,7 +244,7 @@ func (v view) ledgerSum(f func(*metrics.LedgerSummary) int64) (float64, bool) {
 	return cnt(n)
 }
 
-// metrics.Latency metrics: [service_|ttfb_|resume_](pNN[.N] | p(NN[.N]) | max | mean).
+// results.Latency metrics: [service_|ttfb_|resume_](pNN[.N] | p(NN[.N]) | max | mean).
 var reLatency = regexp.MustCompile(`^(service_|ttfb_|resume_)?(max|mean|p([0-9]+(?:\.[0-9]+)?)|p\(([0-9]+(?:\.[0-9]+)?)\))$`)
 
 // latency parses a latency metric: the kind, and the quantile (0: max or
@@ -273,7 +273,7 @@ func latency(name string) (kind, stat string, q float64, ok bool) {
 // the percentiles it keeps, else from the quantile source.
 func readLatency(v view, kind, stat string, q float64) (float64, bool) {
 	o := v.opOf()
-	var l *metrics.Latency
+	var l *results.Latency
 	switch kind {
 	case "response":
 		l = &o.Response
@@ -408,7 +408,7 @@ func scopeList(d metricDef) string {
 // thresholds do; for ops scoped by name or method it returns one value
 // per op. q may be nil. It is for tests and tools that check a printed
 // number against its threshold reading.
-func Read(s *metrics.Summary, expr string, q QuantileSource) ([]float64, error) {
+func Read(s *results.Summary, expr string, q QuantileSource) ([]float64, error) {
 	expr, sel := cutCheckSelector(expr) // checks{CHECK} (metrics_checks.go)
 	scope, name := splitScope(expr)
 	d, ok := lookupMetric(name)
@@ -442,7 +442,7 @@ func splitScope(expr string) (scope, name string) {
 
 // views returns what a scoped metric reads: the total, a stream/session
 // scope, or every op matching an op name or method.
-func views(s *metrics.Summary, sc, scope string, q QuantileSource) []view {
+func views(s *results.Summary, sc, scope string, q QuantileSource) []view {
 	if sc != scopeOp {
 		return []view{{s: s, scope: sc, q: q}}
 	}

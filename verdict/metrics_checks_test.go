@@ -3,7 +3,7 @@ package verdict
 import (
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The checks thresholds read the pass rate (or the failures) of every
@@ -11,12 +11,12 @@ import (
 // selector or a test without checks reads no data and fails.
 func TestChecksThresholds(t *testing.T) {
 	hello := `content.0.text == "hello"`
-	s := &metrics.Summary{Ops: []metrics.OpSummary{
-		{Name: "tools/call:echo", Count: 1000, Checks: []metrics.CheckSummary{{Check: hello, Passed: 990, Failed: 10}, {Check: "is_error == false", Passed: 1000}}},
-		{Name: "tools/call:count", Count: 1000, Checks: []metrics.CheckSummary{{Check: "output_schema", Passed: 1000}, {Check: "is_error == false", Passed: 999, Failed: 1}}},
+	s := &results.Summary{Ops: []results.OpSummary{
+		{Name: "tools/call:echo", Count: 1000, Checks: []results.CheckSummary{{Check: hello, Passed: 990, Failed: 10}, {Check: "is_error == false", Passed: 1000}}},
+		{Name: "tools/call:count", Count: 1000, Checks: []results.CheckSummary{{Check: "output_schema", Passed: 1000}, {Check: "is_error == false", Passed: 999, Failed: 1}}},
 		{Name: "ping", Count: 5},
 	}}
-	s.All = metrics.OpSummary{Name: "all", Count: 2005, Checks: []metrics.CheckSummary{{Check: hello, Passed: 990, Failed: 10}, {Check: "is_error == false", Passed: 1999, Failed: 1}, {Check: "output_schema", Passed: 1000}}}
+	s.All = results.OpSummary{Name: "all", Count: 2005, Checks: []results.CheckSummary{{Check: hello, Passed: 990, Failed: 10}, {Check: "is_error == false", Passed: 1999, Failed: 1}, {Check: "output_schema", Passed: 1000}}}
 	for _, tc := range []struct {
 		expr   string
 		pass   bool

@@ -3,7 +3,7 @@ package verdict
 import (
 	"strings"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The metrics of scenario iterations (the summary's iteration table).
@@ -14,14 +14,14 @@ import (
 func init() {
 	for _, q := range []struct {
 		name string
-		get  func(l *metrics.Latency) float64
+		get  func(l *results.Latency) float64
 	}{
-		{"iteration_p50", func(l *metrics.Latency) float64 { return l.P50 }},
-		{"iteration_p90", func(l *metrics.Latency) float64 { return l.P90 }},
-		{"iteration_p99", func(l *metrics.Latency) float64 { return l.P99 }},
-		{"iteration_p99.9", func(l *metrics.Latency) float64 { return l.P999 }},
-		{"iteration_max", func(l *metrics.Latency) float64 { return l.Max }},
-		{"iteration_mean", func(l *metrics.Latency) float64 { return l.Mean }},
+		{"iteration_p50", func(l *results.Latency) float64 { return l.P50 }},
+		{"iteration_p90", func(l *results.Latency) float64 { return l.P90 }},
+		{"iteration_p99", func(l *results.Latency) float64 { return l.P99 }},
+		{"iteration_p99.9", func(l *results.Latency) float64 { return l.P999 }},
+		{"iteration_max", func(l *results.Latency) float64 { return l.Max }},
+		{"iteration_mean", func(l *results.Latency) float64 { return l.Mean }},
 	} {
 		def(q.name, "ms", "scenario iteration time: intended start to the end of its last step, think included", opScopes, func(v view) (float64, bool) {
 			worst, ok := 0.0, false
@@ -33,7 +33,7 @@ func init() {
 			return worst, ok
 		})
 	}
-	count := func(name, doc string, f func(*metrics.ScenarioSummary) int64) {
+	count := func(name, doc string, f func(*results.ScenarioSummary) int64) {
 		def(name, "", doc, opScopes, func(v view) (float64, bool) {
 			scs := v.scenarios()
 			var n int64
@@ -43,15 +43,15 @@ func init() {
 			return float64(n), len(scs) > 0
 		})
 	}
-	count("iterations", "scenario iterations completed", func(s *metrics.ScenarioSummary) int64 { return s.Iterations })
-	count("iterations_failed", "scenario iterations in which a request failed", func(s *metrics.ScenarioSummary) int64 { return s.Failed })
-	count("iterations_dropped", "scenario iterations never started (open model, max_delay)", func(s *metrics.ScenarioSummary) int64 { return s.Dropped })
+	count("iterations", "scenario iterations completed", func(s *results.ScenarioSummary) int64 { return s.Iterations })
+	count("iterations_failed", "scenario iterations in which a request failed", func(s *results.ScenarioSummary) int64 { return s.Failed })
+	count("iterations_dropped", "scenario iterations never started (open model, max_delay)", func(s *results.ScenarioSummary) int64 { return s.Dropped })
 }
 
 // scenarios are the scenarios a view reads: the one its op (a step,
 // "<scenario>#<n>:<op>") belongs to, or all of them for the total.
-func (v view) scenarios() []*metrics.ScenarioSummary {
-	var out []*metrics.ScenarioSummary
+func (v view) scenarios() []*results.ScenarioSummary {
+	var out []*results.ScenarioSummary
 	name, step := "", false
 	if v.op != nil {
 		name, _, step = strings.Cut(v.op.Name, "#")

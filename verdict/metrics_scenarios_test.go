@@ -3,17 +3,17 @@ package verdict
 import (
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Iteration thresholds read the iteration table: a scenario's own row by
 // its name or a step's, the slowest scenario (or the sum) without a scope.
 func TestIterationThresholds(t *testing.T) {
-	s := &metrics.Summary{
-		Ops: []metrics.OpSummary{{Name: "agent#1:list", Count: 10}, {Name: "agent#2:call", Count: 30}, {Name: "lister#1:list", Count: 4}},
-		Scenarios: []metrics.ScenarioSummary{
-			{Name: "agent", Iterations: 10, Failed: 1, Iteration: metrics.Latency{P99: 120}},
-			{Name: "lister", Iterations: 4, Iteration: metrics.Latency{P99: 8}},
+	s := &results.Summary{
+		Ops: []results.OpSummary{{Name: "agent#1:list", Count: 10}, {Name: "agent#2:call", Count: 30}, {Name: "lister#1:list", Count: 4}},
+		Scenarios: []results.ScenarioSummary{
+			{Name: "agent", Iterations: 10, Failed: 1, Iteration: results.Latency{P99: 120}},
+			{Name: "lister", Iterations: 4, Iteration: results.Latency{P99: 8}},
 		},
 	}
 	for _, tt := range []struct {

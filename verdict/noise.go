@@ -2,7 +2,7 @@ package verdict
 
 import (
 	"github.com/mcpbench/mcpbench/internal/stats"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // NoiseAlpha is the level below which compare calls a difference beyond
@@ -14,16 +14,16 @@ const NoiseAlpha = 0.05
 // value of a compared metric for an op ("all": every op): rate (ops/s),
 // error_rate (%), p50 … max (ms). ok is false for a metric that has no
 // per-interval series (service time, faulty streams).
-func intervalSeries(ivs []metrics.IntervalRec, op, metric string) (vals []float64, ok bool) {
-	get := map[string]func(o metrics.IntervalOpRec, iv *metrics.IntervalRec) float64{
-		"rate": func(o metrics.IntervalOpRec, iv *metrics.IntervalRec) float64 { return float64(o.Count) / iv.Interval },
-		"error_rate": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 {
+func intervalSeries(ivs []results.IntervalRec, op, metric string) (vals []float64, ok bool) {
+	get := map[string]func(o results.IntervalOpRec, iv *results.IntervalRec) float64{
+		"rate": func(o results.IntervalOpRec, iv *results.IntervalRec) float64 { return float64(o.Count) / iv.Interval },
+		"error_rate": func(o results.IntervalOpRec, _ *results.IntervalRec) float64 {
 			return 100 * float64(o.Errors) / float64(o.Count)
 		},
-		"p50": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P50 },
-		"p90": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P90 },
-		"p99": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.P99 },
-		"max": func(o metrics.IntervalOpRec, _ *metrics.IntervalRec) float64 { return o.Max },
+		"p50": func(o results.IntervalOpRec, _ *results.IntervalRec) float64 { return o.P50 },
+		"p90": func(o results.IntervalOpRec, _ *results.IntervalRec) float64 { return o.P90 },
+		"p99": func(o results.IntervalOpRec, _ *results.IntervalRec) float64 { return o.P99 },
+		"max": func(o results.IntervalOpRec, _ *results.IntervalRec) float64 { return o.Max },
 	}[metric]
 	if get == nil {
 		return nil, false
@@ -35,7 +35,7 @@ func intervalSeries(ivs []metrics.IntervalRec, op, metric string) (vals []float6
 	usual := stats.Median(lengths)
 	for i := range ivs {
 		iv := &ivs[i]
-		if iv.Phase != metrics.PhaseMeasure || iv.Interval < usual/2 {
+		if iv.Phase != results.PhaseMeasure || iv.Interval < usual/2 {
 			continue // warm-up, the graceful stop, a partial last interval
 		}
 		o := iv.All
@@ -55,7 +55,7 @@ func intervalSeries(ivs []metrics.IntervalRec, op, metric string) (vals []float6
 // noise: a Mann–Whitney U test of A's intervals against B's, setting the
 // delta's P and Beyond (p < NoiseAlpha). Metrics without a series, or
 // with fewer than 3 intervals on a side, are left untested (P nil).
-func AddNoise(cmp []OpCompare, a, b []metrics.IntervalRec) {
+func AddNoise(cmp []OpCompare, a, b []results.IntervalRec) {
 	for i := range cmp {
 		for j := range cmp[i].Deltas {
 			d := &cmp[i].Deltas[j]

@@ -7,23 +7,23 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // intervals makes 30 measured one-second intervals of one op whose p99
 // is scale × a lognormal draw, with a warm-up and a partial stopping
 // interval that the test must leave out.
-func intervals(rng *rand.Rand, scale float64) []metrics.IntervalRec {
-	var out []metrics.IntervalRec
-	mk := func(phase metrics.Phase, length, p99 float64) metrics.IntervalRec {
-		o := metrics.IntervalOpRec{Count: 100, P50: p99 / 3, P90: p99 / 2, P99: p99, Max: 2 * p99}
-		return metrics.IntervalRec{Interval: length, Phase: phase, All: o, Ops: map[string]metrics.IntervalOpRec{"op": o}}
+func intervals(rng *rand.Rand, scale float64) []results.IntervalRec {
+	var out []results.IntervalRec
+	mk := func(phase results.Phase, length, p99 float64) results.IntervalRec {
+		o := results.IntervalOpRec{Count: 100, P50: p99 / 3, P90: p99 / 2, P99: p99, Max: 2 * p99}
+		return results.IntervalRec{Interval: length, Phase: phase, All: o, Ops: map[string]results.IntervalOpRec{"op": o}}
 	}
-	out = append(out, mk(metrics.PhaseWarmup, 1, 1000))
+	out = append(out, mk(results.PhaseWarmup, 1, 1000))
 	for range 30 {
-		out = append(out, mk(metrics.PhaseMeasure, 1, scale*math.Exp(0.1*rng.NormFloat64())))
+		out = append(out, mk(results.PhaseMeasure, 1, scale*math.Exp(0.1*rng.NormFloat64())))
 	}
-	return append(out, mk(metrics.PhaseStopping, 0.2, 1000))
+	return append(out, mk(results.PhaseStopping, 0.2, 1000))
 }
 
 // A planted 20 % rise of p99 is beyond the noise; two runs of one
@@ -32,7 +32,7 @@ func intervals(rng *rand.Rand, scale float64) []metrics.IntervalRec {
 func TestAddNoise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	a, same, slower := intervals(rng, 10), intervals(rng, 10), intervals(rng, 12)
-	sa := &metrics.Summary{Ops: []metrics.OpSummary{{Name: "op"}}}
+	sa := &results.Summary{Ops: []results.OpSummary{{Name: "op"}}}
 	get := func(c []OpCompare, op, metric string) Delta {
 		for _, o := range c {
 			for _, d := range o.Deltas {
@@ -72,13 +72,13 @@ func TestAddNoise(t *testing.T) {
 }
 
 func TestCompareSweeps(t *testing.T) {
-	step := func(n int, v, p99, lo, hi float64) metrics.SweepStep {
-		return metrics.SweepStep{N: n, Value: v, Latency: metrics.Latency{P99: p99}, P99CI: &metrics.CI{Lo: lo, Hi: hi}}
+	step := func(n int, v, p99, lo, hi float64) results.SweepStep {
+		return results.SweepStep{N: n, Value: v, Latency: results.Latency{P99: p99}, P99CI: &results.CI{Lo: lo, Hi: hi}}
 	}
-	a := &metrics.Sweep{By: "rate", Results: []metrics.SweepStep{step(1, 500, 2, 1.8, 2.2), step(2, 1000, 5, 4, 6)},
-		Verdict: metrics.SweepVerdict{MaxSustainable: 990, MaxLoad: 1000, Knee: 800, KneeStep: 1, KneeRate: 800, KneeCI: &metrics.CI{Lo: 700, Hi: 900}}}
-	b := &metrics.Sweep{By: "rate", Results: []metrics.SweepStep{step(1, 500, 2.1, 1.9, 2.3), step(2, 1000, 9, 8, 10), step(3, 1500, 30, 25, 35)},
-		Verdict: metrics.SweepVerdict{MaxSustainable: 940, MaxLoad: 1000, Knee: 600, KneeStep: 1, KneeRate: 600, KneeCI: &metrics.CI{Lo: 550, Hi: 650}}}
+	a := &results.Sweep{By: "rate", Results: []results.SweepStep{step(1, 500, 2, 1.8, 2.2), step(2, 1000, 5, 4, 6)},
+		Verdict: results.SweepVerdict{MaxSustainable: 990, MaxLoad: 1000, Knee: 800, KneeStep: 1, KneeRate: 800, KneeCI: &results.CI{Lo: 700, Hi: 900}}}
+	b := &results.Sweep{By: "rate", Results: []results.SweepStep{step(1, 500, 2.1, 1.9, 2.3), step(2, 1000, 9, 8, 10), step(3, 1500, 30, 25, 35)},
+		Verdict: results.SweepVerdict{MaxSustainable: 940, MaxLoad: 1000, Knee: 600, KneeStep: 1, KneeRate: 600, KneeCI: &results.CI{Lo: 550, Hi: 650}}}
 	c := CompareSweeps(a, b)
 	row := func(rows []SweepRow, name string) SweepRow {
 		for _, r := range rows {
@@ -107,14 +107,14 @@ func TestCompareSweeps(t *testing.T) {
 		t.Fatalf("slo_crossing %+v", r)
 	}
 	// Brackets 0.4 % apart overlap: within.
-	a.Verdict.Crossing = &metrics.Bracket{Lo: 2643, Hi: 2777, LoStep: 3, HiStep: 4}
-	b.Verdict.Crossing = &metrics.Bracket{Lo: 2653, Hi: 2790, LoStep: 3, HiStep: 4}
+	a.Verdict.Crossing = &results.Bracket{Lo: 2643, Hi: 2777, LoStep: 3, HiStep: 4}
+	b.Verdict.Crossing = &results.Bracket{Lo: 2653, Hi: 2790, LoStep: 3, HiStep: 4}
 	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); !r.Bracket || r.Beyond == nil || *r.Beyond || r.A != 2643 || r.B != 2653 {
 		t.Fatalf("overlapping brackets %+v", r)
 	}
 	// Brackets apart, but the steps at the loads both ran agree: within
 	// (before: "beyond (brackets apart)").
-	b.Verdict.Crossing = &metrics.Bracket{Lo: 2800, Hi: 2900, LoStep: 3, HiStep: 4}
+	b.Verdict.Crossing = &results.Bracket{Lo: 2800, Hi: 2900, LoStep: 3, HiStep: 4}
 	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); r.Beyond == nil || *r.Beyond {
 		t.Fatalf("brackets apart, steps agree %+v", r)
 	}
@@ -125,7 +125,7 @@ func TestCompareSweeps(t *testing.T) {
 		t.Fatalf("a common load apart %+v", r)
 	}
 	// Their p99 intervals overlapping there: within.
-	b.Results[1].P99CI = &metrics.CI{Lo: 5.5, Hi: 10}
+	b.Results[1].P99CI = &results.CI{Lo: 5.5, Hi: 10}
 	if r := row(CompareSweeps(a, b).Verdict, "slo_crossing"); r.Beyond == nil || *r.Beyond {
 		t.Fatalf("a common load, intervals overlap %+v", r)
 	}

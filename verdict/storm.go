@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Storms analyses each storm wave from the reconnect timeline and the
@@ -22,10 +22,10 @@ import (
 // the start of the first of two in-range intervals in a row at or after
 // the wave's first reconnect, measured from the cut; 0 when the intervals
 // around the wave never left the range.
-func Storms(waves []time.Time, tl *metrics.Timeline, rows []metrics.Row) []metrics.Wave {
-	var out []metrics.Wave
+func Storms(waves []time.Time, tl *results.Timeline, rows []results.Row) []results.Wave {
+	var out []results.Wave
 	for wi, at := range waves {
-		w := metrics.Wave{AtS: textfmt.Round3(at.Sub(tl.Start()).Seconds()), RecoveryS: -1}
+		w := results.Wave{AtS: textfmt.Round3(at.Sub(tl.Start()).Seconds()), RecoveryS: -1}
 		from := int(at.Sub(tl.Start()) / tl.Bin())
 		to := tl.Len()
 		if wi+1 < len(waves) {
@@ -103,7 +103,7 @@ func Storms(waves []time.Time, tl *metrics.Timeline, rows []metrics.Row) []metri
 
 // normalRate is the rate (per second) of the reconnects no storm caused
 // in the 10 s before bin upTo (from the timeline's start when shorter).
-func normalRate(tl *metrics.Timeline, upTo int) float64 {
+func normalRate(tl *results.Timeline, upTo int) float64 {
 	lo := max(0, upTo-int(10*time.Second/tl.Bin()))
 	upTo = min(upTo, tl.Len())
 	if upTo <= lo {
@@ -122,7 +122,7 @@ func normalRate(tl *metrics.Timeline, upTo int) float64 {
 // interval, often slow with start-up, left out): the second highest
 // interval p99 when there are five intervals or more (one outlier is
 // noise), else the highest; and the error rate.
-func baseline(rows []metrics.Row, t time.Time) (p99, errRate float64) {
+func baseline(rows []results.Row, t time.Time) (p99, errRate float64) {
 	var p99s []float64
 	var count, errs int64
 	for i, r := range rows {
@@ -150,9 +150,9 @@ func baseline(rows []metrics.Row, t time.Time) (p99, errRate float64) {
 // degraded), or -1 when the run ends degraded. An interval is degraded when its p99 exceeds
 // max(2 × the pre-storm envelope, envelope + 5 ms) or its error rate the
 // pre-storm rate + 1 %: single noisy intervals later on do not count.
-func recovery(rows []metrics.Row, onset, waveEnd time.Time, baseP99, baseErr float64) time.Duration {
+func recovery(rows []results.Row, onset, waveEnd time.Time, baseP99, baseErr float64) time.Duration {
 	limit := math.Max(2*baseP99, baseP99+5)
-	degraded := func(r metrics.Row) bool {
+	degraded := func(r results.Row) bool {
 		if r.All.Count == 0 {
 			return false
 		}

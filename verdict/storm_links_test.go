@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Each wave counts its own (storm-caused) attempts sent to a rel="stream"
 // URL (SEP-1335); a normal re-open through a link in its span is not the wave's.
 func TestStormsCountLinkResumes(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	tl := metrics.NewTimeline(t0, 30*time.Second)
+	tl := results.NewTimeline(t0, 30*time.Second)
 	w1, w2 := t0.Add(5*time.Second), t0.Add(15*time.Second)
 	for i := range 100 {
 		at := w1.Add(time.Duration(i) * time.Millisecond)

@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // A storm at 10 s: reconnects 2 s later, p99 up for the interval holding
 // the wave and the next, then back.
 func TestStorms(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	tl := metrics.NewTimeline(t0, 30*time.Second)
+	tl := results.NewTimeline(t0, 30*time.Second)
 	at := t0.Add(10 * time.Second)
 	for i := range 1000 {
 		r := driver.Resume{At: at.Add(2*time.Second + time.Duration(i%50)*time.Millisecond), Hint: -1, Storm: true}
@@ -21,10 +21,10 @@ func TestStorms(t *testing.T) {
 		}
 		tl.Record(&r)
 	}
-	var rows []metrics.Row
+	var rows []results.Row
 	for s := range 20 {
-		r := metrics.Row{Start: t0.Add(time.Duration(s) * time.Second), End: t0.Add(time.Duration(s+1) * time.Second)}
-		r.All = metrics.RowOp{Count: 100, P99: 2 + float64(s%3)} // 2..4 ms before the storm
+		r := results.Row{Start: t0.Add(time.Duration(s) * time.Second), End: t0.Add(time.Duration(s+1) * time.Second)}
+		r.All = results.RowOp{Count: 100, P99: 2 + float64(s%3)} // 2..4 ms before the storm
 		if s == 12 || s == 13 {
 			r.All.P99, r.All.Errors = 80, 5
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // SweepRow is one figure of two sweeps side by side, with its 95 %
@@ -19,8 +19,8 @@ type SweepRow struct {
 	Unit     string      `json:"unit"` // ops/s, VUs, sessions, ms, KiB
 	A        float64     `json:"a"`
 	B        float64     `json:"b"`
-	ACI      *metrics.CI `json:"a_ci,omitempty"`
-	BCI      *metrics.CI `json:"b_ci,omitempty"`
+	ACI      *results.CI `json:"a_ci,omitempty"`
+	BCI      *results.CI `json:"b_ci,omitempty"`
 	InA, InB bool        `json:"-"`
 	Abs      float64     `json:"abs"`      // B − A
 	Rel      float64     `json:"relative"` // (B − A) / A; 0 when A is 0
@@ -63,11 +63,11 @@ type SweepComparison struct {
 // (non-monotone steps, hysteresis, an unsettled cool-down: its steps
 // depend on what ran before them), no verdict figure is judged and Why
 // says whose.
-func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
-	unit := metrics.SweepLoadUnit(a.By)
+func CompareSweeps(a, b *results.Sweep) SweepComparison {
+	unit := results.SweepLoadUnit(a.By)
 	va, vb := a.Verdict, b.Verdict
 	var c SweepComparison
-	add := func(rows *[]SweepRow, name, unit string, x, y float64, xc, yc *metrics.CI, inA, inB bool) {
+	add := func(rows *[]SweepRow, name, unit string, x, y float64, xc, yc *results.CI, inA, inB bool) {
 		r := SweepRow{Name: name, Unit: unit, A: x, B: y, ACI: xc, BCI: yc, InA: inA, InB: inB}
 		if inA && inB {
 			r.Abs = y - x
@@ -81,13 +81,13 @@ func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 		}
 		*rows = append(*rows, r)
 	}
-	bracket := func(b *metrics.Bracket) *metrics.CI {
+	bracket := func(b *results.Bracket) *results.CI {
 		if b == nil {
 			return nil
 		}
-		return &metrics.CI{Lo: b.Lo, Hi: b.Hi}
+		return &results.CI{Lo: b.Lo, Hi: b.Hi}
 	}
-	lo := func(b *metrics.Bracket) float64 {
+	lo := func(b *results.Bracket) float64 {
 		if b == nil {
 			return 0
 		}
@@ -107,8 +107,8 @@ func CompareSweeps(a, b *metrics.Sweep) SweepComparison {
 	if va.GeneratorKiBPerSession != 0 || vb.GeneratorKiBPerSession != 0 {
 		add(&c.Verdict, "generator_kib_per_session", "KiB", va.GeneratorKiBPerSession, vb.GeneratorKiBPerSession, nil, nil, true, true)
 	}
-	steps := func(sw *metrics.Sweep) map[float64]metrics.SweepStep {
-		m := map[float64]metrics.SweepStep{}
+	steps := func(sw *results.Sweep) map[float64]results.SweepStep {
+		m := map[float64]results.SweepStep{}
 		for _, s := range sw.Results {
 			if !s.Interrupted && !s.Recheck {
 				m[s.Value] = s
@@ -168,7 +168,7 @@ func lowConfidence(a, b string) string {
 // intervals on both sides, or the brackets overlap (the data cannot
 // tell the crossings apart); not judged (nil) when the brackets are
 // apart and no load both measured has intervals on both sides.
-func bracketNoise(sa, sb map[float64]metrics.SweepStep, loads []float64, ba, bb *metrics.Bracket, unit string) (*bool, string) {
+func bracketNoise(sa, sb map[float64]results.SweepStep, loads []float64, ba, bb *results.Bracket, unit string) (*bool, string) {
 	t, f := true, false
 	judged := 0
 	for _, v := range loads {

@@ -3,15 +3,15 @@ package verdict
 import (
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // A session sweep without --target-pid did not measure the target's
 // memory per session: compared with one that did, its side is absent,
 // not 0 KiB (no difference is computed); two measured sweeps compare.
 func TestCompareSweepsTargetMemoryNotMeasured(t *testing.T) {
-	row := func(a, b metrics.SweepVerdict) *SweepRow {
-		c := CompareSweeps(&metrics.Sweep{By: metrics.SweepBySessions, Verdict: a}, &metrics.Sweep{By: metrics.SweepBySessions, Verdict: b})
+	row := func(a, b results.SweepVerdict) *SweepRow {
+		c := CompareSweeps(&results.Sweep{By: results.SweepBySessions, Verdict: a}, &results.Sweep{By: results.SweepBySessions, Verdict: b})
 		for i := range c.Verdict {
 			if c.Verdict[i].Name == "target_kib_per_session" {
 				return &c.Verdict[i]
@@ -19,15 +19,15 @@ func TestCompareSweepsTargetMemoryNotMeasured(t *testing.T) {
 		}
 		return nil
 	}
-	measured := metrics.SweepVerdict{TargetKiBPerSession: 20, TargetMeasured: true, GeneratorKiBPerSession: 10}
-	unmeasured := metrics.SweepVerdict{GeneratorKiBPerSession: 10}
+	measured := results.SweepVerdict{TargetKiBPerSession: 20, TargetMeasured: true, GeneratorKiBPerSession: 10}
+	unmeasured := results.SweepVerdict{GeneratorKiBPerSession: 10}
 	if r := row(unmeasured, measured); r == nil || r.InA || !r.InB || r.Abs != 0 {
 		t.Fatalf("row %+v", r)
 	}
 	if r := row(unmeasured, unmeasured); r != nil {
 		t.Fatalf("neither measured: %+v", r)
 	}
-	flat := metrics.SweepVerdict{TargetMeasured: true, GeneratorKiBPerSession: 10}
+	flat := results.SweepVerdict{TargetMeasured: true, GeneratorKiBPerSession: 10}
 	if r := row(flat, measured); r == nil || !r.InA || !r.InB || r.Abs != 20 {
 		t.Fatalf("both measured: %+v", r)
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // A threshold is a pass/fail criterion on the summary (k6 style), written
@@ -140,13 +140,13 @@ func compare(a float64, cmp string, b float64) bool {
 // summary does not keep; nil: those have no data): the worst selected op
 // decides. A threshold that selects nothing (or whose metric has no data)
 // fails, so a typo cannot pass silently.
-func (t Threshold) Check(s *metrics.Summary, q QuantileSource) metrics.ThresholdResult {
+func (t Threshold) Check(s *results.Summary, q QuantileSource) results.ThresholdResult {
 	if t.def.read == nil { // built without ParseThreshold
 		if pt, err := ParseThreshold(t.Expr); err == nil {
 			t = pt
 		}
 	}
-	res := metrics.ThresholdResult{Expr: t.Expr, Limit: t.Value, Unit: t.def.unit, Pass: true}
+	res := results.ThresholdResult{Expr: t.Expr, Limit: t.Value, Unit: t.def.unit, Pass: true}
 	seen := false
 	for _, v := range views(s, t.scope, t.Op, q) {
 		v.check = t.CheckSel
@@ -176,8 +176,8 @@ func worse(a, b float64, cmp string) bool {
 }
 
 // CheckThresholds evaluates every threshold on s (q: see Check).
-func CheckThresholds(s *metrics.Summary, ts []Threshold, q QuantileSource) []metrics.ThresholdResult {
-	out := make([]metrics.ThresholdResult, 0, len(ts))
+func CheckThresholds(s *results.Summary, ts []Threshold, q QuantileSource) []results.ThresholdResult {
+	out := make([]results.ThresholdResult, 0, len(ts))
 	for _, t := range ts {
 		r := t.Check(s, q)
 		if math.IsNaN(r.Actual) {

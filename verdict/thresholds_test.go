@@ -4,19 +4,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
-func sampleSummary() *metrics.Summary {
-	op := func(name string, count, errs int64, p99 float64) metrics.OpSummary {
-		o := metrics.OpSummary{Name: name, Count: count, Errors: errs, Rate: float64(count) / 10, Response: metrics.Latency{P50: p99 / 4, P99: p99, Max: 2 * p99}, Service: metrics.Latency{P99: p99 / 2}}
+func sampleSummary() *results.Summary {
+	op := func(name string, count, errs int64, p99 float64) results.OpSummary {
+		o := results.OpSummary{Name: name, Count: count, Errors: errs, Rate: float64(count) / 10, Response: results.Latency{P50: p99 / 4, P99: p99, Max: 2 * p99}, Service: results.Latency{P99: p99 / 2}}
 		if count > 0 {
 			o.ErrorRate = float64(errs) / float64(count)
 		}
-		o.Ledger = &metrics.LedgerSummary{Streams: count, Verdicts: map[string]int64{"lost": 0}}
+		o.Ledger = &results.LedgerSummary{Streams: count, Verdicts: map[string]int64{"lost": 0}}
 		return o
 	}
-	s := &metrics.Summary{Ops: []metrics.OpSummary{op("tools/call:echo", 1000, 0, 12), op("tools/call:slow", 500, 10, 260), op("ping", 200, 0, 1)}}
+	s := &results.Summary{Ops: []results.OpSummary{op("tools/call:echo", 1000, 0, 12), op("tools/call:slow", 500, 10, 260), op("ping", 200, 0, 1)}}
 	s.All = op("all", 1700, 10, 200)
 	s.All.Ledger.Verdicts["lost"] = 2
 	return s

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Warnings: what a run's numbers show that makes its results say less
@@ -27,7 +27,7 @@ const (
 	// WGeneratorCPU: the generator used over 80 % of its cores.
 	WGeneratorCPU = "W-GENERATOR-CPU"
 	// WStartLag: more than StartLagShare of the ops started late enough
-	// to change their response time (metrics.LateStartFraction).
+	// to change their response time (results.LateStartFraction).
 	WStartLag = "W-START-LAG"
 )
 
@@ -41,7 +41,7 @@ const (
 	// BusyShare: a generator that used this share of its cores or more
 	// may have been the bottleneck (0..1).
 	BusyShare = 0.8
-	// StartLagShare: late starts (metrics.OpSummary.LateStarts) over this
+	// StartLagShare: late starts (results.OpSummary.LateStarts) over this
 	// share of the completed ops warn (0..1).
 	StartLagShare = 0.01
 )
@@ -54,15 +54,15 @@ const (
 // merged run's start lag and drops on the merged counts (a segment's
 // warning is never inherited as such), its generator's cores per segment
 // (each is a process of its own).
-func Warnings(s *metrics.Summary) []metrics.Warning {
-	var out []metrics.Warning
+func Warnings(s *results.Summary) []results.Warning {
+	var out []results.Warning
 	busy := generatorBusy(s)
 	drops, dropped := dropWarning(s, busy != "")
 	if dropped {
 		out = append(out, drops)
 	}
 	if busy != "" {
-		out = append(out, metrics.Warning{ID: WGeneratorCPU, Text: busy + ": the generator may be the bottleneck, and the results may understate the server",
+		out = append(out, results.Warning{ID: WGeneratorCPU, Text: busy + ": the generator may be the bottleneck, and the results may understate the server",
 			Cause:  "mcpbench needed about as much CPU as it had: ops waited for it to send and to read answers, which lengthens their response time and lowers the rate it can offer",
 			Remedy: "spread the load over more processes (--processes N) or machines (k8s-job), give it more cores (--procs, a bigger machine), or run the server elsewhere (--url) when it shares the machine"})
 	} else if w, ok := startLagWarning(s); ok && !dropped { // drops over 1 %: their warning names why ops were late
@@ -74,8 +74,8 @@ func Warnings(s *metrics.Summary) []metrics.Warning {
 // generatorBusy names a generator that used BusyShare of its cores or
 // more ("" none): the run's own, or each segment's of a merged run. The
 // embedded server's CPU is counted with mcpbench's, so it does not count.
-func generatorBusy(s *metrics.Summary) string {
-	busy := func(g metrics.Generator) bool {
+func generatorBusy(s *results.Summary) string {
+	busy := func(g results.Generator) bool {
 		procs := g.GOMAXPROCS
 		if procs <= 0 {
 			procs = g.NumCPU
@@ -105,7 +105,7 @@ func generatorBusy(s *metrics.Summary) string {
 	return "mcpbench's " + strings.Join(parts, ", ")
 }
 
-func procsOf(g metrics.Generator) int {
+func procsOf(g results.Generator) int {
 	if g.GOMAXPROCS > 0 {
 		return g.GOMAXPROCS
 	}
@@ -116,9 +116,9 @@ func procsOf(g metrics.Generator) int {
 // DropShare of its arrivals, with its cause: the generator's CPU
 // (genBusy), a saturated target (s.Saturation), the VU cap, or VUs not
 // added fast enough.
-func dropWarning(s *metrics.Summary, genBusy bool) (metrics.Warning, bool) {
+func dropWarning(s *results.Summary, genBusy bool) (results.Warning, bool) {
 	if s.Model != "open" || s.DroppedRate <= DropShare || s.Dropped == 0 {
-		return metrics.Warning{}, false
+		return results.Warning{}, false
 	}
 	arrivals := s.All.Count + s.Dropped + s.All.Interrupted
 	text := fmt.Sprintf("dropped %d of %d arrivals (%.1f%%): they never started, and the latency table covers completed ops only (the table with the dropped ops gives their lower bounds)", s.Dropped, arrivals, 100*s.DroppedRate)
@@ -127,7 +127,7 @@ func dropWarning(s *metrics.Summary, genBusy bool) (metrics.Warning, bool) {
 	atCap := s.MaxVUs > 0 && s.VUs >= s.MaxVUs
 	switch {
 	case genBusy:
-		return metrics.Warning{ID: WDropsCPU, Text: text,
+		return results.Warning{ID: WDropsCPU, Text: text,
 			Cause:  fmt.Sprintf("the generator ran out of CPU (%.2f of its %d cores busy): arrivals waited for a core until they were too late", s.Generator.Cores, procsOf(s.Generator)),
 			Remedy: "run fewer VUs, more processes (--processes N) or a bigger machine"}, true
 	case s.Saturation != "":
@@ -135,11 +135,11 @@ func dropWarning(s *metrics.Summary, genBusy bool) (metrics.Warning, bool) {
 		if atCap {
 			vus = fmt.Sprintf("all %d VUs (max_vus) were waiting on it", s.MaxVUs)
 		}
-		return metrics.Warning{ID: WDropsSaturated, Text: text,
+		return results.Warning{ID: WDropsSaturated, Text: text,
 			Cause:  fmt.Sprintf("the target is saturated: %s; %s", s.Saturation, vus),
 			Remedy: fmt.Sprintf("the server cannot serve %.4g ops/s: lower --rate, or find the rate it sustains with mcpbench sweep --by rate", s.TargetRate)}, true
 	case atCap:
-		return metrics.Warning{ID: WDropsVUCap, Text: text,
+		return results.Warning{ID: WDropsVUCap, Text: text,
 			Cause:  fmt.Sprintf("the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %d VUs in flight", s.MaxVUs, svc, s.TargetRate, need),
 			Remedy: fmt.Sprintf("raise --max-vus above %d: about %d are needed at the mean service time, more while it spikes", s.MaxVUs, need)}, true
 	}
@@ -147,29 +147,29 @@ func dropWarning(s *metrics.Summary, genBusy bool) (metrics.Warning, bool) {
 	if s.MaxVUs > 0 {
 		want = s.MaxVUs
 	}
-	return metrics.Warning{ID: WDropsVUSpawn, Text: text,
+	return results.Warning{ID: WDropsVUSpawn, Text: text,
 		Cause:  fmt.Sprintf("VUs could not be added fast enough (%d of max %d started; new sessions initialize in p99 %.1f ms)", s.VUs, s.MaxVUs, s.Sessions.Initialize.P99),
 		Remedy: fmt.Sprintf("start them up front with --vus %d (like k6's preAllocatedVUs), or give a longer --warmup so they are added before the measured window opens", want)}, true
 }
 
 // startLagWarning is the warning of a run whose late starts (ops sent
-// more than metrics.LateStartFraction of their response time, and more
-// than metrics.LateStartFloor, after their intended start) are over
+// more than results.LateStartFraction of their response time, and more
+// than results.LateStartFloor, after their intended start) are over
 // StartLagShare of its completed ops: then the generator's lag, not the
 // server, is a stated part of the response times. A lag that is small
 // beside the response times does not warn, however long it is.
-func startLagWarning(s *metrics.Summary) (metrics.Warning, bool) {
+func startLagWarning(s *results.Summary) (results.Warning, bool) {
 	n, of := s.All.LateStarts, s.All.Count
 	if of == 0 || float64(n) <= StartLagShare*float64(of) {
-		return metrics.Warning{}, false
+		return results.Warning{}, false
 	}
 	g := s.Generator
 	cause := g.LateWhy
 	if cause == "" {
 		cause = "mcpbench does not know why"
 	}
-	return metrics.Warning{ID: WStartLag,
-		Text:  fmt.Sprintf("%d of %d ops (%.1f%%) started more than %.0f%% of their response time late (start lag p50 %.1f p99 %.1f max %.1f ms): their response times include the generator's delay", n, of, 100*float64(n)/float64(of), 100*metrics.LateStartFraction, g.StartLag.P50, g.StartLag.P99, g.StartLag.Max),
+	return results.Warning{ID: WStartLag,
+		Text:  fmt.Sprintf("%d of %d ops (%.1f%%) started more than %.0f%% of their response time late (start lag p50 %.1f p99 %.1f max %.1f ms): their response times include the generator's delay", n, of, 100*float64(n)/float64(of), 100*results.LateStartFraction, g.StartLag.P50, g.StartLag.P99, g.StartLag.Max),
 		Cause: cause,
 		Remedy: "when every VU was busy: more VUs up front (--vus N); when mcpbench woke late: more cores (--procs, --processes N) or fewer other processes on the machine; " +
 			"a lower --rate measures the server without the lag; the service-time percentiles (from the actual send) exclude it"}, true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Every warning id has its section in docs/troubleshooting.md, with its
@@ -41,7 +42,7 @@ func TestEveryWarningHasAnEntry(t *testing.T) {
 		}
 	}
 	// Every warning the summaries of this file's cases give is listed.
-	for _, s := range []*metrics.Summary{lagged(1000, 50), dropping(100, 100), busyGen()} {
+	for _, s := range []*results.Summary{lagged(1000, 50), dropping(100, 100), busyGen()} {
 		for _, w := range Warnings(s) {
 			if !strings.Contains(strings.Join(WarningIDs, " "), w.ID) || w.Cause == "" || w.Remedy == "" {
 				t.Errorf("warning %+v: not in WarningIDs, or without cause or remedy", w)
@@ -64,11 +65,11 @@ func record(t *testing.T, rec *metrics.Recorder, n int, lag, svc time.Duration) 
 }
 
 // summaryOf is an open-model summary of what rec recorded.
-func summaryOf(rec *metrics.Recorder, secs float64) *metrics.Summary {
+func summaryOf(rec *metrics.Recorder, secs float64) *results.Summary {
 	rec.Tick(time.Unix(1_800_000_000, 0), time.Time{})
 	ops, all := rec.Summarize(secs)
-	return &metrics.Summary{Model: "open", TargetRate: float64(all.Count) / secs, DurationS: secs, VUs: 10, MaxVUs: 100, Ops: ops, All: all,
-		Generator: metrics.Generator{NumCPU: 8, GOMAXPROCS: 8, Cores: 1, StartLag: metrics.LatencyOf(rec.StartLag()), LateWhy: "every VU was busy waiting on the target when they were due"}}
+	return &results.Summary{Model: "open", TargetRate: float64(all.Count) / secs, DurationS: secs, VUs: 10, MaxVUs: 100, Ops: ops, All: all,
+		Generator: results.Generator{NumCPU: 8, GOMAXPROCS: 8, Cores: 1, StartLag: results.LatencyOf(rec.StartLag()), LateWhy: "every VU was busy waiting on the target when they were due"}}
 }
 
 // Planted: 1000 ops answered in 5 ms, 30 of them (3 %) sent 40 ms late
@@ -107,19 +108,19 @@ func TestStartLagBusyButHarmlessDoesNotWarn(t *testing.T) {
 }
 
 // lagged is an open-model summary of n ops of which late started late.
-func lagged(n, late int64) *metrics.Summary {
-	return &metrics.Summary{Model: "open", TargetRate: 100, DurationS: 10, VUs: 10, MaxVUs: 100,
-		All:       metrics.OpSummary{Name: "all", Count: n, LateStarts: late},
-		Generator: metrics.Generator{NumCPU: 8, GOMAXPROCS: 8, Cores: 1}}
+func lagged(n, late int64) *results.Summary {
+	return &results.Summary{Model: "open", TargetRate: 100, DurationS: 10, VUs: 10, MaxVUs: 100,
+		All:       results.OpSummary{Name: "all", Count: n, LateStarts: late},
+		Generator: results.Generator{NumCPU: 8, GOMAXPROCS: 8, Cores: 1}}
 }
 
-func dropping(count, dropped int64) *metrics.Summary {
+func dropping(count, dropped int64) *results.Summary {
 	s := lagged(count, 0)
 	s.Dropped, s.DroppedRate = dropped, float64(dropped)/float64(count+dropped)
 	return s
 }
 
-func busyGen() *metrics.Summary {
+func busyGen() *results.Summary {
 	s := lagged(100, 0)
 	s.Generator.Cores = 7.5
 	return s
@@ -135,9 +136,9 @@ func TestMergedRunJudgedOnMergedCounts(t *testing.T) {
 	}
 	merged := lagged(4000, 30)
 	merged.Generator.Cores, merged.Generator.GOMAXPROCS = 9, 16 // two processes of 8 summed: 56 %
-	merged.Segments = []metrics.SegmentResult{
-		{Dir: "s0", Segment: &metrics.SegmentInfo{Segment: "0:1/2"}, Generator: metrics.Generator{GOMAXPROCS: 8, NumCPU: 8, Cores: 7}},
-		{Dir: "s1", Segment: &metrics.SegmentInfo{Segment: "1/2:1"}, Generator: metrics.Generator{GOMAXPROCS: 8, NumCPU: 8, Cores: 2}},
+	merged.Segments = []results.SegmentResult{
+		{Dir: "s0", Segment: &results.SegmentInfo{Segment: "0:1/2"}, Generator: results.Generator{GOMAXPROCS: 8, NumCPU: 8, Cores: 7}},
+		{Dir: "s1", Segment: &results.SegmentInfo{Segment: "1/2:1"}, Generator: results.Generator{GOMAXPROCS: 8, NumCPU: 8, Cores: 2}},
 	}
 	ws := Warnings(merged)
 	if len(ws) != 1 || ws[0].ID != WGeneratorCPU || !strings.HasPrefix(ws[0].Text, "mcpbench's segment 0:1/2 used 7.00 of its 8 cores:") {

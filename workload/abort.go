@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -27,7 +27,7 @@ func (e *engine) judgeAbort(end time.Time) {
 	e.mu.Lock()
 	u0 := e.usage0
 	e.mu.Unlock()
-	sum := e.summary(context.Background(), e.warmEnd, end, u0, metrics.ReadUsage())
+	sum := e.summary(context.Background(), e.warmEnd, end, u0, results.ReadUsage())
 	reason, crossed := verdict.FirstAbort(sum, e.pl.Aborts, e.rec, end.Sub(e.warmEnd))
 	if !crossed {
 		return
@@ -39,7 +39,7 @@ func (e *engine) judgeAbort(end time.Time) {
 }
 
 // abortSummary marks a summary of an aborted run.
-func (e *engine) abortSummary(s *metrics.Summary) {
+func (e *engine) abortSummary(s *results.Summary) {
 	if r := e.aborted.Load(); r != nil {
 		s.Aborted, s.StopReason = true, *r
 	}

@@ -9,19 +9,19 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"go.yaml.in/yaml/v3"
 )
 
 // ivSink keeps the intervals' ends (from the run's start) and the end.
 type ivSink struct {
 	ends []time.Duration
-	end  *metrics.RunEnd
+	end  *results.RunEnd
 }
 
-func (s *ivSink) Start(*metrics.RunInfo)             {}
-func (s *ivSink) Interval(r *metrics.IntervalRecord) { s.ends = append(s.ends, r.Elapsed) }
-func (s *ivSink) End(e *metrics.RunEnd)              { s.end = e }
+func (s *ivSink) Start(*results.RunInfo)             {}
+func (s *ivSink) Interval(r *results.IntervalRecord) { s.ends = append(s.ends, r.Elapsed) }
+func (s *ivSink) End(e *results.RunEnd)              { s.end = e }
 
 // turnsSlow answers its first fast calls in 10 ms, the later ones in
 // 300 ms (fake time), and counts them.
@@ -41,7 +41,7 @@ func turnsSlow(fast int64, calls *atomic.Int64) *mcptest.Server {
 // runAbort runs one VU of pings against a server that turns slow after
 // 120 calls (at 1.2 s: the first slow answer at 1.5 s), with max<200ms
 // aborting after delay, for at most a minute.
-func runAbort(t *testing.T, delay time.Duration) (*metrics.Summary, *ivSink, int64) {
+func runAbort(t *testing.T, delay time.Duration) (*results.Summary, *ivSink, int64) {
 	var calls atomic.Int64
 	hc, stop := mcptest.ServePipe(turnsSlow(120, &calls))
 	defer stop()
@@ -53,7 +53,7 @@ func runAbort(t *testing.T, delay time.Duration) (*metrics.Summary, *ivSink, int
 		t.Fatal(err)
 	}
 	sink := &ivSink{}
-	sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{sink}, Interval: time.Second})
+	sum, err := Run(t.Context(), pl, Options{Sinks: []results.Sink{sink}, Interval: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestAbortOnFailWithinOneInterval(t *testing.T) {
 			if sum.DurationS != judged || sum.All.Count != calls {
 				t.Fatalf("delay %v: window %v s, %d ops of %d calls; want the window to end at the abort (%v s) with every call counted", tc.delay, sum.DurationS, sum.All.Count, calls, judged)
 			}
-			if metrics.ThresholdsFailed(sum.Thresholds) != 1 || sink.end == nil || !sink.end.Summary.Aborted {
+			if results.ThresholdsFailed(sum.Thresholds) != 1 || sink.end == nil || !sink.end.Summary.Aborted {
 				t.Fatalf("delay %v: thresholds %+v, end written %v", tc.delay, sum.Thresholds, sink.end != nil)
 			}
 		})

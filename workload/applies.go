@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // What the run was asked for against what it can do: a requested feature
@@ -41,7 +41,7 @@ const (
 // notifications and page size, nothing else. ok is false when the block
 // sets nothing. The feature names the fields set, e.g. "the profile's
 // server: block (get_retry 500ms, tick 1s)".
-func ServerNotApplicable(s ServerSpec) (n metrics.NotApplicable, ok bool) {
+func ServerNotApplicable(s ServerSpec) (n results.NotApplicable, ok bool) {
 	var set []string
 	if s.Mode != "" {
 		set = append(set, "mode "+s.Mode)
@@ -62,20 +62,20 @@ func ServerNotApplicable(s ServerSpec) (n metrics.NotApplicable, ok bool) {
 	if s.Tick > 0 {
 		why += " (without its tick notifications the GET streams carry no event to judge)"
 	}
-	return metrics.NotApplicable{Feature: featServer + " (" + strings.Join(set, ", ") + ")", Reason: why}, true
+	return results.NotApplicable{Feature: featServer + " (" + strings.Join(set, ", ") + ")", Reason: why}, true
 }
 
 // notApply records a feature that cannot apply (once per feature).
 func (e *engine) notApply(feature, reason string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !slices.ContainsFunc(e.notApp, func(n metrics.NotApplicable) bool { return n.Feature == feature }) {
-		e.notApp = append(e.notApp, metrics.NotApplicable{Feature: feature, Reason: reason})
+	if !slices.ContainsFunc(e.notApp, func(n results.NotApplicable) bool { return n.Feature == feature }) {
+		e.notApp = append(e.notApp, results.NotApplicable{Feature: feature, Reason: reason})
 	}
 }
 
 // notApplicable returns a copy of the features found not to apply so far.
-func (e *engine) notApplicable() []metrics.NotApplicable {
+func (e *engine) notApplicable() []results.NotApplicable {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.notApp)
@@ -161,7 +161,7 @@ func (e *engine) getOffered(p *Plan, reason string) {
 // open answered 405; POST cuts or stalls asked for while no answer was an
 // SSE stream; cuts whose streams carried no event id, so none could be
 // resumed. It sets s.NotApplicable.
-func (e *engine) endApplies(s *metrics.Summary) {
+func (e *engine) endApplies(s *results.Summary) {
 	p := e.pl
 	if g := s.GETStreams; g != nil && g.Opened == 0 && g.None > 0 && g.Failed == 0 {
 		e.getOffered(p, "the server answered every GET with 405 (it offers no standalone stream)")

@@ -8,8 +8,8 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Issue 20 item 4: a requested feature that cannot apply is named before
@@ -17,15 +17,15 @@ import (
 // prints) and in the summary, instead of a silent zero.
 
 // startSink keeps what the run knew when its clock started.
-type startSink struct{ info *metrics.RunInfo }
+type startSink struct{ info *results.RunInfo }
 
-func (s *startSink) Start(info *metrics.RunInfo)      { s.info = info }
-func (s *startSink) Interval(*metrics.IntervalRecord) {}
-func (s *startSink) End(*metrics.RunEnd)              {}
+func (s *startSink) Start(info *results.RunInfo)      { s.info = info }
+func (s *startSink) Interval(*results.IntervalRecord) {}
+func (s *startSink) End(*results.RunEnd)              {}
 
 // runFakeStart is runFake that also returns the features named not
 // applicable when the load started.
-func runFakeStart(t *testing.T, p *Profile, fake *mcptest.Server) (*metrics.Summary, []metrics.NotApplicable) {
+func runFakeStart(t *testing.T, p *Profile, fake *mcptest.Server) (*results.Summary, []results.NotApplicable) {
 	t.Helper()
 	hc, stop := mcptest.ServePipe(fake)
 	defer stop()
@@ -34,7 +34,7 @@ func runFakeStart(t *testing.T, p *Profile, fake *mcptest.Server) (*metrics.Summ
 		t.Fatal(err)
 	}
 	sink := &startSink{}
-	sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{sink}})
+	sum, err := Run(t.Context(), pl, Options{Sinks: []results.Sink{sink}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func runFakeStart(t *testing.T, p *Profile, fake *mcptest.Server) (*metrics.Summ
 }
 
 // named reports whether list names feature with a reason holding why.
-func named(list []metrics.NotApplicable, feature, why string) bool {
+func named(list []results.NotApplicable, feature, why string) bool {
 	for _, n := range list {
 		if n.Feature == feature && strings.Contains(n.Reason, why) {
 			return true
@@ -71,7 +71,7 @@ func TestCheckDeletedOnStatelessServerIsNamed(t *testing.T) {
 		if sum.Sessions.Hygiene != nil {
 			t.Fatalf("hygiene %+v from a server with no sessions", sum.Sessions.Hygiene)
 		}
-		for _, l := range [][]metrics.NotApplicable{before, sum.NotApplicable} {
+		for _, l := range [][]results.NotApplicable{before, sum.NotApplicable} {
 			if !named(l, featCheckDeleted, "no Mcp-Session-Id") {
 				t.Fatalf("not named: before the load %v, summary %v", before, sum.NotApplicable)
 			}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // BenchmarkOpenModelOneCheck is BenchmarkOpenModel with one check on the
@@ -26,9 +26,9 @@ func BenchmarkOpenModelOneCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
-	u0 := metrics.ReadUsage()
+	u0 := results.ReadUsage()
 	sum, err := Run(b.Context(), pl, Options{})
-	u1 := metrics.ReadUsage()
+	u1 := results.ReadUsage()
 	if err != nil {
 		b.Fatal(err)
 	}

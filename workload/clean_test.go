@@ -12,13 +12,13 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // runRef runs p against a reference server (official Go SDK) over
 // loopback and returns the summary and the server's counters.
-func runRef(t *testing.T, opts refserver.Options, p *Profile) (*metrics.Summary, refserver.Stats) {
+func runRef(t *testing.T, opts refserver.Options, p *Profile) (*results.Summary, refserver.Stats) {
 	t.Helper()
 	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", opts)
 	if err != nil {
@@ -38,9 +38,9 @@ func runRef(t *testing.T, opts refserver.Options, p *Profile) (*metrics.Summary,
 }
 
 // faults lists every non-zero verdict of a run, streams and sessions.
-func faults(s *metrics.Summary) map[string]int64 {
+func faults(s *results.Summary) map[string]int64 {
 	out := map[string]int64{}
-	add := func(where string, l *metrics.LedgerSummary) {
+	add := func(where string, l *results.LedgerSummary) {
 		if l == nil {
 			return
 		}

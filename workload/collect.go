@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The collector: once per interval it merges the recorder's shards, samples
@@ -17,30 +17,30 @@ import (
 // recorded, so an interval that ends after the window opened holds
 // measured ops and is labelled measure even when it began in the warm-up
 // (report rebuilds the window from the rows' times, clamped to it).
-func (e *engine) phaseOf(iv metrics.Interval) metrics.Phase {
+func (e *engine) phaseOf(iv results.Interval) results.Phase {
 	switch {
 	case !iv.End.After(e.warmEnd):
-		return metrics.PhaseWarmup
+		return results.PhaseWarmup
 	case iv.Start.Before(e.end):
-		return metrics.PhaseMeasure
+		return results.PhaseMeasure
 	}
-	return metrics.PhaseStopping
+	return results.PhaseStopping
 }
 
 // sampleTarget reads the target process for an interval row and keeps
 // what the summary needs (the measured window's first and last samples,
 // the maxima).
-func (e *engine) sampleTarget(row *metrics.Row, now time.Time) {
+func (e *engine) sampleTarget(row *results.Row, now time.Time) {
 	pid := e.opts.TargetPID
 	if pid <= 0 || e.tgtErr != nil {
 		return
 	}
-	cur, err := metrics.ReadProc(pid)
+	cur, err := results.ReadProc(pid)
 	if err != nil {
 		e.tgtErr = err
 		return
 	}
-	r := metrics.ProcDelta(e.tgtPrev, cur)
+	r := results.ProcDelta(e.tgtPrev, cur)
 	row.Target = &r
 	e.tgtPrev = cur
 	if !now.After(e.warmEnd) || e.tgtStarted && now.After(e.end.Add(time.Second)) {
@@ -68,9 +68,9 @@ func (e *engine) sampleTarget(row *metrics.Row, now time.Time) {
 // in it (see metrics.Recorder.Tick).
 func (e *engine) collect(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	e.selfPrev, _ = metrics.ReadProc(0)
+	e.selfPrev, _ = results.ReadProc(0)
 	if pid := e.opts.TargetPID; pid > 0 {
-		e.tgtPrev, e.tgtErr = metrics.ReadProc(pid)
+		e.tgtPrev, e.tgtErr = results.ReadProc(pid)
 	}
 	iv := e.opts.Interval
 	grace := min(intervalGrace, iv/4)
@@ -105,13 +105,13 @@ const intervalGrace = 100 * time.Millisecond
 // the gauges and process samples, and the sinks.
 func (e *engine) report(now, next time.Time, reconnects *int64) {
 	iv := e.rec.Tick(now, next)
-	row := metrics.RowOf(iv)
+	row := results.RowOf(iv)
 	row.VUs, row.Sessions, row.Streams = e.activeVUs(now), e.sessionsOpen.Load(), e.streamsOpen.Load()
 	if e.opts.SettleMemory && !e.settled && now.Before(e.end) && !now.Add(e.opts.Interval).Before(e.end) {
 		e.settle(row.Sessions) // the last interval before the end: every session still open
 	}
-	if cur, err := metrics.ReadProc(0); err == nil {
-		row.Self = metrics.ProcDelta(e.selfPrev, cur)
+	if cur, err := results.ReadProc(0); err == nil {
+		row.Self = results.ProcDelta(e.selfPrev, cur)
 		e.selfPrev = cur
 	}
 	e.sampleTarget(&row, now)
@@ -126,7 +126,7 @@ func (e *engine) report(now, next time.Time, reconnects *int64) {
 	total := e.tl.Total()
 	row.Reconnects, *reconnects = total-*reconnects, total
 	e.rows = append(e.rows, row)
-	rec := &metrics.IntervalRecord{Interval: iv, Row: row, Names: e.pl.Names, Phase: e.phaseOf(iv), Elapsed: now.Sub(e.start),
+	rec := &results.IntervalRecord{Interval: iv, Row: row, Names: e.pl.Names, Phase: e.phaseOf(iv), Elapsed: now.Sub(e.start),
 		TargetRate: row.TargetRate, VUs: row.VUs, Sessions: e.sessionsOpen.Load(), Streams: e.streamsOpen.Load(), Dropped: e.dropped.Load()}
 	if now.Before(e.end) {
 		rec.Remaining = e.end.Sub(now)
@@ -139,9 +139,9 @@ func (e *engine) report(now, next time.Time, reconnects *int64) {
 // checkpoint hands the summary of the measured window so far to the sinks
 // that take checkpoints.
 func (e *engine) checkpoint(now time.Time) {
-	var cps []metrics.Checkpointer
+	var cps []results.Checkpointer
 	for _, s := range e.opts.Sinks {
-		if c, ok := s.(metrics.Checkpointer); ok {
+		if c, ok := s.(results.Checkpointer); ok {
 			cps = append(cps, c)
 		}
 	}
@@ -151,7 +151,7 @@ func (e *engine) checkpoint(now time.Time) {
 	e.mu.Lock()
 	u0 := e.usage0
 	e.mu.Unlock()
-	sum := e.summary(context.Background(), e.warmEnd, now, u0, metrics.ReadUsage())
+	sum := e.summary(context.Background(), e.warmEnd, now, u0, results.ReadUsage())
 	sum.Interrupted, sum.StopReason = true, "checkpoint: the run goes on"
 	for _, c := range cps {
 		c.Checkpoint(sum)
@@ -178,7 +178,7 @@ func (e *engine) settle(sessions int64) {
 		runtime.GC()
 	}
 	debug.FreeOSMemory()
-	if cur, err := metrics.ReadProc(0); err == nil {
+	if cur, err := results.ReadProc(0); err == nil {
 		e.mu.Lock()
 		e.settledRSS, e.settledSessions = cur.RSS, sessions
 		e.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -24,14 +25,14 @@ import (
 type Options struct {
 	// Interval between sink intervals and metric merges; 0 means 1 s.
 	Interval time.Duration
-	// Sinks receive the run's results as they are made (see metrics.Sink):
+	// Sinks receive the run's results as they are made (see results.Sink):
 	// the results directory, the progress display, a soak's or a sweep
 	// step's collector.
-	Sinks []metrics.Sink
+	Sinks []results.Sink
 	// RunInfo describes the run for the sinks (run.json); the engine fills
 	// in the start, the negotiated protocol, the target and the op names.
 	// nil: a minimal description.
-	RunInfo *metrics.RunInfo
+	RunInfo *results.RunInfo
 	// Checkpoint, when > 0, hands the summary of the measured window so
 	// far to the sinks that are metrics.Checkpointers this often.
 	Checkpoint time.Duration
@@ -56,7 +57,7 @@ type Options struct {
 	SettleMemory bool
 	// Server, when set, reads the embedded reference server's counters
 	// into the summary (before thresholds are checked).
-	Server func() *metrics.ServerStats
+	Server func() *results.ServerStats
 	// Segment is the execution segment to run (nil: the whole test) and
 	// StartAt, when set, the time the clock starts at (see segment.go).
 	Segment *Segment
@@ -72,7 +73,7 @@ type Options struct {
 	// before the run starts (e.g. ServerNotApplicable: the profile's
 	// server: block against an external server); the run names them with
 	// its own (run.json, the summary).
-	NotApplicable []metrics.NotApplicable
+	NotApplicable []results.NotApplicable
 }
 
 // ErrSetup is returned when no session could be initialized.
@@ -93,8 +94,8 @@ type engine struct {
 	opts Options
 	rec  *metrics.Recorder
 	inj  *chaos.Injector   // nil without chaos
-	tl   *metrics.Timeline // reconnect attempts over time
-	rows []metrics.Row     // one per interval (collector goroutine)
+	tl   *results.Timeline // reconnect attempts over time
+	rows []results.Row     // one per interval (collector goroutine)
 
 	start, warmEnd, end time.Time
 	runCtx              context.Context // cancelled at the hard stop
@@ -146,15 +147,15 @@ type engine struct {
 	mu         sync.Mutex
 	negotiated string        // the protocol version the first session agreed on
 	protoWhy   string        // how auto decided
-	usage0     metrics.Usage // at the end of the warm-up
+	usage0     results.Usage // at the end of the warm-up
 	notes      []string      // said in the summary
 	setupStop  bool          // interrupted before the clock started
 
-	notApp []metrics.NotApplicable // under mu: requested features that cannot apply (applies.go)
+	notApp []results.NotApplicable // under mu: requested features that cannot apply (applies.go)
 
 	// Process sampling (collector goroutine, then summary).
-	selfPrev, tgtPrev metrics.ProcSample
-	tgtFirst, tgtLast metrics.ProcSample
+	selfPrev, tgtPrev results.ProcSample
+	tgtFirst, tgtLast results.ProcSample
 	tgtMaxRSS         int64
 	tgtMaxFDs         int
 	tgtErr            error
@@ -169,10 +170,10 @@ type engine struct {
 // could not start: ErrSetup (no session could be initialized) or
 // ErrInterrupted (cancelled during set-up), with the summary still filled
 // in.
-func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) {
+func Run(ctx context.Context, pl *Plan, opts Options) (*results.Summary, error) {
 	e := newEngine(pl, opts)
 	if err := e.decideProtocol(ctx); err != nil {
-		return e.finish(ctx, e.summary(ctx, time.Now(), time.Now(), metrics.Usage{}, metrics.Usage{}), err)
+		return e.finish(ctx, e.summary(ctx, time.Now(), time.Now(), results.Usage{}, results.Usage{}), err)
 	}
 	if e.cfgs = pl.endpointConfigs(); e.cfgs != nil {
 		e.rec.SetEndpoints(pl.EndpointsShown)
@@ -198,7 +199,7 @@ func Run(ctx context.Context, pl *Plan, opts Options) (*metrics.Summary, error) 
 	if e.pl.Open {
 		e.dropUnclaimed(time.Now())
 	}
-	usage1 := metrics.ReadUsage()
+	usage1 := results.ReadUsage()
 	usage0 := e.warmUsage(warm, warmDone, usage1)
 	close(stopCollector)
 	<-collectorDone
@@ -229,7 +230,7 @@ func (e *engine) parkClose(s *driver.Session) {
 // the sessions the VUs left (DELETE, 64 at a time, each bounded by its
 // own timeout). It reports whether it closed any: the summary then has
 // changed (the closes' tallies).
-func (e *engine) measured(sum *metrics.Summary) bool {
+func (e *engine) measured(sum *results.Summary) bool {
 	e.parkMu.Lock()
 	parked := e.parked
 	e.parked = nil
@@ -239,7 +240,7 @@ func (e *engine) measured(sum *metrics.Summary) bool {
 		pre.Notes = append(slices.Clip(pre.Notes), fmt.Sprintf("written before the %d sessions were closed: their DELETEs are not counted", len(parked)))
 	}
 	for _, s := range e.opts.Sinks {
-		if m, ok := s.(metrics.MeasuredSink); ok {
+		if m, ok := s.(results.MeasuredSink); ok {
 			m.Measured(&pre)
 		}
 	}
@@ -287,7 +288,7 @@ func newEngine(pl *Plan, opts Options) *engine {
 
 // checkSetup ends a run whose set-up was interrupted or failed entirely:
 // it returns that summary and error (nil summary: go on).
-func (e *engine) checkSetup(ctx context.Context, sessions []*driver.Session) (*metrics.Summary, error) {
+func (e *engine) checkSetup(ctx context.Context, sessions []*driver.Session) (*results.Summary, error) {
 	live := 0
 	for _, s := range sessions {
 		if s != nil {
@@ -304,10 +305,10 @@ func (e *engine) checkSetup(ctx context.Context, sessions []*driver.Session) (*m
 				e.closeSession(s)
 			}
 		}
-		return e.summary(ctx, now, now, metrics.Usage{}, metrics.Usage{}), ErrInterrupted
+		return e.summary(ctx, now, now, results.Usage{}, results.Usage{}), ErrInterrupted
 	}
 	if live == 0 && len(sessions) > 0 {
-		sum := e.summary(ctx, now, now, metrics.Usage{}, metrics.Usage{})
+		sum := e.summary(ctx, now, now, results.Usage{}, results.Usage{})
 		return sum, fmt.Errorf("%w: %d of %d failed (%s)", ErrSetup, len(sessions), len(sessions), failClasses(sum.Sessions.FailClasses))
 	}
 	return nil, nil
@@ -327,7 +328,7 @@ func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
 	if pl.Chaos != nil && pl.Chaos.Storm != nil {
 		span = e.end.Sub(e.start) + pl.GracefulStop + 30*time.Second
 	}
-	e.tl = metrics.NewTimeline(e.start, span)
+	e.tl = results.NewTimeline(e.start, span)
 	e.rec.Begin(e.start, e.start.Add(e.opts.Interval))
 	e.rec.SetTimeline(e.tl)
 	if e.inj != nil {
@@ -362,8 +363,8 @@ func (e *engine) startClock(ctx context.Context) context.CancelCauseFunc {
 }
 
 // runInfo is the run's description for the sinks.
-func (e *engine) runInfo() *metrics.RunInfo {
-	info := &metrics.RunInfo{Tool: "mcpbench", Profile: e.pl.Name}
+func (e *engine) runInfo() *results.RunInfo {
+	info := &results.RunInfo{Tool: "mcpbench", Profile: e.pl.Name}
 	if e.opts.RunInfo != nil {
 		c := *e.opts.RunInfo
 		info = &c
@@ -373,7 +374,7 @@ func (e *engine) runInfo() *metrics.RunInfo {
 	e.mu.Unlock()
 	info.NotApplicable = e.notApplicable()
 	if n := httpclient.TransportStats(e.pl.Driver.HTTPClient); n != nil {
-		info.HTTPProtocol, info.Proxy = n.Protocol(), metrics.ProxyText(n.Proxies)
+		info.HTTPProtocol, info.Proxy = n.Protocol(), results.ProxyText(n.Proxies)
 	}
 	info.Started, info.Ops = e.start, e.pl.Names
 	info.Segment = e.opts.Segment.Info(e.opts.StartAt)
@@ -387,7 +388,7 @@ func (e *engine) runInfo() *metrics.RunInfo {
 func (e *engine) watchWarmup() (t *time.Timer, done chan struct{}) {
 	done = make(chan struct{})
 	return time.AfterFunc(time.Until(e.warmEnd), func() {
-		u := metrics.ReadUsage()
+		u := results.ReadUsage()
 		e.mu.Lock()
 		e.usage0 = u
 		e.mu.Unlock()
@@ -397,7 +398,7 @@ func (e *engine) watchWarmup() (t *time.Timer, done chan struct{}) {
 
 // warmUsage returns the usage at the end of the warm-up, or now's when
 // the run stopped during it.
-func (e *engine) warmUsage(warm *time.Timer, done <-chan struct{}, now metrics.Usage) metrics.Usage {
+func (e *engine) warmUsage(warm *time.Timer, done <-chan struct{}, now results.Usage) results.Usage {
 	if warm.Stop() { // had not fired: stopped during warm-up
 		return now
 	}
@@ -464,7 +465,7 @@ func (e *engine) measuredEnd() time.Time {
 var testEngineDone func(*engine)
 
 // finish hands the run's end to the sinks.
-func (e *engine) finish(ctx context.Context, sum *metrics.Summary, err error) (*metrics.Summary, error) {
+func (e *engine) finish(ctx context.Context, sum *results.Summary, err error) (*results.Summary, error) {
 	// The run's sessions are closed: release the connections they left
 	// idle, or each run of a sweep or a program would keep its own pool
 	// (sockets and read buffers) until the process ends.
@@ -475,8 +476,8 @@ func (e *engine) finish(ctx context.Context, sum *metrics.Summary, err error) (*
 		testEngineDone(e)
 	}
 	hs := e.rec.Histograms()
-	maps.Copy(hs, metrics.NetHistograms(httpclient.TransportStats(e.pl.Driver.HTTPClient))) // the net block's times, for merges
-	end := &metrics.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile(), Histograms: hs}
+	maps.Copy(hs, results.NetHistograms(httpclient.TransportStats(e.pl.Driver.HTTPClient))) // the net block's times, for merges
+	end := &results.RunEnd{Info: e.runInfo(), Summary: sum, Offenders: e.rec.OffendersFile(), Histograms: hs}
 	for _, s := range e.opts.Sinks {
 		s.End(end)
 	}

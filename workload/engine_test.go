@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 func weight(n int) *int { return &n }
@@ -36,7 +36,7 @@ func okFake() *mcptest.Server {
 	return fake
 }
 
-func runFake(t *testing.T, p *Profile, fake http.Handler) *metrics.Summary {
+func runFake(t *testing.T, p *Profile, fake http.Handler) *results.Summary {
 	t.Helper()
 	hc, stop := mcptest.ServePipe(fake)
 	defer stop()
@@ -92,7 +92,7 @@ func TestStallShowsInResponseTimeNotServiceTime(t *testing.T) {
 		}
 		// Against the truth: call i was due at i × 10 ms and completed when
 		// the server says; response time p99 must equal that p99 within 4 ms.
-		truth := metrics.NewHistogram()
+		truth := results.NewHistogram()
 		for i, c := range done {
 			truth.RecordValue(max(1, c.Sub(start.Add(time.Duration(i)*10*time.Millisecond)).Microseconds()))
 		}
@@ -276,7 +276,7 @@ func TestSetupFailureIsClassified(t *testing.T) {
 
 // runInterrupted runs one VU for a minute against a server that answers
 // each call in callTime, and cancels the run (Ctrl-C) at 3 s.
-func runInterrupted(t *testing.T, callTime time.Duration) *metrics.Summary {
+func runInterrupted(t *testing.T, callTime time.Duration) *results.Summary {
 	t.Helper()
 	fake := mcptest.New()
 	fake.Handle(mcptest.K("POST", mcptest.Any, "tools/call", ""), func(w *mcptest.Writer, r *mcptest.Request) {

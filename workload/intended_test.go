@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Planted overload: 1000 arrivals/s for 6 s on a server that takes 1.5 s
@@ -36,11 +36,11 @@ func TestIntervalsCountDropsByIntendedStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		w, err := metrics.NewResultsDir(dir)
+		w, err := results.NewResultsDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{w}})
+		sum, err := Run(t.Context(), pl, Options{Sinks: []results.Sink{w}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestIntervalsCountDropsByIntendedStart(t *testing.T) {
 		if sum.Dropped < 3000 {
 			t.Fatalf("dropped %d of 6000: the overload was not planted", sum.Dropped)
 		}
-		res, err := metrics.ReadResults(dir)
+		res, err := results.ReadResults(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestIntervalsCountDropsByIntendedStart(t *testing.T) {
 			if !ok {
 				t.Fatalf("interval %d: no op tools/call:echo in %v", i, iv.Ops)
 			}
-			for _, o := range []metrics.IntervalOpRec{iv.All, op} {
+			for _, o := range []results.IntervalOpRec{iv.All, op} {
 				switch {
 				case o.Count == 0 && (o.P50 != 0 || o.P90 != 0 || o.P99 != 0 || o.Max != 0):
 					t.Errorf("interval %d (t %.1f s): 0 completed, but p50 %.3f p99 %.3f max %.3f ms", i, iv.T, o.P50, o.P99, o.Max)

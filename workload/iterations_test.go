@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // iterFake answers every call after 10 ms (fake time) and counts them.
@@ -26,7 +26,7 @@ func iterFake(calls *atomic.Int64) *mcptest.Server {
 }
 
 // runSeg runs p against fake as segment seg ("": the whole test).
-func runSeg(t *testing.T, p *Profile, fake *mcptest.Server, seg string) *metrics.Summary {
+func runSeg(t *testing.T, p *Profile, fake *mcptest.Server, seg string) *results.Summary {
 	t.Helper()
 	s, err := ParseSegment(seg, "")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // opsYAML is a profile of n ping ops, each named.
@@ -108,9 +108,9 @@ func TestProfileErrorShowsFirstProblemsAndCount(t *testing.T) {
 // recorder and its totals still held (bytes, after a GC).
 type heapAtEnd struct{ at uint64 }
 
-func (h *heapAtEnd) Start(*metrics.RunInfo)           {}
-func (h *heapAtEnd) Interval(*metrics.IntervalRecord) {}
-func (h *heapAtEnd) End(*metrics.RunEnd) {
+func (h *heapAtEnd) Start(*results.RunInfo)           {}
+func (h *heapAtEnd) Interval(*results.IntervalRecord) {}
+func (h *heapAtEnd) End(*results.RunEnd) {
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
@@ -129,7 +129,7 @@ func TestThousandOpProfileHeap(t *testing.T) {
 		})
 		hc, stop := mcptest.ServePipe(fake)
 		defer stop()
-		rd, err := metrics.NewResultsDir(t.TempDir())
+		rd, err := results.NewResultsDir(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestThousandOpProfileHeap(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := &heapAtEnd{}
-		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{rd, h}})
+		sum, err := Run(t.Context(), pl, Options{Sinks: []results.Sink{rd, h}})
 		if err != nil {
 			t.Fatal(err)
 		}

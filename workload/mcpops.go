@@ -11,7 +11,7 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/jsonrpc"
 	"github.com/mcpbench/mcpbench/internal/units"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The rest of MCP in profiles: the ops resources/templates/list,
@@ -197,7 +197,7 @@ func (e *engine) modernLogLevel() {
 }
 
 // subscriptionSummary is the run's resource subscriptions (nil when none).
-func (e *engine) subscriptionSummary() *metrics.SubscriptionSummary { return e.rec.Subscriptions() }
+func (e *engine) subscriptionSummary() *results.SubscriptionSummary { return e.rec.Subscriptions() }
 
 // ParseCancel reads a cancel spec as the --cancel flag writes it:
 // "after=50ms p=0.1" (spaces or commas between the fields; p defaults to

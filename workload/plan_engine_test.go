@@ -33,7 +33,7 @@ var engineTypes = []string{"engine", "vuState", "laneGroup"}
 // and no method of the engine's types in any file, names Profile (a
 // selector such as pl.Profile, a *Profile parameter, a Profile method's
 // call through one), except as the key of a composite literal
-// (metrics.Summary{Profile: pl.Name}). Validation, defaults and the
+// (results.Summary{Profile: pl.Name}). Validation, defaults and the
 // schedule are the compile's (Compile), done once before the run.
 func TestEngineReadsNoProfile(t *testing.T) {
 	names, err := filepath.Glob("*.go")

@@ -3,7 +3,7 @@ package workload
 import (
 	"math"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The GOMAXPROCS policy. With more Ps than the work needs, each VU
@@ -28,9 +28,9 @@ func AutoProcs(p *Profile, embedded bool, numCPU int) (procs int, rate float64) 
 	rate = p.Rate
 	if s := p.Sweep; s != nil {
 		switch s.By {
-		case metrics.SweepByRate, "":
+		case results.SweepByRate, "":
 			rate = max(s.From, s.To)
-		case metrics.SweepByVUs:
+		case results.SweepByVUs:
 			rate = 0
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Issue 34 item 9: a server that speaks only 2026-07-28 and refuses every
@@ -28,7 +28,7 @@ func modernOnlyFake() *mcptest.ModernOnly {
 }
 
 // runHandlerStart is runFakeStart for any handler.
-func runHandlerStart(t *testing.T, p *Profile, h http.Handler) (*metrics.Summary, []metrics.NotApplicable) {
+func runHandlerStart(t *testing.T, p *Profile, h http.Handler) (*results.Summary, []results.NotApplicable) {
 	t.Helper()
 	hc, stop := mcptest.ServePipe(h)
 	defer stop()
@@ -37,7 +37,7 @@ func runHandlerStart(t *testing.T, p *Profile, h http.Handler) (*metrics.Summary
 		t.Fatal(err)
 	}
 	sink := &startSink{}
-	sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{sink}})
+	sum, err := Run(t.Context(), pl, Options{Sinks: []results.Sink{sink}})
 	if err != nil {
 		t.Fatalf("the run did not start: %v", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // loadPoint is an interval's load (live VUs, or the arrival rate asked
@@ -27,10 +27,10 @@ type loadPoint struct {
 func (e *engine) serviceRoseWithLoad() (light, busy loadPoint, unit string, ok bool) {
 	for _, by := range []struct {
 		unit string
-		of   func(r *metrics.Row) float64
+		of   func(r *results.Row) float64
 	}{
-		{"VUs", func(r *metrics.Row) float64 { return float64(r.VUs) }},
-		{"ops/s asked", func(r *metrics.Row) float64 { return r.TargetRate }},
+		{"VUs", func(r *results.Row) float64 { return float64(r.VUs) }},
+		{"ops/s asked", func(r *results.Row) float64 { return r.TargetRate }},
 	} {
 		var pts []loadPoint
 		for i := range e.rows {

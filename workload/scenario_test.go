@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // agentOps is the library the scenario tests' steps name.
@@ -31,7 +31,7 @@ func agentSteps(think time.Duration) []StepSpec {
 }
 
 // stepCounts returns each op row's count by name.
-func stepCounts(s *metrics.Summary) map[string]int64 {
+func stepCounts(s *results.Summary) map[string]int64 {
 	out := map[string]int64{}
 	for _, o := range s.Ops {
 		out[o.Name] = o.Count
@@ -127,7 +127,7 @@ func TestScenariosOnRefServer(t *testing.T) {
 		if f := faults(sum); len(f) != 0 || sum.All.Errors != 0 || sum.All.Interrupted != 0 {
 			t.Fatalf("open %v: verdicts %v errors %v", open, f, sum.All.ErrorsByClass)
 		}
-		byName := map[string]metrics.ScenarioSummary{}
+		byName := map[string]results.ScenarioSummary{}
 		for _, sc := range sum.Scenarios {
 			byName[sc.Name] = sc
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/netutil"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Execution segments (k6's idea, lib/execution_segment.go): a test is cut
@@ -283,14 +283,14 @@ func (s *Segment) String() string {
 
 // Info describes the segment for run.json and summary.json (nil for the
 // whole test); startAt is the aligned start (zero: none).
-func (s *Segment) Info(startAt time.Time) *metrics.SegmentInfo {
+func (s *Segment) Info(startAt time.Time) *results.SegmentInfo {
 	if s.Whole() {
 		if startAt.IsZero() {
 			return nil
 		}
-		return &metrics.SegmentInfo{Segment: "0:1", Sequence: "0,1", Index: 0, Count: 1, StartAt: startAt}
+		return &results.SegmentInfo{Segment: "0:1", Sequence: "0,1", Index: 0, Count: 1, StartAt: startAt}
 	}
-	return &metrics.SegmentInfo{Segment: s.String(), Sequence: ratsString(s.seq), Index: s.index, Count: len(s.seq) - 1, StartAt: startAt}
+	return &results.SegmentInfo{Segment: s.String(), Sequence: ratsString(s.seq), Index: s.index, Count: len(s.seq) - 1, StartAt: startAt}
 }
 
 // Options.Segment and Options.StartAt: the engine runs the segment's share

@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Every global number is owned by exactly one segment of a sequence, a
@@ -161,7 +161,7 @@ func newSegmentFake(epoch time.Time) *segmentFake {
 		f.mu.Lock()
 		h := f.truth[p.Name]
 		if h == nil {
-			h = metrics.NewHistogram()
+			h = results.NewHistogram()
 			f.truth[p.Name] = h
 		}
 		h.RecordValue(d.Microseconds())
@@ -180,11 +180,11 @@ func segmentProfile() *Profile {
 
 // runSegments runs the n segments of profile mk() concurrently, each
 // writing its results directory under dir, all started at startAt.
-func runSegments(t *testing.T, mk func() *Profile, fake *segmentFake, n int, startAt time.Time, dir string) ([]*metrics.Summary, []string) {
+func runSegments(t *testing.T, mk func() *Profile, fake *segmentFake, n int, startAt time.Time, dir string) ([]*results.Summary, []string) {
 	t.Helper()
 	hc, stop := mcptest.ServePipe(fake)
 	defer stop()
-	sums, dirs := make([]*metrics.Summary, n), make([]string, n)
+	sums, dirs := make([]*results.Summary, n), make([]string, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		seg, err := SegmentOf(i, n)
@@ -196,12 +196,12 @@ func runSegments(t *testing.T, mk func() *Profile, fake *segmentFake, n int, sta
 			t.Fatal(err)
 		}
 		dirs[i] = filepath.Join(dir, fmt.Sprintf("segment-%d", i))
-		rd, err := metrics.NewResultsDir(dirs[i])
+		rd, err := results.NewResultsDir(dirs[i])
 		if err != nil {
 			t.Fatal(err)
 		}
 		wg.Go(func() {
-			sum, err := Run(t.Context(), pl, Options{Segment: seg, StartAt: startAt, Sinks: []metrics.Sink{rd}})
+			sum, err := Run(t.Context(), pl, Options{Segment: seg, StartAt: startAt, Sinks: []results.Sink{rd}})
 			if err != nil {
 				t.Error(err)
 			}
@@ -240,7 +240,7 @@ func TestSegmentsMergeToTheWholeTest(t *testing.T) {
 	}
 }
 
-func checkSegments(t *testing.T, whole *metrics.Summary, wholeDir string, truth map[string]*hdr.Histogram, parts []*metrics.Summary, dirs []string, partsTruth map[string]*hdr.Histogram) {
+func checkSegments(t *testing.T, whole *results.Summary, wholeDir string, truth map[string]*hdr.Histogram, parts []*results.Summary, dirs []string, partsTruth map[string]*hdr.Histogram) {
 	t.Helper()
 	if whole.Dropped != 0 || whole.All.Errors != 0 || whole.All.Count != 300*3 {
 		t.Fatalf("whole run: %d ops, %d dropped, %d errors: want 900 clean", whole.All.Count, whole.Dropped, whole.All.Errors)
@@ -253,7 +253,7 @@ func checkSegments(t *testing.T, whole *metrics.Summary, wholeDir string, truth 
 	if count != whole.All.Count || dropped != 0 {
 		t.Fatalf("segments ran %d ops (%d dropped), the whole test %d", count, dropped, whole.All.Count)
 	}
-	m, err := metrics.MergeResults(dirs)
+	m, err := results.MergeResults(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,9 +262,9 @@ func checkSegments(t *testing.T, whole *metrics.Summary, wholeDir string, truth 
 		Name              string
 		Count, Errors     int64
 		Rate              float64
-		Response, Service metrics.Latency
+		Response, Service results.Latency
 	}
-	rows := func(s *metrics.Summary) []row {
+	rows := func(s *results.Summary) []row {
 		var out []row
 		for _, o := range append(s.Ops, s.All) {
 			out = append(out, row{o.Name, o.Count, o.Errors, o.Rate, o.Response, o.Service})
@@ -294,7 +294,7 @@ func checkSegments(t *testing.T, whole *metrics.Summary, wholeDir string, truth 
 		}
 	}
 	// Interval by interval: the same counts and target rates.
-	wr, err := metrics.ReadResults(wholeDir)
+	wr, err := results.ReadResults(wholeDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func checkSegments(t *testing.T, whole *metrics.Summary, wholeDir string, truth 
 	if err := m.Write(mdir); err != nil {
 		t.Fatal(err)
 	}
-	mr, err := metrics.ReadResults(mdir)
+	mr, err := results.ReadResults(mdir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,10 +310,10 @@ func checkSegments(t *testing.T, whole *metrics.Summary, wholeDir string, truth 
 		T                float64
 		Count            int64
 		TargetRate, Rate float64
-		Phase            metrics.Phase
+		Phase            results.Phase
 		P99              float64
 	}
-	ivs := func(r *metrics.Results) []ivRow {
+	ivs := func(r *results.Results) []ivRow {
 		var out []ivRow
 		for _, iv := range r.Intervals {
 			out = append(out, ivRow{iv.T, iv.All.Count, iv.TargetRate, iv.Rate, iv.Phase, iv.All.P99})
@@ -370,7 +370,7 @@ func TestClosedSegmentsAddUp(t *testing.T) {
 					VUs                     int
 					Opened, Churned, Delays int64
 				}
-				of := func(ss ...*metrics.Summary) tally {
+				of := func(ss ...*results.Summary) tally {
 					x := tally{Ops: map[string]int64{}}
 					for _, s := range ss {
 						for _, o := range s.Ops {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // SweepSpec is a profile's sweep: section: the load stepped from From to
@@ -43,8 +43,8 @@ type SLOSpec struct {
 }
 
 // SLO returns the SLO with its defaults.
-func (s SLOSpec) SLO() metrics.SLO {
-	out := metrics.SLO{P99MS: 50, ErrorRate: 0.01, ReplayClean: true}
+func (s SLOSpec) SLO() results.SLO {
+	out := results.SLO{P99MS: 50, ErrorRate: 0.01, ReplayClean: true}
 	if s.P99 > 0 {
 		out.P99MS = float64(s.P99.D()) / float64(time.Millisecond)
 	}
@@ -60,7 +60,7 @@ func (s SLOSpec) SLO() metrics.SLO {
 // Defaults fills the documented defaults.
 func (s *SweepSpec) Defaults() {
 	if s.By == "" {
-		s.By = metrics.SweepByRate
+		s.By = results.SweepByRate
 	}
 	if s.Step == 0 {
 		s.Step = Duration(15 * time.Second)
@@ -78,7 +78,7 @@ func (s *SweepSpec) Validate() []error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf("sweep."+format, args...)) }
 	switch s.By {
-	case metrics.SweepByRate, metrics.SweepByVUs, metrics.SweepBySessions:
+	case results.SweepByRate, results.SweepByVUs, results.SweepBySessions:
 	default:
 		add("by: %q, want rate, vus or sessions", s.By)
 	}
@@ -106,7 +106,7 @@ func (s *SweepSpec) Values() []float64 {
 	out := make([]float64, s.Steps)
 	for i := range out {
 		v := s.From + (s.To-s.From)*float64(i)/float64(s.Steps-1)
-		if s.By != metrics.SweepByRate {
+		if s.By != results.SweepByRate {
 			v = float64(int(v + 0.5))
 		} else {
 			v = float64(int(v*1000+0.5)) / 1000

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // measuredAt notes how many DELETEs the server had when the summary of
@@ -20,10 +20,10 @@ type measuredAt struct {
 	then    func()
 }
 
-func (m *measuredAt) Start(*metrics.RunInfo)           {}
-func (m *measuredAt) Interval(*metrics.IntervalRecord) {}
-func (m *measuredAt) End(*metrics.RunEnd)              {}
-func (m *measuredAt) Measured(*metrics.Summary) {
+func (m *measuredAt) Start(*results.RunInfo)           {}
+func (m *measuredAt) Interval(*results.IntervalRecord) {}
+func (m *measuredAt) End(*results.RunEnd)              {}
+func (m *measuredAt) Measured(*results.Summary) {
 	m.at.Store(m.deletes.Load())
 	if m.then != nil {
 		m.then()
@@ -68,7 +68,7 @@ func TestStopNowCutsCloses(t *testing.T) {
 			if hold {
 				m.then = func() { time.AfterFunc(time.Second, cut) } // the DELETEs are out and held by then
 			}
-			sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{m}, StopNow: now})
+			sum, err := Run(t.Context(), pl, Options{Sinks: []results.Sink{m}, StopNow: now})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/report"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // listenFake speaks 2026-07-28; its first held subscriptions/listen
@@ -40,7 +40,7 @@ func listenFake(held int64) *mcptest.Server {
 
 // runListenStorm runs 7 VUs with listen streams (held of them kept open by
 // the server) through a storm at 2 s of a 6 s run.
-func runListenStorm(t *testing.T, held int64) *metrics.Summary {
+func runListenStorm(t *testing.T, held int64) *results.Summary {
 	t.Helper()
 	p := echoProfile()
 	p.VUs, p.Duration, p.GETStream = 7, Duration(6*time.Second), true

@@ -13,7 +13,7 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -25,12 +25,12 @@ import (
 // the recorder's totals and tallies, chaos and storms, the generator's and
 // the target's cost, the warnings the numbers call for, and the
 // thresholds.
-func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics.Usage) *metrics.Summary {
+func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 results.Usage) *results.Summary {
 	pl := e.pl
 	secs := max(math.Round(to.Sub(from).Seconds()*1000)/1000, 0)
 	ops, all := e.rec.Summarize(secs)
 	e.mu.Lock()
-	s := &metrics.Summary{
+	s := &results.Summary{
 		Tool: e.opts.Tool, Target: e.pl.Target, Embedded: e.opts.Embedded,
 		Protocol: e.negotiated, ProtocolWhy: e.protoWhy, Notes: append(slices.Clip(e.notes), e.pl.argNotes()...),
 		Profile: pl.Name, Model: "closed", Started: e.start, DurationS: secs, WarmupS: pl.Warmup.Seconds(),
@@ -81,7 +81,7 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 	}
 	s.Sessions = e.rec.Sessions()
 	s.GETStreams = e.rec.GETStreams()
-	s.Net = metrics.NetSummaryOf(httpclient.TransportStats(e.pl.Driver.HTTPClient))
+	s.Net = results.NetSummaryOf(httpclient.TransportStats(e.pl.Driver.HTTPClient))
 	s.Subscriptions = e.subscriptionSummary()
 	e.chaosSummary(s)
 	e.endApplies(s)
@@ -99,13 +99,13 @@ func (e *engine) summary(ctx context.Context, from, to time.Time, u0, u1 metrics
 }
 
 // chaosSummary adds what the fault plan injected, and the storm waves.
-func (e *engine) chaosSummary(s *metrics.Summary) {
+func (e *engine) chaosSummary(s *results.Summary) {
 	if e.inj == nil {
 		return
 	}
 	st := e.inj.Stats()
 	plan, _ := json.Marshal(e.inj.Plan()) // plain data: cannot fail
-	s.Chaos = &metrics.ChaosSummary{Plan: plan, Seed: e.inj.Seed(), CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
+	s.Chaos = &results.ChaosSummary{Plan: plan, Seed: e.inj.Seed(), CutsFIN: st.CutsFIN, CutsRST: st.CutsRST,
 		Stalls: st.Stalls, Delays: st.Delays, StormCuts: st.StormCuts, Outside: st.Outside,
 		StreamResets: st.StreamResets, ConnCloses: st.ConnCloses}
 	if e.tl != nil && len(st.Waves) > 0 {
@@ -119,8 +119,8 @@ func (e *engine) chaosSummary(s *metrics.Summary) {
 }
 
 // generatorSummary adds mcpbench's own cost over the window.
-func (e *engine) generatorSummary(s *metrics.Summary, u0, u1 metrics.Usage) {
-	s.Generator = metrics.GeneratorCost(u0, u1, s.All.Count+s.All.Cancelled, runtime.NumCPU(), e.opts.Embedded) // cancelled calls cost CPU too
+func (e *engine) generatorSummary(s *results.Summary, u0, u1 results.Usage) {
+	s.Generator = results.GeneratorCost(u0, u1, s.All.Count+s.All.Cancelled, runtime.NumCPU(), e.opts.Embedded) // cancelled calls cost CPU too
 	e.mu.Lock()
 	if e.settledRSS > 0 {
 		s.Generator.SettledRSSMB = math.Round(float64(e.settledRSS)/(1<<20)*1000) / 1000
@@ -128,7 +128,7 @@ func (e *engine) generatorSummary(s *metrics.Summary, u0, u1 metrics.Usage) {
 	}
 	e.mu.Unlock()
 	g := &s.Generator
-	g.StartLag = metrics.LatencyOf(e.rec.StartLag())
+	g.StartLag = results.LatencyOf(e.rec.StartLag())
 	g.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	if b := e.pl.Driver.Budget; b != nil {
 		bs := b.Stats()
@@ -137,12 +137,12 @@ func (e *engine) generatorSummary(s *metrics.Summary, u0, u1 metrics.Usage) {
 }
 
 // targetSummary is the target process's cost over the window (--target-pid).
-func (e *engine) targetSummary(count int64) *metrics.TargetSummary {
+func (e *engine) targetSummary(count int64) *results.TargetSummary {
 	pid := e.opts.TargetPID
 	if pid <= 0 {
 		return nil
 	}
-	t := &metrics.TargetSummary{PID: pid}
+	t := &results.TargetSummary{PID: pid}
 	switch {
 	case e.tgtErr != nil:
 		t.Error = e.tgtErr.Error()
@@ -172,7 +172,7 @@ func mib(b int64) float64 { return math.Round(float64(b)/(1<<20)*10) / 10 }
 // warnings (verdict.Warnings: drops with their cause, the generator's
 // CPU, start lag); DropWarning and Bottleneck repeat them for readers of
 // the older fields.
-func (e *engine) bottleneck(s *metrics.Summary) {
+func (e *engine) bottleneck(s *results.Summary) {
 	g := &s.Generator
 	procs := runtime.GOMAXPROCS(0)
 	genBusy := !e.opts.Embedded && g.Cores >= verdict.BusyShare*float64(procs)

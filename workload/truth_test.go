@@ -16,6 +16,7 @@ import (
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 func slowFake(d time.Duration) *mcptest.Server {
@@ -269,7 +270,7 @@ func TestIntervalPhasesAddUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := &phaseCounter{}
-		sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{c}})
+		sum, err := Run(t.Context(), pl, Options{Sinks: []results.Sink{c}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +308,7 @@ func TestHygieneCountsSessions(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := sum.Sessions.Hygiene
-		want := &metrics.HygieneSummary{Probed: 5, Faulty: 5, Verdicts: map[string]int64{"deleted-session-accepted": 0, "wrong-missing-session-status": 5}, Statuses: map[string]int64{"400": 5}}
+		want := &results.HygieneSummary{Probed: 5, Faulty: 5, Verdicts: map[string]int64{"deleted-session-accepted": 0, "wrong-missing-session-status": 5}, Statuses: map[string]int64{"400": 5}}
 		if fmt.Sprint(h) != fmt.Sprint(want) {
 			t.Fatalf("hygiene %+v, want %+v", h, want)
 		}
@@ -412,10 +413,10 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 // phaseCounter adds up the ops of the intervals by phase.
 type phaseCounter struct{ measured, other int64 }
 
-func (c *phaseCounter) Start(*metrics.RunInfo) {}
-func (c *phaseCounter) End(*metrics.RunEnd)    {}
-func (c *phaseCounter) Interval(r *metrics.IntervalRecord) {
-	if r.Phase == metrics.PhaseWarmup {
+func (c *phaseCounter) Start(*results.RunInfo) {}
+func (c *phaseCounter) End(*results.RunEnd)    {}
+func (c *phaseCounter) Interval(r *results.IntervalRecord) {
+	if r.Phase == results.PhaseWarmup {
 		c.other += r.Row.All.Count
 	} else {
 		c.measured += r.Row.All.Count
@@ -496,14 +497,14 @@ func TestRampStagesClosedModel(t *testing.T) {
 
 // rowKeeper keeps a run's interval rows.
 // runRows runs p through hc and keeps its interval rows.
-func runRows(t *testing.T, p *Profile, hc *http.Client) (*metrics.Summary, *rowKeeper) {
+func runRows(t *testing.T, p *Profile, hc *http.Client) (*results.Summary, *rowKeeper) {
 	t.Helper()
 	pl, err := Compile(p, hc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := &rowKeeper{}
-	sum, err := Run(t.Context(), pl, Options{Sinks: []metrics.Sink{rows}})
+	sum, err := Run(t.Context(), pl, Options{Sinks: []results.Sink{rows}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,11 +513,11 @@ func runRows(t *testing.T, p *Profile, hc *http.Client) (*metrics.Summary, *rowK
 
 type rowKeeper struct {
 	start time.Time
-	rows  []metrics.Row
+	rows  []results.Row
 }
 
-func (k *rowKeeper) Start(info *metrics.RunInfo) { k.start = info.Started }
-func (k *rowKeeper) End(*metrics.RunEnd)         {}
-func (k *rowKeeper) Interval(r *metrics.IntervalRecord) {
+func (k *rowKeeper) Start(info *results.RunInfo) { k.start = info.Started }
+func (k *rowKeeper) End(*results.RunEnd)         {}
+func (k *rowKeeper) Interval(r *results.IntervalRecord) {
 	k.rows = append(k.rows, r.Row)
 }

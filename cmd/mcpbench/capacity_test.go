@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/fixture"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // golden copies files of testdata/golden into a new directory under
@@ -37,7 +37,7 @@ func TestSweepDirReportPlotCompare(t *testing.T) {
 		t.Fatalf("report: exit %d %s\n%s", code, errs, out)
 	}
 	out, _, code = run(t, "report", a, "--format", "json")
-	var sw metrics.Sweep
+	var sw results.Sweep
 	if code != exitOK || json.Unmarshal([]byte(out), &sw) != nil || len(sw.Results) != 2 {
 		t.Fatalf("report --format json: exit %d\n%s", code, out)
 	}
@@ -73,8 +73,8 @@ func TestSoakDirReportPlotCompare(t *testing.T) {
 	}
 	out, _, code = run(t, "report", a, "--format", "json")
 	var both struct {
-		Summary *metrics.Summary
-		Soak    *metrics.Soak
+		Summary *results.Summary
+		Soak    *results.Soak
 	}
 	if code != exitOK || json.Unmarshal([]byte(out), &both) != nil || both.Summary == nil || both.Soak == nil || len(both.Soak.Verdicts) != 4 {
 		t.Fatalf("report json: exit %d\n%s", code, out)

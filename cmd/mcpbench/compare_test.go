@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // fixtureRun is a results directory planted for compare: its summary and
@@ -50,20 +50,20 @@ func (f fixtureRun) write(t *testing.T, dir string) string {
 		count += c
 	}
 	median := func(v []float64) float64 { return v[len(v)/2] }
-	s := metrics.Summary{Tool: "mcpbench", Target: f.target, Protocol: f.protocol, Profile: f.profile, Model: f.model, TargetRate: f.targetRate,
+	s := results.Summary{Tool: "mcpbench", Target: f.target, Protocol: f.protocol, Profile: f.profile, Model: f.model, TargetRate: f.targetRate,
 		VUs: f.vus, MaxVUs: f.maxVUs, Rate: f.rate, Dropped: f.dropped, DurationS: float64(len(f.counts)),
-		All: metrics.OpSummary{Name: "all", Count: count, Errors: f.errors, Rate: f.rate,
-			Response: metrics.Latency{P50: median(f.p50), P90: median(f.p90), P99: median(f.p99)}}}
+		All: results.OpSummary{Name: "all", Count: count, Errors: f.errors, Rate: f.rate,
+			Response: results.Latency{P50: median(f.p50), P90: median(f.p90), P99: median(f.p99)}}}
 	if n := count + f.dropped; n > 0 {
 		s.DroppedRate = float64(f.dropped) / float64(n)
 	}
 	if count > 0 {
 		s.All.ErrorRate = float64(f.errors) / float64(count)
 	}
-	s.Ops = []metrics.OpSummary{s.All}
+	s.Ops = []results.OpSummary{s.All}
 	s.Ops[0].Name = "tools/call:echo"
 	data, _ := json.Marshal(s)
-	if err := os.WriteFile(filepath.Join(dir, metrics.FileSummary), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.FileSummary), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -75,7 +75,7 @@ func (f fixtureRun) write(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	if f.spec != nil {
-		if err := metrics.WriteJSON(filepath.Join(dir, metrics.FileRun), metrics.RunInfo{Tool: "mcpbench", Target: f.target, Profile: f.profile, Spec: f.spec}); err != nil {
+		if err := results.WriteJSON(filepath.Join(dir, results.FileRun), results.RunInfo{Tool: "mcpbench", Target: f.target, Profile: f.profile, Spec: f.spec}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -183,14 +183,14 @@ func TestCompareSweepsBrackets(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	sweep := func(name, profile string, lo, hi float64, confidence string) string {
-		p99 := func(v float64) *metrics.CI { return &metrics.CI{Lo: 0.9 * v, Hi: 1.1 * v} }
-		sw := metrics.Sweep{Tool: "mcpbench", Target: "http://127.0.0.1:8080/mcp", Profile: profile, Protocol: "2025-11-25", By: "rate", StepS: 8,
-			SLO: metrics.SLO{P99MS: 50, ErrorRate: 0.01},
-			Results: []metrics.SweepStep{
-				{N: 1, By: "rate", Value: lo, Achieved: lo, Count: 20000, Pass: true, Latency: metrics.Latency{P99: 23}, P99CI: p99(23)},
-				{N: 2, By: "rate", Value: hi, Achieved: hi, Count: 20000, Latency: metrics.Latency{P99: 1600}, P99CI: p99(1600)},
+		p99 := func(v float64) *results.CI { return &results.CI{Lo: 0.9 * v, Hi: 1.1 * v} }
+		sw := results.Sweep{Tool: "mcpbench", Target: "http://127.0.0.1:8080/mcp", Profile: profile, Protocol: "2025-11-25", By: "rate", StepS: 8,
+			SLO: results.SLO{P99MS: 50, ErrorRate: 0.01},
+			Results: []results.SweepStep{
+				{N: 1, By: "rate", Value: lo, Achieved: lo, Count: 20000, Pass: true, Latency: results.Latency{P99: 23}, P99CI: p99(23)},
+				{N: 2, By: "rate", Value: hi, Achieved: hi, Count: 20000, Latency: results.Latency{P99: 1600}, P99CI: p99(1600)},
 			},
-			Verdict: metrics.SweepVerdict{MaxSustainable: lo, MaxStep: 1, MaxLoad: lo, Crossing: &metrics.Bracket{Lo: lo, Hi: hi, LoStep: 1, HiStep: 2}, Confidence: confidence}}
+			Verdict: results.SweepVerdict{MaxSustainable: lo, MaxStep: 1, MaxLoad: lo, Crossing: &results.Bracket{Lo: lo, Hi: hi, LoStep: 1, HiStep: 2}, Confidence: confidence}}
 		d := filepath.Join(dir, name)
 		os.MkdirAll(d, 0o755)
 		data, _ := json.Marshal(sw)
@@ -275,7 +275,7 @@ func TestSweepReferenceServerStaysClean(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
-	sw, err := metrics.ReadSweep(dir)
+	sw, err := results.ReadSweep(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/kube"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -153,7 +153,7 @@ func TestK8sJobManifest(t *testing.T) {
 	if _, errs, code := run(t, args...); code != exitOK {
 		t.Fatalf("the pod's command %v: exit %d: %s", args, code, errs)
 	}
-	sum, err := metrics.ReadSummary(filepath.Join(res, "summary.json"))
+	sum, err := results.ReadSummary(filepath.Join(res, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

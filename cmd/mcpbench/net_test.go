@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // served is a `mcpbench serve` running in the test's process.
@@ -61,10 +61,10 @@ func startServe(t *testing.T, args ...string) *served {
 }
 
 // results reads a run's summary.json and run.json.
-func netResults(t *testing.T, dir string) (*metrics.Summary, *metrics.RunInfo) {
+func netResults(t *testing.T, dir string) (*results.Summary, *results.RunInfo) {
 	t.Helper()
-	var sum metrics.Summary
-	var info metrics.RunInfo
+	var sum results.Summary
+	var info results.RunInfo
 	for name, v := range map[string]any{"summary.json": &sum, "run.json": &info} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -185,7 +185,7 @@ func TestServeAuthClientCredentials(t *testing.T) {
 	}
 
 	out, errs, code = run(t, "run", "--url", long.url, "--oauth-client-id", "mcpbench", "--vus", "8", "--duration", "1s", "--warmup", "0s", "-q", "--format", "json", "--no-results")
-	var js metrics.Summary
+	var js results.Summary
 	if err := json.Unmarshal([]byte(out), &js); code != exitOK || err != nil || js.Net.OAuth.Fetches != 1 || js.All.Errors != 0 {
 		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, errs)
 	}

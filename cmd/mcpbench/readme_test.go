@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Every command of the README's shell blocks runs (briefly: durations,
@@ -198,13 +198,13 @@ func TestReadmeCommands(t *testing.T) {
 			if !chaos {
 				return
 			}
-			var s metrics.Summary
+			var s results.Summary
 			if err := json.Unmarshal(out.Bytes(), &s); err != nil {
 				t.Errorf("README: mcpbench %s: --format json: %v", j.name, err)
 				return
 			}
 			verdicts := map[string]int64{}
-			for _, l := range []*metrics.LedgerSummary{s.All.Ledger, getLedger(&s)} {
+			for _, l := range []*results.LedgerSummary{s.All.Ledger, getLedger(&s)} {
 				if l == nil {
 					continue
 				}
@@ -252,7 +252,7 @@ func startServer(t *testing.T, dir string, args, environ []string) {
 	})
 }
 
-func getLedger(s *metrics.Summary) *metrics.LedgerSummary {
+func getLedger(s *results.Summary) *results.LedgerSummary {
 	if s.GETStreams == nil {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // retryPlant is a server whose tool calls answer SSE with one log event
@@ -53,13 +53,13 @@ func (p *retryPlant) handler(ref http.Handler) http.Handler {
 	})
 }
 
-func retrySummary(t *testing.T, dir string) *metrics.Summary {
+func retrySummary(t *testing.T, dir string) *results.Summary {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, metrics.FileSummary))
+	b, err := os.ReadFile(filepath.Join(dir, results.FileSummary))
 	if err != nil {
 		t.Fatalf("no summary: %v", err)
 	}
-	var s metrics.Summary
+	var s results.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func retrySummary(t *testing.T, dir string) *metrics.Summary {
 
 // runRetryPlant runs 2 VUs for 2 s against p and returns the summary and
 // the text report.
-func runRetryPlant(t *testing.T, p *retryPlant) (*metrics.Summary, string) {
+func runRetryPlant(t *testing.T, p *retryPlant) (*results.Summary, string) {
 	t.Helper()
 	srv := httptest.NewServer(p.handler(refserverHandler(t, "retry")))
 	defer srv.Close()

@@ -15,8 +15,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mcpbench/mcpbench/launch"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // startRefServer serves the reference server on a loopback port for a test.
@@ -35,7 +35,7 @@ func startRefServer(t *testing.T) string {
 // a histogram of every sample the segments recorded.
 func allSamples(t *testing.T, dirs ...string) *hdr.Histogram {
 	t.Helper()
-	h := metrics.NewHistogram()
+	h := results.NewHistogram()
 	for _, d := range dirs {
 		f, err := os.Open(filepath.Join(d, "histograms.hlog"))
 		if err != nil {
@@ -81,7 +81,7 @@ func TestMergeTwoRealSegments(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("report: exit %d: %s", code, errs)
 	}
-	var rep metrics.Summary
+	var rep results.Summary
 	if err := json.Unmarshal([]byte(repJSON), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestMergeTwoRealSegments(t *testing.T) {
 	if truth.TotalCount() != rep.All.Count {
 		t.Fatalf("the segments' histograms hold %d samples, the merged count is %d", truth.TotalCount(), rep.All.Count)
 	}
-	if want := metrics.LatencyOf(truth); rep.All.Response != want {
+	if want := results.LatencyOf(truth); rep.All.Response != want {
 		t.Errorf("merged response time %+v, histogram of every sample %+v", rep.All.Response, want)
 	}
 	if len(rep.Segments) != 2 || rep.Segments[0].Generator.CPUSeconds != sa.Generator.CPUSeconds || rep.Segments[1].Generator.CPUSeconds != sb.Generator.CPUSeconds {
@@ -127,16 +127,16 @@ func TestMergeTwoRealSegments(t *testing.T) {
 	}
 }
 
-func readSum(t *testing.T, dir string) *metrics.Summary {
+func readSum(t *testing.T, dir string) *results.Summary {
 	t.Helper()
-	s, err := metrics.ReadSummary(filepath.Join(dir, "summary.json"))
+	s, err := results.ReadSummary(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func opCount(s *metrics.Summary, name string) int64 {
+func opCount(s *results.Summary, name string) int64 {
 	for _, o := range s.Ops {
 		if o.Name == name {
 			return o.Count
@@ -159,11 +159,11 @@ func TestSegmentRecordedAndNotJudgedAlone(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	s := readSum(t, d)
-	res, err := metrics.ReadResults(d)
+	res, err := results.ReadResults(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sg := range []*metrics.SegmentInfo{s.Segment, res.Run.Segment} {
+	for _, sg := range []*results.SegmentInfo{s.Segment, res.Run.Segment} {
 		if sg == nil || sg.Segment != "1/3:2/3" || sg.Index != 1 || sg.Count != 3 || sg.StartAt.Format(time.RFC3339Nano) != at {
 			t.Fatalf("segment recorded as %+v", sg)
 		}
@@ -262,7 +262,7 @@ func TestProcessesRunAndMerge(t *testing.T) {
 	// 200 arrivals (100/s for 2 s) split over the two segments: each one
 	// completed, or dropped (a busy machine can start one too late), or
 	// interrupted at the end.
-	arrivals := func(s *metrics.Summary) int64 { return s.All.Count + s.All.Dropped + s.All.Interrupted }
+	arrivals := func(s *results.Summary) int64 { return s.All.Count + s.All.Dropped + s.All.Interrupted }
 	if m.All.Count != s0.All.Count+s1.All.Count || arrivals(m) != 200 || arrivals(m) != arrivals(s0)+arrivals(s1) || len(m.Segments) != 2 || !m.Embedded || m.Server == nil {
 		t.Fatalf("merged %d ops, %d dropped, %d interrupted (segments %d + %d), %d segments, embedded %v, server %+v", m.All.Count, m.All.Dropped, m.All.Interrupted, s0.All.Count, s1.All.Count, len(m.Segments), m.Embedded, m.Server)
 	}

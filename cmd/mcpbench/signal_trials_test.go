@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // The signal trials (issue 33 item 4): each stop signal — SIGINT, a
@@ -147,9 +147,9 @@ func signalTrial(t *testing.T, name string, sig syscall.Signal, twice, group boo
 
 	wantCode := 128 + int(sig)
 	summary, merged, leftovers := "no", "-", "none"
-	var sum *metrics.Summary
-	if b, err := os.ReadFile(filepath.Join(out, metrics.FileSummary)); err == nil {
-		sum = &metrics.Summary{}
+	var sum *results.Summary
+	if b, err := os.ReadFile(filepath.Join(out, results.FileSummary)); err == nil {
+		sum = &results.Summary{}
 		if err := json.Unmarshal(b, sum); err != nil {
 			t.Fatalf("summary.json: %v", err)
 		}
@@ -158,7 +158,7 @@ func signalTrial(t *testing.T, name string, sig syscall.Signal, twice, group boo
 	if procs > 1 {
 		n := 0
 		for _, d := range segs {
-			if _, err := os.Stat(filepath.Join(d, metrics.FileSummary)); err == nil {
+			if _, err := os.Stat(filepath.Join(d, results.FileSummary)); err == nil {
 				n++
 			}
 		}

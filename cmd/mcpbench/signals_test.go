@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Signals and processes (issue 20 item 8): every Ctrl-C ends in exit 130
@@ -127,7 +127,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // sigMeasuring reports whether the run writing dir has closed an interval
 // of its clock (intervals.csv: header and a row).
 func sigMeasuring(dir string) bool {
-	b, _ := os.ReadFile(filepath.Join(dir, metrics.FileIntervals))
+	b, _ := os.ReadFile(filepath.Join(dir, results.FileIntervals))
 	return bytes.Count(b, []byte("\n")) >= 2
 }
 
@@ -211,13 +211,13 @@ func noChildrenLeft(t *testing.T, dir string) {
 	}
 }
 
-func readSummaryFile(t *testing.T, dir string) *metrics.Summary {
+func readSummaryFile(t *testing.T, dir string) *results.Summary {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, metrics.FileSummary))
+	b, err := os.ReadFile(filepath.Join(dir, results.FileSummary))
 	if err != nil {
 		t.Fatalf("no summary: %v", err)
 	}
-	var s metrics.Summary
+	var s results.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // Issue 34 item 5: a soak that judged nothing said PASS. soak-churn
@@ -53,13 +53,13 @@ func TestSoakExternalServerNotApplicable(t *testing.T) {
 		t.Fatalf("soak: exit %d\n%s\n%s", code, out, errs)
 	}
 	const feature = "the profile's server: block (get_retry 500ms, tick 1s)"
-	var info metrics.RunInfo
+	var info results.RunInfo
 	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
 	if err != nil || json.Unmarshal(data, &info) != nil {
 		t.Fatalf("run.json (%v): %s", err, data)
 	}
 	sum := readSum(t, dir)
-	for where, list := range map[string][]metrics.NotApplicable{"run.json": info.NotApplicable, "summary.json": sum.NotApplicable} {
+	for where, list := range map[string][]results.NotApplicable{"run.json": info.NotApplicable, "summary.json": sum.NotApplicable} {
 		if len(list) != 1 || list[0].Feature != feature || !strings.Contains(list[0].Reason, "external server (--url)") {
 			t.Fatalf("%s not_applicable %+v: want exactly %q", where, list, feature)
 		}

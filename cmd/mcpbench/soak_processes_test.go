@@ -10,17 +10,17 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // readSoak reads a soak's soak.json.
-func readSoak(t *testing.T, dir string) *metrics.Soak {
+func readSoak(t *testing.T, dir string) *results.Soak {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "soak.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sk metrics.Soak
+	var sk results.Soak
 	if err := json.Unmarshal(data, &sk); err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func readSoak(t *testing.T, dir string) *metrics.Soak {
 }
 
 // verdictOf is a soak's verdict by name.
-func verdictOf(t *testing.T, sk *metrics.Soak, name string) metrics.SoakVerdict {
+func verdictOf(t *testing.T, sk *results.Soak, name string) results.SoakVerdict {
 	t.Helper()
 	for _, v := range sk.Verdicts {
 		if v.Name == name {
@@ -36,7 +36,7 @@ func verdictOf(t *testing.T, sk *metrics.Soak, name string) metrics.SoakVerdict 
 		}
 	}
 	t.Fatalf("no %q verdict in %+v", name, sk.Verdicts)
-	return metrics.SoakVerdict{}
+	return results.SoakVerdict{}
 }
 
 // dupFake answers each tools/call over SSE with progress 1 and 2 of 2

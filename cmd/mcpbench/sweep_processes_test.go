@@ -15,18 +15,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
-	"github.com/mcpbench/mcpbench/metrics"
 	"github.com/mcpbench/mcpbench/refserver"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 // readSweep reads a sweep's sweep.json.
-func readSweep(t *testing.T, dir string) *metrics.Sweep {
+func readSweep(t *testing.T, dir string) *results.Sweep {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sw metrics.Sweep
+	var sw results.Sweep
 	if err := json.Unmarshal(data, &sw); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestSweepProcessesMergesEachStep(t *testing.T) {
 			t.Fatalf("step %d: %d ops, merged %d, segments %d + %d", st.N, st.Count, m.All.Count, s0.All.Count, s1.All.Count)
 		}
 		truth := allSamples(t, a, b)
-		want := metrics.LatencyOf(truth)
+		want := results.LatencyOf(truth)
 		if truth.TotalCount() != st.Count || st.Latency.P99 != want.P99 || st.Latency.P50 != want.P50 {
 			t.Errorf("step %d: p50 %v p99 %v of %d ops; every sample of both children: p50 %v p99 %v of %d", st.N, st.Latency.P50, st.Latency.P99, st.Count, want.P50, want.P99, truth.TotalCount())
 		}
@@ -107,14 +107,14 @@ func TestSweepProcessesMergesEachStep(t *testing.T) {
 // results directory, and when that row ended.
 func lastMeasured(t *testing.T, dir string) (float64, time.Time) {
 	t.Helper()
-	res, err := metrics.ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var last float64
 	var end time.Time
 	for _, iv := range res.Intervals {
-		if iv.Phase == metrics.PhaseMeasure {
+		if iv.Phase == results.PhaseMeasure {
 			last, end = iv.Self.RSSMB, rowEnd(res, iv)
 		}
 	}
@@ -125,7 +125,7 @@ func lastMeasured(t *testing.T, dir string) (float64, time.Time) {
 // that of its latest row ended by then (with the merge's 5 ms of slack).
 func rssAt(t *testing.T, dir string, at time.Time) float64 {
 	t.Helper()
-	res, err := metrics.ReadResults(dir)
+	res, err := results.ReadResults(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func rssAt(t *testing.T, dir string, at time.Time) float64 {
 }
 
 // rowEnd is when an intervals.csv row ended (ms, as the merge reads it).
-func rowEnd(res *metrics.Results, iv metrics.IntervalRec) time.Time {
+func rowEnd(res *results.Results, iv results.IntervalRec) time.Time {
 	return res.Run.Started.Add(time.Duration(math.Round(iv.T*1000)) * time.Millisecond)
 }
 

@@ -14,8 +14,10 @@ import (
 const module = "github.com/mcpbench/mcpbench/"
 
 // layers lists every package of the module (its path under the module) and
-// the module packages its non-test files may import. A package missing
-// here fails the test: a new package says where it sits. Packages under
+// the module packages its non-test files may import: the one package map.
+// A package missing here fails the test: a new package says where it sits,
+// here and in docs/ARCHITECTURE.md's "## Packages" table (doc_test.go
+// checks the two agree). Packages under
 // scripts/ (standalone helper programs) are not checked.
 var layers = map[string][]string{
 	// Leaves: values, formats and codecs that know nothing of MCP.
@@ -26,19 +28,23 @@ var layers = map[string][]string{
 	"internal/kube":     {},
 	"internal/jsonrpc":  {},
 	"internal/netutil":  {},
-	"internal/sse":      {"internal/units"},
+	"internal/setting":  {}, // the names of library settings in error texts
+	"internal/sse":      {"internal/setting", "internal/units"},
 	"profiles":          {},
 	"refserver":         {"internal/netutil"}, // its connections' jittered keep-alive
 	"internal/mcptest":  {},
 	"internal/archtest": {},
+	// The outcome vocabulary (error Class, replay Verdict, Resume, NetStats):
+	// driver and httpclient re-export it; readers of results use it.
+	"outcome": {},
 
 	// The HTTP client under the session: HTTP/1.1, HTTP/2, dialer, OAuth,
 	// and the interfaces chaos and driver meet through.
-	"httpclient": {"internal/netutil", "internal/secret"},
+	"httpclient": {"internal/netutil", "internal/secret", "internal/setting", "outcome"},
 	// Faults below the session: chaos wraps an HTTP transport.
 	"chaos": {"httpclient", "internal/units"},
 	// The MCP session over Streamable HTTP.
-	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/units"},
+	"driver": {"httpclient", "internal/jsonrpc", "internal/netutil", "internal/sse", "internal/secret", "internal/setting", "internal/units", "outcome"},
 
 	// Checks on an op's results (driver.Op.Inspect).
 	"check": {"driver"},
@@ -49,23 +55,26 @@ var layers = map[string][]string{
 	// The conformance probe: raw requests against one server.
 	"probe": {"driver", "internal/jsonrpc", "internal/netutil", "internal/sse"},
 
-	// Recording and storing (never judging).
-	"metrics":          {"driver", "httpclient", "internal/textfmt"},
-	"internal/fixture": {"metrics"},
+	// What a results directory is: summary types, intervals, hlog, sinks,
+	// read, merge (never the driver).
+	"results":          {"outcome", "internal/textfmt"},
+	"internal/fixture": {"results"},
+	// Recording (never judging): the recorder over driver results.
+	"metrics": {"driver", "outcome", "results", "internal/textfmt"},
 	// Judging recorded results.
-	"verdict": {"driver", "metrics", "internal/stats", "internal/textfmt"},
+	"verdict": {"outcome", "results", "internal/stats", "internal/textfmt"},
 	// The engine.
-	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
+	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "results", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
 	// Orchestrating runs.
-	"sweep": {"workload", "metrics", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
-	"soak":  {"workload", "metrics", "driver", "internal/stats", "internal/textfmt"},
+	"sweep": {"workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
+	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
+	// A test as the commands run it: prepared once, run in this process,
+	// as N processes or one segment; the k8s-job manifests; the exit codes.
+	"launch": {"driver", "httpclient", "internal/kube", "internal/secret", "live", "plots", "profiles", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
 	// Outputs.
-	"live":   {"metrics", "driver", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
-	"report": {"metrics", "verdict", "driver", "internal/textfmt"},
-	"plots":  {"metrics", "driver", "report", "internal/stats", "internal/secret"},
-	// A test as the commands run it: prepared, run in this process, as N
-	// processes or one segment; the k8s-job manifests; the exit codes.
-	"launch": {"driver", "httpclient", "internal/kube", "internal/secret", "live", "metrics", "refserver", "report", "soak", "sweep", "verdict", "workload"},
+	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
+	"report": {"results", "outcome", "verdict", "internal/textfmt"},
+	"plots":  {"results", "outcome", "report", "internal/stats", "internal/secret"},
 	// The command wires flags to the libraries.
 	"cmd/mcpbench": {"*"},
 }

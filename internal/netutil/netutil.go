@@ -27,7 +27,7 @@ func (e *deadline) Timeout() bool        { return true }
 func (e *deadline) Temporary() bool      { return true }
 
 // Deadline returns a timeout sentinel with text msg (e.g. "request timeout:
-// no answer in time (--timeout)"): errors.Is(err, context.DeadlineExceeded)
+// no answer in time"): errors.Is(err, context.DeadlineExceeded)
 // holds for it, and it is a net.Error whose Timeout is true.
 func Deadline(msg string) error { return &deadline{msg} }
 

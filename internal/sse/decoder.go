@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/units"
 )
 
@@ -51,16 +52,17 @@ var ErrMalformed = errors.New("malformed SSE stream")
 
 // ErrEventTooLarge reports an SSE event larger than the decoder's MaxEvent
 // (the max_event_bytes setting). Errors wrapping it also wrap
-// ErrMalformed; their text names the limit and the flag that raises
+// ErrMalformed; their text names the limit and the setting that raises
 // it ("SSE event larger than max_event_bytes 16 MiB; raise it with
-// --max-event-bytes").
+// driver.Config.MaxEventBytes": internal/setting, said as the front end
+// names it — mcpbench's CLI: --max-event-bytes).
 var ErrEventTooLarge = errors.New("SSE event too large")
 
 // eventTooLargeError is the error of an event over MaxEvent.
 type eventTooLargeError struct{ limit int }
 
 func (e *eventTooLargeError) Error() string {
-	return "SSE event larger than max_event_bytes " + units.Size(e.limit).String() + "; raise it with --max-event-bytes"
+	return "SSE event larger than max_event_bytes " + units.Size(e.limit).String() + "; raise it with " + setting.MaxEventBytes.String()
 }
 
 func (e *eventTooLargeError) Unwrap() []error { return []error{ErrEventTooLarge, ErrMalformed} }

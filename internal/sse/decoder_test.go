@@ -341,7 +341,7 @@ func TestSSEDecoderTooLarge(t *testing.T) {
 	if !errors.Is(err, ErrEventTooLarge) || !errors.Is(err, ErrMalformed) {
 		t.Fatalf("oversized event: err = %v, want ErrEventTooLarge and ErrMalformed", err)
 	}
-	if got, want := err.Error(), "SSE event larger than max_event_bytes 1KiB; raise it with --max-event-bytes"; got != want {
+	if got, want := err.Error(), "SSE event larger than max_event_bytes 1KiB; raise it with driver.Config.MaxEventBytes"; got != want {
 		t.Fatalf("error text %q, want %q", got, want)
 	}
 	if _, err2 := d.Next(); err2 != err {
@@ -353,7 +353,7 @@ func TestSSEDecoderTooLarge(t *testing.T) {
 	}
 
 	// The default limit is named too.
-	if got, want := (&eventTooLargeError{MaxEventBytes}).Error(), "SSE event larger than max_event_bytes 16MiB; raise it with --max-event-bytes"; got != want {
+	if got, want := (&eventTooLargeError{MaxEventBytes}).Error(), "SSE event larger than max_event_bytes 16MiB; raise it with driver.Config.MaxEventBytes"; got != want {
 		t.Fatalf("default limit text %q, want %q", got, want)
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/results"
 )
 
 func main() {
@@ -37,7 +37,7 @@ func main() {
 	if *match != "" {
 		sel = "{" + *match + "}"
 	}
-	sum, err := metrics.ReadSummary(filepath.Join(*dir, metrics.FileSummary))
+	sum, err := results.ReadSummary(filepath.Join(*dir, results.FileSummary))
 	if err != nil {
 		fail("%v", err)
 	}
