@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/launch"
 )
 
@@ -57,7 +56,7 @@ func main() {
 		earlySigs = make(chan os.Signal, 4)
 		signal.Notify(earlySigs, stopSignals...)
 	}
-	driver.AutoMemoryLimit() // without GOMEMLIMIT: a soft limit of 2 × the large-message budget (RSS within 3×; issue 33)
+	launch.AutoMemoryLimit() // without GOMEMLIMIT: a soft limit of 2 × the large-message budget (RSS within 3×; issue 33)
 	root := newRootCmd()
 	root.SetArgs(os.Args[1:])
 	err := root.ExecuteContext(withArgv(context.Background(), os.Args))

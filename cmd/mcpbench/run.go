@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/internal/sse"
 	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/profiles"
@@ -161,9 +159,9 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVarP(&f.envs, "env", "e", nil, "value for templates, {{env \"KEY\"}} (repeatable), like k6's __ENV: -e KEY=VALUE; for a secret pass -e KEY='${NAME}' (read from the environment, never shown)")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'p(95)<150', 'error_rate<1%', 'get:lost==0'; metrics in the help above; a crossed one exits 99")
 	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read; a larger one fails naming the limit")
-	fl.Lookup("max-message-bytes").DefValue = units.Size(driver.DefaultMaxMessageBytes).String() // the flag's zero means: not given
+	fl.Lookup("max-message-bytes").DefValue = units.Size(launch.DefaultMaxMessageBytes).String() // the flag's zero means: not given
 	fl.Var(&f.maxEvent, "max-event-bytes", "largest SSE event read")
-	fl.Lookup("max-event-bytes").DefValue = units.Size(sse.MaxEventBytes).String()
+	fl.Lookup("max-event-bytes").DefValue = units.Size(launch.DefaultMaxEventBytes).String()
 	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: twice the larger of the two limits); a large message waits for room")
 	fl.Lookup("max-buffered-bytes").DefValue = "" // no fixed default: pflag prints none
 	fl.BoolVar(&f.followRedirects, "follow-redirects", false, "follow 307/308 answers to the same origin (counted); other redirects are errors showing their Location")

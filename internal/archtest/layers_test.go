@@ -70,13 +70,16 @@ var layers = map[string][]string{
 	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
 	// A test as the commands run it: prepared once, run in this process,
 	// as N processes or one segment; the k8s-job manifests; the exit codes.
-	"launch": {"driver", "httpclient", "internal/kube", "internal/secret", "live", "plots", "profiles", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
+	"launch": {"driver", "httpclient", "internal/kube", "internal/secret", "internal/sse", "live", "plots", "probe", "profiles", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
 	// Outputs.
 	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
 	"report": {"results", "outcome", "verdict", "internal/textfmt"},
 	"plots":  {"results", "outcome", "report", "internal/stats", "internal/secret"},
-	// The command wires flags to the libraries.
-	"cmd/mcpbench": {"*"},
+	// The command: flags → launch.Spec → launch → exit; never the engine,
+	// the recorder or the session (workload's Compile and engine, metrics,
+	// driver): launch runs them. workload: the profile language (Profile,
+	// its specs and overrides) the flags set.
+	"cmd/mcpbench": {"chaos", "internal/netutil", "internal/secret", "internal/setting", "internal/units", "launch", "live", "probe", "profiles", "proxy", "refserver", "report", "verdict", "workload"},
 }
 
 // modulePackages maps each package directory of the module (relative path,
