@@ -1,6 +1,7 @@
-package main
+package launch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/workload"
 )
 
 // fixtureRun is a results directory planted for compare: its summary and
@@ -82,6 +85,28 @@ func (f fixtureRun) write(t *testing.T, dir string) string {
 	return dir
 }
 
+// runPar runs 'mcpbench compare A B [--force]' as the command does
+// (Compare.Run): its stdout, stderr and exit code.
+func runPar(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	if len(args) < 3 || args[0] != "compare" {
+		t.Fatalf("runPar %v: compare A B [--force] only", args)
+	}
+	var out, errb bytes.Buffer
+	c := Compare{A: args[1], B: args[2], Stdout: &out, Stderr: &errb}
+	for _, a := range args[3:] {
+		if a != "--force" {
+			t.Fatalf("runPar %v: flag %s", args, a)
+		}
+		c.Force = true
+	}
+	err := c.Run()
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), int(CodeOf(err))
+}
+
 // headline is compare's first line.
 func headline(t *testing.T, out string) string {
 	t.Helper()
@@ -105,7 +130,7 @@ func TestCompareHeadlineDropsAndThroughput(t *testing.T) {
 	}
 	a, b := fa.write(t, filepath.Join(dir, "a")), like().write(t, filepath.Join(dir, "b"))
 	out, errs, code := runPar(t, "compare", a, b)
-	if code != exitOK {
+	if code != int(ExitOK) {
 		t.Fatalf("exit %d: %s\n%s", code, errs, out)
 	}
 	want := "throughput +37.0% (730.0 → 1000.0 ops/s, beyond the noise) · dropped −27.00 pp (27.00% → 0.00%, beyond the noise) · errors none in either run · " +
@@ -130,17 +155,17 @@ func TestCompareRefusesUnlikeRuns(t *testing.T) {
 	a, b := smoke.write(t, filepath.Join(dir, "a")), like().write(t, filepath.Join(dir, "b"))
 	diffs := "profile smoke vs ramp; model closed vs open; offered rate 0/s vs 1000/s; VUs 4 vs 50; protocol 2026-07-28 vs 2025-11-25; target http://127.0.0.1:9090/mcp vs http://127.0.0.1:8080/mcp"
 	out, errs, code := runPar(t, "compare", a, b)
-	if code != exitUsage || out != "" || !strings.Contains(errs, "are not like-for-like: "+diffs+"; their differences would not be the servers' alone (--force compares them anyway)") {
+	if code != int(ExitUsage) || out != "" || !strings.Contains(errs, "are not like-for-like: "+diffs+"; their differences would not be the servers' alone (--force compares them anyway)") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 	out, errs, code = runPar(t, "compare", a, b, "--force")
-	if code != exitOK || headline(t, out) != "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: "+diffs+" — the differences below are not the servers' alone; remedy: compare runs of one profile and load against one target (docs/troubleshooting.md#w-compare-unlike)" {
+	if code != int(ExitOK) || headline(t, out) != "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: "+diffs+" — the differences below are not the servers' alone; remedy: compare runs of one profile and load against one target (docs/troubleshooting.md#w-compare-unlike)" {
 		t.Fatalf("--force: exit %d %s\n%s", code, errs, out)
 	}
 	// One difference alone is enough: the offered rate.
 	other := like()
 	other.targetRate = 500
-	if _, errs, code := runPar(t, "compare", other.write(t, filepath.Join(dir, "c")), b); code != exitUsage || !strings.Contains(errs, "not like-for-like: offered rate 500/s vs 1000/s;") {
+	if _, errs, code := runPar(t, "compare", other.write(t, filepath.Join(dir, "c")), b); code != int(ExitUsage) || !strings.Contains(errs, "not like-for-like: offered rate 500/s vs 1000/s;") {
 		t.Fatalf("offered rate: exit %d %s", code, errs)
 	}
 }
@@ -160,7 +185,7 @@ func TestCompareFewIntervals(t *testing.T) {
 	}
 	fb.rate = 1100
 	out, errs, code := runPar(t, "compare", fa.write(t, filepath.Join(dir, "a")), fb.write(t, filepath.Join(dir, "b")))
-	if code != exitOK {
+	if code != int(ExitOK) {
 		t.Fatalf("exit %d %s", code, errs)
 	}
 	want := "throughput +10.0% (1000.0 → 1100.0 ops/s, beyond the noise) · dropped none in either run · errors none in either run · " +
@@ -202,7 +227,7 @@ func TestCompareSweepsBrackets(t *testing.T) {
 	a, b := sweep("a", "cap", 2643, 2777, "sure"), sweep("b", "cap", 2653, 2790, "sure")
 	out, errs, code := runPar(t, "compare", a, b)
 	want := "max_sustainable_rate +0.4% (2643.0 → 2653.0 ops/s, within the noise: brackets overlap) · slo_crossing 2643.0–2777.0 → 2653.0–2790.0 ops/s (within the noise: brackets overlap)"
-	if code != exitOK || headline(t, out) != want || !strings.Contains(out, "within (brackets overlap)") || strings.Contains(out, "beyond") {
+	if code != int(ExitOK) || headline(t, out) != want || !strings.Contains(out, "within (brackets overlap)") || strings.Contains(out, "beyond") {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
 	// Brackets apart, no load in common: not judged (before: "beyond the
@@ -222,10 +247,10 @@ func TestCompareSweepsBrackets(t *testing.T) {
 		t.Fatalf("low confidence:\n%s", out)
 	}
 	other := sweep("d", "other", 2643, 2777, "sure")
-	if _, errs, code := runPar(t, "compare", a, other); code != exitUsage || !strings.Contains(errs, "not like-for-like: profile cap vs other;") {
+	if _, errs, code := runPar(t, "compare", a, other); code != int(ExitUsage) || !strings.Contains(errs, "not like-for-like: profile cap vs other;") {
 		t.Fatalf("other profile: exit %d %s", code, errs)
 	}
-	if out, _, code := runPar(t, "compare", a, other, "--force"); code != exitOK || headline(t, out) != "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: profile cap vs other — the differences below are not the servers' alone; remedy: compare runs of one profile and load against one target (docs/troubleshooting.md#w-compare-unlike)" {
+	if out, _, code := runPar(t, "compare", a, other, "--force"); code != int(ExitOK) || headline(t, out) != "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: profile cap vs other — the differences below are not the servers' alone; remedy: compare runs of one profile and load against one target (docs/troubleshooting.md#w-compare-unlike)" {
 		t.Fatalf("--force: exit %d\n%s", code, out)
 	}
 }
@@ -243,15 +268,16 @@ func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, codes[i] = cli(t.Context(), "run", "--rate", "50", "--duration", "4s", "--warmup", "1s", "-q", "--out", filepath.Join(dir, name))
+			p := testProfile(t, "smoke", "rate", 50.0, "duration", 4*time.Second, "warmup", time.Second)
+			_, _, codes[i] = testRun(t, Spec{Command: "run", Profile: p, Out: filepath.Join(dir, name), Quiet: true}, (*Test).Run)
 		}()
 	}
 	wg.Wait()
-	if codes[0] != exitOK || codes[1] != exitOK {
+	if codes[0] != int(ExitOK) || codes[1] != int(ExitOK) {
 		t.Fatalf("runs: exit %v", codes)
 	}
 	out, errs, code := runPar(t, "compare", filepath.Join(dir, "a"), filepath.Join(dir, "b"))
-	if code != exitOK {
+	if code != int(ExitOK) {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
 	// With the cores saturated by another process both runs may drop
@@ -271,8 +297,11 @@ func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 func TestSweepReferenceServerStaysClean(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sw")
-	out, errs, code := runPar(t, "sweep", "--from", "20", "--to", "40", "--steps", "2", "--step", "2s", "--step-warmup", "500ms", "--slo-p99", "2s", "-q", "--out", dir)
-	if code != exitOK {
+	p := testProfile(t, "smoke")
+	p.Sweep = &workload.SweepSpec{}
+	override(t, p, "sweep.from", 20.0, "sweep.to", 40.0, "sweep.steps", 2, "sweep.step", 2*time.Second, "sweep.warmup", 500*time.Millisecond, "sweep.slo.p99", 2*time.Second)
+	out, errs, code := testRun(t, Spec{Command: "sweep", Profile: p, Out: dir, Quiet: true}, (*Test).Sweep)
+	if code != int(ExitOK) {
 		t.Fatalf("exit %d %s\n%s", code, errs, out)
 	}
 	sw, err := results.ReadSweep(dir)
@@ -314,11 +343,11 @@ func TestCompareRefusesAnotherResolvedProfile(t *testing.T) {
 	fa.spec, fb.spec = slowSpec(20, "http://127.0.0.1:1111/mcp", 1), slowSpec(2, "http://127.0.0.1:2222/mcp", 2)
 	a, b := fa.write(t, filepath.Join(dir, "a")), fb.write(t, filepath.Join(dir, "b"))
 	out, errs, code := runPar(t, "compare", a, b)
-	if code != exitUsage || out != "" || !strings.Contains(errs, "are not like-for-like: spec Ops[0].Arguments.ms 20 vs 2; their differences") {
+	if code != int(ExitUsage) || out != "" || !strings.Contains(errs, "are not like-for-like: spec Ops[0].Arguments.ms 20 vs 2; their differences") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 	out, _, code = runPar(t, "compare", a, b, "--force")
-	if code != exitOK || !strings.HasPrefix(headline(t, out), "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: spec Ops[0].Arguments.ms 20 vs 2 — ") {
+	if code != int(ExitOK) || !strings.HasPrefix(headline(t, out), "NOT LIKE-FOR-LIKE [W-COMPARE-UNLIKE]: spec Ops[0].Arguments.ms 20 vs 2 — ") {
 		t.Fatalf("--force: exit %d\n%s", code, out)
 	}
 	// Clean: the same resolved profile, another seed, port and length.
@@ -326,7 +355,7 @@ func TestCompareRefusesAnotherResolvedProfile(t *testing.T) {
 	fc.spec = slowSpec(20, "http://127.0.0.1:3333/mcp", 3)
 	fc.spec.(map[string]any)["Duration"] = "30s"
 	out, errs, code = runPar(t, "compare", a, fc.write(t, filepath.Join(dir, "c")))
-	if code != exitOK || strings.Contains(out, "NOT LIKE-FOR-LIKE") {
+	if code != int(ExitOK) || strings.Contains(out, "NOT LIKE-FOR-LIKE") {
 		t.Fatalf("alike: exit %d %s\n%s", code, errs, out)
 	}
 }
