@@ -14,7 +14,6 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -194,28 +193,6 @@ func TestScaleFlagErrors(t *testing.T) {
 		_, errs, code := run(t, append([]string{"run", "--duration", "1s", "-q"}, tt.args...)...)
 		if code != exitUsage || !strings.Contains(errs, tt.want) {
 			t.Errorf("run %v: exit %d, %q: want exit 2 naming %q", tt.args, code, errs, tt.want)
-		}
-	}
-}
-
-func TestParseStartAt(t *testing.T) {
-	now := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
-	for in, want := range map[string]time.Time{
-		"":                          {},
-		"2026-11-21T06:00:10Z":      now.Add(10 * time.Second),
-		"2026-11-21T07:00:10+01:00": now.Add(10 * time.Second),
-		"1795240810":                now.Add(10 * time.Second),
-		"1795240810.5":              now.Add(10500 * time.Millisecond),
-		"+1m":                       now.Add(time.Minute),
-	} {
-		got, err := launch.ParseStartAt(in, now)
-		if err != nil || !got.Equal(want) {
-			t.Errorf("launch.ParseStartAt(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"+x", "-5", "yesterday", "+-1s"} {
-		if _, err := launch.ParseStartAt(bad, now); err == nil {
-			t.Errorf("launch.ParseStartAt(%q): no error", bad)
 		}
 	}
 }
