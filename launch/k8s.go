@@ -1,4 +1,4 @@
-// Package kubejob builds the manifest 'mcpbench k8s-job' prints: a
+// k8s.go (once internal/kubejob) builds the manifest 'mcpbench k8s-job' prints: a
 // batch/v1 Indexed Job whose pod I runs segment I/N of a test
 // ('mcpbench run … --segment=$(JOB_COMPLETION_INDEX)/N --start-at=T
 // --out=/results/NAME/segment-$(JOB_COMPLETION_INDEX)'), with a
@@ -10,9 +10,10 @@
 // credential in the profile's URLs, headers or proxy (they must be
 // ${NAME} references, which the pods get from K8sSpec.Secrets).
 //
-// The package only builds: the command parses the flags, loads the
-// profile and prints. Errors name the k8s-job flag of the field at
-// fault. It must not import cmd, procrun or the reference server.
+// It only builds (K8sManifest: checked and rendered): the command parses
+// the flags, loads the profile and prints. Errors name the k8s-job flag
+// of the field at fault.
+
 package launch
 
 import (
