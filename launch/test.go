@@ -102,6 +102,7 @@ type Spec struct {
 type Test struct {
 	spec     Spec
 	profile  *workload.Profile
+	plan     *workload.Plan // compiled once by Prepare (nil for a sweep: its steps are compiled by sweep.Run)
 	ctx      context.Context
 	srv      *refserver.Server
 	embedded bool
@@ -155,14 +156,14 @@ func (e *env) claimOut(p *workload.Profile) error {
 	return nil
 }
 
-// Prepare checks the spec and the profile (compiled once against a
-// placeholder target, so the thresholds are checked against the test's
-// ops: a mistake waits for no server and touches no results directory),
-// claims the results directory, raises the file limit, opens the live
-// outputs, starts the embedded server when there is no URL and sets
-// GOMAXPROCS. The test stops gracefully when ctx is done. Errors carry
-// their exit code: ExitUsage for the spec or the profile, ExitFailed
-// for the embedded server.
+// Prepare starts the embedded reference server when the profile has no
+// URL (quietly: the notice comes once the test is prepared), compiles
+// the profile once against its target (a mistake exits ExitUsage before
+// the results directory is touched or a request is sent), claims the
+// results directory, raises the file limit, opens the live outputs and
+// sets GOMAXPROCS. The test stops gracefully when ctx is done. Errors
+// carry their exit code: ExitUsage for the spec or the profile,
+// ExitFailed for the embedded server.
 func Prepare(ctx context.Context, spec Spec) (*Test, error) {
 	if spec.Stdout == nil {
 		spec.Stdout = io.Discard
@@ -188,10 +189,27 @@ func Prepare(ctx context.Context, spec Spec) (*Test, error) {
 	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
 		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
 	}
+	if p.URL == "" { // before the compile, so that it compiles against the real target: once
+		e.embedded = true
+		srv, err := refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{
+			Mode: refserver.Mode(p.Server.Mode), GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D(), PageSize: p.Server.PageSize,
+			H2C: p.HTTP == httpclient.HTTP2}) // --http 2 against the embedded server: h2c
+		if err != nil {
+			return nil, WithExitCode(ExitFailed, fmt.Errorf("start the embedded reference server: %w", err))
+		}
+		e.srv = srv
+		e.closers = append(e.closers, func() { e.srv.Close() })
+		p.URL = e.srv.URL()
+	}
+	// Check the profile (compiled, so the thresholds are checked against
+	// the test's ops) before anything else: a mistake must not touch the
+	// results directory nor reach a server.
 	if err := e.validate(); err != nil {
+		e.Close()
 		return nil, err
 	}
 	if err := e.claimOut(p); err != nil {
+		e.Close()
 		return nil, err
 	}
 	RaiseFileLimit()
@@ -200,18 +218,7 @@ func Prepare(ctx context.Context, spec Spec) (*Test, error) {
 		e.Close()
 		return nil, err
 	}
-	if p.URL == "" {
-		e.embedded = true
-		srv, err := refserver.Start(context.WithoutCancel(e.ctx), "127.0.0.1:0", refserver.Options{
-			Mode: refserver.Mode(p.Server.Mode), GETRetry: p.Server.GETRetry.D(), TickInterval: p.Server.Tick.D(), PageSize: p.Server.PageSize,
-			H2C: p.HTTP == httpclient.HTTP2}) // --http 2 against the embedded server: h2c
-		if err != nil {
-			e.Close()
-			return nil, WithExitCode(ExitFailed, fmt.Errorf("start the embedded reference server: %w", err))
-		}
-		e.srv = srv
-		e.closers = append(e.closers, func() { e.srv.Close() })
-		p.URL = e.srv.URL()
+	if e.embedded {
 		fmt.Fprintf(e.stderr, "mcpbench: no --url given: benchmarking the embedded reference server (%s mode) at %s\n", cmp.Or(p.Server.Mode, "stateful"), p.URL)
 	}
 	e.setProcs(p)
@@ -227,14 +234,21 @@ func Prepare(ctx context.Context, spec Spec) (*Test, error) {
 	return e, nil
 }
 
-// validate checks the profile as the command will run it, against a
-// placeholder target when it has none yet (the embedded server's), and
-// what the command asks of it.
+// validate checks the profile as the command will run it, and what the
+// command asks of it: the one compile of a run's or a soak's plan (kept
+// for Run: e.plan); a sweep's profile is compiled on a copy (each step
+// is compiled from it as sweep.Run builds it).
 func (e *env) validate() error {
 	p := e.profile
-	pp := *p
-	pp.URL = cmp.Or(pp.URL, "http://127.0.0.1:1/mcp")
-	plan, err := workload.Compile(&pp, nil)
+	var plan *workload.Plan
+	var err error
+	if e.spec.Command == "sweep" && e.spec.child == nil {
+		pp := *p
+		plan, err = workload.Compile(&pp, nil)
+	} else {
+		plan, err = workload.Compile(p, nil)
+		e.plan = plan
+	}
 	if err != nil {
 		return WithExitCode(ExitUsage, err)
 	}
@@ -361,11 +375,10 @@ func (e *env) close() {
 
 // compile validates the profile and builds the plan.
 func (e *env) compile() (*workload.Plan, error) {
-	plan, err := workload.Compile(e.profile, nil)
-	if err != nil {
-		return nil, WithExitCode(ExitUsage, err)
+	if e.plan == nil {
+		return nil, WithExitCode(ExitUsage, errors.New("the test has no plan: a sweep's runs are its steps'"))
 	}
-	return plan, nil
+	return e.plan, nil
 }
 
 // serverStatsFunc reads the embedded server's counters (nil without one),
