@@ -268,11 +268,11 @@ func K8sManifest(s *K8sSpec, p *workload.Profile, profile string, runArgs func(c
 	s.GracefulStop, s.Profile, s.ProfileData = p.GracefulStop.D(), profile, profileFile(profile)
 	s.RunArgs = runArgs(s.ProfileData != nil)
 	if err := CheckArgs(s.RunArgs); err != nil {
-		return nil, Usagef("%v", err)
+		return nil, WithExitCode(ExitUsage, err)
 	}
 	docs, err := BuildK8sJob(s)
 	if err != nil {
-		return nil, Usagef("%v", err)
+		return nil, WithExitCode(ExitUsage, err)
 	}
 	out, err := kube.Marshal(docs...)
 	if err != nil {
@@ -302,7 +302,7 @@ func profileFile(profile string) []byte {
 // need not be set here; literal secrets are refused.
 func checkK8sProfile(p *workload.Profile, stderr io.Writer) error {
 	if err := CheckSecrets(p); err != nil {
-		return Usagef("%v", err)
+		return WithExitCode(ExitUsage, err)
 	}
 	pp := *p
 	if pp.URL == "" {

@@ -154,7 +154,7 @@ func (e *env) openLive() error {
 	lo, err := startLive(&e.spec.Live, e.stderr)
 	if err != nil {
 		e.close()
-		return Usagef("%v", err)
+		return WithExitCode(ExitUsage, err)
 	}
 	lo.dir = e.spec.Out
 	e.live = lo

@@ -37,7 +37,7 @@ type ProbeSpec struct {
 // ExitUsage bad settings).
 func Probe(ctx context.Context, f ProbeSpec) error {
 	if err := f.Tools.Validate(); err != nil {
-		return Usagef("%v", err)
+		return WithExitCode(ExitUsage, err)
 	}
 	cfg := &driver.Config{Insecure: f.Insecure, RequestTimeout: 10 * time.Second, HTTP: f.HTTP, Proxy: f.Proxy,
 		TLS: httpclient.TLSFiles{CAFile: f.CA, CertFile: f.Cert, KeyFile: f.Key, ServerName: f.ServerName}}
@@ -49,7 +49,7 @@ func Probe(ctx context.Context, f ProbeSpec) error {
 	} else {
 		srv, err := refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{Mode: refserver.Mode(f.ServerMode)})
 		if err != nil {
-			return Usagef("%v", err)
+			return WithExitCode(ExitUsage, err)
 		}
 		defer srv.Close()
 		cfg.URL = srv.URL()
@@ -57,7 +57,7 @@ func Probe(ctx context.Context, f ProbeSpec) error {
 	}
 	shown, err := probeEndpoint(cfg, f.Headers)
 	if err != nil {
-		return Usagef("%v", err)
+		return WithExitCode(ExitUsage, err)
 	}
 	rep, err := probe.Run(ctx, cfg, f.Tools)
 	if rep != nil {

@@ -82,7 +82,7 @@ func (e *env) runProcesses() error {
 	n := e.spec.Processes
 	startAt, err := ParseStartAt(e.spec.StartAt, time.Now())
 	if err != nil {
-		return Usagef("%v", err)
+		return WithExitCode(ExitUsage, err)
 	}
 	plan, err := e.compile()
 	if err != nil {

@@ -45,7 +45,7 @@ type Compare struct {
 // and a run, a bad limit, ExitFailed unreadable results.
 func (c Compare) Run() error {
 	if err := CheckJUnitPath(c.JUnit); err != nil {
-		return Usagef("%v", err)
+		return WithExitCode(ExitUsage, err)
 	}
 	swA, errA := results.ReadSweep(c.A)
 	swB, errB := results.ReadSweep(c.B)
@@ -130,7 +130,7 @@ func (c Compare) runs() error {
 	for _, e := range failIf {
 		r, err := verdict.ParseRegression(e)
 		if err != nil {
-			return Usagef("%v", err)
+			return WithExitCode(ExitUsage, err)
 		}
 		regs = append(regs, r)
 	}
@@ -193,7 +193,7 @@ func (c Compare) sweeps(a, b *results.Sweep) error {
 	for _, e := range failIf {
 		l, err := verdict.ParseSweepLimit(e)
 		if err != nil {
-			return Usagef("%v", err)
+			return WithExitCode(ExitUsage, err)
 		}
 		lims = append(lims, l)
 	}

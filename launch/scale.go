@@ -18,11 +18,11 @@ import (
 func (e *env) segmentAndStart() (*workload.Segment, time.Time, error) {
 	seg, err := workload.ParseSegment(e.spec.Segment, e.spec.SegmentSequence)
 	if err != nil {
-		return nil, time.Time{}, Usagef("%v", err)
+		return nil, time.Time{}, WithExitCode(ExitUsage, err)
 	}
 	at, err := ParseStartAt(e.spec.StartAt, time.Now())
 	if err != nil {
-		return nil, time.Time{}, Usagef("%v", err)
+		return nil, time.Time{}, WithExitCode(ExitUsage, err)
 	}
 	return seg, at, nil
 }

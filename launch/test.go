@@ -261,12 +261,12 @@ func (e *env) validate() error {
 	}
 	if e.spec.Command == "sweep" {
 		if err := checkSweepShare(p, n); err != nil {
-			return Usagef("%v", err)
+			return WithExitCode(ExitUsage, err)
 		}
 		return nil
 	}
 	if err := CheckShare(plan, n); err != nil {
-		return Usagef("%v", err)
+		return WithExitCode(ExitUsage, err)
 	}
 	if len(plan.Aborts) > 0 {
 		return Usagef("--abort-on-fail (abort_on_fail) with --processes: each process would judge only its own share of the load; run it in one process")
