@@ -239,6 +239,9 @@ func Prepare(ctx context.Context, spec Spec) (*Test, error) {
 // for Run: e.plan); a sweep's profile is compiled on a copy (each step
 // is compiled from it as sweep.Run builds it).
 func (e *env) validate() error {
+	if _, _, err := e.segmentAndStart(); err != nil { // refused before anything runs; read again when the run starts
+		return err
+	}
 	p := e.profile
 	var plan *workload.Plan
 	var err error
