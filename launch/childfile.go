@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -70,7 +71,7 @@ type childFile struct {
 }
 
 // childFileOf is the launch file of a child of kind running p.
-func (e *env) childFileOf(kind string, p *workload.Profile, settle bool) ([]byte, error) {
+func (e *env) childFileOf(kind string, p *profile.Profile, settle bool) ([]byte, error) {
 	pj, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("the children's profile: %w", err)
@@ -101,7 +102,7 @@ func (s *Spec) LoadChild(path string) error {
 	if err := json.Unmarshal(data, &cf); err != nil {
 		return Usagef("--%s %s: %v", ChildFileFlag, path, err)
 	}
-	p := &workload.Profile{}
+	p := &profile.Profile{}
 	if err := json.Unmarshal(cf.Profile, p); err != nil {
 		return Usagef("--%s %s: the profile: %v", ChildFileFlag, path, err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // A child reads back exactly the profile its parent resolved: every
@@ -18,11 +18,11 @@ import (
 // command line and flags with the child's own added.
 func TestChildFileRoundTrip(t *testing.T) {
 	for _, name := range profiles.Names() {
-		p, err := workload.LoadProfile(name)
+		p, err := profile.LoadProfile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := p.Override(workload.Override{Field: "vus", Value: new(int)}); err != nil {
+		if err := p.Override(profile.Override{Field: "vus", Value: new(int)}); err != nil {
 			t.Fatal(err)
 		}
 		p.Thresholds = append(p.Thresholds, "p99<1s")

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // fixtureRun is a results directory planted for compare: its summary and
@@ -298,7 +298,7 @@ func TestSweepReferenceServerStaysClean(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sw")
 	p := testProfile(t, "smoke")
-	p.Sweep = &workload.SweepSpec{}
+	p.Sweep = &profile.SweepSpec{}
 	override(t, p, "sweep.from", 20.0, "sweep.to", 40.0, "sweep.steps", 2, "sweep.step", 2*time.Second, "sweep.warmup", 500*time.Millisecond, "sweep.slo.p99", 2*time.Second)
 	out, errs, code := testRun(t, Spec{Command: "sweep", Profile: p, Out: dir, Quiet: true}, (*Test).Sweep)
 	if code != int(ExitOK) {

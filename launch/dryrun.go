@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/sweep"
@@ -50,11 +51,11 @@ func DryRun(ls Spec) error {
 		}
 		if ls.Format == "json" {
 			return writeJSON(w, struct {
-				Command string           `json:"command"`
-				Target  string           `json:"target"`
-				Headers []string         `json:"headers,omitempty"`
-				Ops     []dryRunOp       `json:"ops"`
-				Profile workload.Profile `json:"profile"`
+				Command string          `json:"command"`
+				Target  string          `json:"target"`
+				Headers []string        `json:"headers,omitempty"`
+				Ops     []dryRunOp      `json:"ops"`
+				Profile profile.Profile `json:"profile"`
 			}{name, target(plan), plan.ShownHeader(), planOps(plan), shownProfile(plan)})
 		}
 		t := planText(plan, target(plan))
@@ -71,7 +72,7 @@ func DryRun(ls Spec) error {
 	spec := *p.Sweep
 	spec.Defaults()
 	if errs := spec.Validate(); len(errs) > 0 {
-		return WithExitCode(ExitUsage, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs})
+		return WithExitCode(ExitUsage, &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs})
 	}
 	var steps []*workload.Plan
 	for i, v := range spec.Values() {
@@ -88,17 +89,17 @@ func DryRun(ls Spec) error {
 	slo := spec.SLO.SLO()
 	if ls.Format == "json" {
 		type step struct {
-			Step    int              `json:"step"`
-			Load    float64          `json:"load"`
-			Profile workload.Profile `json:"profile"`
+			Step    int             `json:"step"`
+			Load    float64         `json:"load"`
+			Profile profile.Profile `json:"profile"`
 		}
 		out := struct {
-			Command string             `json:"command"`
-			Target  string             `json:"target"`
-			Headers []string           `json:"headers,omitempty"`
-			Sweep   workload.SweepSpec `json:"sweep"`
-			Ops     []dryRunOp         `json:"ops"`
-			Steps   []step             `json:"steps"`
+			Command string            `json:"command"`
+			Target  string            `json:"target"`
+			Headers []string          `json:"headers,omitempty"`
+			Sweep   profile.SweepSpec `json:"sweep"`
+			Ops     []dryRunOp        `json:"ops"`
+			Steps   []step            `json:"steps"`
 		}{Command: "sweep", Target: target(steps[0]), Headers: steps[0].ShownHeader(), Sweep: spec, Ops: planOps(steps[0])}
 		for i, v := range spec.Values() {
 			out.Steps = append(out.Steps, step{i + 1, v, shownProfile(steps[i])})
@@ -178,7 +179,7 @@ func planText(plan *workload.Plan, target string) *report.PlanText {
 	var to []string // the driver's defaults when none is given (see --help)
 	for _, x := range []struct {
 		name string
-		d    workload.Duration
+		d    profile.Duration
 	}{{"request", p.Timeouts.Request}, {"connect", p.Timeouts.Connect}, {"stream idle", p.Timeouts.StreamIdle}} {
 		if x.d != 0 {
 			to = append(to, fmt.Sprintf("%s %v", x.name, x.d.D()))
@@ -191,7 +192,7 @@ func planText(plan *workload.Plan, target string) *report.PlanText {
 // shownProfile is the plan's profile as it may be shown: header values
 // (which may be credentials) left out — ShownHeader has them redacted —
 // and the proxy's credentials redacted.
-func shownProfile(plan *workload.Plan) workload.Profile {
+func shownProfile(plan *workload.Plan) profile.Profile {
 	p := plan.Profile
 	p.Headers = nil
 	p.Proxy = secret.RedactURL(p.Proxy)
@@ -199,7 +200,7 @@ func shownProfile(plan *workload.Plan) workload.Profile {
 }
 
 // model describes the load model: open with its rate and VUs, or closed.
-func model(p *workload.Profile) string {
+func model(p *profile.Profile) string {
 	conc := ""
 	if p.Concurrency > 1 {
 		conc = fmt.Sprintf(", %d requests in flight per session", p.Concurrency)
@@ -211,7 +212,7 @@ func model(p *workload.Profile) string {
 }
 
 // window describes the run's times.
-func window(p *workload.Profile) string {
+func window(p *profile.Profile) string {
 	return fmt.Sprintf("%v measured after %v warm-up, %v graceful stop", p.Window(), p.Warmup.D(), p.GracefulStop.D())
 }
 

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // testProfile loads the built-in profile name with the overrides kv
 // (field, value: a YAML path and a value of the flag's type).
-func testProfile(t *testing.T, name string, kv ...any) *workload.Profile {
+func testProfile(t *testing.T, name string, kv ...any) *profile.Profile {
 	t.Helper()
-	p, err := workload.LoadProfile(name)
+	p, err := profile.LoadProfile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,9 +22,9 @@ func testProfile(t *testing.T, name string, kv ...any) *workload.Profile {
 }
 
 // override applies kv (field, value, …) to p as the flags do.
-func override(t *testing.T, p *workload.Profile, kv ...any) {
+func override(t *testing.T, p *profile.Profile, kv ...any) {
 	t.Helper()
-	var ov []workload.Override
+	var ov []profile.Override
 	for i := 0; i+1 < len(kv); i += 2 {
 		v := kv[i+1]
 		switch x := v.(type) { // Override takes the flag's variable
@@ -39,7 +39,7 @@ func override(t *testing.T, p *workload.Profile, kv ...any) {
 		case time.Duration:
 			v = &x
 		}
-		ov = append(ov, workload.Override{Field: kv[i].(string), Value: v})
+		ov = append(ov, profile.Override{Field: kv[i].(string), Value: v})
 	}
 	if err := p.Override(ov...); err != nil {
 		t.Fatal(err)

@@ -31,8 +31,8 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/kube"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // MaxParallelism bounds K8sSpec.Parallelism.
@@ -258,7 +258,7 @@ func (s *K8sSpec) resources(c *kube.Container) error {
 // kube.Marshal) with the profile file (profile: --profile as given)
 // carried in a ConfigMap and runArgs(carried) as the pods' run flags. It
 // says on stderr when the clock starts. Errors are ExitUsage errors.
-func K8sManifest(s *K8sSpec, p *workload.Profile, profile string, runArgs func(carried bool) []string, stderr io.Writer) ([]byte, error) {
+func K8sManifest(s *K8sSpec, p *profile.Profile, profile string, runArgs func(carried bool) []string, stderr io.Writer) ([]byte, error) {
 	if err := checkK8sProfile(p, stderr); err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func profileFile(profile string) []byte {
 
 // checkK8sProfile checks p as run would, except that ${NAME} references
 // need not be set here; literal secrets are refused.
-func checkK8sProfile(p *workload.Profile, stderr io.Writer) error {
+func checkK8sProfile(p *profile.Profile, stderr io.Writer) error {
 	if err := CheckSecrets(p); err != nil {
 		return WithExitCode(ExitUsage, err)
 	}
@@ -316,9 +316,9 @@ func checkK8sProfile(p *workload.Profile, stderr io.Writer) error {
 		}
 	}
 	if len(errs) > 0 {
-		return WithExitCode(ExitUsage, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs})
+		return WithExitCode(ExitUsage, &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs})
 	}
-	if p.Data != nil || slices.ContainsFunc(p.Ops, func(o workload.OpSpec) bool { return o.Data != nil }) {
+	if p.Data != nil || slices.ContainsFunc(p.Ops, func(o profile.OpSpec) bool { return o.Data != nil }) {
 		fmt.Fprintln(stderr, "mcpbench: the profile reads data files: the pods need them at the same paths (mount them; the manifest carries only the profile)")
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // ErrProxySecret: the proxy URL (--proxy, or the profile's proxy:)
@@ -22,7 +22,7 @@ var ErrProxySecret = errors.New("--proxy (or the profile's proxy:) carries a lit
 // CheckSecrets refuses credentials written out in p's URLs, headers or
 // proxy (the manifest is printed): they must be ${NAME} references. The
 // error names the field, never the secret.
-func CheckSecrets(p *workload.Profile) error {
+func CheckSecrets(p *profile.Profile) error {
 	for i, u := range append([]string{p.URL}, p.URLs...) {
 		if secret.LiteralInURL(u) {
 			field := "--url"

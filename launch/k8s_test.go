@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/internal/kube"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 var startAt = time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
@@ -115,18 +115,18 @@ func TestBuildRefuses(t *testing.T) {
 // being shown; ${NAME} references pass.
 func TestCheckSecrets(t *testing.T) {
 	for _, tt := range []struct {
-		p    workload.Profile
+		p    profile.Profile
 		want string // "": accepted
 	}{
-		{workload.Profile{URL: "http://svc/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}, ""},
-		{workload.Profile{URL: "http://svc/mcp", Proxy: "http://u:${PW}@proxy:3128"}, ""},
-		{workload.Profile{URL: "http://user:pw1@svc/mcp"}, "--url carries a literal credential"},
-		{workload.Profile{URL: "http://svc/mcp", URLs: []string{"http://a/mcp", "http://u:pw2@b/mcp"}}, "urls[1]"},
-		{workload.Profile{URL: "http://svc/mcp", Headers: map[string]string{"Authorization": "Bearer tok3n"}}, "header Authorization"},
-		{workload.Profile{URL: "http://svc/mcp", Proxy: "http://u:pw4@proxy:3128"}, "--proxy"},
-		{workload.Profile{URL: "http://u:pw5@svc/mcp?x=${X}"}, "--url carries a literal credential"}, // a reference elsewhere does not excuse it
-		{workload.Profile{URL: "http://svc/mcp", Env: map[string]string{"API_TOKEN": "pw6"}}, "env API_TOKEN"},
-		{workload.Profile{URL: "http://svc/mcp", Env: map[string]string{"API_TOKEN": "${TOKEN}", "TENANT": "acme"}}, ""},
+		{profile.Profile{URL: "http://svc/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}, ""},
+		{profile.Profile{URL: "http://svc/mcp", Proxy: "http://u:${PW}@proxy:3128"}, ""},
+		{profile.Profile{URL: "http://user:pw1@svc/mcp"}, "--url carries a literal credential"},
+		{profile.Profile{URL: "http://svc/mcp", URLs: []string{"http://a/mcp", "http://u:pw2@b/mcp"}}, "urls[1]"},
+		{profile.Profile{URL: "http://svc/mcp", Headers: map[string]string{"Authorization": "Bearer tok3n"}}, "header Authorization"},
+		{profile.Profile{URL: "http://svc/mcp", Proxy: "http://u:pw4@proxy:3128"}, "--proxy"},
+		{profile.Profile{URL: "http://u:pw5@svc/mcp?x=${X}"}, "--url carries a literal credential"}, // a reference elsewhere does not excuse it
+		{profile.Profile{URL: "http://svc/mcp", Env: map[string]string{"API_TOKEN": "pw6"}}, "env API_TOKEN"},
+		{profile.Profile{URL: "http://svc/mcp", Env: map[string]string{"API_TOKEN": "${TOKEN}", "TENANT": "acme"}}, ""},
 	} {
 		err := CheckSecrets(&tt.p)
 		switch {
@@ -138,7 +138,7 @@ func TestCheckSecrets(t *testing.T) {
 			t.Errorf("%+v: the error shows the secret: %v", tt.p, err)
 		}
 	}
-	if err := CheckSecrets(&workload.Profile{Proxy: "http://u:pw@p:1"}); !errors.Is(err, ErrProxySecret) {
+	if err := CheckSecrets(&profile.Profile{Proxy: "http://u:pw@p:1"}); !errors.Is(err, ErrProxySecret) {
 		t.Errorf("a proxy password: %v, want ErrProxySecret", err)
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/mcpbench/mcpbench/probe"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
-	"github.com/mcpbench/mcpbench/workload"
 )
 
 // ProbeSpec is what 'mcpbench probe”s flags settled.
@@ -96,7 +96,7 @@ func probeEndpoint(cfg *driver.Config, headers []string) (string, error) {
 		}
 		cfg.Header[name] = append(cfg.Header[name], value)
 	}
-	ep, errs := workload.ResolveEndpoint(cfg.URL, cfg.Header, os.LookupEnv)
+	ep, errs := profile.ResolveEndpoint(cfg.URL, cfg.Header, os.LookupEnv)
 	if len(errs) > 0 {
 		return "", errors.Join(errs...)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/mcpbench/mcpbench/workload"
@@ -28,7 +29,7 @@ import (
 // now), with the merged progress on stderr, a second Ctrl-C stopping the
 // children at once, and the embedded server's counters in the merged
 // summary. Errors carry their exit code.
-func (e *env) processes(kind string, p *workload.Profile, plan *workload.Plan, dir string, startAt time.Time, settle bool) (*Result, error) {
+func (e *env) processes(kind string, p *profile.Profile, plan *workload.Plan, dir string, startAt time.Time, settle bool) (*Result, error) {
 	n := e.spec.Processes
 	file, err := e.childFileOf(kind, p, settle)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/sweep"
@@ -77,7 +78,7 @@ func (e *Test) Sweep() error {
 		e.writeJUnit(verdict.JUnitSweep(sw))
 	}
 	if sw == nil {
-		var pe *workload.ProfileError
+		var pe *profile.ProfileError
 		if errors.As(err, &pe) {
 			return WithExitCode(ExitUsage, err)
 		}
@@ -116,7 +117,7 @@ func (e *env) stepProcesses(run sweep.StepRun, sinks []results.Sink) (*results.S
 
 // checkSweepShare refuses --processes when a step of the sweep would leave
 // a process without a VU (see CheckShare).
-func checkSweepShare(p *workload.Profile, n int) error {
+func checkSweepShare(p *profile.Profile, n int) error {
 	if p.Sweep == nil {
 		return nil // sweep.Run says what is missing
 	}

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,6 +32,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
@@ -47,7 +49,7 @@ type Spec struct {
 	// Profile is the test: loaded, every flag applied (the command's own
 	// too). Prepare fills in the embedded server's URL when it has none;
 	// it is not validated yet (Prepare does it, once).
-	Profile *workload.Profile
+	Profile *profile.Profile
 
 	Out       string // results directory; "": results/<time>-<profile>
 	NoResults bool   // write no results directory
@@ -101,7 +103,7 @@ type Spec struct {
 // reference server running. Close releases them. A Test runs once.
 type Test struct {
 	spec     Spec
-	profile  *workload.Profile
+	profile  *profile.Profile
 	plan     *workload.Plan // compiled once by Prepare (nil for a sweep: its steps are compiled by sweep.Run)
 	ctx      context.Context
 	srv      *refserver.Server
@@ -135,7 +137,7 @@ type env = Test
 // claimOut claims the results directory (out.go) before anything runs:
 // --out, or results/<time>-<profile>; none with --no-results. A
 // directory left empty is removed when the command ends.
-func (e *env) claimOut(p *workload.Profile) error {
+func (e *env) claimOut(p *profile.Profile) error {
 	f := &e.spec
 	if f.NoResults {
 		f.Out = ""
@@ -249,8 +251,12 @@ func (e *env) validate() error {
 		pp := *p
 		plan, err = workload.Compile(&pp, nil)
 	} else {
+		p.Defaults() // e.profile is left defaulted, as the run reads it
 		plan, err = workload.Compile(p, nil)
-		e.plan = plan
+		if err == nil {
+			plan.Driver.HTTPClient = planClient(plan)
+			e.plan = plan
+		}
 	}
 	if err != nil {
 		return WithExitCode(ExitUsage, err)
@@ -382,6 +388,15 @@ func (e *env) compile() (*workload.Plan, error) {
 		return nil, WithExitCode(ExitUsage, errors.New("the test has no plan: a sweep's runs are its steps'"))
 	}
 	return e.plan, nil
+}
+
+// planClient is the one HTTP client of a run's sessions, built for the
+// plan's network settings (nil without a URL: nothing to reach).
+func planClient(plan *workload.Plan) *http.Client {
+	if plan.Driver.URL == "" {
+		return nil
+	}
+	return driver.NewHTTPClient(&plan.Driver)
 }
 
 // serverStatsFunc reads the embedded server's counters (nil without one),
@@ -565,7 +580,7 @@ func (e *env) runInfo(plan *workload.Plan) *results.RunInfo {
 // setProcs sets GOMAXPROCS: --procs when given; else, for an open-model
 // rate against a separate server, as few Ps as the rate needs
 // (workload.AutoProcs: the policy and its measurements).
-func (e *env) setProcs(p *workload.Profile) {
+func (e *env) setProcs(p *profile.Profile) {
 	if e.spec.Procs > 0 {
 		runtime.GOMAXPROCS(e.spec.Procs)
 		return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/internal/sse"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -240,8 +241,8 @@ func TestDashboardCountsPlantedFaults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		hc, stop := mcptest.ServePipe(faultyFake(&pl))
 		defer stop()
-		p := &workload.Profile{Name: "faults", URL: "http://fake/mcp", VUs: 2, Duration: workload.Duration(4 * time.Second),
-			Ops: []workload.OpSpec{{Method: "tools/call", Tool: "echo", Progress: true, Weight: weight(1)}}}
+		p := &profile.Profile{Name: "faults", URL: "http://fake/mcp", VUs: 2, Duration: profile.Duration(4 * time.Second),
+			Ops: []profile.OpSpec{{Method: "tools/call", Tool: "echo", Progress: true, Weight: weight(1)}}}
 		plan, err := workload.Compile(p, hc)
 		if err != nil {
 			t.Fatal(err)

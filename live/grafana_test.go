@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -43,8 +44,8 @@ func served(t *testing.T) map[string][]string {
 		var pl planted
 		hc, stop := mcptest.ServePipe(faultyFake(&pl))
 		defer stop()
-		p := &workload.Profile{Name: "grafana", URL: "http://fake/mcp", Rate: 100, Duration: workload.Duration(3 * time.Second),
-			Ops: []workload.OpSpec{{Method: "tools/call", Tool: "echo", Progress: true, Weight: weight(1)}}}
+		p := &profile.Profile{Name: "grafana", URL: "http://fake/mcp", Rate: 100, Duration: profile.Duration(3 * time.Second),
+			Ops: []profile.OpSpec{{Method: "tools/call", Tool: "echo", Progress: true, Weight: weight(1)}}}
 		plan, err := workload.Compile(p, hc)
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
@@ -138,8 +139,8 @@ func TestLiveCountsPlantedFaults(t *testing.T) {
 		var pl planted
 		hc, stop := mcptest.ServePipe(faultyFake(&pl))
 		defer stop()
-		p := &workload.Profile{Name: "faults", URL: "http://fake/mcp", VUs: 2, Duration: workload.Duration(4 * time.Second),
-			Ops: []workload.OpSpec{{Method: "tools/call", Tool: "echo", Progress: true, Weight: weight(1)}}}
+		p := &profile.Profile{Name: "faults", URL: "http://fake/mcp", VUs: 2, Duration: profile.Duration(4 * time.Second),
+			Ops: []profile.OpSpec{{Method: "tools/call", Tool: "echo", Progress: true, Weight: weight(1)}}}
 		plan, err := workload.Compile(p, hc)
 		if err != nil {
 			t.Fatal(err)
@@ -207,8 +208,8 @@ func TestLiveReferenceServerClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	p := &workload.Profile{Name: "clean", URL: srv.URL(), VUs: 4, Duration: workload.Duration(2 * time.Second), GETStream: true,
-		Ops: []workload.OpSpec{
+	p := &profile.Profile{Name: "clean", URL: srv.URL(), VUs: 4, Duration: profile.Duration(2 * time.Second), GETStream: true,
+		Ops: []profile.OpSpec{
 			{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}, Weight: weight(3)},
 			{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 1}, Progress: true, Weight: weight(1)},
 		}}

@@ -1,5 +1,5 @@
 // Package profiles holds the built-in workload profiles (YAML, embedded).
-// Each file is a workload.Profile; `mcpbench run --profile NAME` selects one.
+// Each file is a profile.Profile; `mcpbench run --profile NAME` selects one.
 package profiles
 
 import (

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/proxy"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
@@ -54,9 +55,9 @@ func serveProxy(t *testing.T, upstream string, w io.Writer, h2c bool) string {
 }
 
 func rateRun(t *testing.T, target string, rate float64) *results.Summary {
-	p := &workload.Profile{Name: "cost", Rate: rate, MaxVUs: 256, VUs: 32, Duration: workload.Duration(3 * time.Second), Protocol: driver.Protocol20251125,
-		GracefulStop: workload.Duration(5 * time.Second), URL: target,
-		Ops: []workload.OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 1}, Progress: true, Weight: weightOf(1), Expect: workload.Expect{Progress: 1}}}}
+	p := &profile.Profile{Name: "cost", Rate: rate, MaxVUs: 256, VUs: 32, Duration: profile.Duration(3 * time.Second), Protocol: driver.Protocol20251125,
+		GracefulStop: profile.Duration(5 * time.Second), URL: target,
+		Ops: []profile.OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 1}, Progress: true, Weight: weightOf(1), Expect: profile.Expect{Progress: 1}}}}
 	pl, err := workload.Compile(p, nil)
 	if err != nil {
 		t.Fatal(err)

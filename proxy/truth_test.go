@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/proxy"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
@@ -24,7 +25,7 @@ import (
 // through runs profile p against the reference server with the proxy
 // (plan specs) between them; it returns mcpbench's summary, the proxy's
 // log lines and the proxy.
-func through(t *testing.T, opts refserver.Options, p *workload.Profile, specs ...string) (*results.Summary, []proxy.Line, *proxy.Proxy) {
+func through(t *testing.T, opts refserver.Options, p *profile.Profile, specs ...string) (*results.Summary, []proxy.Line, *proxy.Proxy) {
 	t.Helper()
 	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", opts)
 	if err != nil {
@@ -110,13 +111,13 @@ func planted(lines []proxy.Line) map[string]int64 {
 	return out
 }
 
-func progressProfile() *workload.Profile {
-	return &workload.Profile{Name: "truth", VUs: 2, Duration: workload.Duration(400 * time.Millisecond), Protocol: driver.Protocol20251125,
-		GracefulStop: workload.Duration(5 * time.Second),
-		Resume:       workload.Resume{DefaultRetry: workload.Duration(5 * time.Millisecond)},
-		Timeouts:     workload.Timeouts{StreamIdle: workload.Duration(300 * time.Millisecond)},
-		Ops: []workload.OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 1}, Progress: true,
-			Weight: weightOf(1), Expect: workload.Expect{Progress: 3}}}}
+func progressProfile() *profile.Profile {
+	return &profile.Profile{Name: "truth", VUs: 2, Duration: profile.Duration(400 * time.Millisecond), Protocol: driver.Protocol20251125,
+		GracefulStop: profile.Duration(5 * time.Second),
+		Resume:       profile.Resume{DefaultRetry: profile.Duration(5 * time.Millisecond)},
+		Timeouts:     profile.Timeouts{StreamIdle: profile.Duration(300 * time.Millisecond)},
+		Ops: []profile.OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 1}, Progress: true,
+			Weight: weightOf(1), Expect: profile.Expect{Progress: 3}}}}
 }
 
 func weightOf(w int) *int { return &w }

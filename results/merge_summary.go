@@ -59,7 +59,7 @@ func (m *Merged) summarize() {
 	s.StopReason = strings.Join(stops, "; ")
 	s.Ops, s.All = m.opRows(secs)
 	s.Rate = s.All.Rate
-	s.Scenarios = m.scenarios(secs)
+	s.Scenarios = m.ScenarioList(secs)
 	s.Endpoints = m.endpoints(secs)
 	s.DroppedRate = droppedRate(s)
 	if s.DroppedRate > 0.01 {

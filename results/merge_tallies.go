@@ -12,7 +12,7 @@ import (
 // generator, chaos, the target process and the embedded server.
 
 // scenarios sums each scenario's iterations over secs seconds.
-func (m *Merged) scenarios(secs float64) []ScenarioSummary {
+func (m *Merged) ScenarioList(secs float64) []ScenarioSummary {
 	var out []ScenarioSummary
 	for _, r := range m.segs {
 		for _, sc := range r.Summary.Scenarios {

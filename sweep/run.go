@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/textfmt"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -22,7 +23,8 @@ type Options struct {
 	// sweep.json and sweep.csv, rewritten after each step (this package is
 	// their only writer).
 	Dir string
-	// HTTPClient is shared by every step (nil: the driver's default).
+	// HTTPClient is shared by every step (nil: each step's run builds its
+	// own, workload.Run's zero value).
 	HTTPClient *http.Client
 	Embedded   bool
 	Tool       string
@@ -83,7 +85,7 @@ const (
 // ProbeLoad is the load a cool-down probe offers: a tenth of the sweep's
 // lowest rate (at least 1/s) for a rate sweep, one VU or one session
 // otherwise.
-func ProbeLoad(spec workload.SweepSpec) float64 {
+func ProbeLoad(spec profile.SweepSpec) float64 {
 	if spec.By == results.SweepByRate {
 		return max(1, math.Round(spec.From/10))
 	}
@@ -106,17 +108,17 @@ type StepRun struct {
 // SLO; it stops once a step is clearly past the knee (unless KeepGoing)
 // or when ctx ends, keeping every finished step. The returned sweep is
 // also in Dir/sweep.json.
-func Run(ctx context.Context, p *workload.Profile, opts Options) (*results.Sweep, error) {
+func Run(ctx context.Context, p *profile.Profile, opts Options) (*results.Sweep, error) {
 	if p.Sweep == nil {
 		return nil, errors.New("profile has no sweep section")
 	}
 	spec := *p.Sweep
 	spec.Defaults()
 	if errs := spec.Validate(); len(errs) > 0 {
-		return nil, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+		return nil, &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
 	slo := spec.SLO.SLO()
-	target := workload.ShowURL(p.URL, os.LookupEnv)
+	target := profile.ShowURL(p.URL, os.LookupEnv)
 	if opts.Embedded {
 		target += " (embedded reference server)"
 	}
@@ -172,8 +174,8 @@ func Run(ctx context.Context, p *workload.Profile, opts Options) (*results.Sweep
 
 // sweeper is one sweep in progress; Run's goroutine owns it.
 type sweeper struct {
-	p     *workload.Profile
-	spec  workload.SweepSpec
+	p     *profile.Profile
+	spec  profile.SweepSpec
 	opts  Options
 	sw    *results.Sweep
 	ran   int // steps run so far
@@ -198,7 +200,7 @@ func (sr *sweeper) lastFailed() bool {
 func (sr *sweeper) probe(ctx context.Context) (float64, bool) {
 	sp := sr.stepProfile(0, ProbeLoad(sr.spec))
 	sp.Name = sr.p.Name + " cool-down probe"
-	sp.Duration, sp.Warmup = workload.Duration(ProbeDuration), 0
+	sp.Duration, sp.Warmup = profile.Duration(ProbeDuration), 0
 	pl, err := workload.Compile(sp, sr.opts.HTTPClient)
 	if err != nil {
 		return 0, false
@@ -278,21 +280,21 @@ func InProcessProbe(ctx context.Context, run StepRun, opts Options) (*results.Su
 // makes it: p with its sweep section's defaults, its load held at v for
 // the step's window. A process that runs one step of a sweep (a child of
 // sweep --processes) builds it here, so its step is the sweep's.
-func StepProfile(p *workload.Profile, n int, v float64) (*workload.Profile, error) {
+func StepProfile(p *profile.Profile, n int, v float64) (*profile.Profile, error) {
 	if p.Sweep == nil {
 		return nil, errors.New("profile has no sweep section")
 	}
 	spec := *p.Sweep
 	spec.Defaults()
 	if errs := spec.Validate(); len(errs) > 0 {
-		return nil, &workload.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+		return nil, &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
 	return (&sweeper{p: p, spec: spec}).stepProfile(n, v), nil
 }
 
 // stepProfile is the profile of step n at load v: the sweep's profile with
 // its load constant at v for the step's window.
-func (sr *sweeper) stepProfile(n int, v float64) *workload.Profile {
+func (sr *sweeper) stepProfile(n int, v float64) *profile.Profile {
 	sp := *sr.p
 	sp.Sweep = nil
 	sp.Stages = nil // a step holds its load constant

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/internal/stats"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -35,9 +36,9 @@ func capacityFake() *mcptest.Server {
 func weight(n int) *int { return &n }
 
 // echoProfile is a one-op profile against the fake server.
-func echoProfile() *workload.Profile {
-	return &workload.Profile{Name: "test", URL: "http://fake/mcp", Duration: workload.Duration(10 * time.Second),
-		Ops: []workload.OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1)}}}
+func echoProfile() *profile.Profile {
+	return &profile.Profile{Name: "test", URL: "http://fake/mcp", Duration: profile.Duration(10 * time.Second),
+		Ops: []profile.OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1)}}}
 }
 
 func okFake() *mcptest.Server {
@@ -48,11 +49,11 @@ func okFake() *mcptest.Server {
 	return fake
 }
 
-func sweepProfile() *workload.Profile {
+func sweepProfile() *profile.Profile {
 	p := echoProfile()
 	p.VUs, p.MaxVUs = 4, 400
-	p.Sweep = &workload.SweepSpec{By: "rate", From: 200, To: 1400, Steps: 5, Step: workload.Duration(2 * time.Second), Warmup: workload.Duration(500 * time.Millisecond),
-		SLO: workload.SLOSpec{P99: workload.Duration(20 * time.Millisecond)}}
+	p.Sweep = &profile.SweepSpec{By: "rate", From: 200, To: 1400, Steps: 5, Step: profile.Duration(2 * time.Second), Warmup: profile.Duration(500 * time.Millisecond),
+		SLO: profile.SLOSpec{P99: profile.Duration(20 * time.Millisecond)}}
 	return p
 }
 
@@ -147,7 +148,7 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 
 func TestSweepValidation(t *testing.T) {
 	p := echoProfile()
-	p.Sweep = &workload.SweepSpec{By: "load", From: 0, To: 10, Steps: 1}
+	p.Sweep = &profile.SweepSpec{By: "load", From: 0, To: 10, Steps: 1}
 	p.Defaults()
 	var got []string
 	for _, e := range p.Validate() {
@@ -168,8 +169,8 @@ func TestSessionSweepHoldsSessions(t *testing.T) {
 		defer stop()
 		p := echoProfile()
 		p.Rate = 10
-		p.Sweep = &workload.SweepSpec{By: "sessions", From: 20, To: 60, Steps: 3, Step: workload.Duration(2 * time.Second), Warmup: workload.Duration(500 * time.Millisecond),
-			SLO: workload.SLOSpec{P99: workload.Duration(20 * time.Millisecond)}}
+		p.Sweep = &profile.SweepSpec{By: "sessions", From: 20, To: 60, Steps: 3, Step: profile.Duration(2 * time.Second), Warmup: profile.Duration(500 * time.Millisecond),
+			SLO: profile.SLOSpec{P99: profile.Duration(20 * time.Millisecond)}}
 		sw, err := Run(t.Context(), p, Options{Dir: t.TempDir(), HTTPClient: hc})
 		if err != nil {
 			t.Fatal(err)
@@ -201,7 +202,7 @@ func TestSweepRepeatPoolsRuns(t *testing.T) {
 		dir := t.TempDir()
 		p := sweepProfile()
 		p.Sweep.From, p.Sweep.To, p.Sweep.Steps, p.Sweep.Refine = 200, 600, 2, -1
-		p.Sweep.Step, p.Sweep.Repeat = workload.Duration(5*time.Second), 2
+		p.Sweep.Step, p.Sweep.Repeat = profile.Duration(5*time.Second), 2
 		sw, err := Run(t.Context(), p, Options{Dir: dir, HTTPClient: hc})
 		if err != nil {
 			t.Fatal(err)
@@ -248,7 +249,7 @@ func TestStepCollectorMatchesSummary(t *testing.T) {
 		hc, stop := mcptest.ServePipe(capacityFake())
 		defer stop()
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.Duration, p.Warmup = 900, 4, 400, workload.Duration(6*time.Second), workload.Duration(time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.Duration, p.Warmup = 900, 4, 400, profile.Duration(6*time.Second), profile.Duration(time.Second)
 		pl, err := workload.Compile(p, hc)
 		if err != nil {
 			t.Fatal(err)
@@ -284,8 +285,8 @@ func TestRunStepHook(t *testing.T) {
 		dir := t.TempDir()
 		p := echoProfile()
 		p.Rate = 10
-		p.Sweep = &workload.SweepSpec{By: "sessions", From: 10, To: 20, Steps: 2, Repeat: 2, Step: workload.Duration(5 * time.Second),
-			Warmup: workload.Duration(500 * time.Millisecond), SLO: workload.SLOSpec{P99: workload.Duration(20 * time.Millisecond)}}
+		p.Sweep = &profile.SweepSpec{By: "sessions", From: 10, To: 20, Steps: 2, Repeat: 2, Step: profile.Duration(5 * time.Second),
+			Warmup: profile.Duration(500 * time.Millisecond), SLO: profile.SLOSpec{P99: profile.Duration(20 * time.Millisecond)}}
 		var runs []StepRun
 		hook := func(ctx context.Context, run StepRun, sinks []results.Sink) (*results.Summary, error) {
 			runs = append(runs, run)

@@ -3,6 +3,7 @@ package sweep
 import (
 	"testing"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/workload"
 )
 
@@ -12,11 +13,11 @@ import (
 // run yet, as --dry-run and sweep --processes call it) once capped each
 // step at vus, so every step above vus/max_delay dropped ops.
 func TestStepProfileSizesMaxVUsFromTheStepRate(t *testing.T) {
-	p, err := workload.LoadProfile("smoke")
+	p, err := profile.LoadProfile("smoke")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Sweep = &workload.SweepSpec{From: 100, To: 300, Steps: 2}
+	p.Sweep = &profile.SweepSpec{From: 100, To: 300, Steps: 2}
 	for _, c := range []struct {
 		rate float64
 		want int

@@ -25,7 +25,7 @@ func init() {
 	} {
 		def(q.name, "ms", "scenario iteration time: intended start to the end of its last step, think included", opScopes, func(v view) (float64, bool) {
 			worst, ok := 0.0, false
-			for _, sc := range v.scenarios() {
+			for _, sc := range v.ScenarioList() {
 				if sc.Iterations > 0 {
 					worst, ok = max(worst, q.get(&sc.Iteration)), true
 				}
@@ -35,7 +35,7 @@ func init() {
 	}
 	count := func(name, doc string, f func(*results.ScenarioSummary) int64) {
 		def(name, "", doc, opScopes, func(v view) (float64, bool) {
-			scs := v.scenarios()
+			scs := v.ScenarioList()
 			var n int64
 			for _, sc := range scs {
 				n += f(sc)
@@ -50,7 +50,7 @@ func init() {
 
 // scenarios are the scenarios a view reads: the one its op (a step,
 // "<scenario>#<n>:<op>") belongs to, or all of them for the total.
-func (v view) scenarios() []*results.ScenarioSummary {
+func (v view) ScenarioList() []*results.ScenarioSummary {
 	var out []*results.ScenarioSummary
 	name, step := "", false
 	if v.op != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 	"go.yaml.in/yaml/v3"
 )
@@ -45,9 +46,9 @@ func runAbort(t *testing.T, delay time.Duration) (*results.Summary, *ivSink, int
 	var calls atomic.Int64
 	hc, stop := mcptest.ServePipe(turnsSlow(120, &calls))
 	defer stop()
-	p := &Profile{Name: "abort", URL: "http://fake/mcp", VUs: 1, Duration: Duration(time.Minute), Protocol: driver.Protocol20251125,
-		Ops: []OpSpec{{Method: "ping"}}, Thresholds: []string{"max<200ms", "error_rate<1%"},
-		AbortOnFail: []AbortSpec{{Threshold: "error_rate<1%"}, {Threshold: "max<200ms", Delay: Duration(delay)}}}
+	p := &profile.Profile{Name: "abort", URL: "http://fake/mcp", VUs: 1, Duration: profile.Duration(time.Minute), Protocol: driver.Protocol20251125,
+		Ops: []profile.OpSpec{{Method: "ping"}}, Thresholds: []string{"max<200ms", "error_rate<1%"},
+		AbortOnFail: []profile.AbortSpec{{Threshold: "error_rate<1%"}, {Threshold: "max<200ms", Delay: profile.Duration(delay)}}}
 	pl, err := Compile(p, hc)
 	if err != nil {
 		t.Fatal(err)
@@ -111,8 +112,8 @@ func TestAbortOnFailHolds(t *testing.T) {
 		var calls atomic.Int64
 		hc, stop := mcptest.ServePipe(turnsSlow(1<<30, &calls))
 		defer stop()
-		p := &Profile{Name: "abort", URL: "http://fake/mcp", VUs: 1, Duration: Duration(3 * time.Second), Protocol: driver.Protocol20251125,
-			Ops: []OpSpec{{Method: "ping"}}, Thresholds: []string{"max<200ms"}}
+		p := &profile.Profile{Name: "abort", URL: "http://fake/mcp", VUs: 1, Duration: profile.Duration(3 * time.Second), Protocol: driver.Protocol20251125,
+			Ops: []profile.OpSpec{{Method: "ping"}}, Thresholds: []string{"max<200ms"}}
 		if err := p.AbortAll(true, 0, false); err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +135,7 @@ func TestAbortOnFailHolds(t *testing.T) {
 // are errors naming the entry; --abort-delay needs --abort-on-fail, which
 // needs a threshold.
 func TestAbortSpecs(t *testing.T) {
-	var p Profile
+	var p profile.Profile
 	src := "abort_on_fail:\n  - p99<200ms\n  - {threshold: \"error_rate<1%\", delay: 10s}\n"
 	if err := yaml.Unmarshal([]byte(src), &p); err != nil {
 		t.Fatal(err)
@@ -145,17 +146,17 @@ func TestAbortSpecs(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("abort_on_fail:\n  - {threshold: p99<1, after: 1s}\n"), &p); err == nil || !strings.Contains(err.Error(), `unknown field "after"`) {
 		t.Fatalf("unknown field: %v", err)
 	}
-	q := &Profile{URL: "http://x/mcp", VUs: 1, Ops: []OpSpec{{Method: "ping"}}, AbortOnFail: []AbortSpec{{Threshold: "p99<<1"}, {Threshold: "nope:p99<1"}, {Threshold: "p99<1", Delay: -1}}}
+	q := &profile.Profile{URL: "http://x/mcp", VUs: 1, Ops: []profile.OpSpec{{Method: "ping"}}, AbortOnFail: []profile.AbortSpec{{Threshold: "p99<<1"}, {Threshold: "nope:p99<1"}, {Threshold: "p99<1", Delay: -1}}}
 	_, err := Compile(q, nil)
 	for _, want := range []string{"abort_on_fail[0].threshold: threshold \"p99<<1\"", "abort_on_fail[2].delay: "} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("want %q in %v", want, err)
 		}
 	}
-	if err := (&Profile{}).AbortAll(false, time.Second, true); err == nil || !strings.Contains(err.Error(), "--abort-delay needs --abort-on-fail") {
+	if err := (&profile.Profile{}).AbortAll(false, time.Second, true); err == nil || !strings.Contains(err.Error(), "abort_on_fail.delay needs abort_on_fail") {
 		t.Errorf("delay alone: %v", err)
 	}
-	if err := (&Profile{}).AbortAll(true, 0, false); err == nil || !strings.Contains(err.Error(), "no threshold to judge") {
+	if err := (&profile.Profile{}).AbortAll(true, 0, false); err == nil || !strings.Contains(err.Error(), "no threshold to judge") {
 		t.Errorf("no threshold: %v", err)
 	}
 }

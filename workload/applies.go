@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -41,7 +42,7 @@ const (
 // notifications and page size, nothing else. ok is false when the block
 // sets nothing. The feature names the fields set, e.g. "the profile's
 // server: block (get_retry 500ms, tick 1s)".
-func ServerNotApplicable(s ServerSpec) (n results.NotApplicable, ok bool) {
+func ServerNotApplicable(s profile.ServerSpec) (n results.NotApplicable, ok bool) {
 	var set []string
 	if s.Mode != "" {
 		set = append(set, "mode "+s.Mode)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -25,7 +26,7 @@ func (s *startSink) End(*results.RunEnd)              {}
 
 // runFakeStart is runFake that also returns the features named not
 // applicable when the load started.
-func runFakeStart(t *testing.T, p *Profile, fake *mcptest.Server) (*results.Summary, []results.NotApplicable) {
+func runFakeStart(t *testing.T, p *profile.Profile, fake *mcptest.Server) (*results.Summary, []results.NotApplicable) {
 	t.Helper()
 	hc, stop := mcptest.ServePipe(fake)
 	defer stop()
@@ -66,7 +67,7 @@ func TestCheckDeletedOnStatelessServerIsNamed(t *testing.T) {
 		fake := slowFake(10 * time.Millisecond)
 		fake.SessionID = ""
 		p := echoProfile()
-		p.VUs, p.Duration, p.CheckDeleted = 2, Duration(time.Second), true
+		p.VUs, p.Duration, p.CheckDeleted = 2, profile.Duration(time.Second), true
 		sum, before := runFakeStart(t, p, fake)
 		if sum.Sessions.Hygiene != nil {
 			t.Fatalf("hygiene %+v from a server with no sessions", sum.Sessions.Hygiene)
@@ -97,7 +98,7 @@ func bothEras() *mcptest.Server {
 func TestAutoKeepsResumeChaosOnSessions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
-		p.VUs, p.Duration, p.Chaos = 1, Duration(time.Second), cutPOST()
+		p.VUs, p.Duration, p.Chaos = 1, profile.Duration(time.Second), cutPOST()
 		sum, _ := runFakeStart(t, p, bothEras())
 		if sum.Protocol != "2025-11-25" || !strings.Contains(sum.ProtocolWhy, "resuming cut response streams") {
 			t.Fatalf("auto chose %s (%s): want 2025-11-25, for the resumes", sum.Protocol, sum.ProtocolWhy)
@@ -105,7 +106,7 @@ func TestAutoKeepsResumeChaosOnSessions(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
-		p.VUs, p.Duration, p.Chaos, p.Protocol = 1, Duration(time.Second), cutPOST(), "2026-07-28"
+		p.VUs, p.Duration, p.Chaos, p.Protocol = 1, profile.Duration(time.Second), cutPOST(), "2026-07-28"
 		sum, before := runFakeStart(t, p, bothEras())
 		if sum.Protocol != "2026-07-28" || !named(before, featResume, "no stream resumption") || !named(sum.NotApplicable, featResume, "no stream resumption") {
 			t.Fatalf("protocol %s; not applicable before %v, summary %v", sum.Protocol, before, sum.NotApplicable)
@@ -118,7 +119,7 @@ func TestAutoKeepsResumeChaosOnSessions(t *testing.T) {
 func TestChaosOnJSONAnswersIsNamed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
-		p.VUs, p.Duration, p.Chaos, p.Protocol = 1, Duration(time.Second), cutPOST(), "2025-11-25"
+		p.VUs, p.Duration, p.Chaos, p.Protocol = 1, profile.Duration(time.Second), cutPOST(), "2025-11-25"
 		sum, before := runFakeStart(t, p, slowFake(10*time.Millisecond))
 		if sum.Chaos == nil || sum.Chaos.CutsRST+sum.Chaos.CutsFIN != 0 || sum.All.Count == 0 {
 			t.Fatalf("chaos %+v, %d ops: want ops and no cut", sum.Chaos, sum.All.Count)
@@ -135,9 +136,9 @@ func TestChaosOnJSONAnswersIsNamed(t *testing.T) {
 // from the run's own 405s when it has sessions (no probe: a second GET of
 // a session could meet a 409).
 func TestStormWithoutGETStreamIsNamed(t *testing.T) {
-	storm := func(p *Profile) {
-		p.VUs, p.Duration, p.GETStream, p.Protocol = 2, Duration(2*time.Second), true, "2025-11-25"
-		p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: Duration(time.Second), Target: chaos.TargetGET}}
+	storm := func(p *profile.Profile) {
+		p.VUs, p.Duration, p.GETStream, p.Protocol = 2, profile.Duration(2*time.Second), true, "2025-11-25"
+		p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: profile.Duration(time.Second), Target: chaos.TargetGET}}
 	}
 	synctest.Test(t, func(t *testing.T) {
 		fake := slowFake(10 * time.Millisecond)
@@ -170,15 +171,15 @@ func TestStormWithoutGETStreamIsNamed(t *testing.T) {
 // rule out: the detection reads a real server's answers, not only a
 // fake's.
 func TestRefServerFeaturesApply(t *testing.T) {
-	profile := func() *Profile {
-		return &Profile{
-			Name: "applies", VUs: 4, Duration: Duration(2 * time.Second),
-			GETStream: true, CheckDeleted: true, Churn: Churn{Rate: 4},
-			Resume: Resume{DefaultRetry: Duration(50 * time.Millisecond)},
-			Ops:    []OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 5}, Progress: true, Weight: weight(1)}},
+	profile := func() *profile.Profile {
+		return &profile.Profile{
+			Name: "applies", VUs: 4, Duration: profile.Duration(2 * time.Second),
+			GETStream: true, CheckDeleted: true, Churn: profile.Churn{Rate: 4},
+			Resume: profile.Resume{DefaultRetry: profile.Duration(50 * time.Millisecond)},
+			Ops:    []profile.OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 5}, Progress: true, Weight: weight(1)}},
 			Chaos: &chaos.Plan{
 				Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 2}, Target: chaos.TargetPOST}},
-				Storm:  &chaos.Storm{At: Duration(time.Second), Target: chaos.TargetGET},
+				Storm:  &chaos.Storm{At: profile.Duration(time.Second), Target: chaos.TargetGET},
 			},
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 )
@@ -37,7 +38,7 @@ func BenchmarkArguments(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			p := argProfile("echo", c.args)
-			p.URL, p.Ops[0].Progress, p.Data = ts.URL, true, &DataSpec{File: csvFile}
+			p.URL, p.Ops[0].Progress, p.Data = ts.URL, true, &argtmpl.DataSpec{File: csvFile}
 			pl, err := Compile(p, nil)
 			if err != nil {
 				b.Fatal(err)

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -18,7 +20,7 @@ import (
 // server through one driver session — VU vu, iterations 0 … n-1, as the
 // engine numbers them — and returns the keys the count tool executed and
 // how often. Every call must succeed.
-func callCount(t *testing.T, p *Profile, vu, n int) map[string]int64 {
+func callCount(t *testing.T, p *profile.Profile, vu, n int) map[string]int64 {
 	t.Helper()
 	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", refserver.Options{})
 	if err != nil {
@@ -55,7 +57,7 @@ func callCount(t *testing.T, p *Profile, vu, n int) map[string]int64 {
 }
 
 // countProfile is a profile of one call of the count tool with args.
-func countProfile(args map[string]any) *Profile { return argProfile("count", args) }
+func countProfile(args map[string]any) *profile.Profile { return argProfile("count", args) }
 
 // {{seq}} over N calls: the count tool sees N distinct keys, 1 … N, once
 // each; {{rand_int 0 1}} as the whole ms value arrives as a JSON number
@@ -94,7 +96,7 @@ func TestRefServerSeesRandInt(t *testing.T) {
 func TestRefServerSeesCSVRowsSequential(t *testing.T) {
 	csvFile := writeFile(t, "cities.csv", "city,n\nZürich,1\n\"São \"\"Paulo\"\", BR\",2\n\"two\nlines\",3\n")
 	p := countProfile(map[string]any{"key": "{{.city}}"})
-	p.Ops[0].Data = &DataSpec{File: csvFile}
+	p.Ops[0].Data = &argtmpl.DataSpec{File: csvFile}
 	got := callCount(t, p, 0, 12)
 	want := map[string]int64{"Zürich": 4, `São "Paulo", BR`: 4, "two\nlines": 4}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -107,7 +109,7 @@ func TestRefServerSeesCSVRowsSequential(t *testing.T) {
 func TestRefServerSeesJSONLRowsRandom(t *testing.T) {
 	jsonl := writeFile(t, "users.jsonl", `{"user":"ann","ms":0}`+"\n"+`{"user":"bob","ms":1}`+"\n\n"+`{"user":"cy","ms":0}`+"\n")
 	p := countProfile(map[string]any{"key": "{{.user}}", "ms": "{{.ms}}"})
-	p.Data = &DataSpec{File: jsonl, Order: OrderRandom}
+	p.Data = &argtmpl.DataSpec{File: jsonl, Order: argtmpl.OrderRandom}
 	got := callCount(t, p, 1, 300)
 	if diff := cmp.Diff([]string{"ann", "bob", "cy"}, slices.Sorted(maps.Keys(got))); diff != "" {
 		t.Errorf("distinct keys (-want +got):\n%s", diff)
@@ -135,7 +137,7 @@ func TestRefServerSeesUUIDs(t *testing.T) {
 func TestRunSendsVUAndIteration(t *testing.T) {
 	t.Parallel()
 	p := countProfile(map[string]any{"key": "v{{vu}}-i{{iteration}}"})
-	p.VUs, p.Duration, p.Protocol = 3, Duration(300*time.Millisecond), ""
+	p.VUs, p.Duration, p.Protocol = 3, profile.Duration(300*time.Millisecond), ""
 	sum, st := runRef(t, refserver.Options{}, p)
 	if sum.All.Errors != 0 {
 		t.Fatalf("%d errors", sum.All.Errors)
@@ -173,10 +175,10 @@ func TestLanesAndParallelStepsGetTheirOwnIteration(t *testing.T) {
 	t.Parallel()
 	for _, scenario := range []bool{false, true} {
 		p := countProfile(map[string]any{"key": "v{{vu}}-i{{iteration}}"})
-		p.VUs, p.Duration, p.Protocol = 2, Duration(300*time.Millisecond), ""
+		p.VUs, p.Duration, p.Protocol = 2, profile.Duration(300*time.Millisecond), ""
 		if scenario {
 			p.Ops[0].Name = "count"
-			p.Scenario = []StepSpec{{Op: "count", Parallel: 3}, {Op: "count"}}
+			p.Scenario = []profile.StepSpec{{Op: "count", Parallel: 3}, {Op: "count"}}
 		} else {
 			p.Concurrency = 3
 		}

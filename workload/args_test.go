@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // writeFile writes a data file in a temporary directory and returns its
@@ -27,15 +29,15 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 // argProfile is a profile of one tools/call op of tool with args.
-func argProfile(tool string, args map[string]any) *Profile {
-	return &Profile{
+func argProfile(tool string, args map[string]any) *profile.Profile {
+	return &profile.Profile{
 		Name: "args", URL: "http://127.0.0.1:1/mcp", Protocol: driver.Protocol20251125,
-		Ops: []OpSpec{{Method: "tools/call", Tool: tool, Arguments: args}},
+		Ops: []profile.OpSpec{{Method: "tools/call", Tool: tool, Arguments: args}},
 	}
 }
 
 // compileOne compiles p and returns its first op.
-func compileOne(t *testing.T, p *Profile) *driver.Op {
+func compileOne(t *testing.T, p *profile.Profile) *driver.Op {
 	t.Helper()
 	pl, err := Compile(p, nil)
 	if err != nil {
@@ -79,7 +81,7 @@ func TestArgumentTemplatesRender(t *testing.T) {
 		"obj":     "{{.obj}}",
 		"fixed":   map[string]any{"list": []any{1, "x", "{{iteration}}"}},
 	})
-	p.Data = &DataSpec{File: jsonl}
+	p.Data = &argtmpl.DataSpec{File: jsonl}
 	op := compileOne(t, p)
 	got := render(t, op, 2, 5)
 	want := map[string]any{
@@ -102,7 +104,7 @@ func TestArgumentTemplatesRender(t *testing.T) {
 // Prompt arguments are strings: a whole numeric template is sent quoted.
 func TestPromptArgumentsStayStrings(t *testing.T) {
 	p := argProfile("", nil)
-	p.Ops[0] = OpSpec{Method: "prompts/get", Prompt: "greet", Arguments: map[string]any{"name": "{{seq}}", "n": 3}}
+	p.Ops[0] = profile.OpSpec{Method: "prompts/get", Prompt: "greet", Arguments: map[string]any{"name": "{{seq}}", "n": 3}}
 	op := compileOne(t, p)
 	if diff := cmp.Diff(map[string]any{"name": "1", "n": "3"}, render(t, op, 0, 0)); diff != "" {
 		t.Errorf("prompt arguments (-want +got):\n%s", diff)
@@ -135,7 +137,7 @@ func TestArgumentsReproducible(t *testing.T) {
 			t.Errorf("request %d: seeds 7 and 8 drew the same arguments %v", i, a[i])
 		}
 		s := a[i]["s"].(string)
-		if len(s) != 12 || strings.Trim(s, alnum) != "" || seen[s] {
+		if len(s) != 12 || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != "" || seen[s] {
 			t.Errorf("rand_string 12 = %q: want 12 new characters of [A-Za-z0-9]", s)
 		}
 		seen[s] = true
@@ -157,8 +159,8 @@ func TestArgumentTemplateErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args map[string]any
-		data *DataSpec
-		op   *DataSpec
+		data *argtmpl.DataSpec
+		op   *argtmpl.DataSpec
 		want string
 	}{
 		{"syntax", map[string]any{"city": "{{seq"}, nil, nil, `ops[0].arguments.city: template 1: unclosed action`},
@@ -166,21 +168,21 @@ func TestArgumentTemplateErrors(t *testing.T) {
 		{"arity", map[string]any{"x": "{{rand_int 1}}"}, nil, nil, `ops[0].arguments.x: {{rand_int 1}}: rand_int takes 2 arguments, got 1`},
 		{"bounds", map[string]any{"x": "{{rand_int 9 1}}"}, nil, nil, `ops[0].arguments.x: {{rand_int 9 1}}: the lower bound 9 is above the upper 1`},
 		{"no data file", map[string]any{"city": "{{.city}}"}, nil, nil, `ops[0].arguments.city: {{.city}} needs a data file: set data: on the op or the profile`},
-		{"missing column", map[string]any{"city": "x{{.town}}"}, &DataSpec{File: csvFile}, nil, `ops[0].arguments.city: {{.town}}: no column "town" in ` + csvFile + ` (columns: [city country])`},
-		{"missing file", map[string]any{"city": "{{.city}}"}, nil, &DataSpec{File: "nope.csv"}, `ops[0].data.file: open nope.csv: no such file or directory`},
-		{"bad order", map[string]any{"city": "{{.city}}"}, &DataSpec{File: csvFile, Order: "shuffled"}, nil, `data.order: "shuffled", want sequential or random`},
-		{"ragged csv", map[string]any{"city": "{{.city}}"}, &DataSpec{File: ragged}, nil, `data.file: ` + ragged + `: line 3: wrong number of fields`},
-		{"bad jsonl", map[string]any{"city": "{{.a}}"}, &DataSpec{File: badJSONL}, nil, `data.file: ` + badJSONL + `: line 2: want one JSON object per line`},
-		{"no rows", map[string]any{"city": "{{.city}}"}, &DataSpec{File: headerOnly}, nil, `data.file: ` + headerOnly + `: no rows`},
-		{"unknown format", map[string]any{"city": "{{.city}}"}, &DataSpec{File: txt}, nil, `data.file: ` + txt + `: want a .csv, .jsonl or .ndjson file`},
-		{"missing key in a jsonl row", map[string]any{"x": "{{.tags}}"}, &DataSpec{File: sparse}, nil, `ops[0].arguments.x: {{.tags}}: row 2 of ` + sparse + ` has no "tags"`},
-		{"row fails", map[string]any{"t": "{{index .tags 1}}"}, &DataSpec{File: jsonl}, nil, `ops[0].arguments.t (row 2 of ` + jsonl + `): template 1:2: at <index .tags 1>: error calling index: reflect: slice index out of range`},
+		{"missing column", map[string]any{"city": "x{{.town}}"}, &argtmpl.DataSpec{File: csvFile}, nil, `ops[0].arguments.city: {{.town}}: no column "town" in ` + csvFile + ` (columns: [city country])`},
+		{"missing file", map[string]any{"city": "{{.city}}"}, nil, &argtmpl.DataSpec{File: "nope.csv"}, `ops[0].data.file: open nope.csv: no such file or directory`},
+		{"bad order", map[string]any{"city": "{{.city}}"}, &argtmpl.DataSpec{File: csvFile, Order: "shuffled"}, nil, `data.order: "shuffled", want sequential or random`},
+		{"ragged csv", map[string]any{"city": "{{.city}}"}, &argtmpl.DataSpec{File: ragged}, nil, `data.file: ` + ragged + `: line 3: wrong number of fields`},
+		{"bad jsonl", map[string]any{"city": "{{.a}}"}, &argtmpl.DataSpec{File: badJSONL}, nil, `data.file: ` + badJSONL + `: line 2: want one JSON object per line`},
+		{"no rows", map[string]any{"city": "{{.city}}"}, &argtmpl.DataSpec{File: headerOnly}, nil, `data.file: ` + headerOnly + `: no rows`},
+		{"unknown format", map[string]any{"city": "{{.city}}"}, &argtmpl.DataSpec{File: txt}, nil, `data.file: ` + txt + `: want a .csv, .jsonl or .ndjson file`},
+		{"missing key in a jsonl row", map[string]any{"x": "{{.tags}}"}, &argtmpl.DataSpec{File: sparse}, nil, `ops[0].arguments.x: {{.tags}}: row 2 of ` + sparse + ` has no "tags"`},
+		{"row fails", map[string]any{"t": "{{index .tags 1}}"}, &argtmpl.DataSpec{File: jsonl}, nil, `ops[0].arguments.t (row 2 of ` + jsonl + `): template 1:2: at <index .tags 1>: error calling index: reflect: slice index out of range`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := argProfile("echo", c.args)
 			p.Data, p.Ops[0].Data = c.data, c.op
 			_, err := Compile(p, nil)
-			var pe *ProfileError
+			var pe *profile.ProfileError
 			if !errors.As(err, &pe) {
 				t.Fatalf("Compile: %v, want a *ProfileError", err)
 			}
@@ -198,14 +200,14 @@ func TestArgumentTemplateErrors(t *testing.T) {
 // Data files in YAML: the file alone or {file, order}; a mistake is
 // reported with its field and line.
 func TestDataSpecYAML(t *testing.T) {
-	p, errs := ParseProfile([]byte("data: a.csv\nops:\n  - method: tools/call\n    tool: echo\n    data: {file: b.jsonl, order: random}\n"))
+	p, errs := profile.ParseProfile([]byte("data: a.csv\nops:\n  - method: tools/call\n    tool: echo\n    data: {file: b.jsonl, order: random}\n"))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if diff := cmp.Diff([]*DataSpec{{File: "a.csv"}, {File: "b.jsonl", Order: "random"}}, []*DataSpec{p.Data, p.Ops[0].Data}); diff != "" {
+	if diff := cmp.Diff([]*argtmpl.DataSpec{{File: "a.csv"}, {File: "b.jsonl", Order: "random"}}, []*argtmpl.DataSpec{p.Data, p.Ops[0].Data}); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
 	}
-	_, errs = ParseProfile([]byte("ops:\n  - method: tools/call\n    data: {file: b.csv, shuffle: true}\n"))
+	_, errs = profile.ParseProfile([]byte("ops:\n  - method: tools/call\n    data: {file: b.csv, shuffle: true}\n"))
 	if len(errs) != 1 || errs[0].Error() != `ops[0].data (line 3): unknown field "shuffle"` {
 		t.Errorf("errors %v, want the unknown field with its line", errs)
 	}
@@ -217,7 +219,7 @@ func TestDataSpecYAML(t *testing.T) {
 func TestRunTimeTemplateFailuresCounted(t *testing.T) {
 	jsonl := writeFile(t, "tags.jsonl", `{"tags":["a","b"]}`+"\n")
 	p := argProfile("echo", map[string]any{"t": "x{{if eq iteration 3 5}}{{index .tags 9}}{{end}}"})
-	p.Data = &DataSpec{File: jsonl}
+	p.Data = &argtmpl.DataSpec{File: jsonl}
 	pl, err := Compile(p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +241,7 @@ func TestRunTimeTemplateFailuresCounted(t *testing.T) {
 // The README's example loads as written: its data file is read beside the
 // profile, and the ops share the profile's rows in turn.
 func TestExampleDataArgsProfile(t *testing.T) {
-	p, err := LoadProfile("../examples/data-args/profile.yaml")
+	p, err := profile.LoadProfile("../examples/data-args/profile.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

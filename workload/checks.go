@@ -7,90 +7,8 @@ import (
 
 	"github.com/mcpbench/mcpbench/check"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 )
-
-// Checks (k6's check(), on MCP results; package check): an op's own
-// (OpSpec.Checks) and the profile's (Profile.Checks and --check), which
-// apply to every op or, written "OP => CHECK", to the ops OP names (an op
-// name, a method such as tools/call, or a scenario). Validate parses
-// each; Compile gives each op with checks an Inspect (ops without any
-// keep a nil Inspect: no cost) and, when an op checks output_schema, a
-// schema store the engine fills at each session's start (tools/list).
-
-// CheckScopeSep separates a profile-wide check's op scope from the check.
-const CheckScopeSep = "=>"
-
-// splitCheckScope splits "OP => CHECK" (the separator before any quote);
-// scope is "" for a check of every op; scoped reports a separator.
-func splitCheckScope(s string) (scope, expr string, scoped bool) {
-	q := strings.IndexByte(s, '"')
-	i := strings.Index(s, CheckScopeSep)
-	if i < 0 || (q >= 0 && q < i) {
-		return "", strings.TrimSpace(s), false
-	}
-	return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+len(CheckScopeSep):]), true
-}
-
-// checkField names the profile-wide check i in an error: checks[i] of the
-// profile, or --check for one given on the command line.
-func (p *Profile) checkField(i int) string {
-	if i >= len(p.Checks)-p.CheckFlags {
-		return "--check"
-	}
-	return fmt.Sprintf("checks[%d]", i)
-}
-
-// validateChecks parses every check, each error naming its op and check.
-// Whether a scope names an op is Compile's (checkScopes).
-func (p *Profile) validateChecks() []error {
-	var errs problems
-	for i, o := range p.Ops {
-		f := fmt.Sprintf("ops[%d] (%s)", i, o.opName())
-		if len(o.Checks) > driver.MaxChecks {
-			errs.add("%s.checks: %d checks, at most %d an op", f, len(o.Checks), driver.MaxChecks)
-		}
-		for j, e := range o.Checks {
-			c, err := check.Parse(e)
-			if err != nil {
-				errs.add("%s.checks[%d]: %v", f, j, err)
-			} else if c.IsOutputSchema() && o.Method != "tools/call" {
-				errs.add("%s.checks[%d]: output_schema checks a tools/call's structuredContent; %s has no output schema", f, j, o.Method)
-			}
-		}
-	}
-	for i, s := range p.Checks {
-		scope, e, scoped := splitCheckScope(s)
-		if scoped && scope == "" {
-			errs.add("%s: %q: nothing before %s, want OP %s CHECK (an op name, a method or a scenario) or the check alone for every op", p.checkField(i), s, CheckScopeSep, CheckScopeSep)
-			continue
-		}
-		if _, err := check.Parse(e); err != nil {
-			errs.add("%s: %v", p.checkField(i), err)
-		}
-	}
-	return errs
-}
-
-// checkScopeMatches reports whether a profile-wide check's scope selects
-// op name: every op for "", else the op, a method's ops, a scenario's
-// steps, and a step whose op is the one named.
-func checkScopeMatches(scope, name string) bool {
-	if scope == "" {
-		return true
-	}
-	base := name
-	if i := strings.IndexByte(name, '#'); i >= 0 {
-		if j := strings.IndexByte(name[i:], ':'); j >= 0 {
-			base = name[i+j+1:] // "<scenario>#<n>:<op>"
-		}
-	}
-	for _, n := range []string{name, base} {
-		if n == scope || strings.HasPrefix(n, scope+":") || strings.HasPrefix(n, scope+"#") {
-			return true
-		}
-	}
-	return false
-}
 
 // planChecks is a plan's check state. The schema store is filled while
 // the plan runs (the engine's sessions, each at its start).
@@ -104,13 +22,13 @@ type planChecks struct {
 // attachChecks gives op (built from spec o, named name) its checks: the
 // op's own, then the profile-wide ones whose scope selects it (problems
 // go to checkScopes, with the profile's other check errors).
-func (pl *Plan) attachChecks(op *driver.Op, o *OpSpec, name string) {
+func (pl *Plan) attachChecks(op *driver.Op, o *profile.OpSpec, name string) {
 	if err := pl.attach(op, o, name, &pl.Profile); err != nil {
 		pl.checks.errs = append(pl.checks.errs, err)
 	}
 }
 
-func (pl *Plan) attach(op *driver.Op, o *OpSpec, name string, p *Profile) error {
+func (pl *Plan) attach(op *driver.Op, o *profile.OpSpec, name string, p *profile.Profile) error {
 	var cs []*check.Check
 	add := func(e string) error {
 		c, err := check.Parse(e)
@@ -132,8 +50,8 @@ func (pl *Plan) attach(op *driver.Op, o *OpSpec, name string, p *Profile) error 
 		pl.checks.used = make([]bool, len(p.Checks))
 	}
 	for i, s := range p.Checks {
-		scope, e, _ := splitCheckScope(s)
-		if !checkScopeMatches(scope, name) {
+		scope, e, _ := profile.SplitCheckScope(s)
+		if !profile.CheckScopeMatches(scope, name) {
 			continue
 		}
 		pl.checks.used[i] = true
@@ -141,10 +59,10 @@ func (pl *Plan) attach(op *driver.Op, o *OpSpec, name string, p *Profile) error 
 			if scope == "" {
 				continue // a check of every op: output_schema applies to the tools/calls
 			}
-			return fmt.Errorf("%s: output_schema checks a tools/call's structuredContent; op %s is a %s", p.checkField(i), name, o.Method)
+			return profile.AsSetting(fmt.Errorf("%s: output_schema checks a tools/call's structuredContent; op %s is a %s", p.CheckField(i), name, o.Method))
 		}
 		if err := add(e); err != nil {
-			return fmt.Errorf("%s: %w", p.checkField(i), err)
+			return profile.AsSetting(fmt.Errorf("%s: %w", p.CheckField(i), err))
 		}
 	}
 	if len(cs) == 0 {
@@ -172,17 +90,17 @@ func (pl *Plan) attach(op *driver.Op, o *OpSpec, name string, p *Profile) error 
 
 // checkScopes returns the problems attachChecks found and an error for
 // each profile-wide check whose scope selected no op of the plan.
-func (pl *Plan) checkScopes(p *Profile) []error {
+func (pl *Plan) checkScopes(p *profile.Profile) []error {
 	errs := slices.Clone(pl.checks.errs)
 	for i, s := range p.Checks {
 		if i < len(pl.checks.used) && pl.checks.used[i] {
 			continue
 		}
-		scope, _, _ := splitCheckScope(s)
+		scope, _, _ := profile.SplitCheckScope(s)
 		if scope == "" {
 			continue
 		}
-		errs.add("%s: %q selects no op: %q is not an op name, method or scenario of the test (ops: %s)", p.checkField(i), s, scope, strings.Join(pl.Names, ", "))
+		errs.add("%s: %q selects no op: %q is not an op name, method or scenario of the test (ops: %s)", p.CheckField(i), s, scope, strings.Join(pl.Names, ", "))
 	}
 	return append(errs, pl.checkThresholdChecks(p)...)
 }
@@ -190,7 +108,7 @@ func (pl *Plan) checkScopes(p *Profile) []error {
 // checkThresholdChecks returns an error for each checks threshold that
 // can read nothing: the test has no checks, or checks{CHECK} names none
 // of its checks (the error lists them).
-func (pl *Plan) checkThresholdChecks(p *Profile) []error {
+func (pl *Plan) checkThresholdChecks(p *profile.Profile) []error {
 	var errs problems
 	var all []string
 	for _, exprs := range pl.CheckExprs() {
@@ -206,9 +124,9 @@ func (pl *Plan) checkThresholdChecks(p *Profile) []error {
 		}
 		switch {
 		case len(all) == 0:
-			errs.add("%s: threshold %q: the test has no checks (give ops checks:, or --check)", p.thresholdField(i), th.Expr)
+			errs.add("%s: threshold %q: the test has no checks (give ops checks:, or {checks})", p.ThresholdField(i), th.Expr)
 		case th.CheckSel != "" && !slices.Contains(all, th.CheckSel):
-			errs.add("%s: threshold %q: no check %q in this test (checks: %s)", p.thresholdField(i), th.Expr, th.CheckSel, strings.Join(all, ", "))
+			errs.add("%s: threshold %q: no check %q in this test (checks: %s)", p.ThresholdField(i), th.Expr, th.CheckSel, strings.Join(all, ", "))
 		}
 	}
 	return errs

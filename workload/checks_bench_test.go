@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkOpenModelOneCheck(b *testing.B) {
 	const rate = 4000
 	p := echoProfile()
 	p.URL, p.Rate, p.VUs, p.MaxVUs = srv.URL+"/mcp", rate, 64, 64
-	p.Duration = Duration(time.Duration(b.N) * time.Second / rate)
+	p.Duration = profile.Duration(time.Duration(b.N) * time.Second / rate)
 	p.Ops[0].Checks = []string{`content.0.text == "hello"`}
 	pl, err := Compile(p, nil)
 	if err != nil {

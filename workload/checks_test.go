@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -60,8 +61,8 @@ func TestChecksCountPlantedFaults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newFaultyFake()
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.MaxDelay = 100, 2, 2, Duration(10*time.Second)
-		p.Duration = Duration(3 * time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.MaxDelay = 100, 2, 2, profile.Duration(10*time.Second)
+		p.Duration = profile.Duration(3 * time.Second)
 		p.Ops[0].Arguments = map[string]any{"text": "hello"}
 		p.Ops[0].Checks = []string{`content.0.text != ""`, "output_schema"}
 		p.Checks = []string{"tools/call:echo => is_error == false", `content.0.text ~ "^(hello)?$"`}
@@ -136,7 +137,7 @@ func TestChecksCleanOnRefServer(t *testing.T) {
 		t.Skip("runs a reference server for a second")
 	}
 	t.Parallel()
-	p := &Profile{Name: "checks", Duration: Duration(time.Second), VUs: 2, Ops: []OpSpec{
+	p := &profile.Profile{Name: "checks", Duration: profile.Duration(time.Second), VUs: 2, Ops: []profile.OpSpec{
 		{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hello"}, Checks: []string{`content.0.text == "hello"`, `content.0.text ~ "^hel"`}},
 		{Method: "tools/call", Tool: "count", Arguments: map[string]any{"key": "k"}, Checks: []string{"output_schema", "structured.executions >= 1"}},
 	}, Checks: []string{"is_error == false"}, Thresholds: []string{"checks==1", "checks_failed==0"}}
@@ -165,7 +166,7 @@ func TestChecksCleanOnRefServer(t *testing.T) {
 // why; a scope that selects no op and output_schema off a tools/call are
 // errors too.
 func TestChecksErrors(t *testing.T) {
-	p, errs := ParseProfile([]byte(`name: bad
+	p, errs := profile.ParseProfile([]byte(`name: bad
 url: http://127.0.0.1:1/mcp
 checks: ["nosuch => is_error == false", " => is_error == false"]
 ops:
@@ -181,7 +182,7 @@ ops:
 	p.Checks = append(p.Checks, `content.0.text ~ "("`, "tools/list => output_schema")
 	p.CheckFlags = 2
 	_, err := Compile(p, nil)
-	var pe *ProfileError
+	var pe *profile.ProfileError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err %v, want a *ProfileError", err)
 	}
@@ -192,14 +193,14 @@ ops:
 		`ops[0] (tools/call:echo).checks[2]: bad check "structured.n > \"x\"": > compares numbers`,
 		`ops[1] (ping).checks[0]: output_schema checks a tools/call's structuredContent; ping has no output schema`,
 		`checks[1]: " => is_error == false": nothing before =>`,
-		`--check: bad check "content.0.text ~ \"(\"": regular expression`,
+		`checks: bad check "content.0.text ~ \"(\"": regular expression`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
 	}
 	// Scopes are checked against the test's ops once the rest is right.
-	p, _ = ParseProfile([]byte(`name: scopes
+	p, _ = profile.ParseProfile([]byte(`name: scopes
 url: http://127.0.0.1:1/mcp
 checks: ["nosuch => is_error == false"]
 ops: [{method: tools/call, tool: echo}, {method: ping}]
@@ -212,14 +213,14 @@ ops: [{method: tools/call, tool: echo}, {method: ping}]
 	}
 	for _, want := range []string{
 		`checks[0]: "nosuch => is_error == false" selects no op: "nosuch" is not an op name, method or scenario of the test (ops: tools/call:echo, ping)`,
-		`--check: output_schema checks a tools/call's structuredContent; op ping is a ping`,
+		`checks: output_schema checks a tools/call's structuredContent; op ping is a ping`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)
 		}
 	}
 	// A check selector must name a check of the test.
-	p, _ = ParseProfile([]byte(`name: selectors
+	p, _ = profile.ParseProfile([]byte(`name: selectors
 url: http://127.0.0.1:1/mcp
 ops: [{method: tools/call, tool: echo, checks: [output_schema]}, {method: ping}]
 checks: ["is_error == false"]
@@ -231,7 +232,7 @@ thresholds: ["checks{is_error ==  false}>0.9", "checks{no such}>0.9", "tools/cal
 		t.Errorf("err %v, want only %q", err, want)
 	}
 	// A checks threshold in a test without checks reads nothing.
-	p, _ = ParseProfile([]byte(`name: none
+	p, _ = profile.ParseProfile([]byte(`name: none
 url: http://127.0.0.1:1/mcp
 ops: [{method: ping}]
 thresholds: ["checks>0.99"]
@@ -244,7 +245,7 @@ thresholds: ["checks>0.99"]
 // An op without checks keeps a nil Inspect (no cost on the hot path); a
 // scope selects ops by name, method and scenario step.
 func TestChecksAttach(t *testing.T) {
-	p, errs := ParseProfile([]byte(`name: attach
+	p, errs := profile.ParseProfile([]byte(`name: attach
 url: http://127.0.0.1:1/mcp
 checks: ["tools/call => is_error == false", "ping => is_error == false"]
 ops: [{method: tools/call, tool: echo, checks: ['content.0.text != ""']}, {method: tools/list}, {method: ping}]
@@ -271,8 +272,8 @@ ops: [{method: tools/call, tool: echo, checks: ['content.0.text != ""']}, {metho
 		{"tools/call:e", "tools/call:echo", false}, {"agent", "agent#2:tools/call:echo", true}, {"tools/call:echo", "agent#2:tools/call:echo", true},
 		{"tools/list", "agent#2:tools/call:echo", false},
 	} {
-		if got := checkScopeMatches(tc.scope, tc.name); got != tc.want {
-			t.Errorf("checkScopeMatches(%q, %q) = %v", tc.scope, tc.name, got)
+		if got := profile.CheckScopeMatches(tc.scope, tc.name); got != tc.want {
+			t.Errorf("profile.CheckScopeMatches(%q, %q) = %v", tc.scope, tc.name, got)
 		}
 	}
 }

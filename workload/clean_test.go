@@ -12,13 +12,14 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
 
 // runRef runs p against a reference server (official Go SDK) over
 // loopback and returns the summary and the server's counters.
-func runRef(t *testing.T, opts refserver.Options, p *Profile) (*results.Summary, refserver.Stats) {
+func runRef(t *testing.T, opts refserver.Options, p *profile.Profile) (*results.Summary, refserver.Stats) {
 	t.Helper()
 	srv, err := refserver.Start(t.Context(), "127.0.0.1:0", opts)
 	if err != nil {
@@ -83,10 +84,10 @@ func TestReferenceServerStaysClean(t *testing.T) {
 }
 
 func referenceServerStaysClean(t *testing.T, rate float64) {
-	p := &Profile{Name: "clean", VUs: 8, Duration: Duration(3 * time.Second), GETStream: true, CheckDeleted: true,
-		Protocol: driver.Protocol20251125, Churn: Churn{Rate: 4}, GracefulStop: Duration(10 * time.Second),
-		Ops: []OpSpec{
-			{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 5}, Progress: true, Weight: weight(2), Expect: Expect{Progress: 3}},
+	p := &profile.Profile{Name: "clean", VUs: 8, Duration: profile.Duration(3 * time.Second), GETStream: true, CheckDeleted: true,
+		Protocol: driver.Protocol20251125, Churn: profile.Churn{Rate: 4}, GracefulStop: profile.Duration(10 * time.Second),
+		Ops: []profile.OpSpec{
+			{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 3, "interval_ms": 5}, Progress: true, Weight: weight(2), Expect: profile.Expect{Progress: 3}},
 			{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}, Progress: true, Weight: weight(2)},
 			{Method: "tools/list", Weight: weight(1)},
 		}}
@@ -123,10 +124,10 @@ func TestReferenceServerResumeChaosClean(t *testing.T) {
 		t.Skip("runs a reference server for a few seconds")
 	}
 	t.Parallel()
-	p := &Profile{Name: "resume", VUs: 8, Duration: Duration(3 * time.Second), Protocol: driver.Protocol20251125,
-		GracefulStop: Duration(10 * time.Second),
-		Resume:       Resume{DefaultRetry: Duration(20 * time.Millisecond)},
-		Ops:          []OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 5, "interval_ms": 5}, Progress: true, Weight: weight(1), Expect: Expect{Progress: 5}}},
+	p := &profile.Profile{Name: "resume", VUs: 8, Duration: profile.Duration(3 * time.Second), Protocol: driver.Protocol20251125,
+		GracefulStop: profile.Duration(10 * time.Second),
+		Resume:       profile.Resume{DefaultRetry: profile.Duration(20 * time.Millisecond)},
+		Ops:          []profile.OpSpec{{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": 5, "interval_ms": 5}, Progress: true, Weight: weight(1), Expect: profile.Expect{Progress: 5}}},
 		Chaos:        &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 2}, Close: chaos.CloseRST}}}}
 	sum, st := runRef(t, refserver.Options{}, p)
 	if f := faults(sum); len(f) != 0 || sum.All.Errors != 0 {
@@ -169,7 +170,7 @@ func TestRunClosesItsConnections(t *testing.T) {
 	defer srv.Close()
 	for step := 1; step <= 2; step++ {
 		p := echoProfile()
-		p.URL, p.Protocol, p.VUs, p.Duration = srv.URL+"/mcp", driver.Protocol20251125, 6, Duration(200*time.Millisecond)
+		p.URL, p.Protocol, p.VUs, p.Duration = srv.URL+"/mcp", driver.Protocol20251125, 6, profile.Duration(200*time.Millisecond)
 		pl, err := Compile(p, nil)
 		if err != nil {
 			t.Fatal(err)

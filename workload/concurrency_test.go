@@ -9,12 +9,13 @@ import (
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
-func progressOp(n int) OpSpec {
-	return OpSpec{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": n, "interval_ms": 2},
-		Progress: true, Weight: weight(1), Expect: Expect{Progress: n}}
+func progressOp(n int) profile.OpSpec {
+	return profile.OpSpec{Method: "tools/call", Tool: "progress", Arguments: map[string]any{"count": n, "interval_ms": 2},
+		Progress: true, Weight: weight(1), Expect: profile.Expect{Progress: n}}
 }
 
 // --concurrency 4 against a server that writes some progress notifications
@@ -26,8 +27,8 @@ func TestConcurrencyMisroutedAsPlanted(t *testing.T) {
 	fake := mcptest.New()
 	mr := &mcptest.Misrouter{Steps: 4, Every: 2, Gap: time.Millisecond}
 	mr.Install(fake)
-	p := &Profile{Name: "lanes", URL: "http://fake/mcp", VUs: 1, Concurrency: 4, Duration: Duration(time.Second),
-		Protocol: driver.Protocol20251125, Ops: []OpSpec{progressOp(4)}}
+	p := &profile.Profile{Name: "lanes", URL: "http://fake/mcp", VUs: 1, Concurrency: 4, Duration: profile.Duration(time.Second),
+		Protocol: driver.Protocol20251125, Ops: []profile.OpSpec{progressOp(4)}}
 	hc, stop := mcptest.ServePipe(fake)
 	defer stop()
 	pl, err := Compile(p, hc)
@@ -66,9 +67,9 @@ func TestConcurrencyCleanOnRefServer(t *testing.T) {
 	}
 	t.Parallel()
 	for _, open := range []bool{false, true} {
-		p := &Profile{Name: "lanes", VUs: 3, Concurrency: 4, Duration: Duration(2 * time.Second), GETStream: true,
-			CheckDeleted: true, Churn: Churn{Rate: 3}, Protocol: driver.Protocol20251125, GracefulStop: Duration(10 * time.Second),
-			Ops: []OpSpec{progressOp(3), {Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}, Weight: weight(1)}}}
+		p := &profile.Profile{Name: "lanes", VUs: 3, Concurrency: 4, Duration: profile.Duration(2 * time.Second), GETStream: true,
+			CheckDeleted: true, Churn: profile.Churn{Rate: 3}, Protocol: driver.Protocol20251125, GracefulStop: profile.Duration(10 * time.Second),
+			Ops: []profile.OpSpec{progressOp(3), {Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}, Weight: weight(1)}}}
 		if open {
 			p.Rate, p.MaxVUs = 300, 3
 		}
@@ -98,8 +99,8 @@ func TestConcurrencyCleanModern(t *testing.T) {
 		t.Skip("runs a reference server")
 	}
 	t.Parallel()
-	p := &Profile{Name: "lanes", VUs: 2, Concurrency: 4, Duration: Duration(time.Second), Protocol: driver.Protocol20260728,
-		GracefulStop: Duration(10 * time.Second), Ops: []OpSpec{progressOp(3)}}
+	p := &profile.Profile{Name: "lanes", VUs: 2, Concurrency: 4, Duration: profile.Duration(time.Second), Protocol: driver.Protocol20260728,
+		GracefulStop: profile.Duration(10 * time.Second), Ops: []profile.OpSpec{progressOp(3)}}
 	sum, st := runRef(t, refserver.Options{Mode: refserver.Mode2026}, p)
 	if f := faults(sum); len(f) != 0 || sum.All.Errors != 0 || sum.All.Count == 0 {
 		t.Fatalf("verdicts %v, errors %v, %d calls", f, sum.All.ErrorsByClass, sum.All.Count)

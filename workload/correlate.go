@@ -1,17 +1,13 @@
 package workload
 
 import (
-	"fmt"
-	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"text/template/parse"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // Correlation: a scenario step's arguments (and its tool, prompt or uri)
@@ -40,21 +36,6 @@ import (
 // secret from the environment, expanded for the request only (run.json
 // and the summary show the profile as written).
 
-// valueRef is one {{step "name" "path"}} of an op's templates.
-type valueRef struct {
-	step, path string
-	field      string // the template's field (ops[1].tool)
-}
-
-func (r valueRef) String() string { return fmt.Sprintf("{{step %q %q}}", r.step, r.path) }
-
-// captured is one value a VU keeps for later steps of its iteration.
-type captured struct {
-	raw  []byte       // the value as JSON (valid when ok)
-	ok   bool         // set by the step's result in this iteration
-	fail driver.Class // the step failed: its class (ok false)
-}
-
 // capture is a value the step of an op keeps: the path, into which slot.
 type capture struct {
 	path string
@@ -66,7 +47,7 @@ type capture struct {
 // refs.
 type binding struct {
 	slots []int
-	refs  []valueRef
+	refs  []argtmpl.Ref
 }
 
 // correlator holds a plan's captures and bindings, and the run's values.
@@ -83,219 +64,29 @@ type correlator struct {
 	grow sync.Mutex
 }
 
-type vuValues struct{ vals []captured }
-
-// refAction compiles {{step "name" "path"}} and {{env "KEY"}} (args: the
-// action's arguments after the function).
-func (c *argCompiler) refAction(field string, n *parse.ActionNode, fn string, args []parse.Node) (step, bool) {
-	var strs []string
-	for _, x := range args {
-		s, ok := x.(*parse.StringNode)
-		if !ok {
-			c.errs = append(c.errs, fmt.Errorf("%s: %s: %s takes quoted strings", field, n, fn))
-			return step{}, true
-		}
-		strs = append(strs, s.Text)
-	}
-	if fn == fnEnv {
-		if len(strs) != 1 {
-			c.errs = append(c.errs, fmt.Errorf("%s: %s: env takes 1 argument (the key), got %d", field, n, len(strs)))
-			return step{}, true
-		}
-		v, ok := c.a.env[strs[0]]
-		if !ok {
-			c.errs = append(c.errs, fmt.Errorf("%s: %s: %q is not given: pass -e %s=VALUE (or set env: in the profile)", field, n, strs[0], strs[0]))
-			return step{}, true
-		}
-		return step{kind: stepLit, lit: appendEscaped(nil, []byte(v))}, true
-	}
-	if len(strs) != 2 {
-		c.errs = append(c.errs, fmt.Errorf(`%s: %s: step takes 2 arguments (the step's name and a gjson path, e.g. {{step "list" "tools.0.name"}}), got %d`, field, n, len(strs)))
-		return step{}, true
-	}
-	if strs[0] == "" || strs[1] == "" {
-		c.errs = append(c.errs, fmt.Errorf("%s: %s: the step's name and the path must not be empty", field, n))
-		return step{}, true
-	}
-	r := valueRef{step: strs[0], path: strs[1], field: field}
-	i := slices.IndexFunc(c.a.refs, func(x valueRef) bool { return x.step == r.step && x.path == r.path })
-	if i < 0 {
-		i = len(c.a.refs)
-		c.a.refs = append(c.a.refs, r)
-	}
-	return step{kind: stepRefWhole, ref: i}, true
-}
-
-// usesFunc reports whether the tree under n calls one of the functions.
-func usesFunc(n parse.Node, fns ...string) bool {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return false
-		}
-		return slices.ContainsFunc(n.Nodes, func(x parse.Node) bool { return usesFunc(x, fns...) })
-	case *parse.ActionNode:
-		return usesFunc(n.Pipe, fns...)
-	case *parse.TemplateNode:
-		return usesFunc(n.Pipe, fns...)
-	case *parse.PipeNode:
-		if n == nil {
-			return false
-		}
-		for _, cmd := range n.Cmds {
-			if slices.ContainsFunc(cmd.Args, func(x parse.Node) bool { return usesFunc(x, fns...) }) {
-				return true
-			}
-		}
-	case *parse.IfNode:
-		return usesFunc(n.Pipe, fns...) || usesFunc(n.List, fns...) || usesFunc(n.ElseList, fns...)
-	case *parse.RangeNode:
-		return usesFunc(n.Pipe, fns...) || usesFunc(n.List, fns...) || usesFunc(n.ElseList, fns...)
-	case *parse.WithNode:
-		return usesFunc(n.Pipe, fns...) || usesFunc(n.List, fns...) || usesFunc(n.ElseList, fns...)
-	case *parse.IdentifierNode:
-		return slices.Contains(fns, n.Ident)
-	}
-	return false
-}
-
-// appendRef appends the value of ref r: the JSON value (whole) or its
-// text, JSON-escaped, inside a string.
-func appendRef(dst []byte, st *renderState, r int, whole bool) []byte {
-	if st.vals == nil || r >= len(st.bind) {
-		if whole {
-			return append(dst, "null"...) // unbound (cannot happen: validateRefs)
-		}
-		return dst
-	}
-	v := st.vals[st.bind[r]].raw
-	switch {
-	case whole:
-		return append(dst, v...)
-	case len(v) >= 2 && v[0] == '"':
-		return append(dst, v[1:len(v)-1]...) // already JSON-escaped
-	}
-	return appendEscaped(dst, v)
-}
-
-// stepName is a step's name: name:, or the op it names.
-func (s *StepSpec) stepName() string {
-	if s.Name != "" {
-		return s.Name
-	}
-	return s.Op
-}
-
-// expandEnv returns the -e values (Profile.Env) with ${NAME} expanded from
-// the environment, and an error naming each key with an unset variable.
-func (p *Profile) expandEnv(lookup secret.LookupFunc) (map[string]string, []error) {
-	if len(p.Env) == 0 {
-		return nil, nil
-	}
-	var errs []error
-	out := make(map[string]string, len(p.Env))
-	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
-		v, err := secret.Expand(p.Env[k], lookup)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("env.%s: %w", k, err))
-		}
-		out[k] = v
-	}
-	return out, errs
-}
-
-// validateRefs checks every {{step}} of the ops' templates (args: the
-// compiled ops, nil entries for ops without templates): used outside a
-// scenario, naming a step that is not before it in a scenario that runs
-// the op, or one that fires several requests at once (parallel), each is
-// an error naming the scenario step and the field.
-func (p *Profile) validateRefs(args []*argOp) []error {
-	var errs problems
-	if !p.HasScenarios() {
-		for _, a := range args {
-			if a == nil {
-				continue
-			}
-			for _, r := range a.refs {
-				errs.add("%s: %s reads a scenario step's result: this profile runs the op mix (give scenario: or scenarios:)", r.field, r)
-			}
-		}
-		return errs
-	}
-	field := "scenarios"
-	if len(p.Scenario) > 0 {
-		field = "scenario"
-	}
-	for si, sc := range p.scenarios() {
-		steps := fmt.Sprintf("%s[%d].steps", field, si)
-		if field == "scenario" {
-			steps = "scenario"
-		}
-		for j := range sc.Steps {
-			i := p.opIndex(sc.Steps[j].Op)
-			if i < 0 || i >= len(args) || args[i] == nil {
-				continue
-			}
-			for _, r := range args[i].refs {
-				at := fmt.Sprintf("%s[%d] (step %q): %s: %s", steps, j, sc.Steps[j].stepName(), r.field, r)
-				k := earlierStep(sc.Steps, j, r.step)
-				switch {
-				case k >= 0 && sc.Steps[k].Parallel > 1:
-					errs.add("%s: step %q (%s[%d]) fires %d requests at once: which answer to read? give it parallel: 1", at, r.step, steps, k, sc.Steps[k].Parallel)
-				case k >= 0:
-				case slices.ContainsFunc(sc.Steps[j:], func(s StepSpec) bool { return s.stepName() == r.step }):
-					errs.add("%s: step %q runs at or after this one in scenario %q: a step reads only the steps before it", at, r.step, sc.Name)
-				default:
-					var names []string
-					for _, s := range sc.Steps[:j] {
-						names = append(names, strconv.Quote(s.stepName()))
-					}
-					errs.add("%s: no step %q in scenario %q before this one (steps before it: %s)", at, r.step, sc.Name, cmpOrNone(strings.Join(names, ", ")))
-				}
-			}
-		}
-	}
-	return errs
-}
-
-func cmpOrNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
-// earlierStep is the latest step before j named name, or -1.
-func earlierStep(steps []StepSpec, j int, name string) int {
-	for k := j - 1; k >= 0; k-- {
-		if steps[k].stepName() == name {
-			return k
-		}
-	}
-	return -1
-}
+type vuValues struct{ vals []argtmpl.Captured }
 
 // correlate wires the scenario sc (as written) compiled into s (its
 // steps' plan ops): the steps read get an Inspect that keeps the values,
 // the steps that read get a Render bound to them. validateRefs checked
 // every reference.
-func (pl *Plan) correlate(sc *ScenarioSpec, s *Scenario, args []*argOp, p *Profile) {
+func (pl *Plan) correlate(sc *profile.ScenarioSpec, s *Scenario, args []*argtmpl.Op, p *profile.Profile) {
 	for j := range sc.Steps {
-		i := p.opIndex(sc.Steps[j].Op)
+		i := p.OpIndex(sc.Steps[j].Op)
 		a := args[i]
-		if a == nil || len(a.refs) == 0 {
+		if a == nil || len(a.Refs()) == 0 {
 			continue
 		}
 		if pl.corr == nil {
 			pl.corr = &correlator{caps: map[int][]capture{}, deps: map[int]*binding{}}
 		}
 		c := pl.corr
-		b := &binding{refs: a.refs}
-		for _, r := range a.refs {
-			k := s.Steps[earlierStep(sc.Steps, j, r.step)].Op
-			at := slices.IndexFunc(c.caps[k], func(x capture) bool { return x.path == r.path })
+		b := &binding{refs: a.Refs()}
+		for _, r := range a.Refs() {
+			k := s.Steps[profile.EarlierStep(sc.Steps, j, r.Step)].Op
+			at := slices.IndexFunc(c.caps[k], func(x capture) bool { return x.path == r.Path })
 			if at < 0 {
-				c.caps[k] = append(c.caps[k], capture{path: r.path, slot: c.slots, from: r.step})
+				c.caps[k] = append(c.caps[k], capture{path: r.Path, slot: c.slots, from: r.Step})
 				at = len(c.caps[k]) - 1
 				c.slots++
 			}
@@ -304,11 +95,11 @@ func (pl *Plan) correlate(sc *ScenarioSpec, s *Scenario, args []*argOp, p *Profi
 		op := s.Steps[j].Op
 		c.deps[op] = b
 		pl.Ops[op].Render = func(dst []byte, rc driver.RenderContext) []byte {
-			var vals []captured
+			var vals []argtmpl.Captured
 			if vv := c.of(rc.VU); vv != nil {
 				vals = vv.vals
 			}
-			return a.render(dst, rc, vals, b.slots)
+			return a.RenderValues(dst, rc, vals, b.slots)
 		}
 	}
 	if pl.corr == nil {
@@ -322,20 +113,4 @@ func (pl *Plan) correlate(sc *ScenarioSpec, s *Scenario, args []*argOp, p *Profi
 			pl.Ops[k].Inspect = capture
 		}
 	}
-}
-
-// SetEnv sets Env values from KEY=VALUE pairs (-e), over the profile's.
-// A pair without "=" or with an empty KEY is an error naming it.
-func (p *Profile) SetEnv(pairs []string) error {
-	for _, kv := range pairs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			return fmt.Errorf("-e %q: want KEY=VALUE (a key without spaces; for a secret, KEY='${NAME}')", kv)
-		}
-		if p.Env == nil {
-			p.Env = map[string]string{}
-		}
-		p.Env[k] = v
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // BenchmarkCorrelate is an iteration of two tools/call steps through the
@@ -18,10 +19,10 @@ func BenchmarkCorrelate(b *testing.B) {
 	defer ts.Close()
 	for _, c := range []struct{ name, text string }{{"fixed", "hello"}, {"step", `{{step "a" "content.0.text"}}`}} {
 		b.Run(c.name, func(b *testing.B) {
-			p := &Profile{URL: ts.URL, VUs: 1, Protocol: driver.Protocol20251125, Ops: []OpSpec{
+			p := &profile.Profile{URL: ts.URL, VUs: 1, Protocol: driver.Protocol20251125, Ops: []profile.OpSpec{
 				{Name: "a", Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hello"}},
 				{Name: "b", Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": c.text}},
-			}, Scenario: []StepSpec{{Op: "a"}, {Op: "b"}}}
+			}, Scenario: []profile.StepSpec{{Op: "a"}, {Op: "b"}}}
 			pl, err := Compile(p, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -53,8 +54,8 @@ func BenchmarkCorrelate(b *testing.B) {
 					pl.corr.after(vv, op, res.Class)
 				}
 			}
-			if c.name == "step" && string(vv.vals[0].raw) != `"hello"` {
-				b.Fatalf("kept %q", vv.vals[0].raw)
+			if c.name == "step" && string(vv.vals[0].Raw) != `"hello"` {
+				b.Fatalf("kept %q", vv.vals[0].Raw)
 			}
 		})
 	}

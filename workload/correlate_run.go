@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/tidwall/gjson"
 )
@@ -25,12 +26,12 @@ func (c *correlator) inspector(caps []capture) func([]byte, *driver.Result) {
 		js := unsafe.String(&result[0], len(result)) // read here only, not kept
 		for _, cp := range caps {
 			v := &vals[cp.slot]
-			if v.ok {
+			if v.OK {
 				continue // an earlier page had it
 			}
 			if r := gjson.Get(js, cp.path); r.Exists() {
-				v.raw = append(v.raw[:0], r.Raw...)
-				v.ok = true
+				v.Raw = append(v.Raw[:0], r.Raw...)
+				v.OK = true
 			}
 		}
 	}
@@ -49,7 +50,7 @@ func (c *correlator) forVU(id int) *vuValues {
 	if c == nil {
 		return nil
 	}
-	v := &vuValues{vals: make([]captured, c.slots)}
+	v := &vuValues{vals: make([]argtmpl.Captured, c.slots)}
 	c.grow.Lock()
 	defer c.grow.Unlock()
 	var t []*vuValues
@@ -84,14 +85,14 @@ func (c *correlator) before(v *vuValues, op int) error {
 	var err error
 	if b := c.deps[op]; b != nil {
 		for i, slot := range b.slots {
-			if x := &v.vals[slot]; !x.ok {
+			if x := &v.vals[slot]; !x.OK {
 				err = missing(b.refs[i], x)
 				break
 			}
 		}
 	}
 	for _, cp := range c.caps[op] {
-		v.vals[cp.slot] = captured{raw: v.vals[cp.slot].raw[:0]}
+		v.vals[cp.slot] = argtmpl.Captured{Raw: v.vals[cp.slot].Raw[:0]}
 	}
 	return err
 }
@@ -104,7 +105,7 @@ func (c *correlator) after(v *vuValues, op int, class driver.Class) {
 	}
 	for _, cp := range c.caps[op] {
 		x := &v.vals[cp.slot]
-		x.ok, x.fail = false, class
+		x.OK, x.Fail = false, class
 	}
 }
 
@@ -130,8 +131,8 @@ func (e *MissingValueError) Error() string {
 // Unwrap returns driver.ErrMissingValue.
 func (e *MissingValueError) Unwrap() error { return driver.ErrMissingValue }
 
-func missing(r valueRef, x *captured) error {
-	return &MissingValueError{Field: r.field, Ref: r.String(), Step: r.step, Path: r.path, Failed: x.fail}
+func missing(r argtmpl.Ref, x *argtmpl.Captured) error {
+	return &MissingValueError{Field: r.Field, Ref: r.String(), Step: r.Step, Path: r.Path, Failed: x.Fail}
 }
 
 // failMissing fills res as a request of the plan op that was not sent:

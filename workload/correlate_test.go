@@ -10,15 +10,17 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
 // corrOps: list tools, then call the first by name with its "n" (a
 // number, sent as a number) and a text that quotes it.
-func corrOps() []OpSpec {
-	return []OpSpec{
+func corrOps() []profile.OpSpec {
+	return []profile.OpSpec{
 		{Name: "list", Method: "tools/list"},
 		{Name: "call", Method: "tools/call", Tool: `{{step "list" "tools.0.name"}}`,
 			Arguments: map[string]any{"n": `{{step "list" "tools.0.n"}}`, "text": `first is {{step "list" "tools.0.name"}}`}},
@@ -68,8 +70,8 @@ func TestCorrelateMissingExact(t *testing.T) {
 			mu.Unlock()
 			w.Result(r, map[string]any{"content": []any{}})
 		})
-		p := &Profile{Name: "agent", URL: "http://fake/mcp", VUs: 1, Duration: Duration(time.Second), Protocol: driver.Protocol20251125,
-			Ops: corrOps(), Scenario: []StepSpec{{Op: "list", Think: Duration(10 * time.Millisecond)}, {Op: "call"}}}
+		p := &profile.Profile{Name: "agent", URL: "http://fake/mcp", VUs: 1, Duration: profile.Duration(time.Second), Protocol: driver.Protocol20251125,
+			Ops: corrOps(), Scenario: []profile.StepSpec{{Op: "list", Think: profile.Duration(10 * time.Millisecond)}, {Op: "call"}}}
 		sum := runFake(t, p, fake)
 		c := stepCounts(sum)
 		its := c["agent#1:list"]
@@ -118,9 +120,9 @@ type OpSummaryLike struct {
 
 // The reasons, worded: the step that failed, or the path it lacks.
 func TestMissingValueError(t *testing.T) {
-	r := valueRef{step: "list", path: "tools.0.name", field: "ops[1].tool"}
-	failed := missing(r, &captured{fail: driver.ClassJSONRPC})
-	absent := missing(r, &captured{})
+	r := argtmpl.Ref{Step: "list", Path: "tools.0.name", Field: "ops[1].tool"}
+	failed := missing(r, &argtmpl.Captured{Fail: driver.ClassJSONRPC})
+	absent := missing(r, &argtmpl.Captured{})
 	if got, want := failed.Error(), `ops[1].tool: {{step "list" "tools.0.name"}}: not sent: step "list" failed (jsonrpc-error)`; got != want {
 		t.Errorf("failed: %q, want %q", got, want)
 	}
@@ -136,7 +138,7 @@ func TestMissingValueError(t *testing.T) {
 // parallel step, or from an op of the mix is a profile error naming the
 // step and the field; every one is reported at once.
 func TestCorrelateProfileErrors(t *testing.T) {
-	ops := []OpSpec{
+	ops := []profile.OpSpec{
 		{Name: "list", Method: "tools/list"},
 		{Name: "call", Method: "tools/call", Tool: `{{step "lst" "tools.0.name"}}`},
 		{Name: "read", Method: "resources/read", URI: `{{step "later" "resources.0.uri"}}`},
@@ -146,11 +148,11 @@ func TestCorrelateProfileErrors(t *testing.T) {
 		{Name: "pipe", Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": `{{step "list" "a" | printf "%s"}}`}},
 		{Name: "env", Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": `{{env "NOPE"}}`}},
 	}
-	p := &Profile{URL: "http://127.0.0.1:1/mcp", VUs: 1, Duration: Duration(time.Second), Ops: ops,
-		Scenario: []StepSpec{{Op: "list", Parallel: 2}, {Op: "call"}, {Op: "read"}, {Name: "later", Op: "list"}, {Op: "self"}, {Op: "par"},
+	p := &profile.Profile{URL: "http://127.0.0.1:1/mcp", VUs: 1, Duration: profile.Duration(time.Second), Ops: ops,
+		Scenario: []profile.StepSpec{{Op: "list", Parallel: 2}, {Op: "call"}, {Op: "read"}, {Name: "later", Op: "list"}, {Op: "self"}, {Op: "par"},
 			{Op: "bad"}, {Op: "pipe"}, {Op: "env"}}}
 	_, err := Compile(p, nil)
-	var pe *ProfileError
+	var pe *profile.ProfileError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err %v, want a profile error", err)
 	}
@@ -169,7 +171,7 @@ func TestCorrelateProfileErrors(t *testing.T) {
 		}
 	}
 	// The op mix cannot read steps.
-	q := &Profile{URL: "http://127.0.0.1:1/mcp", VUs: 1, Duration: Duration(time.Second), Ops: ops[1:2]}
+	q := &profile.Profile{URL: "http://127.0.0.1:1/mcp", VUs: 1, Duration: profile.Duration(time.Second), Ops: ops[1:2]}
 	if _, err := Compile(q, nil); err == nil || !strings.Contains(err.Error(), `ops[0].tool: {{step "lst" "tools.0.name"}} reads a scenario step's result: this profile runs the op mix`) {
 		t.Fatalf("mix: %v", err)
 	}
@@ -179,7 +181,7 @@ func TestCorrelateProfileErrors(t *testing.T) {
 // call the first by name; list the resources and read the first by its
 // URI. Every step succeeds and the server ran every call.
 func TestCorrelateOnRefServer(t *testing.T) {
-	ops := []OpSpec{
+	ops := []profile.OpSpec{
 		// A step read by a later one may have checks of its own: both
 		// inspect its result.
 		{Name: "tools", Method: "tools/list", Checks: []string{`tools.0.name ~ "."`}},
@@ -188,8 +190,8 @@ func TestCorrelateOnRefServer(t *testing.T) {
 		{Name: "read", Method: "resources/read", URI: `{{step "resources" "resources.0.uri"}}`},
 	}
 	for _, open := range []bool{false, true} {
-		p := &Profile{Name: "corr", VUs: 2, Duration: Duration(time.Second), Protocol: driver.Protocol20251125, Ops: ops,
-			Scenario: []StepSpec{{Op: "tools"}, {Op: "call"}, {Op: "resources"}, {Op: "read"}}}
+		p := &profile.Profile{Name: "corr", VUs: 2, Duration: profile.Duration(time.Second), Protocol: driver.Protocol20251125, Ops: ops,
+			Scenario: []profile.StepSpec{{Op: "tools"}, {Op: "call"}, {Op: "resources"}, {Op: "read"}}}
 		if open {
 			p.Rate = 200 // iterations/s, on VUs added as needed
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // A 20 ms tool behind 4 workers (200 calls/s at most) offered 400/s: the
@@ -32,7 +33,7 @@ func TestDropCauseIsSaturationBelowTheVUCap(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.Duration = 400, 1, 2000, Duration(6*time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.Duration = 400, 1, 2000, profile.Duration(6*time.Second)
 		sum := runFake(t, p, fake)
 		w := sum.DropWarning
 		if sum.DroppedRate < 0.01 || sum.VUs >= 2000 {
@@ -63,7 +64,7 @@ func TestDropCauseIsSlowSpawningWhenServiceStaysFlat(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.Duration = 1000, 1, 2000, Duration(6*time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.Duration = 1000, 1, 2000, profile.Duration(6*time.Second)
 		sum := runFake(t, p, fake)
 		w := sum.DropWarning
 		if sum.DroppedRate < 0.01 || !strings.Contains(w, "cause: VUs could not be added fast enough") {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -17,8 +18,8 @@ func TestDropsOnReferenceServerBlameTheVUCap(t *testing.T) {
 		t.Skip("runs a reference server for a few seconds")
 	}
 	p := echoProfile()
-	p.Ops = []OpSpec{{Method: "tools/call", Tool: "slow", Arguments: map[string]any{"ms": 50}, Weight: weight(1)}}
-	p.Rate, p.VUs, p.MaxVUs, p.Duration = 100, 2, 2, Duration(3*time.Second)
+	p.Ops = []profile.OpSpec{{Method: "tools/call", Tool: "slow", Arguments: map[string]any{"ms": 50}, Weight: weight(1)}}
+	p.Rate, p.VUs, p.MaxVUs, p.Duration = 100, 2, 2, profile.Duration(3*time.Second)
 	sum, _ := runRef(t, refserver.Options{}, p)
 	w := sum.DropWarning
 	if sum.DroppedRate < 0.01 || !strings.Contains(w, "cause: the VU cap: all 2 VUs") || strings.Contains(w, "saturated") {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -27,9 +28,9 @@ func TestEndpointsSpreadSessions(t *testing.T) {
 		defer srv.Close()
 		srvs = append(srvs, srv)
 	}
-	p := &Profile{Name: "replicas", URL: srvs[0].URL(), URLs: []string{srvs[1].URL()}, VUs: 5, SourceAddrs: "127.0.0.2,127.0.0.3",
-		Duration: Duration(time.Second), Protocol: driver.Protocol20251125,
-		Ops: []OpSpec{{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}, Weight: weight(1)}}}
+	p := &profile.Profile{Name: "replicas", URL: srvs[0].URL(), URLs: []string{srvs[1].URL()}, VUs: 5, SourceAddrs: "127.0.0.2,127.0.0.3",
+		Duration: profile.Duration(time.Second), Protocol: driver.Protocol20251125,
+		Ops: []profile.OpSpec{{Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}, Weight: weight(1)}}}
 	pl, err := Compile(p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestEndpointsSpreadSessions(t *testing.T) {
 
 // urls and source_addrs mistakes name their field.
 func TestEndpointsValidation(t *testing.T) {
-	p := &Profile{Name: "bad", URLs: []string{"http://[::1"}, SourceAddrs: "127.0.0.x", Ops: []OpSpec{{Method: "ping"}}}
+	p := &profile.Profile{Name: "bad", URLs: []string{"http://[::1"}, SourceAddrs: "127.0.0.x", Ops: []profile.OpSpec{{Method: "ping"}}}
 	p.Defaults()
 	var got []string
 	for _, e := range p.Validate() {

@@ -170,8 +170,19 @@ type engine struct {
 // could not start: ErrSetup (no session could be initialized) or
 // ErrInterrupted (cancelled during set-up), with the summary still filled
 // in.
+//
+// Run never writes pl's fields: what it settles (the protocol, features
+// switched off, ops left out of the mix, the client when
+// Plan.Driver.HTTPClient is nil) lives on the run's own copy. What the
+// plan's ops and renderers keep is shared with every run of the plan:
+// driver.Op's ParamHeaders (set by driver.PrepareOps under 2026-07-28),
+// the {{seq}} counters and sequential data rows (they go on from one run
+// to the next) and the execution segment of the argument counters (the
+// last Run's): a plan run more than once at a time must be run with one
+// segment.
 func Run(ctx context.Context, pl *Plan, opts Options) (*results.Summary, error) {
 	e := newEngine(pl, opts)
+	pl = e.pl // the run's own copy: pl itself is only read (runCopy)
 	if err := e.decideProtocol(ctx); err != nil {
 		return e.finish(ctx, e.summary(ctx, time.Now(), time.Now(), results.Usage{}, results.Usage{}), err)
 	}
@@ -253,7 +264,24 @@ func (e *engine) measured(sum *results.Summary) bool {
 	return len(parked) > 0
 }
 
-func newEngine(pl *Plan, opts Options) *engine {
+// runCopy is the run's own copy of plan pl: what Run settles (the
+// protocol, the log level, the resource-update callback, the HTTP client
+// when the plan has none, features switched off, ops taken out of the
+// mix) is set on the copy, so pl is never written and may be run again,
+// or by several runs at once (TestPlanReadOnlyUnderRun). The ops and the
+// argument renderers are shared: see Run.
+func runCopy(pl *Plan) *Plan {
+	c := *pl
+	c.cum = slices.Clone(pl.cum)
+	if c.Driver.HTTPClient == nil && c.Driver.URL != "" {
+		// Compile's zero value: one client for the run's sessions.
+		c.Driver.HTTPClient = driver.NewHTTPClient(&c.Driver)
+	}
+	return &c
+}
+
+func newEngine(plan *Plan, opts Options) *engine {
+	pl := runCopy(plan)
 	e := &engine{pl: pl, opts: opts, rec: opts.Recorder, notApp: slices.Clone(opts.NotApplicable)}
 	e.share()
 	e.startIterations()
@@ -266,7 +294,7 @@ func newEngine(pl *Plan, opts Options) *engine {
 	}
 	e.opts.Interval = cmp.Or(e.opts.Interval, time.Second)
 	if pl.HasChecks() {
-		e.rec.SetChecks(pl.CheckExprs())
+		e.rec.SetChecks(plan.CheckExprs()) // keyed by the plan's ops
 	}
 	if len(pl.Scenarios) > 0 {
 		names, steps := make([]string, len(pl.Scenarios)), make([][]string, len(pl.Scenarios))

@@ -13,18 +13,19 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
 func weight(n int) *int { return &n }
 
 // echoProfile is a one-op profile against the fake server.
-func echoProfile() *Profile {
-	return &Profile{
+func echoProfile() *profile.Profile {
+	return &profile.Profile{
 		Name:     "test",
 		URL:      "http://fake/mcp",
-		Duration: Duration(10 * time.Second),
-		Ops:      []OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1)}},
+		Duration: profile.Duration(10 * time.Second),
+		Ops:      []profile.OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1)}},
 	}
 }
 
@@ -36,7 +37,7 @@ func okFake() *mcptest.Server {
 	return fake
 }
 
-func runFake(t *testing.T, p *Profile, fake http.Handler) *results.Summary {
+func runFake(t *testing.T, p *profile.Profile, fake http.Handler) *results.Summary {
 	t.Helper()
 	hc, stop := mcptest.ServePipe(fake)
 	defer stop()
@@ -74,7 +75,7 @@ func TestStallShowsInResponseTimeNotServiceTime(t *testing.T) {
 			mu.Unlock()
 		})
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.MaxDelay = 100, 1, 1, Duration(10*time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.MaxDelay = 100, 1, 1, profile.Duration(10*time.Second)
 		sum := runFake(t, p, fake)
 		op := sum.Ops[0]
 		if op.Count != 1000 || sum.Dropped != 0 || op.Errors != 0 {
@@ -112,8 +113,8 @@ func TestOpenModelDropsWhenNoVUIsFree(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.MaxDelay = 100, 1, 1, Duration(10*time.Millisecond)
-		p.Duration = Duration(2 * time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.MaxDelay = 100, 1, 1, profile.Duration(10*time.Millisecond)
+		p.Duration = profile.Duration(2 * time.Second)
 		sum := runFake(t, p, fake)
 		op := sum.Ops[0]
 		if op.Count+op.Dropped != 200 {
@@ -135,7 +136,7 @@ func TestOpenModelAddsVUs(t *testing.T) {
 		})
 		p := echoProfile()
 		p.Rate, p.VUs, p.MaxVUs = 200, 1, 50
-		p.Duration = Duration(2 * time.Second)
+		p.Duration = profile.Duration(2 * time.Second)
 		sum := runFake(t, p, fake)
 		if sum.Dropped != 0 || sum.Ops[0].Count != 400 {
 			t.Fatalf("dropped %d count %d, want 0 and 400", sum.Dropped, sum.Ops[0].Count)
@@ -171,7 +172,7 @@ func TestOpenModelHiccupAddsFewVUs(t *testing.T) {
 		})
 		p := echoProfile()
 		p.Rate, p.VUs, p.MaxVUs = 1000, 4, 2000
-		p.Duration = Duration(2 * time.Second)
+		p.Duration = profile.Duration(2 * time.Second)
 		sum := runFake(t, p, server)
 		if sum.Ops[0].Errors != 0 || sum.Dropped != 0 {
 			t.Fatalf("errors %d dropped %d", sum.Ops[0].Errors, sum.Dropped)
@@ -194,8 +195,8 @@ func TestClosedModelWarmupExcluded(t *testing.T) {
 		})
 		p := echoProfile()
 		p.VUs = 4
-		p.Warmup = Duration(time.Second)
-		p.Duration = Duration(2 * time.Second)
+		p.Warmup = profile.Duration(time.Second)
+		p.Duration = profile.Duration(2 * time.Second)
 		sum := runFake(t, p, fake)
 		// 4 VUs × 100 ops/s × 2 s measured; the warm-up's 400 are not counted.
 		if got := sum.Ops[0].Count; got != 800 {
@@ -228,7 +229,7 @@ func TestOpMixWeightsAndSeed(t *testing.T) {
 			})
 			p := echoProfile()
 			p.Rate, p.VUs, p.Seed = 100, 2, seed
-			p.Ops = append(p.Ops, OpSpec{Method: "tools/list", Weight: weight(3)})
+			p.Ops = append(p.Ops, profile.OpSpec{Method: "tools/list", Weight: weight(3)})
 			sum := runFake(t, p, fake)
 			for _, o := range sum.Ops {
 				out = append(out, o.Count)
@@ -260,7 +261,7 @@ func TestSetupFailureIsClassified(t *testing.T) {
 	p := echoProfile()
 	p.URL = "http://" + addr + "/mcp"
 	p.VUs = 3
-	p.Duration = Duration(time.Hour)
+	p.Duration = profile.Duration(time.Hour)
 	pl, err := Compile(p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +287,7 @@ func runInterrupted(t *testing.T, callTime time.Duration) *results.Summary {
 	hc, stop := mcptest.ServePipe(fake)
 	defer stop()
 	p := echoProfile()
-	p.VUs, p.Duration = 1, Duration(time.Minute)
+	p.VUs, p.Duration = 1, profile.Duration(time.Minute)
 	pl, err := Compile(p, hc)
 	if err != nil {
 		t.Fatal(err)

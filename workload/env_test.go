@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/profile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -40,32 +41,32 @@ func TestResolveEndpoint(t *testing.T) {
 		name   string
 		url    string
 		header http.Header
-		want   Endpoint
+		want   profile.Endpoint
 	}{
 		{"plain", "http://127.0.0.1:9/mcp", nil,
-			Endpoint{URL: "http://127.0.0.1:9/mcp", Shown: "http://127.0.0.1:9/mcp"}},
+			profile.Endpoint{URL: "http://127.0.0.1:9/mcp", Shown: "http://127.0.0.1:9/mcp"}},
 		{"userinfo becomes Basic auth", "http://u:SECRET@127.0.0.1:9/mcp?api_key=SECRET2", nil,
-			Endpoint{URL: "http://127.0.0.1:9/mcp?api_key=SECRET2", Header: http.Header{"Authorization": {basic("u:SECRET")}},
+			profile.Endpoint{URL: "http://127.0.0.1:9/mcp?api_key=SECRET2", Header: http.Header{"Authorization": {basic("u:SECRET")}},
 				Shown: "http://u:[redacted]@127.0.0.1:9/mcp?api_key=[redacted]"}},
 		{"user only, percent-encoded", "http://t%40k@127.0.0.1:9/", nil,
-			Endpoint{URL: "http://127.0.0.1:9/", Header: http.Header{"Authorization": {basic("t@k:")}}, Shown: "http://[redacted]@127.0.0.1:9/"}},
+			profile.Endpoint{URL: "http://127.0.0.1:9/", Header: http.Header{"Authorization": {basic("t@k:")}}, Shown: "http://[redacted]@127.0.0.1:9/"}},
 		{"an explicit Authorization header wins", "http://u:SECRET@127.0.0.1:9/mcp", http.Header{"Authorization": {"Bearer ${TOKEN}"}},
-			Endpoint{URL: "http://127.0.0.1:9/mcp", Header: http.Header{"Authorization": {"Bearer tok3n"}}, Shown: "http://u:[redacted]@127.0.0.1:9/mcp"}},
+			profile.Endpoint{URL: "http://127.0.0.1:9/mcp", Header: http.Header{"Authorization": {"Bearer tok3n"}}, Shown: "http://u:[redacted]@127.0.0.1:9/mcp"}},
 		{"header names are canonicalized", "http://127.0.0.1:9/mcp", http.Header{"x-api-key": {"${KEY}"}, "authorization": {"Bearer x"}},
-			Endpoint{URL: "http://127.0.0.1:9/mcp", Header: http.Header{"X-Api-Key": {"k3y"}, "Authorization": {"Bearer x"}}, Shown: "http://127.0.0.1:9/mcp"}},
+			profile.Endpoint{URL: "http://127.0.0.1:9/mcp", Header: http.Header{"X-Api-Key": {"k3y"}, "Authorization": {"Bearer x"}}, Shown: "http://127.0.0.1:9/mcp"}},
 		{"variables everywhere", "http://u:${PASS}@${HOST}/mcp/${TOKEN}?api_key=${KEY}&n=1", nil,
-			Endpoint{URL: "http://127.0.0.1:9/mcp/tok3n?api_key=k3y&n=1", Header: http.Header{"Authorization": {basic("u:pa55")}},
+			profile.Endpoint{URL: "http://127.0.0.1:9/mcp/tok3n?api_key=k3y&n=1", Header: http.Header{"Authorization": {basic("u:pa55")}},
 				Shown: "http://u:[redacted]@127.0.0.1:9/mcp/${TOKEN}?api_key=[redacted]&n=1"}},
 		{"the whole URL from a variable", "${BASE}", nil,
-			Endpoint{URL: "http://10.0.0.1/mcp?api_key=k", Header: http.Header{"Authorization": {basic("u:pw")}},
+			profile.Endpoint{URL: "http://10.0.0.1/mcp?api_key=k", Header: http.Header{"Authorization": {basic("u:pw")}},
 				Shown: "http://u:[redacted]@10.0.0.1/mcp?api_key=[redacted]"}},
 		{"embedded server: no URL yet", "", http.Header{"X-Id": {"${TOKEN}"}},
-			Endpoint{Header: http.Header{"X-Id": {"tok3n"}}}},
+			profile.Endpoint{Header: http.Header{"X-Id": {"tok3n"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := tt.header.Clone()
-			got, errs := ResolveEndpoint(tt.url, tt.header, vars)
+			got, errs := profile.ResolveEndpoint(tt.url, tt.header, vars)
 			if len(errs) > 0 {
 				t.Fatalf("errors: %v", errs)
 			}
@@ -99,7 +100,7 @@ func TestResolveEndpointErrors(t *testing.T) {
 		{"http://h:${PORT}/mcp", nil, []string{"url: not a valid URL (details hidden: it has credentials or expanded variables)"}},
 	}
 	for _, tt := range tests {
-		_, errs := ResolveEndpoint(tt.url, tt.header, vars)
+		_, errs := profile.ResolveEndpoint(tt.url, tt.header, vars)
 		got := errStrings(errs)
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.url, diff)
@@ -124,7 +125,7 @@ func TestShowURL(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got := ShowURL(tt.in, vars); got != tt.want {
+		if got := profile.ShowURL(tt.in, vars); got != tt.want {
 			t.Errorf("ShowURL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -157,7 +158,7 @@ func TestCompileExpandsTheEnvironment(t *testing.T) {
 	t.Setenv("MCPB_KEY", "K3y")
 	t.Setenv("MCPB_TENANT", "acme")
 	t.Setenv("MCPB_TOOL", "echo")
-	p, errs := ParseProfile([]byte(envProfile))
+	p, errs := profile.ParseProfile([]byte(envProfile))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -211,9 +212,9 @@ func TestCompileExpandsTheEnvironment(t *testing.T) {
 	}
 	// The profile compiled is not changed (beyond Defaults).
 	p.Defaults()
-	p2, _ := ParseProfile(template)
+	p2, _ := profile.ParseProfile(template)
 	p2.Defaults()
-	if diff := cmp.Diff(p2, p, cmp.AllowUnexported(Profile{}), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(p2, p, cmp.AllowUnexported(profile.Profile{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Compile changed its profile (-before +after):\n%s", diff)
 	}
 }
@@ -221,9 +222,9 @@ func TestCompileExpandsTheEnvironment(t *testing.T) {
 func TestCompileUnsetVariable(t *testing.T) {
 	t.Setenv("MCPB_TENANT", "acme")
 	t.Setenv("MCPB_TOOL", "echo")
-	p, _ := ParseProfile([]byte(envProfile))
+	p, _ := profile.ParseProfile([]byte(envProfile))
 	_, err := Compile(p, nil)
-	var pe *ProfileError
+	var pe *profile.ProfileError
 	if !errors.As(err, &pe) || !errors.Is(err, secret.ErrUnset) {
 		t.Fatalf("err = %v, want a *ProfileError wrapping secret.ErrUnset", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // --concurrency 4 against a server that answers JSON in 10 ms and sends
@@ -46,9 +47,9 @@ func TestConcurrencyOffersWhatItSays(t *testing.T) {
 				}
 			}()
 		})
-		p := &Profile{Name: "lanes", URL: "http://fake/mcp", VUs: 1, Concurrency: 4, Duration: Duration(time.Second),
+		p := &profile.Profile{Name: "lanes", URL: "http://fake/mcp", VUs: 1, Concurrency: 4, Duration: profile.Duration(time.Second),
 			GETStream: true, Protocol: driver.Protocol20251125,
-			Ops: []OpSpec{{Method: "tools/call", Tool: "progress", Progress: true, Weight: weight(1), Expect: Expect{Progress: expect}}}}
+			Ops: []profile.OpSpec{{Method: "tools/call", Tool: "progress", Progress: true, Weight: weight(1), Expect: profile.Expect{Progress: expect}}}}
 		sum := runFake(t, p, fake)
 		n := sum.All.Count
 		if d := cmp.Diff(map[string]int64{"post:misrouted": n * expect}, faults(sum)); d != "" || sum.All.Errors != 0 {

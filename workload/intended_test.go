@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -28,7 +29,7 @@ func TestIntervalsCountDropsByIntendedStart(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.Duration = 1000, 40, 40, Duration(6*time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.Duration = 1000, 40, 40, profile.Duration(6*time.Second)
 		hc, stop := mcptest.ServePipe(fake)
 		defer stop()
 		pl, err := Compile(p, hc)

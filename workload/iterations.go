@@ -12,14 +12,10 @@ import (
 // claiming the next one before it starts it; once all are claimed a VU
 // stops, and the measured window ends when the last one completes. The
 // warm-up, when there is one, runs as usual and claims none. The duration
-// caps the run (default DefaultIterationsCap): the summary notes how many
+// caps the run (default profile.DefaultIterationsCap): the summary notes how many
 // were done when it ran out first. An execution segment (--segment,
 // --processes) runs its share of N (Segment.Count), so the segments
 // together run exactly N.
-
-// DefaultIterationsCap is the duration of a run with iterations when
-// neither the profile nor --duration gives one (k6's maxDuration).
-const DefaultIterationsCap = 10 * time.Minute
 
 // iterationCount is a run's claimed and completed shared iterations.
 type iterationCount struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -26,7 +27,7 @@ func iterFake(calls *atomic.Int64) *mcptest.Server {
 }
 
 // runSeg runs p against fake as segment seg ("": the whole test).
-func runSeg(t *testing.T, p *Profile, fake *mcptest.Server, seg string) *results.Summary {
+func runSeg(t *testing.T, p *profile.Profile, fake *mcptest.Server, seg string) *results.Summary {
 	t.Helper()
 	s, err := ParseSegment(seg, "")
 	if err != nil {
@@ -62,10 +63,10 @@ func TestIterationsExact(t *testing.T) {
 				fake := iterFake(&calls)
 				total, measured := int64(0), 0.0
 				for _, seg := range tc.segs {
-					p := &Profile{Name: "it", URL: "http://fake/mcp", VUs: 7, Iterations: n, Warmup: Duration(100 * time.Millisecond),
-						Duration: Duration(time.Hour), Protocol: driver.Protocol20251125, Ops: agentOps()}
+					p := &profile.Profile{Name: "it", URL: "http://fake/mcp", VUs: 7, Iterations: n, Warmup: profile.Duration(100 * time.Millisecond),
+						Duration: profile.Duration(time.Hour), Protocol: driver.Protocol20251125, Ops: agentOps()}
 					if tc.scen {
-						p.Scenario = []StepSpec{{Op: "list"}, {Op: "call", Repeat: 2}}
+						p.Scenario = []profile.StepSpec{{Op: "list"}, {Op: "call", Repeat: 2}}
 					}
 					sum := runSeg(t, p, fake, seg)
 					got := sum.All.Count
@@ -102,16 +103,16 @@ func TestIterationsExact(t *testing.T) {
 func TestIterationsCapAndRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var calls atomic.Int64
-		p := &Profile{Name: "it", URL: "http://fake/mcp", VUs: 1, Iterations: 1000, Duration: Duration(time.Second),
+		p := &profile.Profile{Name: "it", URL: "http://fake/mcp", VUs: 1, Iterations: 1000, Duration: profile.Duration(time.Second),
 			Protocol: driver.Protocol20251125, Ops: agentOps()[3:]}
 		sum := runSeg(t, p, iterFake(&calls), "")
 		if want := "iterations: 100 of 1000 done when the duration (1s, the cap) ran out"; sum.All.Count != 100 || !strings.Contains(strings.Join(sum.Notes, "\n"), want) {
 			t.Fatalf("count %d notes %q, want %q", sum.All.Count, sum.Notes, want)
 		}
 	})
-	for _, p := range []*Profile{
+	for _, p := range []*profile.Profile{
 		{URL: "http://x/mcp", VUs: 1, Iterations: 5, Rate: 10, Ops: agentOps()},
-		{URL: "http://x/mcp", VUs: 1, Iterations: 5, Stages: []StageSpec{{Duration: Duration(time.Second), Target: 2}}, Ops: agentOps()},
+		{URL: "http://x/mcp", VUs: 1, Iterations: 5, Stages: []profile.StageSpec{{Duration: profile.Duration(time.Second), Target: 2}}, Ops: agentOps()},
 		{URL: "http://x/mcp", VUs: 1, Iterations: -1, Ops: agentOps()},
 	} {
 		if _, err := Compile(p, nil); err == nil || !strings.Contains(err.Error(), "iterations: ") {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // Ops that start late are explained by what made them late. Planted: one
@@ -24,7 +25,7 @@ func TestLateStartQueuedBehindBusyVU(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.VUs, p.MaxVUs, p.Rate, p.Duration = 1, 1, 50, Duration(time.Second)
+		p.VUs, p.MaxVUs, p.Rate, p.Duration = 1, 1, 50, profile.Duration(time.Second)
 		sum := runFake(t, p, fake)
 		e := engineOf()
 		q, w, o := e.late.queued.Load(), e.late.woke.Load(), e.late.other.Load()
@@ -51,7 +52,7 @@ func TestLateStartBehindChurn(t *testing.T) {
 			w.Result(r, map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "fake", "version": "0"}})
 		})
 		p := echoProfile()
-		p.VUs, p.MaxVUs, p.Rate, p.Duration = 2, 2, 10, Duration(2*time.Second)
+		p.VUs, p.MaxVUs, p.Rate, p.Duration = 2, 2, 10, profile.Duration(2*time.Second)
 		p.Churn.Rate = 20
 		sum := runFake(t, p, fake)
 		e := engineOf()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -31,18 +32,18 @@ func opsYAML(n int) []byte {
 // refusal allocates nothing like the file's size.
 func TestProfileOverSizeRefusedBeforeRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.yaml")
-	data := opsYAML(MaxProfileBytes / 30)
-	if len(data) <= MaxProfileBytes {
-		t.Fatalf("the fixture has %d bytes, want more than %d", len(data), MaxProfileBytes)
+	data := opsYAML(profile.MaxProfileBytes / 30)
+	if len(data) <= profile.MaxProfileBytes {
+		t.Fatalf("the fixture has %d bytes, want more than %d", len(data), profile.MaxProfileBytes)
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var a, b runtime.MemStats
 	runtime.ReadMemStats(&a)
-	_, err := LoadProfile(path)
+	_, err := profile.LoadProfile(path)
 	runtime.ReadMemStats(&b)
-	if err == nil || !strings.Contains(err.Error(), "workload.MaxProfileBytes") || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes, larger than a profile may be (4MiB,", len(data))) ||
+	if err == nil || !strings.Contains(err.Error(), "profile.MaxProfileBytes") || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes, larger than a profile may be (4MiB,", len(data))) ||
 		!strings.Contains(err.Error(), "data file") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("LoadProfile of %d bytes: %v; want a refusal naming the file, the limit and what to do", len(data), err)
 	}
@@ -54,7 +55,7 @@ func TestProfileOverSizeRefusedBeforeRead(t *testing.T) {
 	if err := os.WriteFile(small, opsYAML(3), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadProfile(small); err != nil {
+	if _, err := profile.LoadProfile(small); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -63,7 +64,7 @@ func TestProfileOverSizeRefusedBeforeRead(t *testing.T) {
 // that names the limit, before any op is checked or built; MaxProfileOps
 // ops compile.
 func TestProfileOverOpCountRefused(t *testing.T) {
-	p, errs := ParseProfile(opsYAML(MaxProfileOps + 1))
+	p, errs := profile.ParseProfile(opsYAML(profile.MaxProfileOps + 1))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -71,14 +72,14 @@ func TestProfileOverOpCountRefused(t *testing.T) {
 		p.Ops[i].Method = "bogus"
 	}
 	_, err := Compile(p, nil)
-	var pe *ProfileError
-	if !errors.As(err, &pe) || len(pe.Errs) != 1 || !strings.Contains(err.Error(), fmt.Sprintf("ops: %d, more than a profile may have (%d, workload.MaxProfileOps)", MaxProfileOps+1, MaxProfileOps)) {
-		t.Fatalf("Compile of %d ops: %v; want the one problem naming the limit", MaxProfileOps+1, err)
+	var pe *profile.ProfileError
+	if !errors.As(err, &pe) || len(pe.Errs) != 1 || !strings.Contains(err.Error(), fmt.Sprintf("ops: %d, more than a profile may have (%d, profile.MaxProfileOps)", profile.MaxProfileOps+1, profile.MaxProfileOps)) {
+		t.Fatalf("Compile of %d ops: %v; want the one problem naming the limit", profile.MaxProfileOps+1, err)
 	}
-	p, _ = ParseProfile(opsYAML(MaxProfileOps))
+	p, _ = profile.ParseProfile(opsYAML(profile.MaxProfileOps))
 	pl, err := Compile(p, nil)
-	if err != nil || len(pl.Ops) != MaxProfileOps {
-		t.Fatalf("Compile of %d ops: %v", MaxProfileOps, err)
+	if err != nil || len(pl.Ops) != profile.MaxProfileOps {
+		t.Fatalf("Compile of %d ops: %v", profile.MaxProfileOps, err)
 	}
 }
 
@@ -89,17 +90,17 @@ func TestProfileErrorShowsFirstProblemsAndCount(t *testing.T) {
 	for i := range errs {
 		errs[i] = fmt.Errorf("ops[%d].method: %q, want one of …", i, "bogus")
 	}
-	msg := (&ProfileError{Source: "p.yaml", Errs: errs}).Error()
+	msg := (&profile.ProfileError{Source: "p.yaml", Errs: errs}).Error()
 	lines := strings.Split(msg, "\n")
-	if len(lines) != 1+MaxProblemsShown+1 {
-		t.Fatalf("%d lines, want a heading, %d problems and the count of the rest:\n%s", len(lines), MaxProblemsShown, msg)
+	if len(lines) != 1+profile.MaxProblemsShown+1 {
+		t.Fatalf("%d lines, want a heading, %d problems and the count of the rest:\n%s", len(lines), profile.MaxProblemsShown, msg)
 	}
 	if lines[0] != "profile p.yaml: 100000 problems:" || lines[1] != `  - ops[0].method: "bogus", want one of …` ||
-		lines[MaxProblemsShown] != `  - ops[49].method: "bogus", want one of …` ||
-		lines[MaxProblemsShown+1] != "  … and 99950 more (the first 50 shown; fix these and run again to see the rest)" {
+		lines[profile.MaxProblemsShown] != `  - ops[49].method: "bogus", want one of …` ||
+		lines[profile.MaxProblemsShown+1] != "  … and 99950 more (the first 50 shown; fix these and run again to see the rest)" {
 		t.Fatalf("got:\n%s\n…%s", strings.Join(lines[:3], "\n"), strings.Join(lines[len(lines)-2:], "\n"))
 	}
-	if n := len((&ProfileError{Source: "p", Errs: errs[:MaxProblemsShown]}).Error()); strings.Contains((&ProfileError{Source: "p", Errs: errs[:MaxProblemsShown]}).Error(), "more (") || n == 0 {
+	if n := len((&profile.ProfileError{Source: "p", Errs: errs[:profile.MaxProblemsShown]}).Error()); strings.Contains((&profile.ProfileError{Source: "p", Errs: errs[:profile.MaxProblemsShown]}).Error(), "more (") || n == 0 {
 		t.Fatal("exactly MaxProblemsShown problems: all shown, no count line")
 	}
 }
@@ -136,12 +137,12 @@ func TestThousandOpProfileHeap(t *testing.T) {
 		var before runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		p, errs := ParseProfile(opsYAML(1000))
+		p, errs := profile.ParseProfile(opsYAML(1000))
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
 		p.URL, p.Protocol = "http://fake/mcp", driver.Protocol20251125
-		p.VUs, p.Iterations, p.Duration = 4, 3000, Duration(time.Minute)
+		p.VUs, p.Iterations, p.Duration = 4, 3000, profile.Duration(time.Minute)
 		pl, err := Compile(p, hc)
 		if err != nil {
 			t.Fatal(err)

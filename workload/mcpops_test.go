@@ -11,13 +11,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
 // The new ops compile to the params the spec gives them, and the new
 // options reach the driver's ops.
 func TestMCPOpsCompile(t *testing.T) {
-	p, errs := ParseProfile([]byte(`name: more
+	p, errs := profile.ParseProfile([]byte(`name: more
 url: http://127.0.0.1:1/mcp
 get_stream: true
 ops:
@@ -64,7 +65,7 @@ ops:
 
 // Every mistake in the new fields is reported, naming its field.
 func TestMCPOpsValidation(t *testing.T) {
-	p, errs := ParseProfile([]byte(`name: bad
+	p, errs := profile.ParseProfile([]byte(`name: bad
 url: http://127.0.0.1:1/mcp
 ops:
   - {method: logging/setLevel, level: loud}
@@ -82,7 +83,7 @@ ops:
 		t.Fatal(errs)
 	}
 	_, err := Compile(p, nil)
-	var pe *ProfileError
+	var pe *profile.ProfileError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err %v, want a *ProfileError", err)
 	}
@@ -124,7 +125,7 @@ func TestParseCancel(t *testing.T) {
 		"after=-1s":         "error: after=-1s: want a positive duration",
 		"after=5ms when=2s": `error: "when": unknown field`,
 	} {
-		c, err := ParseCancel(in)
+		c, err := profile.ParseCancel(in)
 		g := c.After.D().String() + " " + strings.TrimRight(strings.TrimRight(jsonNum(c.P), "0"), ".")
 		if err != nil {
 			g = "error: " + err.Error()
@@ -149,8 +150,8 @@ func TestCancelIgnoredCaught(t *testing.T) {
 		p := echoProfile()
 		// One session (the fake names every session s1, so request ids
 		// must not repeat), four requests in flight.
-		p.VUs, p.Concurrency, p.Duration, p.Protocol = 1, 4, Duration(5*time.Second), driver.Protocol20251125
-		p.Ops = []OpSpec{{Method: "tools/call", Tool: "slow", Progress: true, Weight: weight(1), Cancel: &CancelSpec{After: Duration(20 * time.Millisecond), P: 0.5}}}
+		p.VUs, p.Concurrency, p.Duration, p.Protocol = 1, 4, profile.Duration(5*time.Second), driver.Protocol20251125
+		p.Ops = []profile.OpSpec{{Method: "tools/call", Tool: "slow", Progress: true, Weight: weight(1), Cancel: &profile.CancelSpec{After: profile.Duration(20 * time.Millisecond), P: 0.5}}}
 		sum := runFake(t, p, fake)
 		o := sum.Ops[0]
 		if ci.Planted() == 0 || o.Cancelled == 0 {
@@ -179,11 +180,11 @@ func TestMCPFeaturesCleanOnRefServer(t *testing.T) {
 		t.Skip("runs a reference server for a few seconds")
 	}
 	t.Parallel()
-	p, err := LoadProfile("mcp-features")
+	p, err := profile.LoadProfile("mcp-features")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Duration, p.Warmup, p.Protocol = Duration(2*time.Second), 0, driver.Protocol20251125
+	p.Duration, p.Warmup, p.Protocol = profile.Duration(2*time.Second), 0, driver.Protocol20251125
 	for i := range p.Ops {
 		if p.Ops[i].Tool == "slow" {
 			// Far longer than the cancel's 20 ms: no call may end before its
@@ -226,11 +227,11 @@ func TestSubscriptionsCleanOnRefServer(t *testing.T) {
 		t.Skip("runs a reference server for a few seconds")
 	}
 	t.Parallel()
-	p, err := LoadProfile("subscriptions")
+	p, err := profile.LoadProfile("subscriptions")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Duration, p.Warmup, p.Protocol = Duration(2*time.Second), 0, driver.Protocol20251125
+	p.Duration, p.Warmup, p.Protocol = profile.Duration(2*time.Second), 0, driver.Protocol20251125
 	sum, _ := runRef(t, refserver.Options{}, p)
 	s := sum.Subscriptions
 	if f := faults(sum); len(f) != 0 || s == nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkOpenModel(b *testing.B) {
 	const rate = 4000
 	p := echoProfile()
 	p.URL, p.Rate, p.VUs, p.MaxVUs = srv.URL+"/mcp", rate, 64, 64
-	p.Duration = Duration(time.Duration(b.N) * time.Second / rate)
+	p.Duration = profile.Duration(time.Duration(b.N) * time.Second / rate)
 	pl, err := Compile(p, nil)
 	if err != nil {
 		b.Fatal(err)

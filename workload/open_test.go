@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // watchEngine records the engine of the next run (the worker pool's
@@ -47,7 +48,7 @@ func TestOpenModelPoolRotatesIdleSessions(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.VUs, p.MaxVUs, p.Rate, p.Duration = 50, 50, 100, Duration(2*time.Second)
+		p.VUs, p.MaxVUs, p.Rate, p.Duration = 50, 50, 100, profile.Duration(2*time.Second)
 		sum := runFake(t, p, fake)
 		if sum.All.Count != 200 || sum.All.Errors != 0 || sum.All.Dropped != 0 {
 			t.Fatalf("completed %d (errors %d, dropped %d), want 200 clean", sum.All.Count, sum.All.Errors, sum.All.Dropped)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // Two ops with one label (by default: the method and the tool) would be
@@ -38,7 +40,7 @@ func TestDuplicateOpLabelsRefused(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "p.yaml")
 		os.WriteFile(path, []byte("name: p\nvus: 1\nduration: 1s\nops:\n"+tc.ops), 0o644)
-		p, err := LoadProfile(path)
+		p, err := profile.LoadProfile(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,9 +9,11 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/verdict"
 )
 
@@ -20,16 +22,15 @@ import (
 // time.Duration, defaults applied, the schedule built). The engine reads
 // these fields only, never Profile (TestEngineReadsNoProfile): as k6 does
 // with each executor's config, the profile is validated once and turned
-// into what the run needs before it starts. Immutable once built, except
-// that Run settles the protocol (Driver.Protocol) and switches off what
-// cannot apply at it (ChurnRate, CheckDeleted, ops of the mix): one plan
-// is for one run. Driver holds the real URL and the expanded header
+// into what the run needs before it starts. Read-only once built: Run
+// settles the protocol and switches off what cannot apply at it on its
+// own copy (see Run for what the ops share between runs). Driver holds the real URL and the expanded header
 // values: never show it. Profile is the profile as written (defaults
 // applied, ${NAME} references unexpanded, URL shown as Target), for
 // display and run.json; Target is the URL for display (ShowURL): both are
 // safe to show.
 type Plan struct {
-	Profile    Profile
+	Profile    profile.Profile
 	Driver     driver.Config
 	Target     string
 	Ops        []*driver.Op
@@ -41,15 +42,15 @@ type Plan struct {
 	// EndpointsShown are the endpoints for display, url first, when the
 	// profile gives urls (nil with one endpoint).
 	EndpointsShown []string
-	endpoints      []*Endpoint
+	endpoints      []*profile.Endpoint
 	// Scenarios replace the op mix when the profile gives them: each
 	// iteration runs one, chosen by weight; their steps' ops are Ops.
 	Scenarios []Scenario
-	cum       []int       // cumulative weights, for the op mix
-	scum      []int       // cumulative weights of the scenarios
-	args      []*argOp    // the templated ops' renderers
-	corr      *correlator // values steps read from earlier steps (nil: none; correlate.go)
-	dynNames  []string    // ops whose tool, prompt or uri is a template (not under 2026-07-28)
+	cum       []int         // cumulative weights, for the op mix
+	scum      []int         // cumulative weights of the scenarios
+	args      []*argtmpl.Op // the templated ops' renderers
+	corr      *correlator   // values steps read from earlier steps (nil: none; correlate.go)
+	dynNames  []string      // ops whose tool, prompt or uri is a template (not under 2026-07-28)
 
 	// checks are the ops' checks (checks.go).
 	checks planChecks
@@ -103,20 +104,33 @@ type Plan struct {
 	Chaos *chaos.Plan
 }
 
-// Compile applies p's defaults, validates it and builds the plan; hc is
-// the HTTP client the sessions share (nil: driver.NewHTTPClient). Every
-// problem of the profile is returned at once, as a *ProfileError. p keeps
-// the defaults applied; the plan holds a copy of it (Plan.Profile).
-func Compile(p *Profile, hc *http.Client) (*Plan, error) {
+// Compile validates profile p and builds the plan. It is pure: it works
+// on a copy of p with Defaults applied (Defaults is idempotent, so p may
+// come defaulted or not) and never writes p; callers that show or keep
+// the defaulted profile call p.Defaults themselves. Every problem of the
+// profile is returned at once, as a *ProfileError. It reads the data
+// files the profile names and the environment (${NAME}); it opens no
+// connection and builds no HTTP client.
+//
+// hc is the HTTP client the plan's sessions share (Plan.Driver.HTTPClient);
+// Compile never builds one. The zero value, nil, leaves
+// Plan.Driver.HTTPClient nil: Run then builds one per run with
+// driver.NewHTTPClient from Plan.Driver's network settings (HTTP version,
+// proxy, TLS, source addresses, timeouts), as Compile did before; a plan
+// that is only shown (a dry run) needs none. A client passed in must be
+// configured for those settings by the caller (driver.NewHTTPClient of
+// the plan's Driver is one).
+func Compile(p *profile.Profile, hc *http.Client) (*Plan, error) {
+	p = p.Clone()
 	p.Defaults()
-	r, errs := p.resolve(os.LookupEnv)
+	r, errs := p.Resolve(os.LookupEnv)
 	if len(errs) > 0 {
-		return nil, &ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
+		return nil, &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}
 	}
-	ep, ops, args := r.ep, r.ops, r.args
+	ep, ops, args := r.Endpoint, r.Ops, r.Args
 	pl := &Plan{Profile: *p, Target: ep.Shown}
 	pl.Profile.URL = ep.Shown
-	pl.compileEndpoints(ep, r.more)
+	pl.compileEndpoints(ep, r.More)
 	pl.Profile.URLs = pl.EndpointsShown[min(1, len(pl.EndpointsShown)):]
 	pl.compileLoad(p)
 	pl.Iterations = p.Iterations
@@ -124,7 +138,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		th, _ := verdict.ParseThreshold(t) // resolve checked it
 		pl.Thresholds = append(pl.Thresholds, th)
 	}
-	pl.Driver = driverConfig(p, ep, &r.net, hc)
+	pl.Driver = driverConfig(p, ep, &r.Net, hc)
 	if p.HasScenarios() {
 		if err := pl.compileScenarios(p, ops, args); err != nil {
 			return nil, err
@@ -140,7 +154,7 @@ func Compile(p *Profile, hc *http.Client) (*Plan, error) {
 		if *o.Weight == 0 {
 			continue
 		}
-		op, err := pl.buildOp(o, p.Ops[i].opName(), args[i])
+		op, err := pl.buildOp(o, p.Ops[i].OpName(), args[i])
 		if err != nil {
 			return nil, fmt.Errorf("ops[%d].arguments: %w", i, err)
 		}
@@ -221,7 +235,7 @@ func searchCum(cum []int, n int) int { return sort.SearchInts(cum, n+1) }
 // (the real URL and headers), timeouts, resumption, limits, the network
 // settings resolved (net: netConfig's), and one large-message budget for
 // the run.
-func driverConfig(p *Profile, ep *Endpoint, net *driver.Config, hc *http.Client) driver.Config {
+func driverConfig(p *profile.Profile, ep *profile.Endpoint, net *driver.Config, hc *http.Client) driver.Config {
 	var c driver.Config
 	d := &c
 	d.URL = ep.URL
@@ -246,9 +260,6 @@ func driverConfig(p *Profile, ep *Endpoint, net *driver.Config, hc *http.Client)
 	d.Budget = driver.NewBudget(max(int64(p.MaxBufferedBytes), d.BudgetNeed()))
 	d.Header = ep.Header
 	d.HTTP, d.Proxy, d.TLS, d.Insecure, d.OAuth = net.HTTP, net.Proxy, net.TLS, net.Insecure, net.OAuth
-	d.HTTPClient = hc
-	if d.HTTPClient == nil && d.URL != "" {
-		d.HTTPClient = driver.NewHTTPClient(d)
-	}
+	d.HTTPClient = hc // nil: Run builds one (runCopy)
 	return c
 }

@@ -15,14 +15,15 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	gocmpopts "github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/mcpbench/mcpbench/chaos"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // compileFiles turn a profile into a plan (the schema, its validation,
 // the compile); they may read Profile. Every other file of the package is
 // the engine's, which reads the Plan only.
 var compileFiles = []string{
-	"args.go", "checks.go", "data.go", "endpoints.go", "env.go", "load.go", "mcpops.go", "net.go", "overrides.go", "procs.go",
-	"plan.go", "profile.go", "scenario.go", "specs.go", "validate.go", "correlate.go", "abort_spec.go", "iterations_spec.go",
+	"plan.go", "compile_aborts.go", "compile_endpoints.go", "compile_header.go", "compile_load.go", "compile_scenarios.go",
+	"compile_thresholds.go", "checks.go", "correlate.go", "procs.go",
 }
 
 // engineTypes are the engine's types: their methods read the Plan only,
@@ -138,24 +139,24 @@ func recvType(fn *ast.FuncDecl) string {
 // stages' ramp after a flat warm-up (open: arrivals; closed: active VUs),
 // a constant rate without stages, none for the plain closed model.
 func TestCompileLoad(t *testing.T) {
-	ops := []OpSpec{{Method: "ping"}}
+	ops := []profile.OpSpec{{Method: "ping"}}
 	for _, tt := range []struct {
 		name string
-		p    Profile
+		p    profile.Profile
 		want Plan
 	}{
-		{"closed", Profile{Duration: Duration(3 * time.Second), ThinkTime: Duration(5 * time.Millisecond), Churn: Churn{Rate: 2}},
+		{"closed", profile.Profile{Duration: profile.Duration(3 * time.Second), ThinkTime: profile.Duration(5 * time.Millisecond), Churn: profile.Churn{Rate: 2}},
 			Plan{Name: "closed", VUs: 10, MaxVUs: 10, PeakVUs: 10, Concurrency: 1, Window: 3 * time.Second, GracefulStop: 5 * time.Second,
 				ThinkTime: 5 * time.Millisecond, MaxDelay: time.Second, Seed: 1, ChurnRate: 2}},
-		{"open", Profile{Rate: 50, Warmup: Duration(time.Second), MaxDelay: Duration(200 * time.Millisecond), Seed: 7, GETStream: true},
+		{"open", profile.Profile{Rate: 50, Warmup: profile.Duration(time.Second), MaxDelay: profile.Duration(200 * time.Millisecond), Seed: 7, GETStream: true},
 			Plan{Name: "open", Open: true, VUs: 10, MaxVUs: 10, PeakVUs: 10, Concurrency: 1, Rate: 50, Warmup: time.Second, Window: 10 * time.Second,
 				GracefulStop: 5 * time.Second, MaxDelay: 200 * time.Millisecond, Seed: 7, GETStream: true,
 				Schedule: Constant{PerSec: 50, Duration: 11 * time.Second}}},
-		{"open stages", Profile{Model: "open", Warmup: Duration(time.Second), Stages: []StageSpec{{Duration: Duration(2 * time.Second), Target: 100}, {Duration: Duration(time.Second), Target: 40}}},
+		{"open stages", profile.Profile{Model: "open", Warmup: profile.Duration(time.Second), Stages: []profile.StageSpec{{Duration: profile.Duration(2 * time.Second), Target: 100}, {Duration: profile.Duration(time.Second), Target: 40}}},
 			Plan{Name: "open stages", Open: true, VUs: 10, MaxVUs: 100, PeakVUs: 10, Concurrency: 1, Warmup: time.Second, Window: 3 * time.Second,
 				GracefulStop: 5 * time.Second, MaxDelay: time.Second, Seed: 1, Staged: true, StagesText: "0 → 100/s over 2s → 40/s over 1s",
 				Schedule: Ramp{Start: 0, Stages: []Stage{{Duration: time.Second, Target: 0}, {Duration: 2 * time.Second, Target: 100}, {Duration: time.Second, Target: 40}}}}},
-		{"closed stages", Profile{VUs: 2, Concurrency: 3, Stages: []StageSpec{{Duration: Duration(2 * time.Second), Target: 6}}},
+		{"closed stages", profile.Profile{VUs: 2, Concurrency: 3, Stages: []profile.StageSpec{{Duration: profile.Duration(2 * time.Second), Target: 6}}},
 			Plan{Name: "closed stages", VUs: 2, MaxVUs: 6, PeakVUs: 6, Concurrency: 3, Window: 2 * time.Second, GracefulStop: 5 * time.Second,
 				MaxDelay: time.Second, Seed: 1, Staged: true, StagesText: "2 → 6 VUs over 2s",
 				Schedule: Ramp{Start: 2, Stages: []Stage{{Duration: 0, Target: 2}, {Duration: 2 * time.Second, Target: 6}}}}},
@@ -180,7 +181,7 @@ func TestCompileChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Profile{URL: "http://127.0.0.1:1/mcp", Ops: []OpSpec{{Method: "ping"}}, Chaos: &chaos.Plan{Faults: []chaos.Fault{cut}}}
+	p := &profile.Profile{URL: "http://127.0.0.1:1/mcp", Ops: []profile.OpSpec{{Method: "ping"}}, Chaos: &chaos.Plan{Faults: []chaos.Fault{cut}}}
 	pl, err := Compile(p, &http.Client{})
 	if err != nil {
 		t.Fatal(err)
@@ -188,11 +189,11 @@ func TestCompileChaos(t *testing.T) {
 	if pl.Chaos == nil || pl.Chaos.Faults[0].Close != chaos.CloseRST || pl.Chaos.Faults[0].Target != chaos.TargetPOST {
 		t.Fatalf("chaos %+v: want the cut with its defaults (close rst, target post)", pl.Chaos)
 	}
-	q := &Profile{URL: "http://127.0.0.1:1/mcp", Ops: []OpSpec{{Method: "ping"}}, Chaos: &chaos.Plan{}}
+	q := &profile.Profile{URL: "http://127.0.0.1:1/mcp", Ops: []profile.OpSpec{{Method: "ping"}}, Chaos: &chaos.Plan{}}
 	if pl, err := Compile(q, &http.Client{}); err != nil || pl.Chaos != nil {
 		t.Fatalf("empty chaos: %v %+v, want no fault plan", err, pl.Chaos)
 	}
-	r := &Profile{Ops: []OpSpec{{Method: "ping"}}, Chaos: &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: cut.When}}}}
+	r := &profile.Profile{Ops: []profile.OpSpec{{Method: "ping"}}, Chaos: &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: cut.When}}}}
 	r.Validate()
 	if r.Chaos.Faults[0].Close != "" {
 		t.Fatal("Validate applied the chaos defaults: Defaults does, once")

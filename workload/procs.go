@@ -3,6 +3,7 @@ package workload
 import (
 	"math"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -24,7 +25,7 @@ const perPCapacity = 3300.0
 // numCPU cores, and the rate (ops/s) it sized them for: a sweep's top
 // rate step, p.Rate otherwise. 0, 0: keep every core (the embedded
 // server, the closed model, a VU sweep). Safe for concurrent use.
-func AutoProcs(p *Profile, embedded bool, numCPU int) (procs int, rate float64) {
+func AutoProcs(p *profile.Profile, embedded bool, numCPU int) (procs int, rate float64) {
 	rate = p.Rate
 	if s := p.Sweep; s != nil {
 		switch s.By {
@@ -44,7 +45,7 @@ func AutoProcs(p *Profile, embedded bool, numCPU int) (procs int, rate float64) 
 // needs (AutoProcs sized them for the whole rate); 0: keep what the
 // process has (the whole test, a sweep, the embedded server, the closed
 // model).
-func SegmentProcs(p *Profile, seg *Segment, embedded bool, numCPU int) int {
+func SegmentProcs(p *profile.Profile, seg *Segment, embedded bool, numCPU int) int {
 	if seg.Whole() || p.Sweep != nil {
 		return 0
 	}

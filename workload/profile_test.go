@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
 )
 
 func TestBuiltinProfilesAreValid(t *testing.T) {
 	for _, name := range profiles.Names() {
-		p, err := LoadProfile(name)
+		p, err := profile.LoadProfile(name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -43,12 +44,12 @@ ops:
 `
 	path := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(path, []byte(yaml), 0o644)
-	p, err := LoadProfile(path)
+	p, err := profile.LoadProfile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Compile(p, nil)
-	var pe *ProfileError
+	var pe *profile.ProfileError
 	if !errors.As(err, &pe) {
 		t.Fatalf("err = %v, want a *ProfileError", err)
 	}
@@ -69,38 +70,8 @@ ops:
 	}
 }
 
-func TestProfileYAMLMistakes(t *testing.T) {
-	tests := []struct {
-		yaml string
-		want []string
-	}{
-		{"vuz: 3\nops: [{method: ping}]", []string{`vuz (line 1): unknown field "vuz"`}},
-		{"vus: many\nops: [{method: ping}]", []string{`vus (line 1): "many" is not an integer`}},
-		{"get_stream: maybe\nops: [{method: ping}]", []string{`get_stream (line 1): "maybe" is not true or false`}},
-		{"ops:\n  - method: ping\n    weight: heavy", []string{`ops[0].weight (line 3): "heavy" is not an integer`}},
-		{"ops:\n  - method: tools/call\n  - method: prompts/get\n  - method: resources/read\n  - method: ping\n    arguments: {a: 1}\n    weight: -1",
-			[]string{"ops[0].tool: required for tools/call", "ops[1].prompt: required for prompts/get", "ops[2].uri: required for resources/read",
-				"ops[3].arguments: only tools/call, prompts/get and completion/complete take arguments", "ops[3].weight: -1, want ≥ 0"}},
-		{"url: ftp://x\nops: [{method: ping, weight: 0}]", []string{`url: scheme "ftp", want http or https`, "ops: all weights are 0"}},
-		{"rate: 10\nvus: 5\nmax_vus: 2\nops: [{method: ping}]", []string{"max_vus: 2 is below vus (5)"}},
-		{"resume: {policy: sometimes}\nops: [{method: ping}]", []string{`resume.policy: "sometimes", want honour-retry, immediate or backoff`}},
-	}
-	for _, tt := range tests {
-		p, errs := ParseProfile([]byte(tt.yaml))
-		p.parseErrs = errs
-		p.Defaults()
-		var got []string
-		for _, e := range p.Validate() {
-			got = append(got, e.Error())
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("%q (-want +got):\n%s", tt.yaml, diff)
-		}
-	}
-}
-
 func TestProfileDurationsAndDefaults(t *testing.T) {
-	p, errs := ParseProfile([]byte("duration: 1.5\nwarmup: 250ms\nrate: 20\nops: [{method: ping}]"))
+	p, errs := profile.ParseProfile([]byte("duration: 1.5\nwarmup: 250ms\nrate: 20\nops: [{method: ping}]"))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -115,14 +86,14 @@ func TestProfileDurationsAndDefaults(t *testing.T) {
 }
 
 func TestUnknownProfileName(t *testing.T) {
-	_, err := LoadProfile("nope")
+	_, err := profile.LoadProfile("nope")
 	if err == nil || !strings.Contains(err.Error(), "built-ins: ") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestOpParams(t *testing.T) {
-	p, _ := ParseProfile([]byte(`ops:
+	p, _ := profile.ParseProfile([]byte(`ops:
   - {method: tools/call, tool: echo, arguments: {text: hi, n: 2}, progress: true}
   - {method: prompts/get, prompt: greet, arguments: {name: x, n: 3}}
   - {method: resources/read, uri: "mcpbench://static/small"}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // decideProtocol settles the protocol era once per run (cached for every
@@ -57,7 +58,7 @@ func (e *engine) decideProtocol(ctx context.Context) error {
 		}
 		pl.ChurnRate, pl.CheckDeleted, pl.Driver.CheckDeleted = 0, false, false
 		if len(pl.dynNames) > 0 { // correlate.go
-			return fmt.Errorf("%w: op %s: its tool, prompt or uri is a template, but %s sends it in the Mcp-Name header, set once per op: give it a fixed one, or --protocol 2025-11-25", ErrSetup, pl.dynNames[0], pl.Driver.Protocol)
+			return profile.SettingErrorf([]string{"protocol"}, "%w: op %s: its tool, prompt or uri is a template, but %s sends it in the Mcp-Name header, set once per op: give it a fixed one, or {protocol} 2025-11-25", ErrSetup, pl.dynNames[0], pl.Driver.Protocol)
 		}
 		for i, op := range pl.Ops {
 			if len(pl.Scenarios) > 0 && driver.RemovedInModern(op.Method) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -28,7 +29,7 @@ func modernOnlyFake() *mcptest.ModernOnly {
 }
 
 // runHandlerStart is runFakeStart for any handler.
-func runHandlerStart(t *testing.T, p *Profile, h http.Handler) (*results.Summary, []results.NotApplicable) {
+func runHandlerStart(t *testing.T, p *profile.Profile, h http.Handler) (*results.Summary, []results.NotApplicable) {
 	t.Helper()
 	hc, stop := mcptest.ServePipe(h)
 	defer stop()
@@ -50,23 +51,23 @@ func runHandlerStart(t *testing.T, p *Profile, h http.Handler) (*results.Summary
 func TestAutoPicksModernOnlyServer(t *testing.T) {
 	cases := []struct {
 		name  string
-		set   func(p *Profile)
+		set   func(p *profile.Profile)
 		feats []string
 	}{
-		{"churn", func(p *Profile) { p.Churn = Churn{Rate: 2} }, []string{featChurn}},
-		{"check-deleted", func(p *Profile) { p.CheckDeleted = true }, []string{featCheckDeleted}},
-		{"resume chaos", func(p *Profile) { p.Chaos = cutPOST() }, []string{featResume}},
-		{"all three", func(p *Profile) { p.Churn, p.CheckDeleted, p.Chaos = Churn{Rate: 2}, true, cutPOST() },
+		{"churn", func(p *profile.Profile) { p.Churn = profile.Churn{Rate: 2} }, []string{featChurn}},
+		{"check-deleted", func(p *profile.Profile) { p.CheckDeleted = true }, []string{featCheckDeleted}},
+		{"resume chaos", func(p *profile.Profile) { p.Chaos = cutPOST() }, []string{featResume}},
+		{"all three", func(p *profile.Profile) { p.Churn, p.CheckDeleted, p.Chaos = profile.Churn{Rate: 2}, true, cutPOST() },
 			[]string{featChurn, featCheckDeleted, featResume}},
 	}
 	// The fake answers JSON: the cuts have no stream to cut either
 	// (named from the preflight ping, as against any JSON server).
-	jsonCut := func(p *Profile) bool { return p.Chaos != nil }
+	jsonCut := func(p *profile.Profile) bool { return p.Chaos != nil }
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p := echoProfile()
-				p.VUs, p.Duration = 2, Duration(time.Second)
+				p.VUs, p.Duration = 2, profile.Duration(time.Second)
 				c.set(p)
 				fake := modernOnlyFake()
 				sum, before := runHandlerStart(t, p, fake)
@@ -106,7 +107,7 @@ func TestAutoPicksModernOnlyServer(t *testing.T) {
 func TestAutoKeepsSessionsWhenServerSpeaksThem(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
-		p.VUs, p.Duration, p.Churn = 2, Duration(time.Second), Churn{Rate: 2}
+		p.VUs, p.Duration, p.Churn = 2, profile.Duration(time.Second), profile.Churn{Rate: 2}
 		sum, _ := runFakeStart(t, p, bothEras())
 		if sum.Protocol != "2025-11-25" || !strings.Contains(sum.ProtocolWhy, "session churn") || len(sum.NotApplicable) != 0 {
 			t.Fatalf("auto chose %s (%s), not applicable %v: want 2025-11-25 for the churn", sum.Protocol, sum.ProtocolWhy, sum.NotApplicable)
@@ -114,7 +115,7 @@ func TestAutoKeepsSessionsWhenServerSpeaksThem(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
-		p.VUs, p.Duration, p.CheckDeleted = 2, Duration(time.Second), true
+		p.VUs, p.Duration, p.CheckDeleted = 2, profile.Duration(time.Second), true
 		sum, _ := runFakeStart(t, p, slowFake(10*time.Millisecond))
 		if sum.Protocol != "2025-11-25" || len(sum.NotApplicable) != 0 {
 			t.Fatalf("auto chose %s (%s), not applicable %v", sum.Protocol, sum.ProtocolWhy, sum.NotApplicable)
@@ -125,15 +126,15 @@ func TestAutoKeepsSessionsWhenServerSpeaksThem(t *testing.T) {
 // Issue 34 item 5: the profile's server: block names what it sets when
 // it cannot apply (an external server); an empty block names nothing.
 func TestServerNotApplicable(t *testing.T) {
-	n, ok := ServerNotApplicable(ServerSpec{GETRetry: Duration(500 * time.Millisecond), Tick: Duration(time.Second)})
+	n, ok := ServerNotApplicable(profile.ServerSpec{GETRetry: profile.Duration(500 * time.Millisecond), Tick: profile.Duration(time.Second)})
 	if !ok || n.Feature != "the profile's server: block (get_retry 500ms, tick 1s)" || !strings.Contains(n.Reason, "external server (--url)") || !strings.Contains(n.Reason, "GET streams carry no event") {
 		t.Fatalf("%+v %v", n, ok)
 	}
-	n, ok = ServerNotApplicable(ServerSpec{Mode: "stateless", PageSize: 5})
+	n, ok = ServerNotApplicable(profile.ServerSpec{Mode: "stateless", PageSize: 5})
 	if !ok || n.Feature != "the profile's server: block (mode stateless, page_size 5)" || strings.Contains(n.Reason, "GET streams") {
 		t.Fatalf("%+v %v", n, ok)
 	}
-	if n, ok := ServerNotApplicable(ServerSpec{}); ok {
+	if n, ok := ServerNotApplicable(profile.ServerSpec{}); ok {
 		t.Fatalf("an empty block: %+v", n)
 	}
 }

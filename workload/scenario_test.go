@@ -10,13 +10,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
 
 // agentOps is the library the scenario tests' steps name.
-func agentOps() []OpSpec {
-	return []OpSpec{
+func agentOps() []profile.OpSpec {
+	return []profile.OpSpec{
 		{Name: "list", Method: "tools/list"},
 		{Name: "call", Method: "tools/call", Tool: "echo", Arguments: map[string]any{"text": "hi"}},
 		{Name: "read", Method: "resources/read", URI: "mcpbench://static/small"},
@@ -26,8 +27,8 @@ func agentOps() []OpSpec {
 
 // agentSteps: list tools → 3 parallel calls → read a resource (then
 // think) → ping twice.
-func agentSteps(think time.Duration) []StepSpec {
-	return []StepSpec{{Op: "list"}, {Op: "call", Parallel: 3}, {Op: "read", Think: Duration(think)}, {Op: "ping", Repeat: 2}}
+func agentSteps(think time.Duration) []profile.StepSpec {
+	return []profile.StepSpec{{Op: "list"}, {Op: "call", Parallel: 3}, {Op: "read", Think: profile.Duration(think)}, {Op: "ping", Repeat: 2}}
 }
 
 // stepCounts returns each op row's count by name.
@@ -66,7 +67,7 @@ func TestScenarioTimesExactly(t *testing.T) {
 					w.Result(r, map[string]any{"tools": []any{}, "contents": []any{}})
 				})
 			}
-			p := &Profile{Name: "agent", URL: "http://fake/mcp", VUs: 1, Duration: Duration(time.Second), Protocol: driver.Protocol20251125,
+			p := &profile.Profile{Name: "agent", URL: "http://fake/mcp", VUs: 1, Duration: profile.Duration(time.Second), Protocol: driver.Protocol20251125,
 				Ops: agentOps(), Scenario: agentSteps(30 * time.Millisecond),
 				Thresholds: []string{"agent:iteration_p99<49ms", "iterations_failed==0"}}
 			if open {
@@ -114,11 +115,11 @@ func TestScenariosOnRefServer(t *testing.T) {
 	t.Parallel()
 	for _, open := range []bool{false, true} {
 		three, one := 3, 1
-		p := &Profile{Name: "agents", VUs: 4, Duration: Duration(2 * time.Second), Protocol: driver.Protocol20251125,
-			GETStream: true, GracefulStop: Duration(10 * time.Second), Ops: agentOps(),
-			Scenarios: []ScenarioSpec{
+		p := &profile.Profile{Name: "agents", VUs: 4, Duration: profile.Duration(2 * time.Second), Protocol: driver.Protocol20251125,
+			GETStream: true, GracefulStop: profile.Duration(10 * time.Second), Ops: agentOps(),
+			Scenarios: []profile.ScenarioSpec{
 				{Name: "agent", Weight: &three, Steps: agentSteps(5 * time.Millisecond)},
-				{Name: "lister", Weight: &one, Steps: []StepSpec{{Op: "list", Repeat: 2}}},
+				{Name: "lister", Weight: &one, Steps: []profile.StepSpec{{Op: "list", Repeat: 2}}},
 			}}
 		if open {
 			p.Rate = 100
@@ -156,9 +157,9 @@ func TestScenariosOnRefServer(t *testing.T) {
 // Scenario mistakes name their field.
 func TestScenarioValidation(t *testing.T) {
 	zero := 0
-	p := &Profile{Name: "bad", Ops: agentOps(), Concurrency: 2,
-		Scenarios: []ScenarioSpec{
-			{Name: "a", Steps: []StepSpec{{Op: "nope"}, {Op: "call", Parallel: -1, Repeat: -2}}},
+	p := &profile.Profile{Name: "bad", Ops: agentOps(), Concurrency: 2,
+		Scenarios: []profile.ScenarioSpec{
+			{Name: "a", Steps: []profile.StepSpec{{Op: "nope"}, {Op: "call", Parallel: -1, Repeat: -2}}},
 			{Name: "a", Weight: &zero},
 		}}
 	p.Defaults()

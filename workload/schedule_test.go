@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 func TestConstantPace(t *testing.T) {
@@ -62,7 +64,7 @@ func TestRampPace(t *testing.T) {
 // TestParseStage: k6's DURATION:TARGET, and an error naming the part that
 // is wrong.
 func TestParseStage(t *testing.T) {
-	st, err := ParseStage(" 1m30s : 2500.5 ")
+	st, err := profile.ParseStage(" 1m30s : 2500.5 ")
 	if err != nil || st.Duration.D() != 90*time.Second || st.Target != 2500.5 {
 		t.Fatalf("ParseStage = %+v, %v", st, err)
 	}
@@ -74,7 +76,7 @@ func TestParseStage(t *testing.T) {
 		"10s:-1":  `target "-1"`,
 		"10s:Inf": `target "Inf"`,
 	} {
-		if _, err := ParseStage(in); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := profile.ParseStage(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseStage(%q) = %v, want an error with %q", in, err, want)
 		}
 	}

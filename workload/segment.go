@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -58,6 +60,9 @@ type Segment struct {
 	pos   []uint64   // the positions of a block the segment owns, ascending
 }
 
+// segmentSettings are the settings ParseSegment's errors name.
+var segmentSettings = []string{"segment", "segment_sequence"}
+
 // maxLCD bounds the striping block: a sequence whose lengths need a finer
 // grain is refused rather than allocated.
 const maxLCD = 1 << 20
@@ -68,12 +73,13 @@ const maxLCD = 1 << 20
 // then have n segments); "a:b" is the segment from a to b (fractions,
 // decimals or percentages, k6's --execution-segment), in seq when given
 // (it must be one of its segments), else in the sequence 0, a, b, 1. ""
-// is the whole test (nil). Errors name the flag's text.
+// is the whole test (nil). Errors are *SettingError, of the settings
+// segment (s) and segment_sequence (seq).
 func ParseSegment(s, seq string) (*Segment, error) {
 	s, seq = strings.TrimSpace(s), strings.TrimSpace(seq)
 	if s == "" {
 		if seq != "" {
-			return nil, errors.New("--segment-sequence needs --segment")
+			return nil, profile.SettingErrorf(segmentSettings, "{segment_sequence} needs {segment}")
 		}
 		return nil, nil
 	}
@@ -81,17 +87,17 @@ func ParseSegment(s, seq string) (*Segment, error) {
 	if seq != "" {
 		var err error
 		if points, err = parseSequence(seq); err != nil {
-			return nil, fmt.Errorf("--segment-sequence %q: %w", seq, err)
+			return nil, profile.SettingErrorf(segmentSettings, "{segment_sequence} %q: %w", seq, err)
 		}
 	}
 	if a, b, ok := strings.Cut(s, ":"); ok {
 		from, err1 := parseRat(a)
 		to, err2 := parseRat(b)
 		if err := cmp.Or(err1, err2); err != nil {
-			return nil, fmt.Errorf("--segment %q: %w", s, err)
+			return nil, profile.SettingErrorf(segmentSettings, "{segment} %q: %w", s, err)
 		}
 		if from.Sign() < 0 || from.Cmp(to) >= 0 || to.Cmp(big.NewRat(1, 1)) > 0 {
-			return nil, fmt.Errorf("--segment %q: want 0 ≤ from < to ≤ 1", s)
+			return nil, profile.SettingErrorf(segmentSettings, "{segment} %q: want 0 ≤ from < to ≤ 1", s)
 		}
 		if points == nil {
 			points = []*big.Rat{new(big.Rat)}
@@ -109,19 +115,19 @@ func ParseSegment(s, seq string) (*Segment, error) {
 				return newSegment(points, i)
 			}
 		}
-		return nil, fmt.Errorf("--segment %q is not a segment of the sequence %s", s, ratsString(points))
+		return nil, profile.SettingErrorf(segmentSettings, "{segment} %q is not a segment of the sequence %s", s, ratsString(points))
 	}
 	is, ns, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(is))
 	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return nil, fmt.Errorf("--segment %q: want INDEX/COUNT with 0 ≤ INDEX < COUNT (e.g. 0/4), or FROM:TO (e.g. 1/4:1/2)", s)
+		return nil, profile.SettingErrorf(segmentSettings, "{segment} %q: want INDEX/COUNT with 0 ≤ INDEX < COUNT (e.g. 0/4), or FROM:TO (e.g. 1/4:1/2)", s)
 	}
 	if points == nil {
 		return SegmentOf(i, n)
 	}
 	if len(points)-1 != n {
-		return nil, fmt.Errorf("--segment %q: the sequence %s has %d segments, not %d", s, ratsString(points), len(points)-1, n)
+		return nil, profile.SettingErrorf(segmentSettings, "{segment} %q: the sequence %s has %d segments, not %d", s, ratsString(points), len(points)-1, n)
 	}
 	return newSegment(points, i)
 }
@@ -387,10 +393,11 @@ func (pl *Plan) useSegment(seg *Segment) {
 	if seg.Whole() {
 		seg = nil
 	}
+	var slots argtmpl.Slotter // nil: the whole test
+	if seg != nil {
+		slots = seg
+	}
 	for _, a := range pl.args {
-		a.seg = seg
-		if a.data != nil {
-			a.data.seg = seg
-		}
+		a.SetSegment(slots)
 	}
 }

@@ -14,8 +14,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -114,7 +116,7 @@ func TestParseSegment(t *testing.T) {
 		{seg: "0:1.5", err: "0 ≤ from < to ≤ 1"},
 		{seg: "0/2", seq: "0,1/2", err: "start at 0 and end at 1"},
 		{seg: "0/2", seq: "0,1/2,1/3,1", err: "points must increase"},
-		{seq: "0,1", err: "--segment-sequence needs --segment"},
+		{seq: "0,1", err: "segment_sequence needs segment"},
 		{seg: "0/2", seq: "0,1/1048583,1", err: "too fine"},
 	} {
 		s, err := ParseSegment(tt.seg, tt.seq)
@@ -171,16 +173,16 @@ func newSegmentFake(epoch time.Time) *segmentFake {
 	return f
 }
 
-func segmentProfile() *Profile {
-	return &Profile{
-		Name: "segments", URL: "http://fake/mcp", Rate: 300, VUs: 20, Duration: Duration(3 * time.Second), Warmup: Duration(500 * time.Millisecond),
-		Ops: []OpSpec{{Method: "tools/call", Tool: "a", Weight: weight(5)}, {Method: "tools/call", Tool: "b", Weight: weight(3)}, {Method: "tools/call", Tool: "c", Weight: weight(2)}},
+func segmentProfile() *profile.Profile {
+	return &profile.Profile{
+		Name: "segments", URL: "http://fake/mcp", Rate: 300, VUs: 20, Duration: profile.Duration(3 * time.Second), Warmup: profile.Duration(500 * time.Millisecond),
+		Ops: []profile.OpSpec{{Method: "tools/call", Tool: "a", Weight: weight(5)}, {Method: "tools/call", Tool: "b", Weight: weight(3)}, {Method: "tools/call", Tool: "c", Weight: weight(2)}},
 	}
 }
 
 // runSegments runs the n segments of profile mk() concurrently, each
 // writing its results directory under dir, all started at startAt.
-func runSegments(t *testing.T, mk func() *Profile, fake *segmentFake, n int, startAt time.Time, dir string) ([]*results.Summary, []string) {
+func runSegments(t *testing.T, mk func() *profile.Profile, fake *segmentFake, n int, startAt time.Time, dir string) ([]*results.Summary, []string) {
 	t.Helper()
 	hc, stop := mcptest.ServePipe(fake)
 	defer stop()
@@ -350,11 +352,11 @@ func sameDistribution(a, b *hdr.Histogram) bool {
 // churn and injected faults.
 func TestClosedSegmentsAddUp(t *testing.T) {
 	t.Parallel()
-	mk := func() *Profile {
-		return &Profile{
-			Name: "closed", URL: "http://fake/mcp", VUs: 10, Duration: Duration(2 * time.Second), ThinkTime: Duration(3 * time.Millisecond),
-			Churn: Churn{Rate: 4}, Chaos: &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionDelay, Delay: Duration(4 * time.Millisecond), Probability: 0.3}}},
-			Ops: []OpSpec{{Method: "tools/call", Tool: "a", Weight: weight(1)}, {Method: "tools/call", Tool: "b", Weight: weight(1)}, {Method: "tools/call", Tool: "c", Weight: weight(2)}},
+	mk := func() *profile.Profile {
+		return &profile.Profile{
+			Name: "closed", URL: "http://fake/mcp", VUs: 10, Duration: profile.Duration(2 * time.Second), ThinkTime: profile.Duration(3 * time.Millisecond),
+			Churn: profile.Churn{Rate: 4}, Chaos: &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionDelay, Delay: profile.Duration(4 * time.Millisecond), Probability: 0.3}}},
+			Ops: []profile.OpSpec{{Method: "tools/call", Tool: "a", Weight: weight(1)}, {Method: "tools/call", Tool: "b", Weight: weight(1)}, {Method: "tools/call", Tool: "c", Weight: weight(2)}},
 		}
 	}
 	for _, n := range []int{2, 3, 7} {
@@ -409,7 +411,7 @@ func BenchmarkClaim(b *testing.B) {
 				b.Fatal(err)
 			}
 			p := segmentProfile()
-			p.Duration, p.Rate = Duration(time.Hour), 1e9 // never ends within the benchmark
+			p.Duration, p.Rate = profile.Duration(time.Hour), 1e9 // never ends within the benchmark
 			pl, err := Compile(p, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -435,9 +437,9 @@ func TestSegmentsShareArgumentCounters(t *testing.T) {
 	if err := os.WriteFile(csvFile, []byte("name\nann\nbob\ncid\ndee\neve\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mk := func() *Profile {
-		return &Profile{Name: "args", URL: "http://fake/mcp", Rate: 100, VUs: 4, Duration: Duration(2 * time.Second),
-			Ops: []OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1), Data: &DataSpec{File: csvFile},
+	mk := func() *profile.Profile {
+		return &profile.Profile{Name: "args", URL: "http://fake/mcp", Rate: 100, VUs: 4, Duration: profile.Duration(2 * time.Second),
+			Ops: []profile.OpSpec{{Method: "tools/call", Tool: "echo", Weight: weight(1), Data: &argtmpl.DataSpec{File: csvFile},
 				Arguments: map[string]any{"n": "{{seq}}", "user": "{{.name}}"}}}}
 	}
 	sent := func(n int) []string {
@@ -482,7 +484,7 @@ func TestStartAt(t *testing.T) {
 		defer stop()
 		for _, ahead := range []time.Duration{3 * time.Second, -200 * time.Millisecond} {
 			p := echoProfile()
-			p.Rate, p.VUs, p.Duration = 10, 2, Duration(time.Second)
+			p.Rate, p.VUs, p.Duration = 10, 2, profile.Duration(time.Second)
 			pl, err := Compile(p, hc)
 			if err != nil {
 				t.Fatal(err)

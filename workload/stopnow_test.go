@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -57,7 +58,7 @@ func TestStopNowCutsCloses(t *testing.T) {
 			defer stop()
 			defer close(release) // before stop, which waits for the handlers
 			p := echoProfile()
-			p.VUs, p.Duration = 4, Duration(2*time.Second)
+			p.VUs, p.Duration = 4, profile.Duration(2*time.Second)
 			pl, err := Compile(p, hc)
 			if err != nil {
 				t.Fatal(err)

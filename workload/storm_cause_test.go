@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -43,10 +44,10 @@ func listenFake(held int64) *mcptest.Server {
 func runListenStorm(t *testing.T, held int64) *results.Summary {
 	t.Helper()
 	p := echoProfile()
-	p.VUs, p.Duration, p.GETStream = 7, Duration(6*time.Second), true
-	p.ThinkTime = Duration(100 * time.Millisecond)
+	p.VUs, p.Duration, p.GETStream = 7, profile.Duration(6*time.Second), true
+	p.ThinkTime = profile.Duration(100 * time.Millisecond)
 	p.Protocol = "2026-07-28"
-	p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: Duration(2 * time.Second), Target: chaos.TargetGET}}
+	p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: profile.Duration(2 * time.Second), Target: chaos.TargetGET}}
 	return runFake(t, p, listenFake(held))
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/chaos"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -18,9 +19,9 @@ func TestStormOnReferenceServerIsClean(t *testing.T) {
 	for _, mode := range []refserver.Mode{refserver.ModeStateful, refserver.Mode2026} {
 		t.Run(string(mode), func(t *testing.T) {
 			p := echoProfile()
-			p.VUs, p.Duration, p.GETStream = 4, Duration(2500*time.Millisecond), true
-			p.ThinkTime = Duration(50 * time.Millisecond)
-			p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: Duration(time.Second), Target: chaos.TargetGET}}
+			p.VUs, p.Duration, p.GETStream = 4, profile.Duration(2500*time.Millisecond), true
+			p.ThinkTime = profile.Duration(50 * time.Millisecond)
+			p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: profile.Duration(time.Second), Target: chaos.TargetGET}}
 			if mode == refserver.Mode2026 {
 				p.Protocol = "2026-07-28" // subscriptions/listen streams
 			}
@@ -46,9 +47,9 @@ func TestStormOnReferenceServerResponseStreamsIsClean(t *testing.T) {
 		t.Skip("runs a reference server for a few seconds")
 	}
 	p := echoProfile()
-	p.Ops = []OpSpec{{Method: "tools/call", Tool: "long", Arguments: map[string]any{"ms": 2000, "interval_ms": 50}, Progress: true, Weight: weight(1)}}
-	p.VUs, p.Duration = 4, Duration(2500*time.Millisecond)
-	p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: Duration(time.Second), Target: chaos.TargetPOST}}
+	p.Ops = []profile.OpSpec{{Method: "tools/call", Tool: "long", Arguments: map[string]any{"ms": 2000, "interval_ms": 50}, Progress: true, Weight: weight(1)}}
+	p.VUs, p.Duration = 4, profile.Duration(2500*time.Millisecond)
+	p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: profile.Duration(time.Second), Target: chaos.TargetPOST}}
 	sum, _ := runRef(t, refserver.Options{}, p)
 	if len(sum.Storms) != 1 {
 		t.Fatalf("storms %+v", sum.Storms)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -20,11 +21,11 @@ func TestSubscriptionCountsAgreeWithNotifications(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
-	p, err := LoadProfile("subscriptions")
+	p, err := profile.LoadProfile("subscriptions")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Duration, p.Warmup, p.Protocol = Duration(1500*time.Millisecond), Duration(500*time.Millisecond), driver.Protocol20251125
+	p.Duration, p.Warmup, p.Protocol = profile.Duration(1500*time.Millisecond), profile.Duration(500*time.Millisecond), driver.Protocol20251125
 	sum, _ := runRef(t, refserver.Options{}, p)
 	s := sum.Subscriptions
 	if f := faults(sum); len(f) != 0 || s == nil {

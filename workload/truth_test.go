@@ -16,6 +16,7 @@ import (
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 	"github.com/mcpbench/mcpbench/metrics"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -34,7 +35,7 @@ func slowFake(d time.Duration) *mcptest.Server {
 func TestDefaultMaxVUsKeepsTheRate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
-		p.Rate, p.Duration = 100, Duration(5*time.Second)
+		p.Rate, p.Duration = 100, profile.Duration(5*time.Second)
 		sum := runFake(t, p, slowFake(500*time.Millisecond))
 		if sum.MaxVUs != 100 || sum.Dropped != 0 || sum.All.Count != 500 || sum.DropWarning != "" {
 			t.Fatalf("max_vus %d, dropped %d, completed %d, warning %q: want 100, 0, 500, none", sum.MaxVUs, sum.Dropped, sum.All.Count, sum.DropWarning)
@@ -48,7 +49,7 @@ func TestDefaultMaxVUsKeepsTheRate(t *testing.T) {
 func TestDropWarningNamesTheVUCap(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.Duration = 100, 4, 16, Duration(5*time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.Duration = 100, 4, 16, profile.Duration(5*time.Second)
 		p.Thresholds = []string{"dropped_rate<1%", "dropped==0"}
 		sum := runFake(t, p, slowFake(500*time.Millisecond))
 		// 16 VUs × 2 ops/s = 32/s of 100/s offered.
@@ -86,7 +87,7 @@ func TestDropWarningNamesASaturatedTarget(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.Duration = 200, 1, 200, Duration(6*time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.Duration = 200, 1, 200, profile.Duration(6*time.Second)
 		sum := runFake(t, p, fake)
 		if sum.DroppedRate < 0.01 || !strings.Contains(sum.DropWarning, "the target is saturated") {
 			t.Fatalf("dropped %.1f%%, warning %q", 100*sum.DroppedRate, sum.DropWarning)
@@ -112,7 +113,7 @@ func TestDroppedOpsLatencyLowerBound(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.Rate, p.VUs, p.MaxVUs, p.Duration = 200, 5, 5, Duration(10*time.Second)
+		p.Rate, p.VUs, p.MaxVUs, p.Duration = 200, 5, 5, profile.Duration(10*time.Second)
 		sum := runFake(t, p, fake)
 		// Truth: ops due in the stall [5 s, 7 s) complete at 7 s: 400 ops
 		// with latency 7 − t, uniform over (0, 2 s]; the rest ~0. Their p99
@@ -149,8 +150,8 @@ func TestChaosSparesSetUp(t *testing.T) {
 				map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "serverInfo": map[string]any{"name": "f", "version": "0"}})})
 		})
 		p := echoProfile()
-		p.VUs, p.Warmup, p.Duration = 4, Duration(time.Second), Duration(2*time.Second)
-		p.ThinkTime = Duration(100 * time.Millisecond)
+		p.VUs, p.Warmup, p.Duration = 4, profile.Duration(time.Second), profile.Duration(2*time.Second)
+		p.ThinkTime = profile.Duration(100 * time.Millisecond)
 		p.Protocol = "2025-11-25"
 		p.Chaos = &chaos.Plan{Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{BeforeFirstEvent: true}, Probability: 1}}}
 		sum := runFake(t, p, fake)
@@ -181,7 +182,7 @@ func TestChaosSparesSetUp(t *testing.T) {
 func TestChaosSeedIsTheOneUsed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
-		p.VUs, p.Duration, p.Seed = 1, Duration(time.Second), 1
+		p.VUs, p.Duration, p.Seed = 1, profile.Duration(time.Second), 1
 		plan := chaos.Plan{Seed: 7, Faults: []chaos.Fault{{Action: chaos.ActionCut, When: chaos.When{AfterEvents: 1}, Probability: 0.5}}}
 		p.Chaos = &plan
 		sum := runFake(t, p, sseToolFake())
@@ -239,7 +240,7 @@ func TestInterruptWindowExcludesTeardown(t *testing.T) {
 		hc, stop := mcptest.ServePipe(fake)
 		defer stop()
 		p := echoProfile()
-		p.VUs, p.Duration = 2, Duration(time.Minute)
+		p.VUs, p.Duration = 2, profile.Duration(time.Minute)
 		pl, err := Compile(p, hc)
 		if err != nil {
 			t.Fatal(err)
@@ -264,7 +265,7 @@ func TestIntervalPhasesAddUp(t *testing.T) {
 		hc, stop := mcptest.ServePipe(slowFake(7 * time.Millisecond))
 		defer stop()
 		p := echoProfile()
-		p.VUs, p.Warmup, p.Duration = 3, Duration(1500*time.Millisecond), Duration(3*time.Second)
+		p.VUs, p.Warmup, p.Duration = 3, profile.Duration(1500*time.Millisecond), profile.Duration(3*time.Second)
 		pl, err := Compile(p, hc)
 		if err != nil {
 			t.Fatal(err)
@@ -296,7 +297,7 @@ func TestHygieneCountsSessions(t *testing.T) {
 		hc, stop := mcptest.ServePipe(fake)
 		defer stop()
 		p := echoProfile()
-		p.VUs, p.Duration, p.CheckDeleted = 5, Duration(time.Second), true
+		p.VUs, p.Duration, p.CheckDeleted = 5, profile.Duration(time.Second), true
 		p.Protocol = "2025-11-25"
 		pl, err := Compile(p, hc)
 		if err != nil {
@@ -330,10 +331,10 @@ func TestStormReopensAreReconnects(t *testing.T) {
 			<-r.Ctx.Done()
 		})
 		p := echoProfile()
-		p.VUs, p.Duration, p.GETStream = 8, Duration(6*time.Second), true
-		p.ThinkTime = Duration(100 * time.Millisecond)
+		p.VUs, p.Duration, p.GETStream = 8, profile.Duration(6*time.Second), true
+		p.ThinkTime = profile.Duration(100 * time.Millisecond)
 		p.Protocol = "2025-11-25"
-		p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: Duration(2 * time.Second), Target: chaos.TargetGET}}
+		p.Chaos = &chaos.Plan{Storm: &chaos.Storm{At: profile.Duration(2 * time.Second), Target: chaos.TargetGET}}
 		sum := runFake(t, p, fake)
 		g := sum.GETStreams
 		if g == nil || g.Breaks != 8 || g.ReopenAttempts == nil || g.ReopenAttempts.Attempts != 8 || g.Resumes != nil {
@@ -363,7 +364,7 @@ func TestProtocolAutoHonoursSessionFeatures(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := both()
 		p := echoProfile()
-		p.VUs, p.Duration, p.CheckDeleted = 2, Duration(time.Second), true
+		p.VUs, p.Duration, p.CheckDeleted = 2, profile.Duration(time.Second), true
 		sum := runFake(t, p, fake)
 		if sum.Protocol != "2025-11-25" || !strings.Contains(sum.ProtocolWhy, "the deleted-session check") {
 			t.Fatalf("protocol %s (%s)", sum.Protocol, sum.ProtocolWhy)
@@ -372,7 +373,7 @@ func TestProtocolAutoHonoursSessionFeatures(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := echoProfile()
 		fake := both()
-		p.VUs, p.Duration, p.Protocol = 2, Duration(2*time.Second), "2026-07-28"
+		p.VUs, p.Duration, p.Protocol = 2, profile.Duration(2*time.Second), "2026-07-28"
 		p.Churn.Rate, p.CheckDeleted = 5, true
 		sum := runFake(t, p, fake)
 		var notes string
@@ -400,7 +401,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			w.Result(r, map[string]any{"content": []any{}})
 		})
 		p := echoProfile()
-		p.VUs, p.Duration = 1, Duration(5*time.Second)
+		p.VUs, p.Duration = 1, profile.Duration(5*time.Second)
 		sum := runFake(t, p, fake)
 		o := sum.All
 		// 1 throttled op, a 2 s wait, then 10/s for the remaining ~3 s.
@@ -436,7 +437,7 @@ func TestRampStagesOpenModel(t *testing.T) {
 		defer stop()
 		p := echoProfile()
 		p.Duration, p.Model, p.VUs = 0, "open", 20
-		p.Stages = []StageSpec{{Duration: Duration(10 * time.Second), Target: 500}, {Duration: Duration(10 * time.Second), Target: 2000}}
+		p.Stages = []profile.StageSpec{{Duration: profile.Duration(10 * time.Second), Target: 500}, {Duration: profile.Duration(10 * time.Second), Target: 2000}}
 		sum, rows := runRows(t, p, hc)
 		// The ramp's integral: 0→500 over 10 s and 500→2000 over 10 s.
 		if want := int64(10*250 + 10*1250); sum.All.Count+sum.Dropped != want || sum.DurationS != 20 {
@@ -479,7 +480,7 @@ func TestRampStagesClosedModel(t *testing.T) {
 		defer stop()
 		p := echoProfile()
 		p.Duration, p.VUs = 0, 1
-		p.Stages = []StageSpec{{Duration: Duration(4 * time.Second), Target: 9}, {Duration: Duration(2 * time.Second), Target: 9}}
+		p.Stages = []profile.StageSpec{{Duration: profile.Duration(4 * time.Second), Target: 9}, {Duration: profile.Duration(2 * time.Second), Target: 9}}
 		sum, rows := runRows(t, p, hc)
 		var vus []int64
 		for _, r := range rows.rows {
@@ -497,7 +498,7 @@ func TestRampStagesClosedModel(t *testing.T) {
 
 // rowKeeper keeps a run's interval rows.
 // runRows runs p through hc and keeps its interval rows.
-func runRows(t *testing.T, p *Profile, hc *http.Client) (*results.Summary, *rowKeeper) {
+func runRows(t *testing.T, p *profile.Profile, hc *http.Client) (*results.Summary, *rowKeeper) {
 	t.Helper()
 	pl, err := Compile(p, hc)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/launch"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/spf13/pflag"
 )
 
@@ -15,7 +15,7 @@ import (
 
 // applyFlags overrides profile fields with the flags that were given.
 // Errors name the flag.
-func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
+func applyFlags(p *profile.Profile, f *runFlags, fl *pflag.FlagSet) error {
 	set := func(name string) bool { return fl.Changed(name) }
 	if err := applyLoad(p, f, set); err != nil {
 		return err
@@ -53,7 +53,7 @@ func applyFlags(p *workload.Profile, f *runFlags, fl *pflag.FlagSet) error {
 }
 
 // profileFlag is a flag that sets one profile field: the flag's name,
-// the field's YAML path and the flag's variable (workload.Override).
+// the field's YAML path and the flag's variable (profile.Override).
 type profileFlag struct {
 	flag, field string
 	value       any
@@ -113,11 +113,11 @@ func (f *runFlags) profileFlags() []profileFlag {
 
 // given returns the overrides of the flags in table that were given
 // (set), in the table's order.
-func given(table []profileFlag, set func(string) bool) []workload.Override {
-	var out []workload.Override
+func given(table []profileFlag, set func(string) bool) []profile.Override {
+	var out []profile.Override
 	for _, pf := range table {
 		if set(pf.flag) {
-			out = append(out, workload.Override{Field: pf.field, Value: pf.value})
+			out = append(out, profile.Override{Field: pf.field, Value: pf.value})
 		}
 	}
 	return out
@@ -126,14 +126,14 @@ func given(table []profileFlag, set func(string) bool) []workload.Override {
 // applyLoad applies the load-model flags that do more than set a field:
 // the target (--url: url and urls) and the stages (--stage replaces
 // them and leaves the window to them; --duration is refused with them).
-func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
+func applyLoad(p *profile.Profile, f *runFlags, set func(string) bool) error {
 	if set("url") && len(f.urls) > 0 {
 		p.URL, p.URLs = f.urls[0], f.urls[1:]
 	}
 	if set("stage") {
 		p.Stages = nil
 		for _, st := range f.stages {
-			sp, err := workload.ParseStage(st)
+			sp, err := profile.ParseStage(st)
 			if err != nil {
 				return fmt.Errorf("--stage: %v", err)
 			}
@@ -152,7 +152,7 @@ func applyLoad(p *workload.Profile, f *runFlags, set func(string) bool) error {
 }
 
 // applyOps replaces the op mix with one tools/call when --tool is given.
-func applyOps(p *workload.Profile, f *runFlags, set func(string) bool) error {
+func applyOps(p *profile.Profile, f *runFlags, set func(string) bool) error {
 	if set("args") && !set("tool") {
 		return errors.New("--args needs --tool")
 	}
@@ -169,21 +169,21 @@ func applyOps(p *workload.Profile, f *runFlags, set func(string) bool) error {
 		}
 	}
 	one := 1
-	op := workload.OpSpec{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}
+	op := profile.OpSpec{Method: "tools/call", Tool: f.tool, Arguments: args, Progress: f.toolProgress, Weight: &one}
 	if set("cancel") {
-		c, err := workload.ParseCancel(f.cancel)
+		c, err := profile.ParseCancel(f.cancel)
 		if err != nil {
 			return fmt.Errorf("--cancel: %v", err)
 		}
 		op.Cancel = &c
 	}
-	p.Ops = []workload.OpSpec{op}
+	p.Ops = []profile.OpSpec{op}
 	p.Name = "tool " + f.tool
 	return nil
 }
 
 // applyChaos adds the --chaos faults and the --storm to the profile's plan.
-func applyChaos(p *workload.Profile, f *runFlags, set func(string) bool) error {
+func applyChaos(p *profile.Profile, f *runFlags, set func(string) bool) error {
 	if len(f.chaosSpecs) == 0 && !set("storm") && !set("chaos-seed") {
 		return nil
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/mcpbench/mcpbench/internal/secret"
 	"github.com/mcpbench/mcpbench/live"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 )
 
 // checkURLCredentials is the one refusal of credentials written into a
@@ -18,7 +18,7 @@ import (
 // target (--url) and --proxy are not refused: their userinfo is sent
 // (Authorization: Basic, Proxy-Authorization) and redacted in every
 // output; k8s-job refuses them as literals (kubejob.CheckSecrets).
-func checkURLCredentials(p *workload.Profile, f *runFlags) error {
+func checkURLCredentials(p *profile.Profile, f *runFlags) error {
 	if err := live.CheckRemoteWriteURL(f.live.RemoteWrite); err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/launch"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -110,7 +110,7 @@ func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]b
 	if startAt.IsZero() {
 		startAt = now.Add(k.startDelay).Truncate(time.Second)
 	}
-	p, err := workload.LoadProfile(f.profile)
+	p, err := profile.LoadProfile(f.profile)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}

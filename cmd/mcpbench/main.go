@@ -39,7 +39,16 @@ func exitCode(code int) int {
 	return code
 }
 
-func usageError(format string, args ...any) error { return launch.Usagef(format, args...) }
+// usageError is an exit-2 error, its settings named as flags (asFlags:
+// %v or %w).
+func usageError(format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = asFlags(err) // settings named as flags, %v or %w
+		}
+	}
+	return launch.Usagef(format, args...)
+}
 
 // withCode is err carrying code (launch.WithExitCode).
 func withCode(code int, err error) error { return launch.WithExitCode(launch.ExitCode(code), err) }
@@ -64,7 +73,7 @@ func main() {
 	if err == nil {
 		os.Exit(exitOK)
 	}
-	if msg := err.Error(); msg != "" {
+	if msg := cliText(err); msg != "" { // settings named as flags (settingflags.go)
 		fmt.Fprintln(os.Stderr, "mcpbench:", msg)
 	}
 	os.Exit(exitCode(int(launch.CodeOf(err))))

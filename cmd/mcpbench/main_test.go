@@ -34,7 +34,7 @@ func cliTo(ctx context.Context, out, errw io.Writer, args ...string) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(withArgv(ctx, append([]string{"mcpbench"}, args...)))
 	if err != nil {
-		io.WriteString(errw, err.Error())
+		io.WriteString(errw, cliText(err))
 	}
 	return int(launch.CodeOf(err))
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -16,7 +16,7 @@ import (
 // given alone it sets its field and nothing else (the sections its path
 // passes through aside); not given, it leaves the profile's value. The
 // precedence itself (the profile file < the flags, vus raising max_vus)
-// is workload.Profile.Override's (TestOverride*).
+// is profile.Profile.Override's (TestOverride*).
 func TestFlagTablesSetTheirFields(t *testing.T) {
 	run, sweep, soak := newRunCmd().Flags(), newSweepCmd().Flags(), newSoakCmd().Flags()
 	newRun := func() (*runFlags, *pflag.FlagSet) {
@@ -32,7 +32,7 @@ func TestFlagTablesSetTheirFields(t *testing.T) {
 			}
 		}
 		f, fl := newRun()
-		got := flagged(t, pf.flag, fl, func(p *workload.Profile) error { return applyFlags(p, f, fl) })
+		got := flagged(t, pf.flag, fl, func(p *profile.Profile) error { return applyFlags(p, f, fl) })
 		checkChanged(t, pf.flag, pf.field, got)
 	}
 	sf0 := &sweepFlags{}
@@ -42,8 +42,8 @@ func TestFlagTablesSetTheirFields(t *testing.T) {
 		}
 		sf, fl := &sweepFlags{}, pflag.NewFlagSet("sweep", pflag.ContinueOnError)
 		sf.register(fl)
-		got := flagged(t, pf.flag, fl, func(p *workload.Profile) error {
-			p.Sweep = &workload.SweepSpec{}
+		got := flagged(t, pf.flag, fl, func(p *profile.Profile) error {
+			p.Sweep = &profile.SweepSpec{}
 			return sf.apply(p, fl.Changed)
 		})
 		checkChanged(t, pf.flag, pf.field, got)
@@ -53,9 +53,9 @@ func TestFlagTablesSetTheirFields(t *testing.T) {
 // flagged applies the flags with apply twice, without and then with flag
 // given (a value unlike its default), and returns the profile's YAML
 // leaves that differ ("path=value").
-func flagged(t *testing.T, flag string, fl *pflag.FlagSet, apply func(*workload.Profile) error) []string {
+func flagged(t *testing.T, flag string, fl *pflag.FlagSet, apply func(*profile.Profile) error) []string {
 	t.Helper()
-	before := &workload.Profile{Name: "p"}
+	before := &profile.Profile{Name: "p"}
 	if err := apply(before); err != nil {
 		t.Fatalf("--%s not given: %v", flag, err)
 	}
@@ -67,7 +67,7 @@ func flagged(t *testing.T, flag string, fl *pflag.FlagSet, apply func(*workload.
 	if err := fl.Set(flag, value); err != nil {
 		t.Fatalf("--%s %s: %v", flag, value, err)
 	}
-	after := &workload.Profile{Name: "p"}
+	after := &profile.Profile{Name: "p"}
 	if err := apply(after); err != nil {
 		t.Fatalf("--%s %s: %v", flag, value, err)
 	}
@@ -109,7 +109,7 @@ func checkChanged(t *testing.T, flag, field string, changed []string) {
 }
 
 // leaves flattens p's YAML into path → value.
-func leaves(t *testing.T, p *workload.Profile) map[string]string {
+func leaves(t *testing.T, p *profile.Profile) map[string]string {
 	t.Helper()
 	data, err := yaml.Marshal(p)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
-	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 )
 
@@ -43,7 +43,7 @@ for a profile of your own (run --profile FILE).`,
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			for _, name := range profiles.Names() {
-				p, err := workload.LoadProfile(name)
+				p, err := profile.LoadProfile(name)
 				if err != nil {
 					return withCode(exitFailed, fmt.Errorf("built-in profile %s: %w", name, err))
 				}

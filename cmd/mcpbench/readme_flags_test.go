@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -13,20 +14,36 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The README and --help say the same: every flag the README names exists
-// (on the command it is given to, in a shell example), every flag of every
-// command is in the README, the Commands table lists every command, and
-// the Profiles table every built-in profile.
+// The docs and --help say the same: every flag the README or a docs page
+// names exists (on the command it is given to, in a shell example), every
+// flag of every command is in the flag tables of docs/reference/flags.md,
+// the table of docs/reference/commands.md lists every command, and the
+// table of docs/reference/profiles.md every built-in profile. (The
+// generated pages of docs/reference/cli are checked apart:
+// TestDocsCLIReference.)
 
 // readmeText returns the README.
 func readmeText(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	return docText(t, "README.md")
+}
+
+// docText returns a file of the documentation by its path from the
+// repository root ("docs/reference/flags.md").
+func docText(t *testing.T, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../..", rel))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(data)
 }
+
+const (
+	flagsDoc    = "docs/reference/flags.md"
+	commandsDoc = "docs/reference/commands.md"
+	profilesDoc = "docs/reference/profiles.md"
+)
 
 // commands returns every command of the tree but the root, help and
 // hidden ones, by their path without "mcpbench " ("run", "k8s-job").
@@ -64,7 +81,9 @@ var (
 
 // otherTools are flags the README's prose names that are another tool's.
 var otherTools = map[string]bool{
-	"local-ips": true, // k6's, next to --source-addr
+	"local-ips":      true, // k6's, next to --source-addr
+	"from-literal":   true, // kubectl's (create secret), in troubleshooting's remedy
+	"flags-from-env": true, // not a flag: the marker argument of --processes' children (troubleshooting)
 }
 
 // readmeFlags returns the flags the README names: in its prose and tables
@@ -89,45 +108,49 @@ func readmeFlags(readme string) map[string]bool {
 }
 
 func TestReadmeFlagsExist(t *testing.T) {
-	readme := readmeText(t)
 	cmds := commands(newRootCmd())
 	all := map[string]bool{"help": true}
 	for _, c := range cmds {
 		c.Flags().VisitAll(func(f *pflag.Flag) { all[f.Name] = true })
 	}
-	// A flag the README names anywhere exists on some command.
-	for name := range readmeFlags(readme) {
-		if !all[name] {
-			t.Errorf("README names --%s: no command has it", name)
+	for _, f := range docFiles(t) {
+		if strings.HasPrefix(f.rel, "docs/reference/cli/") {
+			continue // generated from the commands (TestDocsCLIReference); cobra's completion text names the shells' flags
 		}
-	}
-	// A flag given to a command in a shell example is that command's.
-	for _, rc := range readmeCommands(readme) {
-		if len(rc.args) == 0 {
-			continue
+		// A flag the README or a page names anywhere exists on some command.
+		for name := range readmeFlags(f.text) {
+			if !all[name] {
+				t.Errorf("%s names --%s: no command has it", f.rel, name)
+			}
 		}
-		c, ok := cmds[rc.args[0]]
-		if !ok {
-			t.Errorf("README runs mcpbench %s: no such command", strings.Join(rc.args, " "))
-			continue
-		}
-		for _, a := range rc.args[1:] {
-			if !strings.HasPrefix(a, "--") {
+		// A flag given to a command in a shell example is that command's.
+		for _, rc := range readmeCommands(f.text) {
+			if len(rc.args) == 0 {
 				continue
 			}
-			name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-			if c.Flags().Lookup(name) == nil {
-				t.Errorf("README: mcpbench %s: %s has no --%s", strings.Join(rc.args, " "), c.Name(), name)
+			c, ok := cmds[rc.args[0]]
+			if !ok {
+				t.Errorf("%s runs mcpbench %s: no such command", f.rel, strings.Join(rc.args, " "))
+				continue
+			}
+			for _, a := range rc.args[1:] {
+				if !strings.HasPrefix(a, "--") {
+					continue
+				}
+				name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+				if c.Flags().Lookup(name) == nil {
+					t.Errorf("%s: mcpbench %s: %s has no --%s", f.rel, strings.Join(rc.args, " "), c.Name(), name)
+				}
 			}
 		}
 	}
 }
 
-// Each flag --help shows is in the README's flag reference: run's (which
-// sweep, soak and k8s-job share) in "Flags of `run`", every other
-// command's in its rows of "Flags of the other commands".
+// Each flag --help shows is in the flag tables of docs/reference/flags.md:
+// run's (which sweep, soak and k8s-job share) in "Flags of `run`", every
+// other command's in its rows of "Flags of the other commands".
 func TestReadmeDocumentsEveryFlag(t *testing.T) {
-	readme := readmeText(t)
+	readme := docText(t, flagsDoc)
 	runDoc := readmeFlags(readmeSection(t, readme, "## Flags of `run` (shared by `sweep` and `soak`)"))
 	otherDoc := map[string]map[string]bool{}                                       // command → the flags of its rows
 	reRow := regexp.MustCompile("^\\| `([a-z0-9-]+)` \\|((?:[^|\\\\]|\\\\.)*)\\|") // | `cmd` | flags (\| escaped) |
@@ -161,17 +184,18 @@ func TestReadmeDocumentsEveryFlag(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("flags --help shows that the README's flag reference lacks (%d):\n  %s", len(missing), strings.Join(missing, "\n  "))
+		t.Errorf("flags --help shows that the flag tables of "+flagsDoc+" lack (%d):\n  %s", len(missing), strings.Join(missing, "\n  "))
 	}
 }
 
-// readmeSection returns the README from heading (a whole line) to the
+// readmeSection returns a doc page from heading (a whole line) to the
 // next level-2 heading.
 func readmeSection(t *testing.T, readme, heading string) string {
 	t.Helper()
+	readme = "\n" + readme // a heading on the first line
 	i := strings.Index(readme, "\n"+heading+"\n")
 	if i < 0 {
-		t.Fatalf("README has no %q", heading)
+		t.Fatalf("the page has no %q", heading)
 	}
 	rest := readme[i+len(heading)+2:]
 	if j := strings.Index(rest, "\n## "); j >= 0 {
@@ -181,12 +205,13 @@ func readmeSection(t *testing.T, readme, heading string) string {
 }
 
 // readmeTable returns the first cell of each row of the table that
-// follows heading (a line of the README), backquotes dropped.
+// follows heading (a line of a doc page), backquotes dropped.
 func readmeTable(t *testing.T, readme, heading string) []string {
 	t.Helper()
+	readme = "\n" + readme // a heading on the first line
 	i := strings.Index(readme, "\n"+heading+"\n")
 	if i < 0 {
-		t.Fatalf("README has no %q", heading)
+		t.Fatalf("the page has no %q", heading)
 	}
 	var rows []string
 	inTable := false
@@ -206,7 +231,7 @@ func readmeTable(t *testing.T, readme, heading string) []string {
 }
 
 func TestReadmeCommandsTable(t *testing.T) {
-	rows := readmeTable(t, readmeText(t), "## Commands")
+	rows := readmeTable(t, docText(t, commandsDoc), "# Commands")
 	listed := map[string]bool{}
 	reCmd := regexp.MustCompile("`mcpbench ([a-z0-9-]+)")
 	for _, r := range rows {
@@ -217,12 +242,12 @@ func TestReadmeCommandsTable(t *testing.T) {
 	cmds := commands(newRootCmd())
 	for path := range cmds {
 		if !strings.Contains(path, " ") && !listed[path] {
-			t.Errorf("the README's Commands table lacks mcpbench %s", path)
+			t.Errorf("the Commands table of "+commandsDoc+" lacks mcpbench %s", path)
 		}
 	}
 	for name := range listed {
 		if _, ok := cmds[name]; !ok {
-			t.Errorf("the README's Commands table lists mcpbench %s: no such command", name)
+			t.Errorf("the Commands table of "+commandsDoc+" lists mcpbench %s: no such command", name)
 		}
 	}
 	if len(listed) != len(cmds)-countSub(cmds) {
@@ -242,7 +267,7 @@ func countSub(cmds map[string]*cobra.Command) int {
 }
 
 func TestReadmeProfilesTable(t *testing.T) {
-	rows := readmeTable(t, readmeText(t), "## Profiles")
+	rows := readmeTable(t, docText(t, profilesDoc), "# Profiles: the built-ins and the YAML schema")
 	var listed []string
 	for _, r := range rows {
 		listed = append(listed, strings.Trim(r, "`"))
@@ -250,6 +275,6 @@ func TestReadmeProfilesTable(t *testing.T) {
 	sort.Strings(listed)
 	want := profiles.Names()
 	if !slices.Equal(listed, want) {
-		t.Errorf("the README's Profiles table lists %d profiles %v; the built-ins are %d: %v", len(listed), listed, len(want), want)
+		t.Errorf("the Profiles table of "+profilesDoc+" lists %d profiles %v; the built-ins are %d: %v", len(listed), listed, len(want), want)
 	}
 }

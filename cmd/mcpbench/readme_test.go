@@ -19,39 +19,72 @@ import (
 	"github.com/mcpbench/mcpbench/results"
 )
 
-// Every command of the README's shell blocks runs (briefly: durations,
-// steps and sizes shrunk) against the embedded server or a local `serve`,
-// so an example that breaks fails CI (issue: the README's --target-pid
-// $(pgrep …) failed whenever pgrep matched two processes). The chaos
-// examples must open every session and leave the ledger clean.
+// Every shell example of the README and the docs runs (briefly:
+// durations, steps and sizes shrunk) against the embedded server or a
+// local `serve`, so an example that breaks fails CI (issue: the README's
+// --target-pid $(pgrep …) failed whenever pgrep matched two processes).
+// The chaos examples must open every session and leave the ledger clean.
 //
-// Each command is this test binary run as mcpbench (TestMain), in a
-// process of its own: the servers first, then the other commands a few at
-// a time, each after the commands whose results it reads (report, plot,
-// compare and merge after the --out they name) and after those that
-// listen on the same --prometheus address; a command that writes no
-// named results runs in a directory of its own, so default results
-// directories never meet.
+// What runs (docExamples): every line of a ```sh block, and the command of
+// an output block (a bare ``` block whose first line is "$ mcpbench …":
+// the command and below it what it printed, compared with what the
+// shrunk run prints, volatile fields masked: shownOutputMatches). A block
+// after an HTML comment "<!-- external: WHY -->" needs an outside system
+// (a clone, Docker, Kubernetes, a browser) and is not run; any other shell
+// block (```bash, ```shell, ```console) must carry that marker, and a ```sh
+// block may hold only mcpbench commands (`mcpbench …`, `go run
+// ./cmd/mcpbench …`), `export NAME=VALUE`, `NAME=$(…)` and comments, so
+// nothing in a run block is silently skipped.
+//
+// Each file runs in a directory of its own, with its own servers. Each
+// command is this test binary run as mcpbench (TestMain), in a process of
+// its own: the servers first, then the other commands a few at a time,
+// each after the commands whose results it reads (report, plot, compare
+// and merge after the --out they name) and after those that listen on the
+// same --prometheus address; a command that writes no named results runs
+// in a directory of its own, so default results directories never meet.
 func TestReadmeCommands(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("runs every README example (skipped under -race: the plain run covers it)")
+		t.Skip("runs every README and docs example (skipped under -race: the plain run covers it)")
 	}
-	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	files := docFiles(t)
+	total, external := 0, 0
+	for _, f := range files {
+		ex := docExamples(t, f)
+		external += ex.external
+		for _, c := range ex.cmds {
+			if c.export == "" {
+				total++
+			}
+		}
 	}
-	cmds := readmeCommands(string(readme))
-	if len(cmds) < 25 {
-		t.Fatalf("found %d commands in the README's sh blocks: the parser missed some", len(cmds))
+	if total < 25 {
+		t.Fatalf("found %d commands in the README's and docs' shell blocks: the parser missed some", total)
 	}
-	root, err := filepath.Abs("../..") // the README's paths are relative to the repository
+	t.Logf("%d commands run from %d files; %d blocks marked external", total, len(files), external)
+	slots := make(chan struct{}, 4) // commands at once, over every file: most wait on their duration, not the CPU
+	for _, f := range files {
+		cmds := docExamples(t, f).cmds
+		if len(cmds) == 0 {
+			continue
+		}
+		t.Run(f.rel, func(t *testing.T) {
+			t.Parallel()
+			runDocCommands(t, f.rel, cmds, slots)
+		})
+	}
+}
+
+// runDocCommands runs the commands of one file (see TestReadmeCommands),
+// at most cap(slots) at once across the files.
+func runDocCommands(t *testing.T, file string, cmds []readmeCmd, slots chan struct{}) {
+	root, err := filepath.Abs("../..") // the docs' paths are relative to the repository
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	environ := append(os.Environ(), "TOKEN=readme-token", "MCPBENCH_MAIN=1") // MCPBENCH_MAIN: the binary runs as mcpbench (TestMain)
-	px, err := mcptest.StartProxy()                                          // the README's proxy on 127.0.0.1:3128
+	px, err := mcptest.StartProxy()                                          // the docs' proxy on 127.0.0.1:3128
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +94,7 @@ func TestReadmeCommands(t *testing.T) {
 		name, cwd string
 		args, env []string
 		after     []chan struct{}
+		expect    string
 	}
 	var jobs []*job
 	serving := map[string]bool{}
@@ -74,7 +108,7 @@ func TestReadmeCommands(t *testing.T) {
 		}
 		args := env.rewrite(t, c.args)
 		for i, a := range args {
-			if strings.HasPrefix(a, "examples/") {
+			if strings.HasPrefix(a, "examples/") || strings.HasPrefix(a, "docs/") {
 				args[i] = filepath.Join(root, a)
 			}
 		}
@@ -105,7 +139,7 @@ func TestReadmeCommands(t *testing.T) {
 			waitListening(t, args[slices.Index(args, "--listen")+1])
 			continue
 		}
-		j := &job{name: name, args: args, env: slices.Clone(environ), cwd: dir}
+		j := &job{name: name, args: args, env: slices.Clone(environ), cwd: dir, expect: c.expect}
 		ch := make(chan struct{})
 		shared := false
 		for i, a := range args {
@@ -114,7 +148,7 @@ func TestReadmeCommands(t *testing.T) {
 				shared = true
 				from := a
 				if _, ok := writer[a]; !ok && args[0] == "compare" {
-					from = "results/vus64" // compare A B: runs the README does not make are copies of one it does
+					from = "results/vus64" // compare A B: runs the docs do not make are copies of one they do
 				}
 				if w, ok := writer[from]; ok {
 					j.after = append(j.after, w)
@@ -154,7 +188,6 @@ func TestReadmeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slots := make(chan struct{}, 4) // commands at once: most wait on their duration, not the CPU
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
@@ -165,18 +198,18 @@ func TestReadmeCommands(t *testing.T) {
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			for _, p := range j.args {
-				// compare A B: runs the README does not make are copies of one it does.
+				// compare A B: runs the docs do not make are copies of one they do.
 				if strings.HasPrefix(p, "results/") && j.args[0] == "compare" {
 					if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 						if err := os.CopyFS(filepath.Join(dir, p), os.DirFS(filepath.Join(dir, "results/vus64"))); err != nil {
-							t.Errorf("README: mcpbench %s: copy results/vus64 to %s: %v", j.name, p, err)
+							t.Errorf("%s: mcpbench %s: copy results/vus64 to %s: %v", file, j.name, p, err)
 							return
 						}
 					}
 				}
 			}
 			chaos := slices.ContainsFunc(j.args, func(a string) bool { return a == "--chaos" || a == "resume-chaos" || a == "reconnect-storm" }) &&
-				!slices.Contains(j.args, "--dry-run") // a plan, not a run
+				!slices.Contains(j.args, "--dry-run") && j.expect == "" // a plan, not a run; a shown output is text
 			if chaos {
 				j.args = append(j.args, "--format", "json")
 			}
@@ -185,14 +218,24 @@ func TestReadmeCommands(t *testing.T) {
 			cmd.Dir, cmd.Env = j.cwd, j.env
 			var out, errs bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errs
+			if j.expect != "" {
+				cmd.Stderr = &out // one stream, in the order written, as a terminal shows it
+			}
 			err := cmd.Run()
 			code := cmd.ProcessState.ExitCode()
-			okCodes := []int{exitOK}
-			if slices.Contains(j.args, "--threshold") || slices.Contains(j.args, "--fail-if") {
-				okCodes = append(okCodes, exitThresholds) // the limit is the user's: crossing it is a result, not a break
-			}
+			// A crossed threshold (--threshold, --fail-if, a profile's
+			// thresholds:) is a result, not a break: the limit is the
+			// user's, and a shortened run on a busy machine may cross it.
+			okCodes := []int{exitOK, exitThresholds}
 			if !slices.Contains(okCodes, code) {
-				t.Errorf("README: mcpbench %s\n  ran as: %s\n  exit %d (%v) after %v\n%s\n%s", j.name, strings.Join(j.args, " "), code, err, time.Since(t0).Round(time.Millisecond), tail(out.String()), tail(errs.String()))
+				t.Errorf("%s: mcpbench %s\n  ran as: %s\n  exit %d (%v) after %v\n%s\n%s", file, j.name, strings.Join(j.args, " "), code, err, time.Since(t0).Round(time.Millisecond), tail(out.String()), tail(errs.String()))
+				return
+			}
+			if j.expect != "" {
+				got := strings.ReplaceAll(out.String(), root+string(filepath.Separator), "") // the docs' paths, as the docs give them
+				if missing, ok := shownOutputMatches(j.expect, got); !ok {
+					t.Errorf("%s: the output shown for mcpbench %s is no longer what it prints: %q is not in its output (in this order, volatile fields masked); run it and paste its output\n  ran as: %s\n%s", file, j.name, missing, strings.Join(j.args, " "), tail(got))
+				}
 				return
 			}
 			if !chaos {
@@ -200,7 +243,7 @@ func TestReadmeCommands(t *testing.T) {
 			}
 			var s results.Summary
 			if err := json.Unmarshal(out.Bytes(), &s); err != nil {
-				t.Errorf("README: mcpbench %s: --format json: %v", j.name, err)
+				t.Errorf("%s: mcpbench %s: --format json: %v", file, j.name, err)
 				return
 			}
 			verdicts := map[string]int64{}
@@ -217,7 +260,7 @@ func TestReadmeCommands(t *testing.T) {
 				bad = bad || n != 0
 			}
 			if s.Sessions.Failed != 0 || s.Sessions.Opened == 0 || bad {
-				t.Errorf("README: mcpbench %s: sessions %d opened, %d failed; verdicts %v (want every session opened, a clean ledger)", j.name, s.Sessions.Opened, s.Sessions.Failed, verdicts)
+				t.Errorf("%s: mcpbench %s: sessions %d opened, %d failed; verdicts %v (want every session opened, a clean ledger)", file, j.name, s.Sessions.Opened, s.Sessions.Failed, verdicts)
 			}
 		})
 	}
@@ -259,36 +302,25 @@ func getLedger(s *results.Summary) *results.LedgerSummary {
 	return s.GETStreams.Ledger
 }
 
-// readmeCmd is an mcpbench command of the README, or an export line
-// (NAME=VALUE) that the commands after it see.
+// readmeCmd is an mcpbench command of the docs (with expect, the output
+// the docs show for it), or an export line (NAME=VALUE) that the commands
+// after it see.
 type readmeCmd struct {
 	args   []string
 	export string
+	expect string
 }
 
-var reBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
-
-// readmeCommands extracts the mcpbench commands of the README's sh blocks
-// (continuation lines joined, comments dropped; go test and the
-// development scripts left out).
-func readmeCommands(readme string) []readmeCmd {
+// readmeCommands extracts the mcpbench commands of text's run blocks (see
+// docExamples; continuation lines joined, comments dropped), external
+// blocks left out.
+func readmeCommands(text string) []readmeCmd {
 	var out []readmeCmd
-	for _, m := range reBlock.FindAllStringSubmatch(readme, -1) {
-		text := strings.ReplaceAll(m[1], "\\\n", " ")
-		for _, line := range strings.Split(text, "\n") {
-			words := shellWords(line)
-			if len(words) > 0 && words[len(words)-1] == "&" {
-				words = words[:len(words)-1]
-			}
-			switch {
-			case len(words) == 2 && words[0] == "export" && strings.Contains(words[1], "=") && !strings.Contains(words[1], "$"): // not PATH="$PATH:…"
-				out = append(out, readmeCmd{export: words[1]})
-			case len(words) >= 2 && words[0] == "mcpbench":
-				out = append(out, readmeCmd{args: words[1:]})
-			case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/mcpbench":
-				out = append(out, readmeCmd{args: words[3:]})
-			}
+	for _, b := range docBlocks(text) {
+		if b.external {
+			continue
 		}
+		out = append(out, b.cmds()...)
 	}
 	return out
 }

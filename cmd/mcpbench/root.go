@@ -35,5 +35,6 @@ fresh machine needs nothing else.`,
 	}
 	root.SetFlagErrorFunc(flagError) // flagerr.go: suggests the flag meant, or a duration's unit
 	root.AddCommand(newRunCmd(), newSweepCmd(), newSoakCmd(), newServeCmd(), newProbeCmd(), newReportCmd(), newCompareCmd(), newPlotCmd(), newMergeCmd(), newK8sJobCmd(), newProfilesCmd(), newProxyCmd(), newVersionCmd())
+	namedAsFlags(root)
 	return root
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/units"
 	"github.com/mcpbench/mcpbench/launch"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
 	"github.com/mcpbench/mcpbench/verdict"
-	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -103,7 +103,7 @@ and written; a second Ctrl-C stops at once, keeping what was written).`,
   mcpbench run --url http://127.0.0.1:8080/mcp --vus 64 --duration 10s
   mcpbench run --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'  # ${TOKEN} from the environment
   mcpbench run --rate 1000 --duration 20s --max-vus 200   # open model
-  mcpbench run --profile my-workload.yaml --seed 7
+  mcpbench run --profile my-profile.yaml --seed 7
   mcpbench run --tool slow --args '{"ms":50}' --rate 100      # one tool, open model
   mcpbench run --profile resume-chaos --rate 500 --dry-run    # the compiled plan; nothing sent
   mcpbench run --format markdown > run.md                     # or --format json`,
@@ -201,13 +201,13 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 // runTest is run, sweep and soak: the flags (and mod, a command's own)
 // settled into a launch.Spec, printed by --dry-run, or prepared and run
 // by do.
-func runTest(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error, do func(*launch.Test) error) error {
+func runTest(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error, do func(*launch.Test) error) error {
 	return runTestWith(cmd, f, mod, nil, do)
 }
 
 // runTestWith is runTest with set, the command's own settings of the
 // spec (nil: none).
-func runTestWith(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error, set func(*launch.Spec), do func(*launch.Test) error) error {
+func runTestWith(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error, set func(*launch.Spec), do func(*launch.Test) error) error {
 	spec, err := f.spec(cmd, mod)
 	if err != nil {
 		return err
@@ -233,7 +233,7 @@ func runTestWith(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) er
 // the profile loaded and the flags applied (mod: the command's own), or,
 // in a child of --processes, the profile its parent resolved (its launch
 // file) and the child's own flags.
-func (f *runFlags) spec(cmd *cobra.Command, mod func(*workload.Profile) error) (launch.Spec, error) {
+func (f *runFlags) spec(cmd *cobra.Command, mod func(*profile.Profile) error) (launch.Spec, error) {
 	fl := cmd.Flags()
 	format := f.format
 	if f.jsonOut {
@@ -276,8 +276,8 @@ func givenFlags(fl *pflag.FlagSet, f *runFlags) map[string]string {
 
 // loadProfile loads f's profile and applies the flags (and mod, for a
 // command's own flags); errors exit 2.
-func loadProfile(cmd *cobra.Command, f *runFlags, mod func(*workload.Profile) error) (*workload.Profile, error) {
-	p, err := workload.LoadProfile(f.profile)
+func loadProfile(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error) (*profile.Profile, error) {
+	p, err := profile.LoadProfile(f.profile)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}

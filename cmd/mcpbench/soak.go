@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/launch"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -64,10 +64,10 @@ func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 	if err := f.scale.check(cmd.Flags().Changed); err != nil {
 		return usageError("%v", err)
 	}
-	var mod func(*workload.Profile) error
+	var mod func(*profile.Profile) error
 	if f.dryRun && cmd.Flags().Changed("checkpoint") {
-		mod = func(p *workload.Profile) error {
-			p.Soak = &workload.SoakSpec{Checkpoint: workload.Duration(checkpoint)}
+		mod = func(p *profile.Profile) error {
+			p.Soak = &profile.SoakSpec{Checkpoint: profile.Duration(checkpoint)}
 			return nil
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/launch"
-	"github.com/mcpbench/mcpbench/workload"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -110,7 +110,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 	if err := checkSweepScale(f, set); err != nil {
 		return usageError("%v", err)
 	}
-	return runTest(cmd, f, func(p *workload.Profile) error { return sf.apply(p, set) }, (*launch.Test).Sweep)
+	return runTest(cmd, f, func(p *profile.Profile) error { return sf.apply(p, set) }, (*launch.Test).Sweep)
 }
 
 // checkSweepScale refuses the scale flags sweep does not take: a child's
@@ -129,12 +129,12 @@ func checkSweepScale(f *runFlags, set func(string) bool) error {
 }
 
 // apply sets the profile's sweep section from the flags that were given.
-func (sf *sweepFlags) apply(p *workload.Profile, set func(string) bool) error {
+func (sf *sweepFlags) apply(p *profile.Profile, set func(string) bool) error {
 	if p.Sweep == nil {
 		if err := needSweepFlags(p.Name, set); err != nil {
 			return err
 		}
-		p.Sweep = &workload.SweepSpec{}
+		p.Sweep = &profile.SweepSpec{}
 	}
 	return p.Override(given(sf.profileFlags(), set)...)
 }

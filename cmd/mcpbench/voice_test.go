@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
-	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -86,12 +86,12 @@ func statedDefault(t *testing.T, cmd *cobra.Command, name string) string {
 
 // The defaults --help states are the ones the library applies.
 func TestHelpDefaultsRight(t *testing.T) {
-	var p workload.Profile
+	var p profile.Profile
 	p.Defaults()
-	var sw workload.SweepSpec
+	var sw profile.SweepSpec
 	sw.Defaults()
 	slo := sw.SLO.SLO()
-	var soakSpec *workload.SoakSpec
+	var soakSpec *profile.SoakSpec
 	run, sweepCmd, soakCmd := newRunCmd(), newSweepCmd(), newSoakCmd()
 	for _, tc := range []struct {
 		cmd  *cobra.Command
@@ -120,9 +120,9 @@ func TestHelpDefaultsRight(t *testing.T) {
 		t.Errorf("soak --profile: help says %s, want soak-churn", got)
 	}
 	// --max-vus: rate × max delay (not --vus), at least --vus, at most the cap.
-	open := workload.Profile{Rate: 300, VUs: 10}
+	open := profile.Profile{Rate: 300, VUs: 10}
 	open.Defaults()
-	if got := statedDefault(t, run, "max-vus"); !strings.Contains(got, "rate × --max-delay") || !strings.Contains(got, strconv.Itoa(workload.DefaultMaxVUsCap)) || open.MaxVUs != 300 {
+	if got := statedDefault(t, run, "max-vus"); !strings.Contains(got, "rate × --max-delay") || !strings.Contains(got, strconv.Itoa(profile.DefaultMaxVUsCap)) || open.MaxVUs != 300 {
 		t.Errorf("run --max-vus: help says %q; an open profile at 300/s gets %d", got, open.MaxVUs)
 	}
 }
@@ -211,7 +211,7 @@ func TestProfilesCommand(t *testing.T) {
 		if i >= len(lines) {
 			break
 		}
-		p, err := workload.LoadProfile(name)
+		p, err := profile.LoadProfile(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,23 +63,26 @@ var layers = map[string][]string{
 	"metrics": {"driver", "outcome", "results", "internal/textfmt"},
 	// Judging recorded results.
 	"verdict": {"outcome", "results", "internal/stats", "internal/textfmt"},
-	// The engine.
-	"workload": {"chaos", "check", "driver", "httpclient", "metrics", "results", "verdict", "profiles", "internal/jsonrpc", "internal/netutil", "internal/secret", "internal/textfmt", "internal/units"},
+	// Argument templating ({{...}} in an op's arguments, data files).
+	"argtmpl": {"driver"},
+	// The profile language (YAML, defaults, validation, overrides, ${NAME}).
+	"profile": {"argtmpl", "chaos", "check", "driver", "httpclient", "results", "verdict", "profiles", "internal/secret", "internal/units"},
+	// The compile (profile → plan) and the engine.
+	"workload": {"argtmpl", "chaos", "check", "driver", "httpclient", "metrics", "results", "profile", "verdict", "internal/jsonrpc", "internal/netutil", "internal/textfmt"},
 	// Orchestrating runs.
-	"sweep": {"workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
+	"sweep": {"profile", "workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
 	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
 	// A test as the commands run it: prepared once, run in this process,
 	// as N processes or one segment; the k8s-job manifests; the exit codes.
-	"launch": {"driver", "httpclient", "internal/kube", "internal/secret", "internal/sse", "live", "plots", "probe", "profiles", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
+	"launch": {"driver", "httpclient", "internal/kube", "internal/secret", "internal/sse", "live", "plots", "probe", "profile", "profiles", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
 	// Outputs.
 	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
 	"report": {"results", "outcome", "verdict", "internal/textfmt"},
 	"plots":  {"results", "outcome", "report", "internal/stats", "internal/secret"},
 	// The command: flags → launch.Spec → launch → exit; never the engine,
-	// the recorder or the session (workload's Compile and engine, metrics,
-	// driver): launch runs them. workload: the profile language (Profile,
-	// its specs and overrides) the flags set.
-	"cmd/mcpbench": {"chaos", "internal/netutil", "internal/secret", "internal/setting", "internal/units", "launch", "live", "probe", "profiles", "proxy", "refserver", "report", "verdict", "workload"},
+	// the recorder or the session (workload, metrics, driver): launch runs
+	// them. profile: the language the flags set.
+	"cmd/mcpbench": {"chaos", "internal/netutil", "internal/secret", "internal/setting", "internal/units", "launch", "live", "probe", "profile", "profiles", "proxy", "refserver", "report", "verdict"},
 }
 
 // modulePackages maps each package directory of the module (relative path,
