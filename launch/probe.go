@@ -16,7 +16,7 @@ import (
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
-// ProbeSpec is what 'mcpbench probe”s flags settled.
+// ProbeSpec is what the flags of 'mcpbench probe' settled.
 type ProbeSpec struct {
 	URL        string // the endpoint; "": the embedded reference server in ServerMode
 	ServerMode string

@@ -74,7 +74,7 @@ var layers = map[string][]string{
 	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
 	// A test as the commands run it: prepared once, run in this process,
 	// as N processes or one segment; the k8s-job manifests; the exit codes.
-	"launch": {"driver", "httpclient", "internal/kube", "internal/secret", "internal/sse", "live", "plots", "probe", "profile", "profiles", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
+	"launch": {"driver", "httpclient", "internal/kube", "internal/netutil", "internal/secret", "internal/sse", "live", "plots", "probe", "profile", "profiles", "proxy", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
 	// Outputs.
 	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
 	"report": {"results", "outcome", "verdict", "internal/textfmt"},
