@@ -45,7 +45,7 @@ func DryRun(ls Spec) error {
 	}
 	w := ls.Stdout
 	if name != "sweep" {
-		plan, err := workload.Compile(p, nil)
+		plan, err := compile(p)
 		if err != nil {
 			return WithExitCode(ExitUsage, err)
 		}
@@ -80,7 +80,7 @@ func DryRun(ls Spec) error {
 		if err != nil {
 			return WithExitCode(ExitUsage, err)
 		}
-		plan, err := workload.Compile(sp, nil)
+		plan, err := compile(sp)
 		if err != nil {
 			return WithExitCode(ExitUsage, err)
 		}

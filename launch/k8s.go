@@ -60,7 +60,7 @@ type K8sSpec struct {
 
 	StartAt time.Time // the segments' clock (--start-at)
 	// RunArgs are the run flags every pod gets ("--name=value" each, as
-	// procrun.SegmentArgs gives them), without --segment, --start-at,
+	// the command rebuilds them), without --segment, --start-at,
 	// --out and, when the profile is carried, --profile. A "$(" in them is
 	// written "$$(" (Kubernetes expands $(VAR) in args).
 	RunArgs []string

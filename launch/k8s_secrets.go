@@ -50,7 +50,7 @@ func CheckSecrets(p *profile.Profile) error {
 }
 
 // CheckArgs refuses a literal credential in any URL among a pod's
-// arguments ("--name=value", procrun.SegmentArgs): a value with :// whose
+// arguments ("--name=value", cmd/mcpbench's segmentArgs): a value with :// whose
 // userinfo or secret-looking query parameter is written out, not a
 // ${NAME} reference (secret.LiteralInURL). It is the net
 // under CheckSecrets for the flags the profile does not carry (e.g.

@@ -71,7 +71,7 @@ type Progress interface {
 // required.
 type Processes struct {
 	Exe  string   // the executable each child runs (mcpbench itself: os.Executable)
-	Args []string // the command line every child shares (SegmentArgs builds the user's flags)
+	Args []string // the command line every child shares (the subcommand and --launch-file=-: childfile.go)
 	Env  []string // the children's environment; nil: the parent's
 	// Stdin is what each child reads on its standard input (its launch
 	// file: childfile.go); nil: nothing.

@@ -128,7 +128,7 @@ func checkSweepShare(p *profile.Profile, n int) error {
 		if err != nil {
 			return err
 		}
-		pl, err := workload.Compile(sp, nil)
+		pl, err := compile(sp)
 		if err != nil {
 			return err
 		}

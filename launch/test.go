@@ -249,10 +249,10 @@ func (e *env) validate() error {
 	var err error
 	if e.spec.Command == "sweep" && e.spec.child == nil {
 		pp := *p
-		plan, err = workload.Compile(&pp, nil)
+		plan, err = compile(&pp)
 	} else {
 		p.Defaults() // e.profile is left defaulted, as the run reads it
-		plan, err = workload.Compile(p, nil)
+		plan, err = compile(p)
 		if err == nil {
 			plan.Driver.HTTPClient = planClient(plan)
 			e.plan = plan
@@ -389,6 +389,10 @@ func (e *env) compile() (*workload.Plan, error) {
 	}
 	return e.plan, nil
 }
+
+// compile is launch's one call of workload.Compile (pure: p is not
+// changed; no HTTP client is built: planClient builds the run's).
+func compile(p *profile.Profile) (*workload.Plan, error) { return workload.Compile(p, nil) }
 
 // planClient is the one HTTP client of a run's sessions, built for the
 // plan's network settings (nil without a URL: nothing to reach).
