@@ -103,7 +103,7 @@ and written; a second Ctrl-C stops at once, keeping what was written).`,
   mcpbench run --url http://127.0.0.1:8080/mcp --vus 64 --duration 10s
   mcpbench run --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'  # ${TOKEN} from the environment
   mcpbench run --rate 1000 --duration 20s --max-vus 200   # open model
-  mcpbench run --profile my-profile.yaml --seed 7
+  mcpbench run --profile my-workload.yaml --seed 7
   mcpbench run --tool slow --args '{"ms":50}' --rate 100      # one tool, open model
   mcpbench run --profile resume-chaos --rate 500 --dry-run    # the compiled plan; nothing sent
   mcpbench run --format markdown > run.md                     # or --format json`,
