@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,10 +35,11 @@ import (
 // child's launch file (Spec.LoadChild).
 const ChildFileFlag = "launch-file"
 
-// StatusEnv names the file a child writes its status to (one word):
-// "setup" when its run never started, no session could be set up
-// (workload.ErrSetup). The parent reads it instead of the child's
-// stderr.
+// StatusEnv is set in a child's environment to the file descriptor of
+// the pipe it writes its status to (one word): "setup" when its run
+// never started, no session could be set up (workload.ErrSetup). The
+// parent reads it (Child.Status) instead of the child's stderr; a pipe,
+// so that nothing is left on disk whatever ends the parent.
 const StatusEnv = "MCPBENCH_CHILD_STATUS"
 
 // statusSetup is a child's status when its run never started.
@@ -144,22 +146,15 @@ func (e *env) adoptChild() error {
 	return nil
 }
 
-// writeStatus writes this child's status (StatusEnv) after its run:
-// "setup" when runErr is workload.ErrSetup; nothing otherwise, or
-// outside a child.
+// writeStatus writes this child's status to its status pipe (StatusEnv)
+// after its run: "setup" when runErr is workload.ErrSetup; nothing
+// otherwise, or outside a child.
 func (e *env) writeStatus(runErr error) {
-	path := os.Getenv(StatusEnv)
-	if e.spec.child == nil || path == "" || !errors.Is(runErr, workload.ErrSetup) {
+	fd, err := strconv.Atoi(os.Getenv(StatusEnv))
+	if e.spec.child == nil || err != nil || fd < 3 || !errors.Is(runErr, workload.ErrSetup) {
 		return
 	}
-	os.WriteFile(path, []byte(statusSetup+"\n"), 0o600)
-}
-
-// readStatus is the status a child wrote to path ("" none).
-func readStatus(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	f := os.NewFile(uintptr(fd), "status")
+	f.Write([]byte(statusSetup + "\n"))
+	f.Close()
 }

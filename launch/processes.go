@@ -52,7 +52,7 @@ func (e *env) processes(kind string, p *profile.Profile, plan *workload.Plan, di
 	defer e.setHardStop(prev)
 	l := Processes{Exe: exe, Args: []string{e.spec.Command, "--" + ChildFileFlag + "=-"}, Stdin: file, Env: e.childEnv(), N: n, Dir: dir,
 		StartAt: startAt, Grace: plan.GracefulStop, TargetPID: e.spec.TargetPID, Stderr: e.stderr, Window: plan.Warmup + plan.Window,
-		StatusDir: e.statusDir(), StopNow: again, Progress: newProgress(e.stderr, e.spec.Quiet, e.spec.NoProgress, plan)}
+		Status: true, StopNow: again, Progress: newProgress(e.stderr, e.spec.Quiet, e.spec.NoProgress, plan)}
 	m, err := RunProcesses(e.ctx, l)
 	if err != nil {
 		code := ExitFailed

@@ -98,9 +98,9 @@ type Processes struct {
 	// remaining it shows.
 	Progress Progress
 	Window   time.Duration
-	// StatusDir, when set, is where child I writes its status
-	// (StatusEnv: StatusDir/status-I; Child.Status).
-	StatusDir string
+	// Status gives each child a pipe to write its status to (StatusEnv;
+	// Child.Status).
+	Status bool
 	// StopNow stops the children at once on each value (a second Ctrl-C:
 	// a second interrupt each; killed if still running 5 s later); what
 	// they wrote is still merged. Nil: never.
@@ -113,7 +113,7 @@ type Child struct {
 	Dir    string // its results directory, Dir/segment-Index
 	Err    error  // from exec.Cmd.Wait: nil when it exited 0
 	Stderr string // the last 16 KiB it wrote on stderr
-	Status string // what it wrote to its status file (StatusEnv): "setup" its run never started; "" none
+	Status string // what it wrote to its status pipe (StatusEnv): "setup" its run never started; "" none
 }
 
 // ExitCode is the child's exit code (0 when it exited cleanly; -1 when it
@@ -197,7 +197,7 @@ func RunProcesses(ctx context.Context, l Processes) (*Result, error) {
 	}
 	r := &Result{Merged: m, Dirs: dirs, Missing: l.N - len(dirs), Interrupted: interrupted}
 	for _, k := range kids {
-		r.Children = append(r.Children, Child{Index: k.index, Dir: k.dir, Err: k.err, Stderr: k.stderr.String(), Status: readStatus(k.status)})
+		r.Children = append(r.Children, Child{Index: k.index, Dir: k.dir, Err: k.err, Stderr: k.stderr.String(), Status: k.statusOf()})
 	}
 	return r, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,8 +24,8 @@ type child struct {
 	cmd    *exec.Cmd
 	stderr *lastBytes
 	done   chan struct{}
-	err    error  // from Wait; read once done is closed
-	status string // its status file (StatusEnv; "" none)
+	err    error       // from Wait; read once done is closed
+	status chan string // its status (Processes.Status), sent once it has exited; nil: none
 	tail   *results.Tail
 }
 
@@ -51,11 +52,7 @@ func startChildren(ctx context.Context, l Processes, mu *sync.Mutex, started *[]
 		k := &child{index: i, dir: filepath.Join(l.Dir, "segment-"+strconv.Itoa(i)), stderr: &lastBytes{max: 16 << 10}, done: make(chan struct{})}
 		k.cmd = exec.CommandContext(ctx, l.Exe, l.args(i, k.dir)...)
 		k.cmd.Env = childEnv(l.Env)
-		if l.StatusDir != "" {
-			k.status = filepath.Join(l.StatusDir, "status-"+strconv.Itoa(i))
-			os.Remove(k.status) // a step's earlier run's
-			k.cmd.Env = append(k.cmd.Env, StatusEnv+"="+k.status)
-		}
+		statusW := k.statusPipe(l.Status)
 		k.cmd.Stderr = k.stderr
 		if l.Stdin != nil {
 			k.cmd.Stdin = bytes.NewReader(l.Stdin)
@@ -70,6 +67,9 @@ func startChildren(ctx context.Context, l Processes, mu *sync.Mutex, started *[]
 			*started = append(*started, k)
 		}
 		mu.Unlock()
+		if statusW != nil {
+			statusW.Close() // the child's copy stays open until it exits
+		}
 		if err != nil && ctx.Err() != nil {
 			return kids[:i], nil // exec.CommandContext starts nothing once interrupted
 		}
@@ -84,6 +84,39 @@ func startChildren(ctx context.Context, l Processes, mu *sync.Mutex, started *[]
 		kids[i] = k
 	}
 	return kids, nil
+}
+
+// statusPipe gives the child, when on, a pipe on its fd 3 to write its
+// status to (StatusEnv=3; writeStatus), read into k.status once it is
+// closed (the child exited); it returns the parent's write end, to close
+// once the child is started. Without a pipe the child has no status.
+func (k *child) statusPipe(on bool) *os.File {
+	if !on {
+		return nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil
+	}
+	k.cmd.ExtraFiles = []*os.File{w}
+	k.cmd.Env = append(k.cmd.Env, StatusEnv+"=3")
+	k.status = make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(r, 64))
+		io.Copy(io.Discard, r)
+		r.Close()
+		k.status <- strings.TrimSpace(string(b))
+	}()
+	return w
+}
+
+// statusOf is the status child k wrote ("" none); it waits for the
+// pipe's end (call it once k has exited).
+func (k *child) statusOf() string {
+	if k.status == nil {
+		return ""
+	}
+	return <-k.status
 }
 
 // childEnv is a child's environment: env (nil: the parent's) and

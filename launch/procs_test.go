@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 //   - nothing: exits ExitFailed with nothing written;
 //   - setup: writes a run of no op (as a run that
 //     could not initialize its sessions), exits ExitFailed with
-//     workload.ErrSetup's text on stderr and "setup" in its status file
+//     workload.ErrSetup's text on stderr and "setup" on its status pipe
 //     (StatusEnv);
 //   - graceful: catches SIGINT, says so (PROCRUN_TEST_SYNC/ready-I),
 //     and on the first SIGINT writes its segment run and exits
@@ -85,7 +85,7 @@ func testChild(args []string) int {
 			return c
 		}
 		fmt.Fprintf(os.Stderr, "child: %v: 0 of 1 sessions\n", workload.ErrSetup)
-		os.WriteFile(os.Getenv(StatusEnv), []byte(statusSetup+"\n"), 0o600) // as a child's writeStatus
+		os.NewFile(3, "status").Write([]byte(statusSetup + "\n")) // as a child's writeStatus (StatusEnv=3)
 		return int(ExitFailed)
 	case "graceful", "stubborn":
 		sigs := make(chan os.Signal, 2)
@@ -180,7 +180,7 @@ func testLaunch(t *testing.T, n int, mode string) (Processes, string, *lockedBuf
 	return Processes{
 		Exe: exe, Args: []string{"run", "--rate=100"}, N: n, Dir: t.TempDir(), StartAt: time.Now().Truncate(time.Millisecond),
 		Env:    append(os.Environ(), "PROCRUN_TEST_CHILD=1", "PROCRUN_TEST_MODE="+mode, "PROCRUN_TEST_SYNC="+sync),
-		Stderr: errb, Window: 2 * time.Second, StatusDir: t.TempDir(),
+		Stderr: errb, Window: 2 * time.Second, Status: true,
 	}, sync, errb
 }
 

@@ -119,8 +119,6 @@ type Test struct {
 	lostMu sync.Mutex
 	lost   []string // results that could not be written (lose)
 
-	private string // the children's status files' directory ("" none yet; statusDir)
-
 	hardMu sync.Mutex
 	hard   func()      // a second Ctrl-C (setHardStop); nil: hardStop's default
 	bound  *time.Timer // hardStop's exit, should the results not be written in time
@@ -607,20 +605,4 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
-}
-
-// statusDir is the directory, private (0700) and removed when the test
-// closes, where the children of --processes write their status files
-// (StatusEnv); "" when it could not be made (then their set-up failures
-// are not told apart).
-func (e *env) statusDir() string {
-	if e.private == "" {
-		d, err := os.MkdirTemp("", "mcpbench-launch-")
-		if err != nil {
-			return ""
-		}
-		e.private = d
-		e.closers = append(e.closers, func() { os.RemoveAll(d) })
-	}
-	return e.private
 }
