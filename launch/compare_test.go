@@ -1,7 +1,6 @@
 package launch
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -85,26 +84,10 @@ func (f fixtureRun) write(t *testing.T, dir string) string {
 	return dir
 }
 
-// runPar runs 'mcpbench compare A B [--force]' as the command does
-// (Compare.Run): its stdout, stderr and exit code.
+// runPar is run (helpers_test.go): compare as the command runs it.
 func runPar(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	if len(args) < 3 || args[0] != "compare" {
-		t.Fatalf("runPar %v: compare A B [--force] only", args)
-	}
-	var out, errb bytes.Buffer
-	c := Compare{A: args[1], B: args[2], Stdout: &out, Stderr: &errb}
-	for _, a := range args[3:] {
-		if a != "--force" {
-			t.Fatalf("runPar %v: flag %s", args, a)
-		}
-		c.Force = true
-	}
-	err := c.Run()
-	if err != nil {
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), int(CodeOf(err))
+	return run(t, args...)
 }
 
 // headline is compare's first line.

@@ -54,18 +54,70 @@ func testRun(t *testing.T, spec Spec, do func(*Test) error) (string, string, int
 	var out, errb bytes.Buffer
 	spec.Stdout, spec.Stderr = &out, &errb
 	spec.Argv = []string{"mcpbench", spec.Command}
-	err := run(t.Context(), spec, do)
+	err := prepareAndRun(t.Context(), spec, do)
 	if err != nil {
 		errb.WriteString(err.Error())
 	}
 	return out.String(), errb.String(), int(CodeOf(err))
 }
 
-func run(ctx context.Context, spec Spec, do func(*Test) error) error {
+func prepareAndRun(ctx context.Context, spec Spec, do func(*Test) error) error {
 	tt, err := Prepare(ctx, spec)
 	if err != nil {
 		return err
 	}
 	defer tt.Close()
 	return do(tt)
+}
+
+// run runs the commands whose library halves launch has, as the command
+// does: 'report DIR [--format F]', 'compare A B [--force] [--fail-if X]…'
+// and 'plot DIR'; their stdout, stderr (the error, as main prints it)
+// and exit code.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var err error
+	flag := func(i int) string {
+		if i+1 >= len(args) {
+			t.Fatalf("%v: %s without its value", args, args[i])
+		}
+		return args[i+1]
+	}
+	switch args[0] {
+	case "report":
+		format := "text"
+		for i := 2; i < len(args); i += 2 {
+			if args[i] != "--format" {
+				t.Fatalf("%v: flag %s", args, args[i])
+			}
+			format = flag(i)
+		}
+		err = Report(&out, args[1], format, true)
+	case "compare":
+		c := Compare{A: args[1], B: args[2], Stdout: &out, Stderr: &errb}
+		for i := 3; i < len(args); i++ {
+			switch args[i] {
+			case "--force":
+				c.Force = true
+			case "--fail-if":
+				c.FailIf = append(c.FailIf, flag(i))
+				i++
+			default:
+				t.Fatalf("%v: flag %s", args, args[i])
+			}
+		}
+		err = c.Run()
+	case "plot":
+		if len(args) != 2 {
+			t.Fatalf("%v: plot DIR only", args)
+		}
+		err = Plot(args[1], "both", "", "", false, &out) // plot's default --format
+	default:
+		t.Fatalf("run %v: report, compare or plot only", args)
+	}
+	if err != nil {
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), int(CodeOf(err))
 }
