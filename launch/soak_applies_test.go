@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
@@ -48,8 +49,10 @@ func TestSoakExternalServerNotApplicable(t *testing.T) {
 	}
 	defer srv.Close()
 	dir := filepath.Join(t.TempDir(), "soak")
-	out, errs, code := runPar(t, "soak", "--url", srv.URL(), "--profile", "soak-churn", "--rate", "50", "--duration", "3s", "--warmup", "0s", "--out", dir)
-	if code != exitOK && code != exitThresholds {
+	p := testProfile(t, "soak-churn", "rate", 50.0, "duration", 3*time.Second, "warmup", time.Duration(0))
+	p.URL = srv.URL()
+	out, errs, code := testRun(t, Spec{Command: "soak", Profile: p, Out: dir, Quiet: true}, (*Test).Soak)
+	if code != int(ExitOK) && code != int(ExitThresholds) {
 		t.Fatalf("soak: exit %d\n%s\n%s", code, out, errs)
 	}
 	const feature = "the profile's server: block (get_retry 500ms, tick 1s)"
@@ -91,8 +94,9 @@ func TestSoakEmbeddedServerJudged(t *testing.T) {
 	}
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "soak")
-	out, errs, code := runPar(t, "soak", "--profile", "soak-churn", "--rate", "50", "--duration", "3s", "--warmup", "0s", "--out", dir)
-	if code != exitOK {
+	p := testProfile(t, "soak-churn", "rate", 50.0, "duration", 3*time.Second, "warmup", time.Duration(0))
+	out, errs, code := testRun(t, Spec{Command: "soak", Profile: p, Out: dir, Quiet: true}, (*Test).Soak)
+	if code != int(ExitOK) {
 		t.Fatalf("soak: exit %d\n%s\n%s", code, out, errs)
 	}
 	sum := readSum(t, dir)
@@ -112,4 +116,34 @@ func TestSoakEmbeddedServerJudged(t *testing.T) {
 	if top != last || sk.Verdict != top || top == "FAIL" {
 		t.Fatalf("top %s, last %s, soak.json %s: want one verdict, not FAIL", top, last, sk.Verdict)
 	}
+}
+
+func readSum(t *testing.T, dir string) *results.Summary {
+	t.Helper()
+	s, err := results.ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func readSoak(t *testing.T, dir string) *results.Soak {
+	t.Helper()
+	sk, err := results.ReadSoak(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sk
+}
+
+// verdictOf is a soak's verdict by name.
+func verdictOf(t *testing.T, sk *results.Soak, name string) results.SoakVerdict {
+	t.Helper()
+	for _, v := range sk.Verdicts {
+		if v.Name == name {
+			return v
+		}
+	}
+	t.Fatalf("no %s verdict in %+v", name, sk.Verdicts)
+	return results.SoakVerdict{}
 }
