@@ -21,6 +21,18 @@ func testProfile(t *testing.T, name string, kv ...any) *profile.Profile {
 	return p
 }
 
+// toolProfile is the built-in profile name with its op mix one
+// tools/call of tool (args, progress: a progressToken), as --tool gives
+// it, and the overrides kv.
+func toolProfile(t *testing.T, name, tool string, args map[string]any, progress bool, kv ...any) *profile.Profile {
+	t.Helper()
+	p := testProfile(t, name, kv...)
+	one := 1
+	p.Ops = []profile.OpSpec{{Method: "tools/call", Tool: tool, Arguments: args, Progress: progress, Weight: &one}}
+	p.Name = "tool " + tool
+	return p
+}
+
 // override applies kv (field, value, …) to p as the flags do.
 func override(t *testing.T, p *profile.Profile, kv ...any) {
 	t.Helper()

@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"encoding/json"
@@ -6,15 +6,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
-// --check reaches every op; a check that fails every call fails the
+// A check (profile checks:, as --check gives them) reaches every op; a check that fails every call fails the
 // checks threshold (exit 99), and summary.json counts each failure.
 func TestCheckFlagFailsThreshold(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	out, errs, code := run(t, "run", "--tool", "echo", "--args", `{"text":"hello"}`, "--duration", "1s", "--warmup", "0s", "--out", dir,
-		"--check", `content.0.text == "hello"`, "--check", `tools/call:echo => content.0.text == "bye"`, "--threshold", "checks>0.99")
-	if code != exitThresholds || !strings.Contains(errs, "thresholds crossed: checks>0.99") {
+	p := toolProfile(t, "smoke", "echo", map[string]any{"text": "hello"}, false, "duration", time.Second, "warmup", time.Duration(0))
+	p.Checks = append(p.Checks, `content.0.text == "hello"`, `tools/call:echo => content.0.text == "bye"`)
+	p.CheckFlags = 2
+	p.Thresholds, p.ThresholdFlags = append(p.Thresholds, "checks>0.99"), 1
+	out, errs, code := testRun(t, Spec{Command: "run", Profile: p, Out: dir, Quiet: true}, (*Test).Run)
+	if code != int(ExitThresholds) || !strings.Contains(errs, "thresholds crossed: checks>0.99") {
 		t.Fatalf("exit %d, stderr %q; want 99 naming checks>0.99", code, errs)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))

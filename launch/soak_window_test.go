@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"net/http/httptest"
@@ -41,9 +41,10 @@ func TestSoakFaultyAgreesWithSummary(t *testing.T) {
 	srv := httptest.NewServer(slowDupFake(&calls))
 	defer srv.Close()
 	dir := filepath.Join(t.TempDir(), "soak")
-	_, errs, code := run(t, "soak", "--url", srv.URL, "--profile", "smoke", "--tool", "work", "--progress-token", "--rate", "20",
-		"--duration", "2s", "--warmup", "0s", "-q", "--out", dir)
-	if code != exitThresholds {
+	p := toolProfile(t, "smoke", "work", nil, true, "rate", 20.0, "duration", 2*time.Second, "warmup", time.Duration(0))
+	p.URL = srv.URL
+	_, errs, code := testRun(t, Spec{Command: "soak", Profile: p, Out: dir, Quiet: true}, (*Test).Soak)
+	if code != int(ExitThresholds) {
 		t.Fatalf("exit %d, want 99\n%s", code, errs)
 	}
 	sum := readSum(t, dir)
