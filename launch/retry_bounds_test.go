@@ -1,4 +1,4 @@
-package main
+package launch
 
 import (
 	"encoding/json"
@@ -12,7 +12,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -73,9 +75,10 @@ func runRetryPlant(t *testing.T, p *retryPlant) (*results.Summary, string) {
 	srv := httptest.NewServer(p.handler(refserverHandler(t, "retry")))
 	defer srv.Close()
 	dir := filepath.Join(t.TempDir(), "out")
-	out, errs, code := runPar(t, "run", "--url", srv.URL+"/mcp", "--vus", "2", "--duration", "2s", "--warmup", "0s",
-		"--graceful-stop", "1s", "--tool", "echo", "--args", `{"text":"hi"}`, "--out", dir)
-	if code != exitOK && code != exitFailed {
+	pr := toolProfile(t, "smoke", "echo", map[string]any{"text": "hi"}, false, "vus", 2, "duration", 2*time.Second, "warmup", time.Duration(0), "graceful_stop", time.Second)
+	pr.URL = srv.URL + "/mcp"
+	out, errs, code := testRun(t, Spec{Command: "run", Profile: pr, Out: dir, Quiet: true}, (*Test).Run)
+	if code != int(ExitOK) && code != int(ExitFailed) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	return retrySummary(t, dir), out
@@ -122,4 +125,17 @@ func TestRunResumeSpinBounded(t *testing.T) {
 		t.Fatalf("report lacks the bound line:\n%s", out)
 	}
 	t.Logf("%d tool calls, %d resumes, %d given up at the bound", p.calls.Load(), p.resumes.Load(), limited)
+}
+
+// refserverHandler is the reference server's handler (closed with the
+// test).
+func refserverHandler(t *testing.T, name string) http.Handler {
+	h, err := refserver.NewHandler(refserver.Options{Mode: refserver.ModeStateful})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := h.(io.Closer); ok {
+		t.Cleanup(func() { c.Close() })
+	}
+	return h
 }

@@ -1,10 +1,11 @@
-package main
+package launch
 
 import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
 )
@@ -40,8 +41,10 @@ func TestTailWaitUnderThroughput(t *testing.T) {
 		srv := httptest.NewServer(lingerFake(linger))
 		defer srv.Close()
 		dir := filepath.Join(t.TempDir(), "run")
-		out, errs, code := run(t, "run", "--url", srv.URL, "--profile", "smoke", "--tool", "work", "--vus", "2", "--duration", "3s", "--warmup", "0s", "--out", dir)
-		if code != 0 && code != exitThresholds {
+		p := toolProfile(t, "smoke", "work", nil, false, "vus", 2, "duration", 3*time.Second, "warmup", time.Duration(0))
+		p.URL = srv.URL
+		out, errs, code := testRun(t, Spec{Command: "run", Profile: p, Out: dir, Quiet: true}, (*Test).Run)
+		if code != 0 && code != int(ExitThresholds) {
 			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 		}
 		s := readSum(t, dir)
