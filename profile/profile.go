@@ -416,6 +416,15 @@ func LoadProfile(nameOrFile string) (*Profile, error) {
 	return p, nil
 }
 
+// Dir is the directory the profile's data files are read from (its
+// file's: LoadProfile; "" the working directory); SetDir sets it, for a
+// profile parsed from bytes that stand for that file (a child of
+// --processes reads its parent's resolved profile).
+func (p *Profile) Dir() string { return p.dir }
+
+// SetDir sets Dir.
+func (p *Profile) SetDir(dir string) { p.dir = dir }
+
 // readProfileFile reads a profile file of at most MaxProfileBytes,
 // refusing a larger one by its size before reading it (and a pipe or a
 // growing file once it has given one byte more).

@@ -23,7 +23,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		if near := nearFlags(cmd, ne.GetSpecifiedName()); len(near) > 0 {
 			err = fmt.Errorf("%w; did you mean %s?", err, strings.Join(near, " or "))
 		}
-		return &exitError{code: exitUsage, err: err}
+		return withCode(exitUsage, err)
 	}
 	var ve *pflag.InvalidValueError
 	if errors.As(err, &ve) && ve.GetFlag().Value.Type() == "duration" {
@@ -31,7 +31,7 @@ func flagError(cmd *cobra.Command, err error) error {
 			err = fmt.Errorf("--%s %s: %s", ve.GetFlag().Name, ve.GetValue(), hint)
 		}
 	}
-	return &exitError{code: exitUsage, err: err}
+	return withCode(exitUsage, err)
 }
 
 // nearFlags returns the visible flags of cmd (its own and inherited)

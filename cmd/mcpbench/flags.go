@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpbench/mcpbench/chaos"
-	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/spf13/pflag"
 )
@@ -40,7 +40,7 @@ func applyFlags(p *profile.Profile, f *runFlags, fl *pflag.FlagSet) error {
 		return err
 	}
 	for _, h := range f.headers {
-		name, value, err := driver.ParseHeader(h)
+		name, value, err := launch.ParseHeader(h)
 		if err != nil {
 			return err
 		}

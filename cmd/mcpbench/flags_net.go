@@ -1,10 +1,6 @@
 package main
 
 import (
-	"strings"
-
-	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/httpclient"
 	"github.com/spf13/pflag"
 )
 
@@ -36,16 +32,4 @@ func (n *netFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&n.oauthSecret, "oauth-client-secret", "", "the client secret as ${NAME}: the environment variable holding it (default ${MCPBENCH_OAUTH_CLIENT_SECRET}); a secret written here is refused")
 	fl.StringArrayVar(&n.oauthScopes, "oauth-scope", nil, "scope to ask for (repeatable; default: the challenge's, else the resource's scopes_supported)")
 	fl.StringVar(&n.oauthIssuer, "oauth-issuer", "", "the only authorization server the client secret may be sent to (default: the one the resource names)")
-}
-
-// config sets the transport flags in a probe's driver config.
-func (n *netFlags) config(c *driver.Config) {
-	c.HTTP, c.Proxy = n.http, n.proxy
-	c.TLS = httpclient.TLSFiles{CAFile: n.ca, CertFile: n.cert, KeyFile: n.key, ServerName: n.serverName}
-}
-
-// secretFlag reports whether a command-line argument is the value of a
-// flag that may carry a secret besides --header (redacted in run.json).
-func secretFlag(arg string) bool {
-	return arg == "--oauth-client-secret" || strings.HasPrefix(arg, "--oauth-client-secret=")
 }

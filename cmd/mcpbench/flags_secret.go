@@ -19,7 +19,7 @@ import (
 // (Authorization: Basic, Proxy-Authorization) and redacted in every
 // output; k8s-job refuses them as literals (kubejob.CheckSecrets).
 func checkURLCredentials(p *profile.Profile, f *runFlags) error {
-	if err := live.CheckRemoteWriteURL(f.live.rw); err != nil {
+	if err := live.CheckRemoteWriteURL(f.live.RemoteWrite); err != nil {
 		return err
 	}
 	if p.OAuth != nil {

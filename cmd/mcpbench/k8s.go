@@ -1,27 +1,20 @@
 package main
 
 import (
-	"cmp"
-	"errors"
-	"fmt"
 	"maps"
-	"os"
-	"slices"
+	"sort"
 	"time"
 
-	"github.com/mcpbench/mcpbench/internal/kube"
-	"github.com/mcpbench/mcpbench/internal/kubejob"
-	"github.com/mcpbench/mcpbench/internal/procrun"
-	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/profile"
-	"github.com/mcpbench/mcpbench/profiles"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // k8sFlags are k8s-job's own flags (the run flags come with them): the
 // manifest's settings, and when its clock starts.
 type k8sFlags struct {
-	spec       kubejob.Spec
+	spec       launch.K8sSpec
 	startAt    string
 	startDelay time.Duration
 }
@@ -92,7 +85,7 @@ or the profile, and give the pods the environment with --env-from-secret
 
 // k8sDrop are the flags k8s-job reads itself, or sets for each pod.
 var k8sDrop = func() map[string]bool {
-	m := maps.Clone(procrun.ScaleDrop)
+	m := maps.Clone(scaleDrop)
 	for _, n := range []string{"parallelism", "image", "name", "namespace", "claim", "claim-size", "storage-class", "env-from-secret",
 		"cpu", "memory", "image-pull-policy"} {
 		m[n] = true
@@ -101,7 +94,7 @@ var k8sDrop = func() map[string]bool {
 }()
 
 // manifest checks the flags and the profile and renders the documents
-// (kubejob.Build).
+// (launch.BuildK8sJob).
 func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]byte, error) {
 	s := &k.spec
 	if err := s.Check(); err != nil {
@@ -110,90 +103,64 @@ func (k *k8sFlags) manifest(cmd *cobra.Command, f *runFlags, now time.Time) ([]b
 	if set := cmd.Flags().Changed; set("out") || set("no-results") {
 		return nil, usageError("--out, --no-results: each pod writes to /results/%s/segment-I on the claim", s.Name)
 	}
-	startAt, err := parseStartAt(k.startAt, now)
+	startAt, err := launch.ParseStartAt(k.startAt, now)
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
 	if startAt.IsZero() {
 		startAt = now.Add(k.startDelay).Truncate(time.Second)
 	}
-	p, err := k8sProfile(cmd, f)
-	if err != nil {
-		return nil, err
-	}
-	if len(p.AbortOnFail) > 0 {
-		return nil, usageError("--abort-on-fail (abort_on_fail) with k8s-job: each pod would judge only its own share of the load")
-	}
-	s.StartAt, s.GracefulStop, s.Profile, s.ProfileData = startAt, p.GracefulStop.D(), f.profile, profileFile(f.profile)
-	drop := k8sDrop
-	if s.ProfileData != nil { // the pods read it from its ConfigMap
-		drop = maps.Clone(k8sDrop)
-		drop["profile"] = true
-	}
-	s.RunArgs = procrun.SegmentArgs(cmd.Flags(), drop)
-	if err := kubejob.CheckArgs(s.RunArgs); err != nil {
-		return nil, usageError("%v", err)
-	}
-	docs, err := kubejob.Build(s)
-	if err != nil {
-		return nil, usageError("%v", err)
-	}
-	out, err := kube.Marshal(docs...)
-	if err != nil {
-		return nil, err
-	}
-	w := cmd.ErrOrStderr()
-	fmt.Fprintf(w, "mcpbench: %d segments; their clock starts at %s (in %v): apply the manifest before then\n", s.Parallelism, startAt.UTC().Format(time.RFC3339), time.Until(startAt).Round(time.Second))
-	if p.URL == "" {
-		fmt.Fprintln(w, "mcpbench: no --url: each pod benchmarks its own embedded reference server")
-	}
-	return out, nil
-}
-
-// profileFile is the content of a --profile file, carried in the
-// manifest (nil for a built-in profile, or none).
-func profileFile(profile string) []byte {
-	if _, err := profiles.Read(profile); err == nil {
-		return nil
-	}
-	data, err := os.ReadFile(profile)
-	if err != nil {
-		return nil // LoadProfile read it a moment ago
-	}
-	return data
-}
-
-// k8sProfile loads the profile with the flags applied and checks it as run
-// would, except that ${NAME} references need not be set here (the pods
-// get them from --env-from-secret); literal secrets are refused, since
-// the manifest is printed.
-func k8sProfile(cmd *cobra.Command, f *runFlags) (*profile.Profile, error) {
 	p, err := profile.LoadProfile(f.profile)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, err: err}
+		return nil, withCode(exitUsage, err)
 	}
 	if err := applyFlags(p, f, cmd.Flags()); err != nil {
 		return nil, usageError("%v", err)
 	}
-	if err := kubejob.CheckSecrets(p); err != nil {
-		return nil, usageError("%v", err)
-	}
-	pp := *p
-	if pp.URL == "" {
-		pp.URL = "http://127.0.0.1:1/mcp"
-	}
-	pp.Defaults()
-	var errs []error
-	for _, e := range pp.Validate() {
-		if !errors.Is(e, secret.ErrUnset) {
-			errs = append(errs, e)
+	s.StartAt = startAt
+	return launch.K8sManifest(s, p, f.profile, func(carried bool) []string {
+		drop := k8sDrop
+		if carried { // the pods read it from its ConfigMap
+			drop = maps.Clone(k8sDrop)
+			drop["profile"] = true
 		}
+		return segmentArgs(cmd.Flags(), drop)
+	}, cmd.ErrOrStderr())
+}
+
+// segmentArgs rebuilds the flags the user gave (those fs visited), as
+// one "--name=value" argument each (a repeatable flag once per value),
+// leaving out those in drop: the run flags of k8s-job's pods (which add
+// their own --segment, --start-at and --out). The order is the flags'
+// names', so the same flags give the same arguments. (The children of
+// --processes get their parent's resolved profile instead: launch.)
+func segmentArgs(fs *pflag.FlagSet, drop map[string]bool) []string {
+	var names []string
+	fs.Visit(func(f *pflag.Flag) {
+		if !drop[f.Name] {
+			names = append(names, f.Name)
+		}
+	})
+	sort.Strings(names)
+	var out []string
+	for _, n := range names {
+		f := fs.Lookup(n)
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+n+"="+v)
+			}
+			continue
+		}
+		out = append(out, "--"+n+"="+f.Value.String())
 	}
-	if len(errs) > 0 {
-		return nil, &exitError{code: exitUsage, err: &profile.ProfileError{Source: cmp.Or(p.Source, p.Name), Errs: errs}}
-	}
-	if p.Data != nil || slices.ContainsFunc(p.Ops, func(o profile.OpSpec) bool { return o.Data != nil }) {
-		fmt.Fprintln(cmd.ErrOrStderr(), "mcpbench: the profile reads data files: the pods need them at the same paths (mount them; the manifest carries only the profile)")
-	}
-	return p, nil
+	return out
+}
+
+// scaleDrop are run's flags a pod's command line sets itself or does
+// not take: the segment, its start and results directory, the
+// processes and output. Read-only.
+var scaleDrop = map[string]bool{
+	"segment": true, "segment-sequence": true, "start-at": true, "start-delay": true, "processes": true,
+	"out": true, "no-results": true, "quiet": true, "no-progress": true, "json": true, "format": true, "dry-run": true, "cpuprofile": true,
+	launch.ChildFileFlag: true,
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/launch"
 )
 
 // cli runs mcpbench in-process with ctx and returns stdout, stderr and the
@@ -31,17 +32,11 @@ func cliTo(ctx context.Context, out, errw io.Writer, args ...string) int {
 	root.SetOut(out)
 	root.SetErr(errw)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		io.WriteString(errw, ee.Error())
-		return ee.code
-	case err != nil:
-		io.WriteString(errw, err.Error())
-		return exitUsage
+	err := root.ExecuteContext(withArgv(ctx, append([]string{"mcpbench"}, args...)))
+	if err != nil {
+		io.WriteString(errw, cliText(err))
 	}
-	return exitOK
+	return int(launch.CodeOf(err))
 }
 
 // runPar is cli with the test's context, in the working directory as it

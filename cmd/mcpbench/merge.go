@@ -1,14 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
 
-	"github.com/mcpbench/mcpbench/internal/procrun"
-	"github.com/mcpbench/mcpbench/report"
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/spf13/cobra"
 )
@@ -54,14 +49,14 @@ files.`,
 				if filepath.Clean(a) == filepath.Clean(out) {
 					return usageError("--out %s is one of the directories merged", out)
 				}
-				if overwrite && within(a, out) {
+				if overwrite && launch.Within(a, out) {
 					return usageError("--out %s holds %s, one of the directories merged: --overwrite would remove it", out, a)
 				}
 			}
-			if err := checkJUnitPath(junit); err != nil {
+			if err := launch.CheckJUnitPath(junit); err != nil {
 				return usageError("%v", err)
 			}
-			if _, err := checkOut("--out", out, overwrite); err != nil {
+			if _, err := launch.CheckOut("--out", out, overwrite); err != nil {
 				return err // before reading anything: claimed when the merge is done
 			}
 			var ths []verdict.Threshold
@@ -72,7 +67,7 @@ files.`,
 				}
 				ths = append(ths, th)
 			}
-			return mergeDirs(cmd, args, out, overwrite, ths, format, junit)
+			return launch.MergeInto(args, out, overwrite, ths, format, junit, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged results directory (required)")
@@ -81,54 +76,4 @@ files.`,
 	cmd.Flags().StringVar(&junit, "junit", "", "write the merged run's thresholds as JUnit XML to this file (one test case per threshold), as run --junit")
 	addFormat(cmd.Flags(), &format, &jsonOut, "text", "json", "markdown")
 	return cmd
-}
-
-// mergeDirs merges dirs into out, checks the thresholds and prints the
-// merged summary.
-func mergeDirs(cmd *cobra.Command, dirs []string, out string, overwrite bool, extra []verdict.Threshold, format, junit string) error {
-	m, err := procrun.Merge(dirs, extra)
-	if err != nil {
-		code := exitFailed
-		if errors.Is(err, results.ErrNotSegments) || errors.Is(err, procrun.ErrThreshold) {
-			code = exitUsage
-		}
-		return &exitError{code: code, err: err}
-	}
-	sum := m.Summary
-	if junit != "" {
-		if err := verdict.WriteJUnit(junit, verdict.JUnitRun("merge", sum, nil)); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: %v\n", err)
-		}
-	}
-	o, err := claimOut("--out", out, overwrite)
-	if err != nil {
-		return err
-	}
-	if err := m.Write(out); err != nil {
-		o.dropIfEmpty()
-		return &exitError{code: exitResultsLost, err: fmt.Errorf("results lost: writing the merged results to %s failed: %w", out, err)}
-	}
-	w := cmd.OutOrStdout()
-	switch format {
-	case "json":
-		err = writeJSON(w, sum)
-	case "markdown":
-		err = report.WriteMarkdown(w, sum)
-	default:
-		err = report.WriteTextIn(w, sum, out)
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: merged %d results directories into %s\n", len(dirs), out)
-	if n := results.ThresholdsFailed(sum.Thresholds); n > 0 {
-		var crossed []string
-		for _, t := range sum.Thresholds {
-			if !t.Pass {
-				crossed = append(crossed, t.Expr)
-			}
-		}
-		return &exitError{code: exitThresholds, err: fmt.Errorf("thresholds crossed: %s", strings.Join(crossed, ", "))}
-	}
-	return nil
 }

@@ -1,14 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/mcpbench/mcpbench/plots"
-	"github.com/mcpbench/mcpbench/results"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +43,7 @@ and an HTML report with the verdicts.`,
   mcpbench plot results/soak                     # a soak: its trends and verdicts too`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return plotResults(cmd, args[0], f)
+			return launch.Plot(args[0], f.format, f.out, f.html, f.perOp, cmd.OutOrStdout())
 		},
 	}
 	fl := cmd.Flags()
@@ -59,71 +52,4 @@ and an HTML report with the verdicts.`,
 	fl.StringVar(&f.html, "html", "", "HTML report file (default DIR/report.html)")
 	fl.BoolVar(&f.perOp, "per-op", false, "also draw one latency-over-time chart per op")
 	return cmd
-}
-
-func plotResults(cmd *cobra.Command, dir string, f *plotFlags) error {
-	format, err := plots.ParseFormat(f.format)
-	if err != nil {
-		return usageError("--format: %v", err)
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usageError("%s: not a directory", dir)
-	}
-	out, html := f.out, f.html
-	if out == "" { // DIR/plots is plot's own: redrawn whole, no stale chart
-		out = filepath.Join(dir, "plots")
-		if err := clearCharts(out); err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-	}
-	if html == "" {
-		html = filepath.Join(dir, "report.html")
-	}
-	if sw, err := results.ReadSweep(dir); err == nil {
-		written, err := plots.WriteSweepCharts(out, sw, plots.Options{Formats: format})
-		if err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-		return writeReport(cmd, written, html, func(w io.Writer) error { return plots.SweepHTMLReport(w, sw) })
-	}
-	res, err := results.ReadResults(dir)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	written, err := plots.WriteCharts(out, res, plots.Options{Formats: format, PerOp: f.perOp})
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if sk, err := results.ReadSoak(dir); err == nil { // a soak: its trends too
-		more, err := plots.WriteSoakCharts(out, res, sk, plots.Options{Formats: format})
-		if err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-		return writeReport(cmd, append(more, written...), html, func(w io.Writer) error { return plots.SoakHTMLReport(w, res, sk) })
-	}
-	return writeReport(cmd, written, html, func(w io.Writer) error { return plots.HTMLReport(w, res) })
-}
-
-// writeReport lists the chart files written (and the skipped charts with
-// their reason) and writes the HTML report.
-func writeReport(cmd *cobra.Command, written []plots.Output, html string, report func(io.Writer) error) error {
-	stdout := cmd.OutOrStdout()
-	for _, o := range written {
-		if o.Skipped != "" {
-			fmt.Fprintf(stdout, "skipped %s: %s\n", o.Name, o.Skipped)
-			continue
-		}
-		for _, file := range o.Files {
-			fmt.Fprintln(stdout, file)
-		}
-	}
-	var buf bytes.Buffer
-	if err := report(&buf); err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	if err := os.WriteFile(html, buf.Bytes(), 0o644); err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	fmt.Fprintln(stdout, html)
-	return nil
 }

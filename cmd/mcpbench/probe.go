@@ -1,19 +1,12 @@
 package main
 
 import (
-	"cmp"
-	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/probe"
-	"github.com/mcpbench/mcpbench/profile"
-	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/spf13/cobra"
 )
 
@@ -80,70 +73,11 @@ mode).`,
 func runProbe(cmd *cobra.Command, args []string, f *probeFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := f.tools.Validate(); err != nil {
-		return usageError("%v", err)
-	}
-	cfg := &driver.Config{Insecure: f.insecure, RequestTimeout: 10 * time.Second}
-	f.net.config(cfg)
-	if errs := cfg.ValidateNet(); len(errs) > 0 {
-		return usageError("%v", errors.Join(errs...))
-	}
+	ps := launch.ProbeSpec{ServerMode: f.serverMode, Headers: f.headers, Insecure: f.insecure, JSON: f.jsonOut,
+		HTTP: f.net.http, Proxy: f.net.proxy, CA: f.net.ca, Cert: f.net.cert, Key: f.net.key, ServerName: f.net.serverName,
+		Tools: f.tools, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if len(args) == 1 {
-		cfg.URL = args[0]
-	} else {
-		srv, err := refserver.Start(context.WithoutCancel(ctx), "127.0.0.1:0", refserver.Options{Mode: refserver.Mode(f.serverMode)})
-		if err != nil {
-			return usageError("%v", err)
-		}
-		defer srv.Close()
-		cfg.URL = srv.URL()
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpbench: no URL given: probing the embedded reference server (%s mode) at %s\n", cmp.Or(f.serverMode, "stateful"), srv.URL())
+		ps.URL = args[0]
 	}
-	shown, err := probeEndpoint(cfg, f.headers)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	rep, err := probe.Run(ctx, cfg, f.tools)
-	if rep != nil {
-		rep.URL = shown
-		write := probe.WriteText
-		if f.jsonOut {
-			write = probe.WriteJSON
-		}
-		werr := write(cmd.OutOrStdout(), rep)
-		if werr != nil && err == nil {
-			return &exitError{code: exitFailed, err: werr}
-		}
-	}
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("probe %s: interrupted", shown)}
-	case errors.Is(err, probe.ErrNotMCPEndpoint):
-		return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w", shown, err)}
-	case err != nil:
-		return &exitError{code: exitFailed, err: fmt.Errorf("probe %s: %w (%s)", shown, err, driver.Classify(err))}
-	}
-	return nil
-}
-
-// probeEndpoint adds the -H headers to cfg and resolves its URL (${NAME}
-// from the environment, user:password@ as Basic auth); it returns the URL
-// as it may be shown (secrets redacted).
-func probeEndpoint(cfg *driver.Config, headers []string) (string, error) {
-	for _, h := range headers {
-		name, value, err := driver.ParseHeader(h)
-		if err != nil {
-			return "", err
-		}
-		if cfg.Header == nil {
-			cfg.Header = map[string][]string{}
-		}
-		cfg.Header[name] = append(cfg.Header[name], value)
-	}
-	ep, errs := profile.ResolveEndpoint(cfg.URL, cfg.Header, os.LookupEnv)
-	if len(errs) > 0 {
-		return "", errors.Join(errs...)
-	}
-	cfg.URL, cfg.Header = ep.URL, ep.Header
-	return ep.Shown, nil
+	return launch.Probe(ctx, ps)
 }

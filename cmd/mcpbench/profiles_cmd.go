@@ -36,7 +36,7 @@ for a profile of your own (run --profile FILE).`,
 					return usageError("profiles: no built-in profile %q (built-ins: %s)", args[0], strings.Join(profiles.Names(), ", "))
 				}
 				if err != nil {
-					return &exitError{code: exitFailed, err: err}
+					return withCode(exitFailed, err)
 				}
 				_, err = cmd.OutOrStdout().Write(data)
 				return err
@@ -45,7 +45,7 @@ for a profile of your own (run --profile FILE).`,
 			for _, name := range profiles.Names() {
 				p, err := profile.LoadProfile(name)
 				if err != nil {
-					return &exitError{code: exitFailed, err: fmt.Errorf("built-in profile %s: %w", name, err)}
+					return withCode(exitFailed, fmt.Errorf("built-in profile %s: %w", name, err))
 				}
 				fmt.Fprintf(tw, "%s\t%s\n", name, firstSentence(p.Description))
 			}

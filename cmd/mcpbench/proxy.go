@@ -1,26 +1,19 @@
 package main
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"slices"
-	"sort"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/proxy"
 	"github.com/spf13/cobra"
 )
@@ -129,64 +122,8 @@ func newProxyCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			raiseFileLimit()
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return &exitError{code: exitFailed, err: fmt.Errorf("--listen: %w", err)}
-			}
-			px, err := proxy.New(cfg)
-			if err != nil {
-				ln.Close()
-				return usageError("%v", err)
-			}
-			srv := &http.Server{Handler: px, Protocols: new(http.Protocols), ReadHeaderTimeout: 10 * time.Second}
-			srv.Protocols.SetHTTP1(true)
-			srv.Protocols.SetUnencryptedHTTP2(true) // h2c with prior knowledge
-			srv.Protocols.SetHTTP2(true)            // HTTP/2 by ALPN with --tls-cert
-			scheme := "http"
-			if tlsCert != "" {
-				scheme = "https"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench proxy listening on %s://%s%s → %s (%d faults, seed %d); Ctrl-C to stop\n", scheme, ln.Addr(), up.Path, up, len(cfg.Faults), seed)
-			fmt.Fprint(cmd.ErrOrStderr(), proxyWarning(ln.Addr().String()))
-			fmt.Fprint(cmd.ErrOrStderr(), upstreamWarning(up))
-			done := make(chan error, 1)
-			go func() {
-				if tlsCert != "" {
-					done <- srv.ServeTLS(ln, tlsCert, tlsKey)
-				} else {
-					done <- srv.Serve(ln)
-				}
-			}()
-			select {
-			case <-ctx.Done():
-			case err := <-done:
-				px.Close()
-				return &exitError{code: exitFailed, err: err}
-			}
-			px.Close() // ends held streams first, so Shutdown need not wait for them
-			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			if srv.Shutdown(sctx) != nil {
-				srv.Close()
-			}
-			if err := px.Close(); err != nil {
-				return &exitError{code: exitFailed, err: fmt.Errorf("--log: %w", err)}
-			}
-			v := px.Verdicts()
-			printProxyVerdicts(cmd.OutOrStdout(), v, px.Planted())
-			if logPath != "" {
-				path := summaryPath(logPath)
-				b, _ := json.MarshalIndent(struct {
-					Planted map[proxy.Kind]int   `json:"planted"`
-					Client  proxy.ClientVerdicts `json:"client"`
-				}{px.Planted(), v}, "", "  ")
-				if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-					return &exitError{code: exitFailed, err: fmt.Errorf("summary: %w", err)}
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "log %s, summary %s\n", logPath, path)
-			}
-			return nil
+			return launch.ServeProxy(ctx, launch.ProxySpec{Config: cfg, Listen: listen, TLSCert: tlsCert, TLSKey: tlsKey,
+				LogPath: logPath, Seed: seed, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
 		},
 	}
 	f := cmd.Flags()
@@ -202,25 +139,6 @@ func newProxyCmd() *cobra.Command {
 	f.StringVar(&tlsKey, "tls-key", "", "the key of --tls-cert (PEM)")
 	cmd.MarkFlagRequired("upstream")
 	return cmd
-}
-
-// proxyWarning is the proxy's warning for a listen address that is not
-// loopback ("" when it is).
-func proxyWarning(addr string) string {
-	if proxy.IsLoopback(addr) {
-		return ""
-	}
-	return fmt.Sprintf("mcpbench: WARNING: proxy listening on %s, not a loopback address: anyone on the network can reach the upstream through it, with faults (use --listen 127.0.0.1:PORT to keep it local)\n", addr)
-}
-
-// upstreamWarning is the proxy's warning for an --upstream that is not on
-// loopback ("" when it is): the faults, and the client's requests
-// (credentials included), go over the network to another machine.
-func upstreamWarning(up *url.URL) string {
-	if netutil.LoopbackName(up.Hostname()) {
-		return ""
-	}
-	return fmt.Sprintf("mcpbench: WARNING [proxy-upstream-remote]: --upstream %s is not a loopback address: the clients' requests (their Authorization headers included) and the planted faults go over the network to that server; make sure it is yours to test (see docs/troubleshooting.md)\n", up.Redacted())
 }
 
 // certHosts returns the DNS names and IP addresses of the certificate
@@ -246,52 +164,4 @@ func certHosts(certFile, keyFile string) ([]string, error) {
 		hosts = append(hosts, ip.String())
 	}
 	return hosts, nil
-}
-
-// summaryPath is the summary's path beside the log: x.jsonl → x.summary.json.
-func summaryPath(log string) string {
-	for _, ext := range []string{".jsonl", ".json", ".log"} {
-		if s, ok := strings.CutSuffix(log, ext); ok {
-			return s + ".summary.json"
-		}
-	}
-	return log + ".summary.json"
-}
-
-func printProxyVerdicts(w io.Writer, v proxy.ClientVerdicts, planted map[proxy.Kind]int) {
-	kinds := make([]string, 0, len(planted))
-	for k, n := range planted {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-	}
-	sort.Strings(kinds)
-	if len(kinds) == 0 {
-		kinds = []string{"none"}
-	}
-	fmt.Fprintf(w, "Planted: %s\n", strings.Join(kinds, ", "))
-	fmt.Fprintf(w, "Client: %d streams broken (+%d before any id), %d resumes (%d with the right Last-Event-ID, %d wrong, %d of %d with a retry hint before it), %d not resumed\n",
-		v.StreamsBroken, v.BrokenWithoutID, v.Resumes, v.ResumesRightID, v.ResumesWrongID, v.ResumesEarly, v.ResumesHinted, v.NotResumed)
-	fmt.Fprintf(w, "        %d calls re-sent after a broken stream; %d planted 404s, %d re-initializations, %d requests on a 404'd session (+%d DELETEs of one: allowed); %d of %d sessions deleted\n",
-		v.RequestsResent, v.Planted404, v.Reinitialized, v.DeadSessionUsed, v.DeletedAfter404, v.SessionsDeleted, v.SessionsOpened)
-	checks := make([]string, 0, len(v.Checks))
-	for k, r := range v.Checks {
-		checks = append(checks, k+" "+r)
-	}
-	sort.Strings(checks)
-	fmt.Fprintf(w, "Checks: %s\n", strings.Join(checks, ", "))
-	na := make([]string, 0, len(v.NotApplicable))
-	for k := range v.NotApplicable {
-		na = append(na, k)
-	}
-	sort.Strings(na)
-	for _, k := range na {
-		fmt.Fprintf(w, "        %s n/a: %s\n", k, v.NotApplicable[k])
-	}
-	for _, k := range []string{"reinitialize_after_404", "delete_at_end"} {
-		if d := v.Details[k]; d != "" {
-			fmt.Fprintf(w, "        %s %s: %s\n", k, v.Checks[k], d)
-		}
-	}
-	if l := v.NotObservableLine(); l != "" {
-		fmt.Fprintf(w, "Planted, not observable here: %s\n", strings.TrimPrefix(l, "planted, not observable here: "))
-	}
 }

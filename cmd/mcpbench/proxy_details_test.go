@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/proxy"
 )
 
@@ -17,7 +18,7 @@ func TestPrintProxyVerdictsDetails(t *testing.T) {
 			"reinitialize_after_404": "16 of 17 sessions that met a planted 404 re-initialized by their client; 1 not (…)",
 		}}
 	var b bytes.Buffer
-	printProxyVerdicts(&b, v, map[proxy.Kind]int{proxy.KindStatus: 21})
+	launch.WriteProxyVerdicts(&b, v, map[proxy.Kind]int{proxy.KindStatus: 21})
 	want := "Checks: delete_at_end pass, reinitialize_after_404 fail\n" +
 		"        reinitialize_after_404 fail: 16 of 17 sessions that met a planted 404 re-initialized by their client; 1 not (…)\n" +
 		"        delete_at_end pass: 4 of 4 sessions still live deleted; 17 sessions ended by a 404 (planted or the server's) need no DELETE and are not counted\n"

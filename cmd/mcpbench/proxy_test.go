@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -49,7 +50,7 @@ func TestProxyFlagErrors(t *testing.T) {
 
 func TestProxyWarning(t *testing.T) {
 	for addr, warn := range map[string]bool{"127.0.0.1:9090": false, "[::1]:9090": false, "localhost:9090": false, "0.0.0.0:9090": true, "[::]:9090": true, ":9090": true, "192.0.2.1:9090": true} {
-		if got := proxyWarning(addr); (got != "") != warn || (warn && !strings.Contains(got, "not a loopback address")) {
+		if got := launch.ProxyWarning(addr); (got != "") != warn || (warn && !strings.Contains(got, "not a loopback address")) {
 			t.Errorf("%s: warning %q, want one: %v", addr, got, warn)
 		}
 	}
@@ -158,13 +159,13 @@ func TestUpstreamWarning(t *testing.T) {
 	for raw, warn := range map[string]bool{"http://127.0.0.1:8080/mcp": false, "http://[::1]:8080/mcp": false, "http://localhost/mcp": false,
 		"https://127.1.2.3/mcp": false, "http://192.0.2.1:8080/mcp": true, "https://mcp.example/mcp": true, "http://0.0.0.0:8080/mcp": true} {
 		u, _ := url.Parse(raw)
-		got := upstreamWarning(u)
+		got := launch.UpstreamWarning(u)
 		if (got != "") != warn || (warn && !strings.Contains(got, "WARNING [proxy-upstream-remote]: --upstream "+raw+" is not a loopback address")) {
 			t.Errorf("%s: warning %q, want one: %v", raw, got, warn)
 		}
 	}
 	u, _ := url.Parse("https://user:s3cret@mcp.example/mcp")
-	if got := upstreamWarning(u); strings.Contains(got, "s3cret") || !strings.Contains(got, "https://user:xxxxx@mcp.example/mcp") {
+	if got := launch.UpstreamWarning(u); strings.Contains(got, "s3cret") || !strings.Contains(got, "https://user:xxxxx@mcp.example/mcp") {
 		t.Errorf("warning %q: want the password redacted", got)
 	}
 }

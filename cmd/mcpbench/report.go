@@ -1,15 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"strings"
-
-	"github.com/mcpbench/mcpbench/report"
-	"github.com/mcpbench/mcpbench/results"
-	"github.com/mcpbench/mcpbench/soak"
-	"github.com/mcpbench/mcpbench/sweep"
-	"github.com/mcpbench/mcpbench/verdict"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/spf13/cobra"
 )
 
@@ -35,78 +27,13 @@ followed by the soak's verdicts. JSON prints sweep.json for a sweep, and
   mcpbench report results/soak --format markdown   # a soak`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if sw, err := results.ReadSweep(args[0]); err == nil {
-				return reportSweep(cmd.OutOrStdout(), sw, format)
-			}
-			return reportRun(cmd.OutOrStdout(), args[0], format, spectrum)
+			return launch.Report(cmd.OutOrStdout(), args[0], format, spectrum)
 		},
 	}
 	format = "text"
 	cmd.Flags().VarP(&formatValue{format: &format, allowed: []string{"text", "markdown", "json"}}, "format", "f", "output format: text, markdown or json")
 	cmd.Flags().BoolVar(&spectrum, "spectrum", true, "text: append the percentile spectrum of each op")
 	return cmd
-}
-
-// reportSweep prints a sweep's report.
-func reportSweep(out io.Writer, sw *results.Sweep, format string) error {
-	switch format {
-	case "text":
-		return sweep.WriteText(out, sw)
-	case "json":
-		return writeJSON(out, sw)
-	}
-	return report.WriteSweepMarkdown(out, sw)
-}
-
-// reportRun prints a run's report, and a soak's verdicts after it when
-// dir holds soak.json.
-func reportRun(out io.Writer, dir, format string, spectrum bool) error {
-	res, err := results.ReadResults(dir)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	sum := res.Summary
-	if sum == nil {
-		sum = res.Rebuild()
-	}
-	sk, _ := results.ReadSoak(dir)
-	if sk != nil {
-		sum.Soak = sk.Outcome() // the run's one verdict, as the soak printed it
-		if sk.Verdict == "" {
-			sk.Verdict = report.VerdictLevel(sum)
-		}
-	}
-	switch format {
-	case "text":
-		if err := report.WriteTextIn(out, sum, dir); err != nil {
-			return err
-		}
-		if sk != nil {
-			fmt.Fprintln(out)
-			if err := soak.WriteText(out, sk); err != nil {
-				return err
-			}
-		}
-		if spectrum {
-			return report.WriteSpectrum(out, res)
-		}
-		return nil
-	case "json":
-		if sk != nil {
-			return writeJSON(out, struct {
-				Summary *results.Summary `json:"summary"`
-				Soak    *results.Soak    `json:"soak"`
-			}{sum, sk})
-		}
-		return writeJSON(out, sum)
-	}
-	if err := report.WriteMarkdown(out, sum); err != nil {
-		return err
-	}
-	if sk != nil {
-		return report.WriteSoakMarkdown(out, sk)
-	}
-	return nil
 }
 
 func newCompareCmd() *cobra.Command {
@@ -154,20 +81,8 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
   mcpbench compare results/cap-v1 results/cap-v2 --fail-if 'max_sustainable_rate<-5%'`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkJUnitPath(junit); err != nil {
-				return usageError("%v", err)
-			}
-			swA, errA := results.ReadSweep(args[0])
-			swB, errB := results.ReadSweep(args[1])
-			switch {
-			case errA == nil && errB == nil:
-				return compareSweeps(cmd, args, swA, swB, failIf, jsonOut, force, junit)
-			case errA == nil:
-				return usageError("compare: %s is a sweep and %s is not: compare two sweeps or two runs", args[0], args[1])
-			case errB == nil:
-				return usageError("compare: %s is a sweep and %s is not: compare two sweeps or two runs", args[1], args[0])
-			}
-			return compareRuns(cmd, args, failIf, jsonOut, force, junit)
+			return launch.Compare{A: args[0], B: args[1], FailIf: failIf, JSON: jsonOut, Force: force, JUnit: junit,
+				Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}.Run()
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "compare runs (or sweeps) that are not like-for-like (different profile or resolved profile (run.json spec: op arguments, mix, …), model, offered rate, VUs, stages, protocol or target), under a NOT LIKE-FOR-LIKE line")
@@ -175,179 +90,4 @@ crossed one exits 99; an unknown metric exits 2 listing the valid names.`,
 	cmd.Flags().StringVar(&junit, "junit", "", "write the --fail-if limits as JUnit XML to this file (one test case per limit and op), as run --junit")
 	addFormat(cmd.Flags(), &format, &jsonOut, "text", "json")
 	return cmd
-}
-
-// compareRuns compares two runs (or soaks): the table with the noise
-// tests, the limits, a soak's verdicts.
-func compareRuns(cmd *cobra.Command, args, failIf []string, jsonOut, force bool, junit string) error {
-	var regs []verdict.Regression
-	for _, e := range failIf {
-		r, err := verdict.ParseRegression(e)
-		if err != nil {
-			return usageError("%v", err)
-		}
-		regs = append(regs, r)
-	}
-	a, err := readSummary(args[0])
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	b, err := readSummary(args[1])
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	ra, rb := readResultsDir(args[0]), readResultsDir(args[1])
-	mism := verdict.LikeForLike(a, b)
-	if ra != nil && rb != nil && ra.Run != nil && rb.Run != nil {
-		mism = append(mism, verdict.SpecLikeForLike(ra.Run.Spec, rb.Run.Spec)...)
-	}
-	if len(mism) > 0 && !force {
-		return notLikeForLike(args, mism)
-	}
-	cmp := verdict.Compare(a, b)
-	if ra != nil && rb != nil {
-		verdict.AddNoise(cmp, ra.Intervals, rb.Intervals)
-	}
-	head := verdict.Findings(a, b, ra, rb)
-	verdict.ApplyFindings(cmp, head)
-	var limits []verdict.LimitResult
-	qa, qb := quantiles(ra), quantiles(rb)
-	var groups [][]verdict.LimitResult // per --fail-if, for --junit
-	for _, r := range regs {
-		g := r.Evaluate(a, b, qa, qb)
-		groups = append(groups, g)
-		limits = append(limits, g...)
-	}
-	writeLimitsJUnit(cmd, junit, failIf, groups, b.Started)
-	out := cmd.OutOrStdout()
-	ska, _ := results.ReadSoak(args[0])
-	skb, _ := results.ReadSoak(args[1])
-	rc := verdict.RunComparison{NotLikeForLike: mism, Headline: head, Ops: cmp, Limits: limits}
-	if jsonOut {
-		if err := writeJSON(out, rc); err != nil {
-			return err
-		}
-	} else {
-		if err := report.WriteCompare(out, label(args[0], a), label(args[1], b), rc); err != nil {
-			return err
-		}
-		if ska != nil && skb != nil {
-			if err := report.WriteSoakCompare(out, ska, skb); err != nil {
-				return err
-			}
-		}
-	}
-	return limitsExit(cmd, limits)
-}
-
-// compareSweeps compares two sweeps.
-func compareSweeps(cmd *cobra.Command, args []string, a, b *results.Sweep, failIf []string, jsonOut, force bool, junit string) error {
-	var lims []verdict.SweepLimit
-	for _, e := range failIf {
-		l, err := verdict.ParseSweepLimit(e)
-		if err != nil {
-			return usageError("%v", err)
-		}
-		lims = append(lims, l)
-	}
-	if a.By != b.By {
-		return usageError("compare: %s sweeps %s, %s sweeps %s: their loads do not compare", args[0], a.By, args[1], b.By)
-	}
-	mism := verdict.SweepLikeForLike(a, b)
-	if len(mism) > 0 && !force {
-		return notLikeForLike(args, mism)
-	}
-	c := verdict.CompareSweeps(a, b)
-	c.NotLikeForLike = mism
-	var limits []verdict.LimitResult
-	var groups [][]verdict.LimitResult // per --fail-if, for --junit
-	for _, l := range lims {
-		g := l.Evaluate(c)
-		groups = append(groups, g)
-		limits = append(limits, g...)
-	}
-	writeLimitsJUnit(cmd, junit, failIf, groups, b.Started)
-	out := cmd.OutOrStdout()
-	if jsonOut {
-		if err := writeJSON(out, struct {
-			verdict.SweepComparison
-			Limits []verdict.LimitResult `json:"limits,omitempty"`
-		}{c, limits}); err != nil {
-			return err
-		}
-	} else {
-		sweepLabel := func(path string, sw *results.Sweep) string {
-			return fmt.Sprintf("%s (sweep %s, %s, %s)", path, sw.Profile, sw.Protocol, sw.Started.Format("2006-01-02 15:04"))
-		}
-		if err := report.WriteSweepCompare(out, sweepLabel(args[0], a), sweepLabel(args[1], b), c, limits); err != nil {
-			return err
-		}
-	}
-	return limitsExit(cmd, limits)
-}
-
-// notLikeForLike is compare's refusal of two runs or sweeps that are
-// not like-for-like: exit 2 naming each difference and --force.
-func notLikeForLike(args []string, ms []verdict.Mismatch) error {
-	var parts []string
-	for _, m := range ms {
-		parts = append(parts, m.String())
-	}
-	return usageError("compare: %s and %s are not like-for-like: %s; their differences would not be the servers' alone (--force compares them anyway)",
-		args[0], args[1], strings.Join(parts, "; "))
-}
-
-// limitsExit prints the crossed limits on stderr and exits 99 when any
-// was.
-func limitsExit(cmd *cobra.Command, limits []verdict.LimitResult) error {
-	var crossed int
-	for _, l := range limits {
-		if !l.Pass {
-			crossed++
-			fmt.Fprintln(cmd.ErrOrStderr(), "REGRESSION", l.Text)
-		}
-	}
-	if crossed > 0 {
-		return &exitError{code: exitThresholds, err: fmt.Errorf("%d regression limit(s) crossed", crossed)}
-	}
-	return nil
-}
-
-// readSummary reads a results directory's summary (rebuilt if missing) or
-// a summary.json file.
-func readSummary(path string) (*results.Summary, error) {
-	if s, err := results.ReadSummary(path); err == nil {
-		return s, nil
-	}
-	res, err := results.ReadResults(path)
-	if err != nil {
-		return nil, err
-	}
-	if res.Summary != nil {
-		return res.Summary, nil
-	}
-	return res.Rebuild(), nil
-}
-
-// readResultsDir reads a results directory (nil for a summary.json file or an
-// unreadable directory).
-func readResultsDir(path string) *results.Results {
-	res, err := results.ReadResults(path)
-	if err != nil {
-		return nil
-	}
-	return res
-}
-
-// quantiles answers the percentiles a summary does not keep from a
-// results directory's histograms.hlog (nil when there is none).
-func quantiles(res *results.Results) verdict.QuantileSource {
-	if res == nil || len(res.Histograms) == 0 {
-		return nil
-	}
-	return res
-}
-
-func label(path string, s *results.Summary) string {
-	return fmt.Sprintf("%s (profile %s, %s, %s, %.0f s)", path, s.Profile, s.Protocol, s.Started.Format("2006-01-02 15:04"), s.DurationS)
 }

@@ -1,25 +1,14 @@
 package main
 
 import (
-	"cmp"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/mcpbench/mcpbench/driver"
-	"github.com/mcpbench/mcpbench/internal/secret"
-	"github.com/mcpbench/mcpbench/internal/sse"
 	"github.com/mcpbench/mcpbench/internal/units"
+	"github.com/mcpbench/mcpbench/launch"
+	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
-	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
-	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -58,7 +47,8 @@ type runFlags struct {
 	followRedirects                                    bool
 	net                                                netFlags
 	scale                                              scaleFlags // run only: segments, --start-at, --processes (scale.go)
-	live                                               liveFlags
+	live                                               launch.LiveSpec
+	launchFile                                         string // --launch-file: a child of --processes (launch.Spec.LoadChild)
 }
 
 func newRunCmd() *cobra.Command {
@@ -169,9 +159,9 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVarP(&f.envs, "env", "e", nil, "value for templates, {{env \"KEY\"}} (repeatable), like k6's __ENV: -e KEY=VALUE; for a secret pass -e KEY='${NAME}' (read from the environment, never shown)")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion checked at the end (repeatable), e.g. 'tools/call:p99<200ms', 'p(95)<150', 'error_rate<1%', 'get:lost==0'; metrics in the help above; a crossed one exits 99")
 	fl.Var(&f.maxMessage, "max-message-bytes", "largest JSON answer read; a larger one fails naming the limit")
-	fl.Lookup("max-message-bytes").DefValue = units.Size(driver.DefaultMaxMessageBytes).String() // the flag's zero means: not given
+	fl.Lookup("max-message-bytes").DefValue = units.Size(launch.DefaultMaxMessageBytes).String() // the flag's zero means: not given
 	fl.Var(&f.maxEvent, "max-event-bytes", "largest SSE event read")
-	fl.Lookup("max-event-bytes").DefValue = units.Size(sse.MaxEventBytes).String()
+	fl.Lookup("max-event-bytes").DefValue = units.Size(launch.DefaultMaxEventBytes).String()
 	fl.Var(&f.maxBuffered, "max-buffered-bytes", "memory all sessions together may hold for large messages (default: twice the larger of the two limits); a large message waits for room")
 	fl.Lookup("max-buffered-bytes").DefValue = "" // no fixed default: pflag prints none
 	fl.BoolVar(&f.followRedirects, "follow-redirects", false, "follow 307/308 answers to the same origin (counted); other redirects are errors showing their Location")
@@ -191,7 +181,9 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.targetPID, "target-pid", 0, "the target server's process id (same host, Linux): sample its CPU, RSS, open files and threads each interval")
 	fl.IntVar(&f.procs, "procs", 0, "OS threads running Go code in mcpbench (GOMAXPROCS). 0: auto — all cores, but for an open-model rate against --url only as many as the rate needs (~3300 ops/s each), which costs less CPU per op")
 	f.net.register(fl)
-	f.live.register(fl)
+	registerLive(fl, &f.live)
+	fl.StringVar(&f.launchFile, launch.ChildFileFlag, "", "the launch file of a child of --processes (how mcpbench starts its children; never typed)")
+	fl.MarkHidden(launch.ChildFileFlag)
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of mcpbench itself to this file")
 	fl.MarkHidden("cpuprofile")
 	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -203,182 +195,99 @@ func runBenchmark(cmd *cobra.Command, f *runFlags) error {
 	if err := f.scale.check(cmd.Flags().Changed); err != nil {
 		return usageError("%v", err)
 	}
+	return runTest(cmd, f, nil, (*launch.Test).Run)
+}
+
+// runTest is run, sweep and soak: the flags (and mod, a command's own)
+// settled into a launch.Spec, printed by --dry-run, or prepared and run
+// by do.
+func runTest(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error, do func(*launch.Test) error) error {
+	return runTestWith(cmd, f, mod, nil, do)
+}
+
+// runTestWith is runTest with set, the command's own settings of the
+// spec (nil: none).
+func runTestWith(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error, set func(*launch.Spec), do func(*launch.Test) error) error {
+	spec, err := f.spec(cmd, mod)
+	if err != nil {
+		return err
+	}
+	if set != nil {
+		set(&spec)
+	}
 	if f.dryRun {
-		return dryRun(cmd, f, nil)
+		return launch.DryRun(spec)
 	}
-	if f.scale.processes > 1 {
-		return runProcesses(cmd, f) // processes.go
-	}
-	seg, startAt, err := f.scale.parse(time.Now())
-	if err != nil {
-		return usageError("%v", err)
-	}
-	env, err := prepare(cmd, f, nil)
+	ctx, stopNow, stop := watchSignals(cmd.Context())
+	defer stop()
+	spec.StopNow, spec.Exit = stopNow, hardExit
+	t, err := launch.Prepare(ctx, spec)
 	if err != nil {
 		return err
 	}
-	defer env.close()
-	plan, err := env.compile()
+	defer t.Close()
+	return do(t)
+}
+
+// spec settles the flags of cmd (run, sweep, soak) into a launch.Spec:
+// the profile loaded and the flags applied (mod: the command's own), or,
+// in a child of --processes, the profile its parent resolved (its launch
+// file) and the child's own flags.
+func (f *runFlags) spec(cmd *cobra.Command, mod func(*profile.Profile) error) (launch.Spec, error) {
+	fl := cmd.Flags()
+	format := f.format
+	if f.jsonOut {
+		format = "json"
+	}
+	ver, sdk := version()
+	s := launch.Spec{
+		Command: cmd.Name(), Out: f.out, NoResults: f.noResults, Overwrite: f.overwrite,
+		Segment: f.scale.segment, SegmentSequence: f.scale.sequence, StartAt: f.scale.startAt,
+		Processes: f.scale.processes, StartDelay: f.scale.startDelay,
+		Procs: f.procs, TargetPID: f.targetPID, CPUProfile: f.cpuProfile,
+		Quiet: f.quiet, NoProgress: f.noProgress, Format: format, Live: f.live,
+		Argv: argvOf(cmd.Context()), Flags: givenFlags(fl, f), Version: ver, SDK: sdk,
+		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+	}
+	if f.launchFile != "" {
+		return s, s.LoadChild(f.launchFile)
+	}
+	p, err := loadProfile(cmd, f, mod)
 	if err != nil {
-		return err
+		return s, err
 	}
-	r, err := env.newRecording(plan, f.out)
-	if err != nil {
-		return err
-	}
-	opts := r.options(plan)
-	opts.Segment, opts.StartAt = seg, startAt
-	opts.Sinks = append(env.junitSinks("run"), opts.Sinks...) // before the results directory: written when summary.json is
-	env.shareProcs(seg)
-	sum, runErr := workload.Run(interruptible(env.ctx), plan, opts)
-	env.writeJUnit(verdict.JUnitRun("run", sum, runErr))
-	if sum == nil {
-		return &exitError{code: exitFailed, err: runErr}
-	}
-	r.settle(runErr)
-	if err := env.print(sum); err != nil && !sum.Interrupted {
-		return env.printFailed(err) // interrupted (SIGHUP: the terminal is gone), the exit says so: the results are in their directory
-	}
-	r.close()
-	if !seg.Whole() {
-		return env.resultsExit(segmentExit(env.stderr, sum, runErr))
-	}
-	return env.resultsExit(exitFor(sum, runErr))
+	s.Profile = p
+	return s, nil
 }
 
-// exitFor maps a run's outcome to the exit code: 1 the run could not
-// start, 130 interrupted, 99 a threshold crossed, 1 no operation
-// succeeded.
-func exitFor(sum *results.Summary, runErr error) error {
-	switch {
-	case errors.Is(runErr, workload.ErrInterrupted):
-		return &exitError{code: exitInterrupted, err: errors.New(sum.StopReason)}
-	case runErr != nil:
-		return &exitError{code: exitFailed, err: runErr}
-	case sum.Interrupted:
-		return &exitError{code: exitInterrupted, err: errors.New("interrupted: " + sum.StopReason)}
-	case sum.Aborted:
-		return &exitError{code: exitThresholds, err: errors.New(sum.StopReason)}
-	case results.ThresholdsFailed(sum.Thresholds) > 0:
-		var crossed []string
-		for _, t := range sum.Thresholds {
-			if !t.Pass {
-				crossed = append(crossed, t.Expr)
-			}
+// givenFlags are the flags given, as launch.Spec.Flags takes them (run.json
+// redacts them): --url's values joined by "; ".
+func givenFlags(fl *pflag.FlagSet, f *runFlags) map[string]string {
+	out := map[string]string{}
+	fl.Visit(func(x *pflag.Flag) {
+		v := x.Value.String()
+		if x.Name == "url" {
+			v = strings.Join(f.urls, "; ")
 		}
-		return &exitError{code: exitThresholds, err: fmt.Errorf("thresholds crossed: %s", strings.Join(crossed, ", "))}
-	case sum.All.Count == 0:
-		return &exitError{code: exitFailed, err: errors.New("no operation completed")}
-	case sum.All.Errors == sum.All.Count:
-		return &exitError{code: exitFailed, err: fmt.Errorf("every operation failed (%d)", sum.All.Count)}
-	}
-	return nil
-}
-
-// interruptible renders a signal as the run's stop reason.
-func interruptible(ctx context.Context) context.Context {
-	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	context.AfterFunc(ctx, func() { cancel(errors.New("interrupted by signal")) })
-	return out
-}
-
-func writeJSON(w io.Writer, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
-}
-
-func runInfo(plan *workload.Plan, f *runFlags, cmd *cobra.Command, embedded bool, ver, sdk string, started time.Time) *results.RunInfo {
-	info := &results.RunInfo{
-		Tool: "mcpbench", Version: ver, GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
-		NumCPU: runtime.NumCPU(), Started: started, Command: redactArgs(os.Args),
-		Target: plan.Target, Embedded: embedded,
-		ProtocolRequested: cmp.Or(plan.Profile.Protocol, driver.ProtocolAuto),
-		Profile:           plan.Profile.Name,
-		Flags:             map[string]string{},
-		Headers:           plan.ShownHeader(),
-		Seed:              plan.Profile.Seed,
-	}
-	if embedded {
-		info.SDK = sdk
-		info.ServerMode = cmp.Or(plan.Profile.Server.Mode, "stateful")
-	}
-	spec := plan.Profile
-	spec.Headers = nil // values may be secrets; Headers above are redacted
-	spec.Proxy = secret.RedactURL(spec.Proxy)
-	info.Spec = spec
-	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		v := fl.Value.String()
-		if fl.Name == "header" {
-			v = strings.Join(plan.ShownHeader(), "; ")
-		}
-		if fl.Name == "url" { // as written, without credentials; several: "; "
-			var urls []string
-			for _, u := range f.urls {
-				urls = append(urls, secret.RedactURL(u))
-			}
-			v = strings.Join(urls, "; ")
-		}
-		if fl.Name == "proxy" || fl.Name == "prometheus-rw" {
-			v = secret.RedactURL(v) // as written, without credentials (?api_key=…)
-		}
-		if fl.Name == "oauth-client-secret" {
-			v = "[redacted]"
-		}
-		info.Flags[fl.Name] = v
+		out[x.Name] = v
 	})
-	return info
-}
-
-// redactArgs hides the values of --header/-H arguments and the
-// credentials of URLs (secret.RedactURL).
-func redactArgs(args []string) []string {
-	out := make([]string, len(args))
-	copy(out, args)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		switch {
-		case a == "--oauth-client-secret":
-			if i+1 < len(out) {
-				out[i+1] = "[redacted]"
-				i++
-			}
-		case secretFlag(a):
-			out[i] = "--oauth-client-secret=[redacted]"
-		case a == "--header" || a == "-H":
-			if i+1 < len(out) {
-				out[i+1] = redactHeaderArg(out[i+1])
-				i++
-			}
-		case strings.HasPrefix(a, "--header="):
-			out[i] = "--header=" + redactHeaderArg(strings.TrimPrefix(a, "--header="))
-		case strings.HasPrefix(a, "-H") && len(a) > 2:
-			out[i] = "-H" + redactHeaderArg(a[2:])
-		case strings.Contains(a, "://"): // --url URL, --url=URL
-			out[i] = secret.RedactURL(a)
-		}
-	}
 	return out
 }
 
-func redactHeaderArg(h string) string {
-	name, _, ok := strings.Cut(h, ":")
-	if !ok {
-		return "[redacted]"
+// loadProfile loads f's profile and applies the flags (and mod, for a
+// command's own flags); errors exit 2.
+func loadProfile(cmd *cobra.Command, f *runFlags, mod func(*profile.Profile) error) (*profile.Profile, error) {
+	p, err := profile.LoadProfile(f.profile)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
 	}
-	return strings.TrimSpace(name) + ": [redacted]"
-}
-
-// safeName keeps a profile name usable in a directory name.
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
+	if err := applyFlags(p, f, cmd.Flags()); err != nil {
+		return nil, usageError("%v", err)
+	}
+	if mod != nil {
+		if err := mod(p); err != nil {
+			return nil, usageError("%v", err)
 		}
-		return '_'
-	}, s)
+	}
+	return p, nil
 }

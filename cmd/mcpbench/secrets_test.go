@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -300,7 +301,7 @@ func TestRedactArgs(t *testing.T) {
 		"-H", "Authorization: Bearer S5", "--header=X-Key: S6", "-HX-Other: S7", "--args", `{"a":"b"}`, "--profile", "p.yaml"}
 	want := []string{"mcpbench", "run", "--url", "http://u:[redacted]@h/mcp?api_key=[redacted]&n=1", "--url=https://[redacted]@h/?token=[redacted]",
 		"-H", "Authorization: [redacted]", "--header=X-Key: [redacted]", "-HX-Other: [redacted]", "--args", `{"a":"b"}`, "--profile", "p.yaml"}
-	if diff := cmp.Diff(want, redactArgs(in)); diff != "" {
+	if diff := cmp.Diff(want, launch.RedactArgs(in)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -424,7 +425,7 @@ func TestOAuthAndProxySecretsNeverShown(t *testing.T) {
 func TestRedactSecretFlags(t *testing.T) {
 	in := []string{"mcpbench", "run", "--oauth-client-secret", "S1", "--oauth-client-secret=S2", "--proxy", "http://u:S3@p:1"}
 	want := []string{"mcpbench", "run", "--oauth-client-secret", "[redacted]", "--oauth-client-secret=[redacted]", "--proxy", "http://u:[redacted]@p:1"}
-	if diff := cmp.Diff(want, redactArgs(in)); diff != "" {
+	if diff := cmp.Diff(want, launch.RedactArgs(in)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -624,7 +625,7 @@ func TestProcessesArgvHoldsNoSecret(t *testing.T) {
 	}
 	hits := 0
 	for pid, cmdline := range seen {
-		if !strings.Contains(cmdline, " run --flags-from-env ") {
+		if !strings.Contains(cmdline, " run --launch-file=- ") { // the profile and flags on its stdin (launch/childfile.go)
 			t.Errorf("child %d: cmdline %q", pid, cmdline)
 		}
 		for i := 1; i <= 7; i++ {

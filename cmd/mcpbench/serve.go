@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/spf13/cobra"
 )
@@ -60,15 +61,15 @@ func newServeCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			raiseFileLimit()
+			launch.RaiseFileLimit()
 			srv, err := refserver.Start(ctx, addr, opts)
 			if err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return withCode(exitFailed, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "mcpbench reference server (%s mode) listening on %s\n", opts.Mode, srv.URL())
 			if err := nf.describe(cmd.OutOrStdout(), srv); err != nil {
 				srv.Close()
-				return &exitError{code: exitFailed, err: err}
+				return withCode(exitFailed, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "pid %d; Ctrl-C to stop\n", os.Getpid())
 			fmt.Fprint(cmd.ErrOrStderr(), exposureWarning(srv.Addr(), srv.Loopback(), opts.Auth != nil, opts.TLS != nil))
@@ -77,7 +78,7 @@ func newServeCmd() *cobra.Command {
 				// can connect at once; removed on exit.
 				if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 					srv.Close()
-					return &exitError{code: exitFailed, err: fmt.Errorf("--pid-file: %w", err)}
+					return withCode(exitFailed, fmt.Errorf("--pid-file: %w", err))
 				}
 				defer os.Remove(pidFile)
 			}

@@ -18,7 +18,7 @@ func TestSettingFlagsText(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 	err = (&profile.Profile{}).AbortAll(true, time.Second, true)
-	if got := (&exitError{code: exitUsage, err: err}).Error(); got != "--abort-on-fail: no threshold to judge: give --threshold (e.g. --threshold 'p99<200ms')" {
+	if got := cliText(withCode(exitUsage, err)); got != "--abort-on-fail: no threshold to judge: give --threshold (e.g. --threshold 'p99<200ms')" {
 		t.Errorf("got %q", got)
 	}
 }

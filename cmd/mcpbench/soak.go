@@ -1,15 +1,10 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/profile"
-	"github.com/mcpbench/mcpbench/report"
-	"github.com/mcpbench/mcpbench/results"
-	"github.com/mcpbench/mcpbench/soak"
-	"github.com/mcpbench/mcpbench/verdict"
 	"github.com/spf13/cobra"
 )
 
@@ -64,120 +59,21 @@ child; every child's results are kept and merged.`,
 }
 
 // runSoak runs soak: the test in this process (or, as a child of
-// --processes, its segment), or as child processes (soak_processes.go).
+// --processes, its segment), or as child processes (launch.Test.Soak).
 func runSoak(cmd *cobra.Command, f *runFlags, checkpoint time.Duration) error {
 	if err := f.scale.check(cmd.Flags().Changed); err != nil {
 		return usageError("%v", err)
 	}
-	seg, startAt, err := f.scale.parse(time.Now())
-	if err != nil {
-		return usageError("%v", err)
-	}
-	if f.dryRun {
-		return dryRun(cmd, f, func(p *profile.Profile) error {
-			if cmd.Flags().Changed("checkpoint") {
-				p.Soak = &profile.SoakSpec{Checkpoint: profile.Duration(checkpoint)}
-			}
+	var mod func(*profile.Profile) error
+	if f.dryRun && cmd.Flags().Changed("checkpoint") {
+		mod = func(p *profile.Profile) error {
+			p.Soak = &profile.SoakSpec{Checkpoint: profile.Duration(checkpoint)}
 			return nil
-		})
-	}
-	if f.scale.processes > 1 && f.noResults {
-		return usageError("--processes merges its children's results into --out: leave --no-results out")
-	}
-	env, err := prepare(cmd, f, nil)
-	if err != nil {
-		return err
-	}
-	defer env.close()
-	plan, err := env.compile()
-	if err != nil {
-		return err
-	}
-	if f.scale.processes > 1 {
-		return runSoakProcesses(cmd, env, plan) // soak_processes.go
-	}
-	every := plan.Profile.Soak.CheckpointEvery()
-	if cmd.Flags().Changed("checkpoint") {
-		every = checkpoint
-	}
-	r, err := env.newRecording(plan, f.out)
-	if err != nil {
-		return err
-	}
-	opts := r.options(plan)
-	opts.Checkpoint = every // the results directory writes checkpoint.json
-	opts.Segment, opts.StartAt = seg, startAt
-	opts.Sinks = append(env.junitSinks("soak"), opts.Sinks...) // before the results directory: written when summary.json is
-	env.shareProcs(seg)
-	sum, sk, runErr := soak.Run(interruptible(env.ctx), plan, opts)
-	if sum == nil {
-		env.writeJUnit(verdict.JUnitRun("soak", nil, runErr))
-		return &exitError{code: exitFailed, err: runErr}
-	}
-	env.writeJUnit(verdict.JUnitRun("soak", sum, runErr), verdict.JUnitSoak(sk, sum.Started))
-	r.settle(runErr)
-	if err := printSoak(env, sum, sk); err != nil {
-		return err
-	}
-	r.close()
-	if !seg.Whole() { // a child of --processes: the parent judges the merged run
-		return env.resultsExit(segmentExit(env.stderr, sum, runErr))
-	}
-	return env.resultsExit(soakExit(sum, sk, runErr))
-}
-
-// printSoak prints the summary and the verdicts (as --format says; JSON
-// as report prints a soak: {"summary": …, "soak": …}), and writes
-// soak.json.
-func printSoak(env *env, sum *results.Summary, sk *results.Soak) error {
-	judgeSoak(sum, sk)
-	switch env.f.format {
-	case "json":
-		if err := writeJSON(env.stdout, struct {
-			Summary *results.Summary `json:"summary"`
-			Soak    *results.Soak    `json:"soak"`
-		}{sum, sk}); err != nil {
-			return err
-		}
-	case "markdown":
-		if err := report.WriteMarkdown(env.stdout, sum); err != nil {
-			return err
-		}
-		report.WriteSoakMarkdown(env.stdout, sk)
-	default:
-		if err := report.WriteTextIn(env.stdout, sum, env.shownOut); err != nil {
-			return err
-		}
-		fmt.Fprintln(env.stdout)
-		soak.WriteText(env.stdout, sk)
-	}
-	if env.shownOut != "" { // not when the run's results were removed (never started) or lost
-		if err := soak.WriteFile(env.f.out, sk); err != nil {
-			env.lose(env.f.out, err)
 		}
 	}
-	return nil
-}
-
-// judgeSoak makes the run's one verdict: the soak's outcome goes into
-// the summary (its verdict line counts a failed soak verdict, or none
-// judged) and that line's word into the soak (its last line).
-func judgeSoak(sum *results.Summary, sk *results.Soak) {
-	sum.Soak = sk.Outcome()
-	sk.Verdict = report.VerdictLevel(sum)
-}
-
-// soakExit maps a soak's outcome to the exit code: as run's (exitFor),
-// and 99 when a verdict failed.
-func soakExit(sum *results.Summary, sk *results.Soak, runErr error) error {
-	if err := exitFor(sum, runErr); err != nil {
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.code != exitThresholds {
-			return err
+	return runTestWith(cmd, f, mod, func(s *launch.Spec) {
+		if cmd.Flags().Changed("checkpoint") {
+			s.Checkpoint = checkpoint
 		}
-	}
-	if !sk.Pass {
-		return &exitError{code: exitThresholds, err: errors.New("a soak verdict failed")}
-	}
-	return nil
+	}, (*launch.Test).Soak)
 }

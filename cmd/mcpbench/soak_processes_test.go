@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -127,4 +128,16 @@ func TestSoakProcessesCleanPasses(t *testing.T) {
 	if c := verdictOf(t, sk, "correctness drift"); !c.Checked || c.Value != 0 || m.All.Count != s0.All.Count+s1.All.Count {
 		t.Errorf("correctness drift %+v over %d ops (children %d + %d)", c, m.All.Count, s0.All.Count, s1.All.Count)
 	}
+}
+
+// soakVerdictWords returns the word of the report's "Verdict:" line and
+// of the soak's last "Soak:" line.
+func soakVerdictWords(t *testing.T, out string) (top, last string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^Verdict: (\S+)`).FindStringSubmatch(out)
+	n := regexp.MustCompile(`(?m)^Soak: (\S+)`).FindAllStringSubmatch(out, -1)
+	if m == nil || len(n) != 1 {
+		t.Fatalf("no Verdict: line or not one Soak: line:\n%s", out)
+	}
+	return m[1], n[0][1]
 }

@@ -6,11 +6,11 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/mcpbench/mcpbench/internal/procrun"
+	"github.com/mcpbench/mcpbench/launch"
 )
 
 // stopSignals end a run gracefully (watchSignals).
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 
-// stopNowSignal: none here (procrun kills a child to stop it at once).
-var stopNowSignal = procrun.StopNowSignal
+// stopNowSignal: none here (launch kills a child to stop it at once).
+var stopNowSignal = launch.StopNowSignal

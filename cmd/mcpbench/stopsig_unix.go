@@ -6,7 +6,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/mcpbench/mcpbench/internal/procrun"
+	"github.com/mcpbench/mcpbench/launch"
 )
 
 // stopSignals end a run gracefully (watchSignals): Ctrl-C, kill's and
@@ -14,5 +14,5 @@ import (
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // stopNowSignal is how the parent of --processes stops a child at once
-// (procrun: its second Ctrl-C); a child alone catches it.
-var stopNowSignal = procrun.StopNowSignal
+// (launch: its second Ctrl-C); a child alone catches it.
+var stopNowSignal = launch.StopNowSignal

@@ -1,22 +1,12 @@
 package main
 
 import (
-	"cmp"
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/profile"
-	"github.com/mcpbench/mcpbench/report"
-	"github.com/mcpbench/mcpbench/results"
-	"github.com/mcpbench/mcpbench/sweep"
-	"github.com/mcpbench/mcpbench/verdict"
-	"github.com/mcpbench/mcpbench/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -28,7 +18,6 @@ type sweepFlags struct {
 	steps, repeat          int
 	step, stepWarm, sloP99 time.Duration
 	keepGoing              bool
-	stepOf                 string // --sweep-step: a child of --processes runs this step alone
 }
 
 func newSweepCmd() *cobra.Command {
@@ -84,8 +73,7 @@ memory. Ctrl-C is forwarded to each child; the finished steps are kept.`,
 	f.scale.registerScale(cmd)
 	fl.Lookup("processes").Usage = "run each step as N child processes of mcpbench (segments 0/N … N−1/N of the step, each with its own open-file limit and GC), show one merged progress line, and merge each step exactly into step-NN (each child in step-NN/segment-I)"
 	fl.Lookup("start-delay").Usage = "with --processes: start each step's clock this long after its children are launched, for their set-up (default 5s + 1ms per session of a child)"
-	fl.StringVar(&sf.stepOf, "sweep-step", "", "run step N of the sweep at LOAD alone (N:LOAD), into --out: how --processes starts its children")
-	for _, name := range []string{"segment", "segment-sequence", "start-at", "sweep-step"} {
+	for _, name := range []string{"segment", "segment-sequence", "start-at"} {
 		fl.MarkHidden(name) // set by --processes for its children
 	}
 	return cmd
@@ -122,81 +110,7 @@ func runSweep(cmd *cobra.Command, f *runFlags, sf *sweepFlags) error {
 	if err := checkSweepScale(f, set); err != nil {
 		return usageError("%v", err)
 	}
-	if f.dryRun {
-		return dryRun(cmd, f, func(p *profile.Profile) error { return sf.apply(p, set) })
-	}
-	if set("sweep-step") {
-		return runSweepStepChild(cmd, f, sf) // sweep_processes.go
-	}
-	env, err := prepare(cmd, f, func(p *profile.Profile) error { return sf.apply(p, set) })
-	if err != nil {
-		return err
-	}
-	defer env.close()
-	if f.out == "" {
-		return usageError("sweep needs a results directory (do not use --no-results)")
-	}
-	n := f.scale.processes
-	if n > 1 {
-		if err := checkSweepShare(env.profile, n); err != nil {
-			return usageError("%v", err)
-		}
-	}
-	spec := env.profile.Sweep
-	var started atomic.Bool // a step's run started: the sweep keeps its results (out.go)
-	runStep := sweepRunStep(cmd, env, n)
-	if runStep != nil {
-		children := runStep
-		runStep = func(ctx context.Context, run sweep.StepRun, sinks []results.Sink) (*results.Summary, error) {
-			sum, err := children(ctx, run, sinks)
-			if sum != nil && !errors.Is(err, workload.ErrSetup) {
-				started.Store(true)
-			}
-			return sum, err
-		}
-	}
-	newProg := func() *progress {
-		return newProgress(env.stderr, f.quiet, f.noProgress, &workload.Plan{Warmup: spec.Warmup.D(), Window: spec.Step.D()})
-	}
-	sw, err := sweep.Run(interruptible(env.ctx), env.profile, sweep.Options{
-		Dir:       f.out,
-		Embedded:  env.embedded,
-		Tool:      "mcpbench " + env.ver,
-		TargetPID: f.targetPID,
-		Server:    env.serverStatsFunc(),
-		RunInfo:   env.runInfo,
-		Sinks: func(int, *workload.Plan) []results.Sink {
-			if n > 1 {
-				return env.live.sinks() // the children's merged progress is shown as they run
-			}
-			return append([]results.Sink{newProg(), startMark{&started}}, env.live.sinks()...)
-		},
-		OnStep:  func(st results.SweepStep) { reportStep(env, st); env.live.step(st) },
-		RunStep: runStep,
-		StopNow: env.now,
-	})
-	if sw != nil {
-		env.writeJUnit(verdict.JUnitSweep(sw))
-	}
-	if sw == nil {
-		var pe *profile.ProfileError
-		if errors.As(err, &pe) {
-			return &exitError{code: exitUsage, err: err}
-		}
-		return &exitError{code: exitFailed, err: err}
-	}
-	if !started.Load() { // no step could start (the server is down): no results
-		why := cmp.Or(sw.Verdict.StoppedEarly, "no step ran")
-		if err != nil {
-			why = err.Error()
-		}
-		ee := env.abandonRun(errors.New(why))
-		if sw.Verdict.Interrupted {
-			return &exitError{code: exitInterrupted, err: errors.New(why)}
-		}
-		return ee
-	}
-	return sweepResult(env, sw, err)
+	return runTest(cmd, f, func(p *profile.Profile) error { return sf.apply(p, set) }, (*launch.Test).Sweep)
 }
 
 // checkSweepScale refuses the scale flags sweep does not take: a child's
@@ -207,24 +121,11 @@ func checkSweepScale(f *runFlags, set func(string) bool) error {
 		return err
 	}
 	for _, name := range []string{"segment", "segment-sequence", "start-at"} {
-		if set(name) && !set("sweep-step") {
-			return fmt.Errorf("--%s goes with --sweep-step (a child of --processes); use --processes N to run each step as N processes", name)
+		if set(name) && !set(launch.ChildFileFlag) {
+			return fmt.Errorf("--%s goes with a child of --processes; use --processes N to run each step as N processes", name)
 		}
 	}
-	if set("sweep-step") && f.scale.processes > 1 {
-		return errors.New("--sweep-step runs one process of a step: leave --processes out")
-	}
 	return nil
-}
-
-// sweepRunStep is the sweep's Options.RunStep: with --processes N > 1,
-// each run of a step as N child processes; nil (in this process)
-// otherwise.
-func sweepRunStep(cmd *cobra.Command, env *env, n int) func(context.Context, sweep.StepRun, []results.Sink) (*results.Summary, error) {
-	if n < 2 {
-		return nil
-	}
-	return (&sweepProcesses{env: env, cmd: cmd}).runStep
 }
 
 // apply sets the profile's sweep section from the flags that were given.
@@ -273,49 +174,4 @@ func needSweepFlags(profile string, set func(string) bool) error {
 		what = strings.Join(missing[:n-1], ", ") + " and " + missing[n-1]
 	}
 	return fmt.Errorf("sweep needs the loads to step through: give %s (e.g. --from 100 --to 1000 --steps 5, in ops/s; --by vus or sessions steps those), or a profile with a sweep section: --profile capacity-sweep (profile %s has none)", what, profile)
-}
-
-// reportStep prints a finished step's verdict line.
-func reportStep(env *env, st results.SweepStep) {
-	verdict := "pass"
-	switch {
-	case st.Interrupted:
-		verdict = "interrupted (a partial step, not judged)"
-	case !st.Pass:
-		verdict = "FAIL: " + strings.Join(st.Reasons, "; ")
-	}
-	fmt.Fprintf(env.stderr, "mcpbench: step %d (%s): achieved %.1f ops/s, p99 %.2f ms, errors %.2f%%: %s\n", st.N, sweep.FormatLoad(st.Value, st.By), st.Achieved, st.Latency.P99, 100*st.ErrorRate, verdict)
-}
-
-// sweepResult prints the sweep's table (or JSON) and maps it to the exit
-// code.
-func sweepResult(env *env, sw *results.Sweep, err error) error {
-	switch {
-	case env.f.jsonOut:
-		writeJSON(env.stdout, sw)
-	case env.f.format == "markdown":
-		report.WriteSweepMarkdown(env.stdout, sw)
-	default:
-		sweep.WriteText(env.stdout, sw)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) { // a results file could not be written: the sweep stopped there
-		env.loseWhat(env.f.out, err, "the sweep stopped: the steps judged are those above, sweep.json and sweep.csv may be missing or behind")
-	} else {
-		fmt.Fprintf(env.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: mcpbench plot %s\n", env.f.out, filepath.Join(env.f.out, "step-NN"), env.f.out)
-	}
-	return env.resultsExit(sweepExit(sw, err))
-}
-
-// sweepExit maps a sweep's outcome to the exit code.
-func sweepExit(sw *results.Sweep, err error) error {
-	switch {
-	case sw.Verdict.Interrupted:
-		return &exitError{code: exitInterrupted, err: errors.New(sw.Verdict.StoppedEarly)}
-	case err != nil:
-		return &exitError{code: exitFailed, err: err}
-	case len(sw.Results) == 0:
-		return &exitError{code: exitFailed, err: errors.New("no step ran")}
-	}
-	return nil
 }

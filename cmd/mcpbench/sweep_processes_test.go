@@ -286,28 +286,16 @@ func measuring(dir string) bool {
 	return bytes.Count(b, []byte("\n")) >= 2
 }
 
-// --sweep-step carries a step's load exactly (a refinement's is any
-// number); the scale flags sweep does not take are refused, and so is a
-// step that leaves a process without a VU.
+// The scale flags sweep does not take are refused, and so is a step
+// that leaves a process without a VU. (A step's load reaches its
+// children exactly: the step's resolved profile is in their launch file.)
 func TestSweepProcessesFlags(t *testing.T) {
-	for _, v := range []float64{50, 1234.5678, 1e-3, 3.0000000000000004} {
-		n, got, err := parseSweepStep(formatSweepStep(7, v))
-		if err != nil || n != 7 || got != v {
-			t.Errorf("%v: parsed %d:%v, %v", v, n, got, err)
-		}
-	}
-	for _, bad := range []string{"", "3", "x:5", "0:5", "2:-1", "2:y"} {
-		if _, _, err := parseSweepStep(bad); err == nil {
-			t.Errorf("--sweep-step %q: no error", bad)
-		}
-	}
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--segment", "0/2"}, "--segment goes with --sweep-step"},
-		{[]string{"--start-at", "+1s"}, "--start-at goes with --sweep-step"},
-		{[]string{"--sweep-step", "1:50", "--processes", "2"}, "leave --processes out"},
+		{[]string{"--segment", "0/2"}, "--segment goes with a child of --processes"},
+		{[]string{"--start-at", "+1s"}, "--start-at goes with a child of --processes"},
 		{[]string{"--by", "vus", "--from", "1", "--to", "4", "--processes", "2"}, "step 1 (1 VUs): --processes 2"},
 		{[]string{"--processes", "2", "--no-results"}, "--no-results"},
 	} {

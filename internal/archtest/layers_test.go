@@ -72,15 +72,17 @@ var layers = map[string][]string{
 	// Orchestrating runs.
 	"sweep": {"profile", "workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
 	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
-	// Running a test as N processes, and the k8s-job manifests.
-	"internal/procrun": {"results", "verdict", "workload"},
-	"internal/kubejob": {"driver", "internal/kube", "internal/secret", "profile"},
+	// A test as the commands run it: prepared once, run in this process,
+	// as N processes or one segment; the k8s-job manifests; the exit codes.
+	"launch": {"driver", "httpclient", "internal/kube", "internal/netutil", "internal/secret", "internal/sse", "live", "plots", "probe", "profile", "profiles", "proxy", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
 	// Outputs.
 	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
 	"report": {"results", "outcome", "verdict", "internal/textfmt"},
 	"plots":  {"results", "outcome", "report", "internal/stats", "internal/secret"},
-	// The command wires flags to the libraries.
-	"cmd/mcpbench": {"*"},
+	// The command: flags → launch.Spec → launch → exit; never the engine,
+	// the recorder or the session (workload, metrics, driver): launch runs
+	// them. profile: the language the flags set.
+	"cmd/mcpbench": {"chaos", "internal/netutil", "internal/secret", "internal/setting", "internal/units", "launch", "live", "probe", "profile", "profiles", "proxy", "refserver", "report", "verdict"},
 }
 
 // modulePackages maps each package directory of the module (relative path,

@@ -1,0 +1,33 @@
+//go:build linux
+
+package launch
+
+import (
+	"os"
+	"syscall"
+)
+
+// childAttr puts a child process in a process group of its own (a
+// terminal's Ctrl-C then reaches only the parent, which forwards one
+// SIGINT to each child; a second one would stop a child at once) and
+// kills it when the parent dies (PR_SET_PDEATHSIG): a parent killed
+// with SIGKILL, which it cannot forward, leaves no child running. What
+// the children wrote stays in --out/segment-I (mcpbench merge merges it).
+// The signal follows the OS thread that started the child; mcpbench
+// locks no goroutine to a thread, so that thread lives as long as the
+// process.
+func childAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// interruptChild asks a child to finish gracefully, as Ctrl-C does.
+func interruptChild(p *os.Process) error { return p.Signal(os.Interrupt) }
+
+// stopChildNow stops a child at once (its parent's second Ctrl-C): it
+// cuts its sessions' closes and writes its results (mcpbench's
+// stopNowSignal, caught by a child alone).
+func stopChildNow(p *os.Process) error { return p.Signal(StopNowSignal) }
+
+// StopNowSignal is the signal stopChildNow sends (nil where there is
+// none, and a child is killed instead).
+var StopNowSignal os.Signal = syscall.SIGUSR2
