@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -278,6 +279,7 @@ func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
 // no hysteresis, no step dropped an arrival, and the confidence is not
 // lowered.
 func TestSweepReferenceServerStaysClean(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "sw")
 	p := testProfile(t, "smoke")

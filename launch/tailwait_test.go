@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 )
 
 // lingerFake answers each tools/call over SSE at once; with linger it
@@ -28,6 +29,7 @@ func lingerFake(linger bool) *mcptest.Server {
 // says so under the throughput, with the time waited; the control (the
 // same server ending its streams), run at the same time, waits on none.
 func TestTailWaitUnderThroughput(t *testing.T) {
+	testenv.Long(t)
 	if testing.Short() {
 		t.Skip("runs mcpbench for 3 s twice")
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/stats"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -154,6 +155,7 @@ func passAll(steps []results.SweepStep) []results.SweepStep {
 // so the cap does not help; the SLO's 10 ms sets the 1 ms floor of the
 // threshold).
 func TestKneeNoisyCurves(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	slo := results.SLO{P99MS: 10, ErrorRate: 0.01}
 	within := 0
@@ -181,6 +183,7 @@ func TestKneeNoisyCurves(t *testing.T) {
 // load that met the SLO, nor its rate above the maximum sustainable rate;
 // its interval is capped too.
 func TestKneeNeverAboveMaxSustainable(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	capped := 0
 	for seed := range 100 {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpbench/mcpbench/internal/testenv"
 )
 
 // linkChaosProfile is resume-chaos with two cut kinds: half the call
@@ -40,6 +42,7 @@ chaos:
 // endpoint and finds the streams cut before any event unresumable, as
 // before the mode existed.
 func TestRunResumesThroughStreamLinks(t *testing.T) {
+	testenv.Long(t)
 	prof := filepath.Join(t.TempDir(), "p.yaml")
 	if err := os.WriteFile(prof, []byte(linkChaosProfile), 0o644); err != nil {
 		t.Fatal(err)

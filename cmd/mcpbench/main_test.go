@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/launch"
 )
 
@@ -242,6 +243,7 @@ func TestPlotCommand(t *testing.T) {
 }
 
 func TestSweepCommand(t *testing.T) {
+	testenv.Long(t)
 	// Not parallel: step 1 must pass (50 calls/s achieved), which a CPU
 	// shared with the parallel tests does not always allow.
 	dir := filepath.Join(t.TempDir(), "sw")

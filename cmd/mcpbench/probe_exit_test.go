@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/probe"
 )
 
@@ -71,6 +72,7 @@ func TestProbeExitCountsDifferences(t *testing.T) {
 
 // Every mode of the embedded server meets every check that applies to it.
 func TestProbeEmbeddedModes(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	for _, mode := range []string{"stateful", "stateless", "json", "2026-07-28"} {
 		out, errs, code := cli(t.Context(), "probe", "--server-mode", mode, "--format", "json")

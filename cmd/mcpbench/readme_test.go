@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -44,6 +45,7 @@ import (
 // same --prometheus address; a command that writes no named results runs
 // in a directory of its own, so default results directories never meet.
 func TestReadmeCommands(t *testing.T) {
+	testenv.Long(t)
 	if testing.Short() || raceEnabled {
 		t.Skip("runs every README and docs example (skipped under -race: the plain run covers it)")
 	}

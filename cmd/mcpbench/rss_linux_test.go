@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 )
 
 // answers60 is a fake MCP server whose tools/call answers are 60 MiB: JSON
@@ -48,6 +49,7 @@ func answers60(kind string) *mcptest.Server {
 // 397, 337 and 425 MB (issue 33: 390–508 MB). The child's peak resident
 // memory is the kernel's (getrusage of the finished child), not a timing.
 func TestLargeAnswersRSSWithinThreeBudgets(t *testing.T) {
+	testenv.Long(t)
 	if raceEnabled {
 		t.Skip("the race detector multiplies memory")
 	}

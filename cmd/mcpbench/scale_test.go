@@ -14,6 +14,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -60,6 +61,7 @@ func allSamples(t *testing.T, dirs ...string) *hdr.Histogram {
 // two added up, op by op, and the merged percentiles are those of one
 // histogram of every sample of both.
 func TestMergeTwoRealSegments(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	url := startRefServer(t)
 	dir := t.TempDir()
@@ -219,6 +221,7 @@ func mcpbenchProcess(t *testing.T, args ...string) (*exec.Cmd, *lockedBuffer, <-
 // parent's embedded server), one merged progress line is shown, and the
 // merged results are the two segments added up.
 func TestProcessesRunAndMerge(t *testing.T) {
+	testenv.Long(t)
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/launch"
 	"github.com/mcpbench/mcpbench/refserver"
 )
@@ -309,6 +310,7 @@ func TestRedactArgs(t *testing.T) {
 // A sweep's files (sweep.json, every step's results, the capacity charts)
 // show the target without credentials.
 func TestSweepCredentials(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	g := startGuarded(t, "SECRET2", http.Header{"Authorization": {basicAuth("u:SECRET1")}}, false)
 	target := strings.Replace(g.url, "http://", "http://u:SECRET1@", 1) + "?api_key=SECRET2"

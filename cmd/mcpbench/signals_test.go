@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -269,6 +270,7 @@ func TestSecondInterruptDuringDeleteKeepsSummary(t *testing.T) {
 // hang) stops the children at once, and the parent still merges what
 // they wrote and exits 130, leaving no child running.
 func TestProcessesSecondInterruptMerges(t *testing.T) {
+	testenv.Long(t)
 	for _, m := range sigintModes {
 		t.Run(m.name, func(t *testing.T) {
 			url, deleting := hangingDeleteServer(t, 4)

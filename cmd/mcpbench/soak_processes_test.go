@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -99,6 +100,7 @@ func TestSoakProcessesCountsPlantedFaults(t *testing.T) {
 // hygiene probed the deleted sessions of both children, and the soak
 // exits 0 with the merged run in --out.
 func TestSoakProcessesCleanPasses(t *testing.T) {
+	testenv.Long(t)
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -47,6 +48,7 @@ func segDirs(dir string) (string, string) {
 // schedule's first arrival, due at the clock's start, 1 ms before the
 // window opens).
 func TestSweepProcessesMergesEachStep(t *testing.T) {
+	testenv.Long(t)
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
@@ -178,6 +180,7 @@ func queueFake() *mcptest.Server {
 // and each child's step runs exactly the in-process step's profile (its
 // run.json's effective profile is the in-process step's).
 func TestSweepProcessesFailsTheSLOAsInProcess(t *testing.T) {
+	testenv.Long(t)
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}
@@ -234,6 +237,7 @@ func specOf(t *testing.T, dir string) string {
 // one is the merge of what both children measured, and the sweep exits
 // 130.
 func TestSweepProcessesInterruptKeepsFinishedSteps(t *testing.T) {
+	testenv.Long(t)
 	if testing.Short() {
 		t.Skip("runs mcpbench as processes")
 	}

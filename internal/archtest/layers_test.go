@@ -28,6 +28,7 @@ var layers = map[string][]string{
 	"internal/kube":     {},
 	"internal/jsonrpc":  {},
 	"internal/netutil":  {},
+	"internal/testenv":  {}, // which tests run by default (MCPBENCH_LONG: the long suites); tests only
 	"internal/setting":  {}, // the names of library settings in error texts
 	"internal/sse":      {"internal/setting", "internal/units"},
 	"profiles":          {},
