@@ -94,7 +94,7 @@ func signalTrial(t *testing.T, name string, sig syscall.Signal, twice, group boo
 	url, requests, deletes := trialServer(t, phase == "start")
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "res")
-	args := []string{"run", "--url", url, "--vus", "4", "--out", out, "-q", "--duration", "1m"}
+	args := []string{"run", "--url", url, "--protocol", "2025-11-25", "--vus", "4", "--out", out, "-q", "--duration", "1m"} // a fixed version: no discover probe first, which the hanging server would hold for the request timeout
 	if phase == "delete" {
 		args[len(args)-1] = "2s" // the window ends by itself; the VUs' DELETEs hang
 	}
