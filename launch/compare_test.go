@@ -244,6 +244,7 @@ func TestCompareSweepsBrackets(t *testing.T) {
 // throughput, drops and errors within the noise (checked with the cores
 // saturated by stress-ng --cpu 2 too).
 func TestCompareCleanRunsWithinTheNoise(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	dir := t.TempDir()
 	var wg sync.WaitGroup

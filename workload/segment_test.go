@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbench/mcpbench/argtmpl"
 	"github.com/mcpbench/mcpbench/chaos"
 	"github.com/mcpbench/mcpbench/internal/mcptest"
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -224,6 +225,7 @@ func runSegments(t *testing.T, mk func() *profile.Profile, fake *segmentFake, n 
 // segments' result files, the same response-time histograms, equal to
 // the truth the server recorded.
 func TestSegmentsMergeToTheWholeTest(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	for _, n := range []int{1, 2, 3, 7} {
 		t.Run(fmt.Sprintf("%d segments", n), func(t *testing.T) {
@@ -351,6 +353,7 @@ func sameDistribution(a, b *hdr.Histogram) bool {
 // VU number, so the segments together run exactly the whole test's ops,
 // churn and injected faults.
 func TestClosedSegmentsAddUp(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	mk := func() *profile.Profile {
 		return &profile.Profile{

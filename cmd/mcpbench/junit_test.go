@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/refserver"
 )
 
@@ -225,6 +226,7 @@ func TestJUnitSurvivesSecondInterrupt(t *testing.T) {
 // suite and one of its verdicts; merge --junit: the merged run's
 // thresholds.
 func TestJUnitSweepSoakMerge(t *testing.T) {
+	testenv.Long(t)
 	t.Parallel()
 	dir := t.TempDir()
 	t.Run("sweep", func(t *testing.T) {

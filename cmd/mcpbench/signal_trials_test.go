@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/testenv"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -31,6 +32,7 @@ import (
 // merged | leftovers |" (scripts/signal-matrix.sh makes the table of
 // them).
 func TestSignalTrials(t *testing.T) {
+	testenv.Long(t)
 	type sigs struct {
 		name  string
 		sig   syscall.Signal
