@@ -14,7 +14,7 @@ set -u
 cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-go test ./cmd/mcpbench -run 'TestSignalTrials' -count=1 -v "$@" >"$log" 2>&1
+MCPBENCH_LONG=1 go test ./cmd/mcpbench -run 'TestSignalTrials' -count=1 -v "$@" >"$log" 2>&1
 rc=$?
 echo '| signal | phase | --processes | exit | summary.json | segments merged | leftovers |'
 echo '|---|---|---|---|---|---|---|'
