@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -13,7 +14,7 @@ import (
 
 // ErrThreshold wraps an extra threshold Merge cannot check: its op or
 // scenario is not one of the merged run's.
-var ErrThreshold = errors.New("--threshold")
+var ErrThreshold error = &setting.Error{Format: "%s", Names: []setting.Name{setting.Thresholds}}
 
 // Merge merges the results directories dirs (the segments of one test,
 // from --segment, --processes or k8s-job's pods: results.MergeResults)
@@ -88,7 +89,7 @@ func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Thresh
 			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
 		}
 	}
-	o, err := ClaimOut("--out", out, overwrite)
+	o, err := ClaimOut(setting.MergeOut.String(), out, overwrite)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/soak"
@@ -240,8 +241,8 @@ func notLikeForLike(args []string, ms []verdict.Mismatch) error {
 	for _, m := range ms {
 		parts = append(parts, m.String())
 	}
-	return Usagef("compare: %s and %s are not like-for-like: %s; their differences would not be the servers' alone (--force compares them anyway)",
-		args[0], args[1], strings.Join(parts, "; "))
+	return Usagef("compare: %s and %s are not like-for-like: %s; their differences would not be the servers' alone (%s compares them anyway)",
+		args[0], args[1], strings.Join(parts, "; "), setting.CompareForce)
 }
 
 // limitsExit prints the crossed limits on stderr and exits 99 when any

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
@@ -39,7 +40,7 @@ func (e *Test) Sweep() error {
 		return e.runSweepStepChild()
 	}
 	if e.spec.Out == "" {
-		return Usagef("sweep needs a results directory (do not use --no-results)")
+		return Usagef("sweep needs a results directory (do not use %s)", setting.NoResults)
 	}
 	n := e.spec.Processes
 	spec := e.profile.Sweep
