@@ -39,7 +39,7 @@ var settingFlags = map[string]string{
 	string(setting.OAuthClientSecret): "the secret in $MCPBENCH_OAUTH_CLIENT_SECRET",
 
 	// launch.Spec, LiveSpec, K8sSpec, ProxySpec, Compare, the parameters of its functions
-	// parameters, and the profile's fields as launch checks them
+	// (and the profile's fields as launch checks them)
 	string(setting.Out):              "--out",
 	string(setting.NoResults):        "--no-results",
 	string(setting.Overwrite):        "--overwrite",
