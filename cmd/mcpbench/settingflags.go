@@ -81,6 +81,14 @@ var settingFlags = map[string]string{
 	string(setting.SweepTo):          "--to",
 	string(setting.SweepSteps):       "--steps",
 
+	// live's and verdict's parameters
+	string(setting.LiveServeAddr):     "--prometheus",
+	string(setting.LiveDashboardAddr): "--dashboard",
+	string(setting.LiveRemoteWrite):   "--prometheus-rw",
+	string(setting.VerdictRegression): "--fail-if",
+	string(setting.VerdictSweepLimit): "--fail-if",
+	string(setting.VerdictJUnitPath):  "--junit",
+
 	// profile.SettingError's YAML paths
 	"abort_on_fail":       "--abort-on-fail",
 	"abort_on_fail.delay": "--abort-delay",
