@@ -73,8 +73,10 @@ func profileThresholds(info *results.RunInfo) ([]verdict.Threshold, error) {
 // summary to stdout as format says. Errors carry their exit code:
 // ExitUsage dirs that are not one test's segments or a threshold the run
 // cannot check, ExitResultsLost the merged results not written,
-// ExitThresholds a threshold crossed, ExitFailed unreadable results.
-func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Threshold, format, junit string, stdout, stderr io.Writer) error {
+// ExitThresholds a threshold crossed, ExitFailed unreadable results. The
+// text's Next: line names mcpbench as invocation (Spec.Invocation; "":
+// "mcpbench").
+func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Threshold, format, junit string, invocation string, stdout, stderr io.Writer) error {
 	m, err := Merge(dirs, extra)
 	if err != nil {
 		code := ExitFailed
@@ -104,7 +106,7 @@ func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Thresh
 	case "markdown":
 		err = report.WriteMarkdown(w, sum)
 	default:
-		err = report.WriteTextIn(w, sum, out)
+		err = report.WriteTextWith(w, sum, report.TextOptions{Dir: out, Invocation: invocation})
 	}
 	if err != nil {
 		return err

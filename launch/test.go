@@ -85,6 +85,12 @@ type Spec struct {
 	Stdout io.Writer // the summary (nil: discarded)
 	Stderr io.Writer // progress and notices (nil: discarded)
 
+	// Invocation is how the user runs mcpbench, for the commands the
+	// output tells them to run next ("Next: mcpbench plot DIR"): a
+	// command line such as "go run ./cmd/mcpbench" or "./mcpbench", said
+	// as given; "": "mcpbench".
+	Invocation string
+
 	// StopNow is the stop at once (a second Ctrl-C): on the first value
 	// the sessions' closes are cut (or the children are stopped at once)
 	// and the results written; nil: never. Exit, when set, is called with
@@ -422,7 +428,7 @@ func (e *env) print(sum *results.Summary) error {
 	case e.spec.Format == "markdown":
 		return report.WriteMarkdown(e.stdout, sum)
 	}
-	return report.WriteTextIn(e.stdout, sum, e.shownOut)
+	return report.WriteTextWith(e.stdout, sum, report.TextOptions{Dir: e.shownOut, Invocation: e.spec.Invocation})
 }
 
 // recording is a run's sinks as the command sets them up: the results
