@@ -49,6 +49,7 @@ var settingFlags = map[string]string{
 	string(setting.SegmentSequence):  "--segment-sequence",
 	string(setting.StartAt):          "--start-at",
 	string(setting.Procs):            "--procs",
+	string(setting.TargetPID):        "--target-pid",
 	string(setting.CPUProfile):       "--cpuprofile",
 	string(setting.Prometheus):       "--prometheus",
 	string(setting.PrometheusLinger): "--prometheus-linger",
@@ -72,6 +73,9 @@ var settingFlags = map[string]string{
 	string(setting.PlotFormats):      "--format",
 	string(setting.MergeOut):         "--out",
 	string(setting.URL):              "--url",
+	string(setting.Rate):             "--rate",
+	string(setting.MaxVUs):           "--max-vus",
+	string(setting.Warmup):           "--warmup",
 	string(setting.VUs):              "--vus",
 	string(setting.Iterations):       "--iterations",
 	string(setting.AbortOnFail):      "--abort-on-fail",
@@ -80,6 +84,8 @@ var settingFlags = map[string]string{
 	string(setting.SweepFrom):        "--from",
 	string(setting.SweepTo):          "--to",
 	string(setting.SweepSteps):       "--steps",
+	string(setting.SweepStep):        "--step",
+	string(setting.SweepRepeat):      "--repeat",
 
 	// live's and verdict's parameters
 	string(setting.LiveServeAddr):     "--prometheus",

@@ -70,8 +70,8 @@ var layers = map[string][]string{
 	// The compile (profile → plan) and the engine.
 	"workload": {"argtmpl", "chaos", "check", "driver", "httpclient", "metrics", "results", "profile", "verdict", "internal/jsonrpc", "internal/netutil", "internal/textfmt"},
 	// Orchestrating runs.
-	"sweep": {"profile", "workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
-	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
+	"sweep": {"profile", "workload", "results", "report", "internal/setting", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
+	"soak":  {"workload", "results", "outcome", "internal/setting", "internal/stats", "internal/textfmt"},
 	// A test as the commands run it: prepared once, run in this process,
 	// as N processes or one segment; the k8s-job manifests; the exit codes.
 	"launch": {"driver", "httpclient", "internal/kube", "internal/netutil", "internal/secret", "internal/setting", "internal/sse", "live", "plots", "probe", "profile", "profiles", "proxy", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},

@@ -1,6 +1,7 @@
 package setting
 
-// The settings launch's errors and warnings name: the fields of
+// The settings launch's errors and warnings name (and verdict's, soak's
+// and sweep's advice names): the fields of
 // launch.Spec, LiveSpec, K8sSpec, ProxySpec and Compare, the parameters
 // of its functions (launch.Plot's formats, launch.MergeInto's out), and
 // the profile's fields they check.
@@ -15,6 +16,7 @@ const (
 	SegmentSequence Name = "launch.Spec.SegmentSequence"
 	StartAt         Name = "launch.Spec.StartAt"
 	Procs           Name = "launch.Spec.Procs"
+	TargetPID       Name = "launch.Spec.TargetPID"
 	CPUProfile      Name = "launch.Spec.CPUProfile"
 
 	// launch.LiveSpec
@@ -44,8 +46,12 @@ const (
 	PlotFormats   Name = "launch.Plot's formats"
 	MergeOut      Name = "launch.MergeInto's out"
 
-	// profile.Profile and profile.SweepSpec, as launch checks them
+	// profile.Profile and profile.SweepSpec, as launch checks them and
+	// verdict's warnings, soak's and sweep's verdicts advise them
 	URL         Name = "profile.Profile.URL"
+	Rate        Name = "profile.Profile.Rate"
+	MaxVUs      Name = "profile.Profile.MaxVUs"
+	Warmup      Name = "profile.Profile.Warmup"
 	VUs         Name = "profile.Profile.VUs"
 	Iterations  Name = "profile.Profile.Iterations"
 	AbortOnFail Name = "profile.Profile.AbortOnFail"
@@ -54,4 +60,6 @@ const (
 	SweepFrom   Name = "profile.SweepSpec.From"
 	SweepTo     Name = "profile.SweepSpec.To"
 	SweepSteps  Name = "profile.SweepSpec.Steps"
+	SweepStep   Name = "profile.SweepSpec.Step"
+	SweepRepeat Name = "profile.SweepSpec.Repeat"
 )
