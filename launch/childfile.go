@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -98,7 +99,7 @@ func (s *Spec) LoadChild(path string) error {
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return Usagef("--%s: %v: this flag is how mcpbench starts its own --processes children; do not give it", ChildFileFlag, err)
+		return Usagef("--%s: %v: this flag is how mcpbench starts its own %s children; do not give it", ChildFileFlag, err, setting.Processes)
 	}
 	var cf childFile
 	if err := json.Unmarshal(data, &cf); err != nil {
@@ -141,7 +142,7 @@ func (s *Spec) LoadChild(path string) error {
 // adoptChild checks a child's spec: it runs one segment into its --out.
 func (e *env) adoptChild() error {
 	if e.spec.Out == "" || e.spec.NoResults {
-		return Usagef("--%s: a child of --processes writes its segment into --out", ChildFileFlag)
+		return Usagef("--%s: a child of %s writes its segment into %s", ChildFileFlag, setting.Processes, setting.Out)
 	}
 	return nil
 }

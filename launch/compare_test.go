@@ -139,7 +139,7 @@ func TestCompareRefusesUnlikeRuns(t *testing.T) {
 	a, b := smoke.write(t, filepath.Join(dir, "a")), like().write(t, filepath.Join(dir, "b"))
 	diffs := "profile smoke vs ramp; model closed vs open; offered rate 0/s vs 1000/s; VUs 4 vs 50; protocol 2026-07-28 vs 2025-11-25; target http://127.0.0.1:9090/mcp vs http://127.0.0.1:8080/mcp"
 	out, errs, code := runPar(t, "compare", a, b)
-	if code != int(ExitUsage) || out != "" || !strings.Contains(errs, "are not like-for-like: "+diffs+"; their differences would not be the servers' alone (--force compares them anyway)") {
+	if code != int(ExitUsage) || out != "" || !strings.Contains(errs, "are not like-for-like: "+diffs+"; their differences would not be the servers' alone (launch.Compare.Force compares them anyway)") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 	out, errs, code = runPar(t, "compare", a, b, "--force")

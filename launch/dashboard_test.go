@@ -23,7 +23,7 @@ func TestDashboardFlagWarnsBeyondLoopback(t *testing.T) {
 		}
 		lo.close(t.Context(), &stderr)
 		out := stderr.String()
-		warned := strings.Contains(out, "mcpbench: WARNING: --dashboard listening on ") && strings.Contains(out, "not a loopback address")
+		warned := strings.Contains(out, "mcpbench: WARNING: live.ServeDashboard's addr listening on ") && strings.Contains(out, "not a loopback address")
 		if warned != c.warn || !strings.Contains(out, "mcpbench: live dashboard at http://") {
 			t.Errorf("--dashboard %s: stderr %q (want a warning: %v)", c.addr, out, c.warn)
 		}

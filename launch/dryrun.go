@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
@@ -67,7 +68,7 @@ func DryRun(ls Spec) error {
 		return nil
 	}
 	if p.Sweep == nil {
-		return Usagef("sweep: profile %s has no sweep section: give --from, --to and --steps", p.Name)
+		return Usagef("sweep: profile %s has no sweep section: give %s, %s and %s", p.Name, setting.SweepFrom, setting.SweepTo, setting.SweepSteps)
 	}
 	spec := *p.Sweep
 	spec.Defaults()

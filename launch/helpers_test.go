@@ -105,7 +105,7 @@ func run(t *testing.T, args ...string) (string, string, int) {
 			}
 			format = flag(i)
 		}
-		err = Report(&out, args[1], format, true)
+		err = Report(&out, args[1], format, true, "")
 	case "compare":
 		c := Compare{A: args[1], B: args[2], Stdout: &out, Stderr: &errb}
 		for i := 3; i < len(args); i++ {

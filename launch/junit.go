@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
 )
@@ -19,11 +20,11 @@ func CheckJUnitPath(path string) error {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("--junit %s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "mcpbench-junit.xml"))
+		return fmt.Errorf("%s %s is a directory: give a file name, e.g. %s", setting.JUnit, path, filepath.Join(path, "mcpbench-junit.xml"))
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--junit %s: directory %s does not exist: create it first, or write the file elsewhere", path, dir)
+		return fmt.Errorf("%s %s: directory %s does not exist: create it first, or write the file elsewhere", setting.JUnit, path, dir)
 	}
 	return nil
 }
@@ -47,8 +48,8 @@ func (e *env) writeJUnit(suites ...verdict.JUnitSuite) {
 	}
 	if err := verdict.WriteJUnit(e.spec.Live.JUnit, suites...); err != nil {
 		e.lostMu.Lock()
-		e.lost = append(e.lost, fmt.Sprintf("--junit %s: %v", e.spec.Live.JUnit, err))
+		e.lost = append(e.lost, fmt.Sprintf("%s %s: %v", setting.JUnit, e.spec.Live.JUnit, err))
 		e.lostMu.Unlock()
-		fmt.Fprintf(e.stderr, "mcpbench: results lost: writing --junit %s failed: %v\n", e.spec.Live.JUnit, err)
+		fmt.Fprintf(e.stderr, "mcpbench: results lost: writing %s %s failed: %v\n", setting.JUnit, e.spec.Live.JUnit, err)
 	}
 }

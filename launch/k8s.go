@@ -31,6 +31,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/kube"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/profiles"
 )
@@ -84,13 +85,13 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?$`)
 func (s *K8sSpec) Check() error {
 	switch {
 	case s.Parallelism < 1 || s.Parallelism > MaxParallelism:
-		return fmt.Errorf("--parallelism %d: want 1 … %d", s.Parallelism, MaxParallelism)
+		return fmt.Errorf("%s %d: want 1 … %d", setting.K8sParallelism, s.Parallelism, MaxParallelism)
 	case s.Image == "":
-		return errors.New("--image: the container image to run (with mcpbench on its PATH) is required")
+		return fmt.Errorf("%s: the container image to run (with mcpbench on its PATH) is required", setting.K8sImage)
 	case !dnsLabel.MatchString(s.Name):
-		return fmt.Errorf("--name %q: want a lower-case DNS label of at most 52 characters", s.Name)
+		return fmt.Errorf("%s %q: want a lower-case DNS label of at most 52 characters", setting.K8sName, s.Name)
 	case !dnsLabel.MatchString(s.Claim):
-		return fmt.Errorf("--claim %q: want a lower-case DNS label", s.Claim)
+		return fmt.Errorf("%s %q: want a lower-case DNS label", setting.K8sClaim, s.Claim)
 	}
 	return nil
 }
@@ -130,7 +131,7 @@ func BuildK8sJob(s *K8sSpec) ([]any, error) {
 func (s *K8sSpec) claim() (*kube.PersistentVolumeClaim, error) {
 	size, err := kube.Quantity(s.ClaimSize)
 	if err != nil {
-		return nil, fmt.Errorf("--claim-size %q: %v", s.ClaimSize, err)
+		return nil, fmt.Errorf("%s %q: %v", setting.K8sClaimSize, s.ClaimSize, err)
 	}
 	pvc := &kube.PersistentVolumeClaim{
 		TypeMeta:   kube.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
@@ -178,12 +179,12 @@ func (s *K8sSpec) job(profileArg string) (*kube.Job, error) {
 		case kube.PullAlways, kube.PullIfNotPresent, kube.PullNever:
 			c.ImagePullPolicy = pp
 		default:
-			return nil, fmt.Errorf("--image-pull-policy %q: want Always, IfNotPresent or Never", s.PullPolicy)
+			return nil, fmt.Errorf("%s %q: want Always, IfNotPresent or Never", setting.K8sPullPolicy, s.PullPolicy)
 		}
 	}
 	for _, sec := range s.Secrets {
 		if !dnsLabel.MatchString(sec) {
-			return nil, fmt.Errorf("--env-from-secret %q: want a Secret's name", sec)
+			return nil, fmt.Errorf("%s %q: want a Secret's name", setting.K8sSecrets, sec)
 		}
 		c.EnvFrom = append(c.EnvFrom, kube.EnvFromSource{SecretRef: &kube.SecretEnvSource{LocalObjectReference: kube.LocalObjectReference{Name: sec}}})
 	}
@@ -235,14 +236,14 @@ func (s *K8sSpec) resources(c *kube.Container) error {
 	if s.CPU != "" {
 		q, err := kube.Quantity(s.CPU)
 		if err != nil {
-			return fmt.Errorf("--cpu %q: %v", s.CPU, err)
+			return fmt.Errorf("%s %q: %v", setting.K8sCPU, s.CPU, err)
 		}
 		c.Resources.Requests[kube.ResourceCPU] = q
 	}
 	if s.Memory != "" {
 		q, err := kube.Quantity(s.Memory)
 		if err != nil {
-			return fmt.Errorf("--memory %q: %v", s.Memory, err)
+			return fmt.Errorf("%s %q: %v", setting.K8sMemory, s.Memory, err)
 		}
 		c.Resources.Requests[kube.ResourceMemory] = q
 		c.Resources.Limits = kube.ResourceList{kube.ResourceMemory: q}
@@ -263,7 +264,7 @@ func K8sManifest(s *K8sSpec, p *profile.Profile, profile string, runArgs func(ca
 		return nil, err
 	}
 	if len(p.AbortOnFail) > 0 {
-		return nil, Usagef("--abort-on-fail (abort_on_fail) with k8s-job: each pod would judge only its own share of the load")
+		return nil, Usagef("%s (abort_on_fail) with k8s-job: each pod would judge only its own share of the load", setting.AbortOnFail)
 	}
 	s.GracefulStop, s.Profile, s.ProfileData = p.GracefulStop.D(), profile, profileFile(profile)
 	s.RunArgs = runArgs(s.ProfileData != nil)
@@ -280,7 +281,7 @@ func K8sManifest(s *K8sSpec, p *profile.Profile, profile string, runArgs func(ca
 	}
 	fmt.Fprintf(stderr, "mcpbench: %d segments; their clock starts at %s (in %v): apply the manifest before then\n", s.Parallelism, s.StartAt.UTC().Format(time.RFC3339), time.Until(s.StartAt).Round(time.Second))
 	if p.URL == "" {
-		fmt.Fprintln(stderr, "mcpbench: no --url: each pod benchmarks its own embedded reference server")
+		fmt.Fprintf(stderr, "mcpbench: no %s: each pod benchmarks its own embedded reference server\n", setting.URL)
 	}
 	return out, nil
 }

@@ -86,22 +86,22 @@ func TestBuildEverySetting(t *testing.T) {
 	}
 }
 
-// A bad setting is refused, naming its flag.
+// A bad setting is refused, naming its setting (the CLI says its flag).
 func TestBuildRefuses(t *testing.T) {
 	for _, tt := range []struct {
 		set  func(*K8sSpec)
 		want string
 	}{
-		{func(s *K8sSpec) { s.Parallelism = 0 }, "--parallelism 0"},
-		{func(s *K8sSpec) { s.Parallelism = MaxParallelism + 1 }, "--parallelism 1025"},
-		{func(s *K8sSpec) { s.Image = "" }, "--image"},
-		{func(s *K8sSpec) { s.Name = "Bad_Name" }, "--name"},
-		{func(s *K8sSpec) { s.Claim = "-x" }, "--claim"},
-		{func(s *K8sSpec) { s.ClaimSize = "lots" }, "--claim-size"},
-		{func(s *K8sSpec) { s.CPU = "many" }, "--cpu"},
-		{func(s *K8sSpec) { s.Memory = "1 GB" }, "--memory"},
-		{func(s *K8sSpec) { s.PullPolicy = "Sometimes" }, "--image-pull-policy"},
-		{func(s *K8sSpec) { s.Secrets = []string{"Not A Name"} }, "--env-from-secret"},
+		{func(s *K8sSpec) { s.Parallelism = 0 }, "launch.K8sSpec.Parallelism 0"},
+		{func(s *K8sSpec) { s.Parallelism = MaxParallelism + 1 }, "launch.K8sSpec.Parallelism 1025"},
+		{func(s *K8sSpec) { s.Image = "" }, "launch.K8sSpec.Image"},
+		{func(s *K8sSpec) { s.Name = "Bad_Name" }, "launch.K8sSpec.Name"},
+		{func(s *K8sSpec) { s.Claim = "-x" }, "launch.K8sSpec.Claim"},
+		{func(s *K8sSpec) { s.ClaimSize = "lots" }, "launch.K8sSpec.ClaimSize"},
+		{func(s *K8sSpec) { s.CPU = "many" }, "launch.K8sSpec.CPU"},
+		{func(s *K8sSpec) { s.Memory = "1 GB" }, "launch.K8sSpec.Memory"},
+		{func(s *K8sSpec) { s.PullPolicy = "Sometimes" }, "launch.K8sSpec.PullPolicy"},
+		{func(s *K8sSpec) { s.Secrets = []string{"Not A Name"} }, "launch.K8sSpec.Secrets"},
 	} {
 		s := spec()
 		tt.set(s)
@@ -120,11 +120,11 @@ func TestCheckSecrets(t *testing.T) {
 	}{
 		{profile.Profile{URL: "http://svc/mcp", Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}, ""},
 		{profile.Profile{URL: "http://svc/mcp", Proxy: "http://u:${PW}@proxy:3128"}, ""},
-		{profile.Profile{URL: "http://user:pw1@svc/mcp"}, "--url carries a literal credential"},
+		{profile.Profile{URL: "http://user:pw1@svc/mcp"}, "profile.Profile.URL carries a literal credential"},
 		{profile.Profile{URL: "http://svc/mcp", URLs: []string{"http://a/mcp", "http://u:pw2@b/mcp"}}, "urls[1]"},
 		{profile.Profile{URL: "http://svc/mcp", Headers: map[string]string{"Authorization": "Bearer tok3n"}}, "header Authorization"},
-		{profile.Profile{URL: "http://svc/mcp", Proxy: "http://u:pw4@proxy:3128"}, "--proxy"},
-		{profile.Profile{URL: "http://u:pw5@svc/mcp?x=${X}"}, "--url carries a literal credential"}, // a reference elsewhere does not excuse it
+		{profile.Profile{URL: "http://svc/mcp", Proxy: "http://u:pw4@proxy:3128"}, "httpclient.Options.Proxy"},
+		{profile.Profile{URL: "http://u:pw5@svc/mcp?x=${X}"}, "profile.Profile.URL carries a literal credential"}, // a reference elsewhere does not excuse it
 		{profile.Profile{URL: "http://svc/mcp", Env: map[string]string{"API_TOKEN": "pw6"}}, "env API_TOKEN"},
 		{profile.Profile{URL: "http://svc/mcp", Env: map[string]string{"API_TOKEN": "${TOKEN}", "TENANT": "acme"}}, ""},
 	} {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/live"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -50,7 +51,7 @@ func startLive(f *LiveSpec, stderr interface{ Write([]byte) (int, error) }) (*li
 		}
 		lo.srv = srv
 		if host, _, _ := net.SplitHostPort(srv.Addr()); !net.ParseIP(host).IsLoopback() {
-			fmt.Fprintf(stderr, "mcpbench: --prometheus listens on %s, beyond this host: anyone who reaches it sees the run's metrics\n", srv.Addr())
+			fmt.Fprintf(stderr, "mcpbench: %s listens on %s, beyond this host: anyone who reaches it sees the run's metrics\n", setting.Prometheus, srv.Addr())
 		}
 		fmt.Fprintf(stderr, "mcpbench: live metrics at http://%s/metrics\n", srv.Addr())
 	}
@@ -70,7 +71,7 @@ func startLive(f *LiveSpec, stderr interface{ Write([]byte) (int, error) }) (*li
 		file, err := os.Create(f.JSONL)
 		if err != nil {
 			lo.close(context.Background(), stderr)
-			return nil, fmt.Errorf("--out-jsonl: %w", err)
+			return nil, fmt.Errorf("%s: %w", setting.JSONL, err)
 		}
 		lo.file, lo.js = file, live.NewJSONL(file)
 	}
@@ -124,10 +125,10 @@ func (lo *liveOutputs) close(ctx context.Context, stderr interface{ Write([]byte
 	if lo.js != nil {
 		lo.js.Close()
 		if n := lo.js.Dropped(); n > 0 {
-			fmt.Fprintf(stderr, "mcpbench: --out-jsonl fell behind: %d lines dropped\n", n)
+			fmt.Fprintf(stderr, "mcpbench: %s fell behind: %d lines dropped\n", setting.JSONL, n)
 		}
 		if err := lo.js.Err(); err != nil {
-			fmt.Fprintf(stderr, "mcpbench: --out-jsonl: %v\n", err)
+			fmt.Fprintf(stderr, "mcpbench: %s: %v\n", setting.JSONL, err)
 		}
 	}
 	if lo.file != nil {
@@ -139,12 +140,12 @@ func (lo *liveOutputs) close(ctx context.Context, stderr interface{ Write([]byte
 	if lo.dash != nil {
 		lo.dash.Finish(lo.dir)
 		if lo.f.DashboardLinger > 0 && ctx.Err() == nil {
-			fmt.Fprintf(stderr, "mcpbench: the dashboard stays up at %s for %v (--dashboard-linger; Ctrl-C ends it)\n", lo.dash.URL(), lo.f.DashboardLinger)
+			fmt.Fprintf(stderr, "mcpbench: the dashboard stays up at %s for %v (%s; Ctrl-C ends it)\n", lo.dash.URL(), lo.f.DashboardLinger, setting.DashboardLinger)
 		}
 		lo.dash.Close(ctx, lo.f.DashboardLinger)
 	}
 	if lo.srv != nil && !lo.srv.Close(ctx, lo.f.PrometheusLinger) && lo.f.PrometheusLinger > 0 && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "mcpbench: no scrape of /metrics came within --prometheus-linger %v after the run\n", lo.f.PrometheusLinger)
+		fmt.Fprintf(stderr, "mcpbench: no scrape of /metrics came within %s %v after the run\n", setting.PrometheusLinger, lo.f.PrometheusLinger)
 	}
 }
 
@@ -179,9 +180,9 @@ func startRemoteWrite(u string, src *live.Prometheus) (*live.RemoteWrite, error)
 // says what reached the receiver.
 func reportRemoteWrite(rw *live.RemoteWrite, stderr interface{ Write([]byte) (int, error) }) {
 	st := rw.Close(5 * time.Second)
-	fmt.Fprintf(stderr, "mcpbench: --prometheus-rw %s: %d pushes sent, %d dropped (queue full), %d failed, %d unsent at the end, %d retries\n",
-		rw.URL(), st.Sent, st.Dropped, st.Failed, st.Unsent, st.Retries)
+	fmt.Fprintf(stderr, "mcpbench: %s %s: %d pushes sent, %d dropped (queue full), %d failed, %d unsent at the end, %d retries\n",
+		setting.RemoteWrite, rw.URL(), st.Sent, st.Dropped, st.Failed, st.Unsent, st.Retries)
 	if st.LastErr != "" && st.Failed+st.Unsent > 0 {
-		fmt.Fprintf(stderr, "mcpbench: --prometheus-rw: last error: %s\n", st.LastErr)
+		fmt.Fprintf(stderr, "mcpbench: %s: last error: %s\n", setting.RemoteWrite, st.LastErr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/verdict"
@@ -13,7 +14,7 @@ import (
 
 // ErrThreshold wraps an extra threshold Merge cannot check: its op or
 // scenario is not one of the merged run's.
-var ErrThreshold = errors.New("--threshold")
+var ErrThreshold error = &setting.Error{Format: "%s", Names: []setting.Name{setting.Thresholds}}
 
 // Merge merges the results directories dirs (the segments of one test,
 // from --segment, --processes or k8s-job's pods: results.MergeResults)
@@ -72,8 +73,10 @@ func profileThresholds(info *results.RunInfo) ([]verdict.Threshold, error) {
 // summary to stdout as format says. Errors carry their exit code:
 // ExitUsage dirs that are not one test's segments or a threshold the run
 // cannot check, ExitResultsLost the merged results not written,
-// ExitThresholds a threshold crossed, ExitFailed unreadable results.
-func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Threshold, format, junit string, stdout, stderr io.Writer) error {
+// ExitThresholds a threshold crossed, ExitFailed unreadable results. The
+// text's Next: line names mcpbench as invocation (Spec.Invocation; "":
+// "mcpbench").
+func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Threshold, format, junit string, invocation string, stdout, stderr io.Writer) error {
 	m, err := Merge(dirs, extra)
 	if err != nil {
 		code := ExitFailed
@@ -88,7 +91,7 @@ func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Thresh
 			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
 		}
 	}
-	o, err := ClaimOut("--out", out, overwrite)
+	o, err := ClaimOut(setting.MergeOut.String(), out, overwrite)
 	if err != nil {
 		return err
 	}
@@ -103,7 +106,7 @@ func MergeInto(dirs []string, out string, overwrite bool, extra []verdict.Thresh
 	case "markdown":
 		err = report.WriteMarkdown(w, sum)
 	default:
-		err = report.WriteTextIn(w, sum, out)
+		err = report.WriteTextWith(w, sum, report.TextOptions{Dir: out, Invocation: invocation})
 	}
 	if err != nil {
 		return err

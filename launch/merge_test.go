@@ -46,7 +46,7 @@ func TestMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Merge([]string{a, b}, []verdict.Threshold{bad}); !errors.Is(err, ErrThreshold) || !strings.HasPrefix(err.Error(), "--threshold: ") {
+	if _, err := Merge([]string{a, b}, []verdict.Threshold{bad}); !errors.Is(err, ErrThreshold) || !strings.HasPrefix(err.Error(), "profile.Profile.Thresholds: ") {
 		t.Errorf("a threshold on no op: %v, want ErrThreshold", err)
 	}
 	if _, err := Merge([]string{a, a}, nil); !errors.Is(err, results.ErrNotSegments) {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -157,7 +158,7 @@ func ClaimOut(flag, dir string, overwrite bool) (*outDir, error) {
 	}
 	for _, e := range entries {
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return nil, WithExitCode(ExitFailed, fmt.Errorf("--overwrite: empty %s: %w", dir, err))
+			return nil, WithExitCode(ExitFailed, fmt.Errorf("%s: empty %s: %w", setting.Overwrite, dir, err))
 		}
 	}
 	return &outDir{path: dir}, nil
@@ -185,16 +186,16 @@ func CheckOut(flag, dir string, overwrite bool) ([]os.DirEntry, error) {
 		return nil, nil
 	}
 	if !overwrite {
-		return nil, Usagef("%s %s exists and is not empty (%s); use --overwrite to replace it, or another %s", flag, dir, listEntries(entries), flag)
+		return nil, Usagef("%s %s exists and is not empty (%s); use %s to replace it, or another %s", flag, dir, listEntries(entries), setting.Overwrite, flag)
 	}
 	marked, foreign := ownResults(dir)
 	if !marked {
-		return nil, Usagef("%s %s holds files that are not mcpbench results (%s): --overwrite replaces only a directory mcpbench wrote (its run.json or sweep.json says \"tool\": \"mcpbench\"); use another %s",
-			flag, dir, listEntries(entries), flag)
+		return nil, Usagef("%s %s holds files that are not mcpbench results (%s): %s replaces only a directory mcpbench wrote (its run.json or sweep.json says \"tool\": \"mcpbench\"); use another %s",
+			flag, dir, listEntries(entries), setting.Overwrite, flag)
 	}
 	if len(foreign) > 0 {
-		return nil, Usagef("%s %s holds files mcpbench does not write (%s): --overwrite removes only mcpbench's results and would leave them mixed with new ones; move them away, or use another %s",
-			flag, dir, listNames(foreign), flag)
+		return nil, Usagef("%s %s holds files mcpbench does not write (%s): %s removes only mcpbench's results and would leave them mixed with new ones; move them away, or use another %s",
+			flag, dir, listNames(foreign), setting.Overwrite, flag)
 	}
 	return entries, nil
 }
@@ -225,7 +226,7 @@ func claimDefaultOut(root string, now time.Time, name string) (*outDir, error) {
 			return nil, Usagef("results directory: %v", err)
 		}
 	}
-	return nil, Usagef("results directory: %s and 999 more exist; give --out", base)
+	return nil, Usagef("results directory: %s and 999 more exist; give %s", base, setting.Out)
 }
 
 // listEntries names a directory's first entries, for an error.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/plots"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -20,7 +21,7 @@ import (
 func Plot(dir, formats, out, html string, perOp bool, stdout io.Writer) error {
 	format, err := plots.ParseFormat(formats)
 	if err != nil {
-		return Usagef("--format: %v", err)
+		return Usagef("%s: %v", setting.PlotFormats, err)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return Usagef("%s: not a directory", dir)

@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -319,7 +320,7 @@ func LastLine(s string) string {
 // some would have none.
 func CheckShare(plan *workload.Plan, n int) error {
 	if !plan.Open && !plan.Staged && plan.VUs < n {
-		return fmt.Errorf("--processes %d: the test's %d VUs leave some processes without one: use --vus %d or more, or fewer processes", n, plan.VUs, n)
+		return fmt.Errorf("%s %d: the test's %d VUs leave some processes without one: use %s %d or more, or fewer processes", setting.Processes, n, plan.VUs, setting.VUs, n)
 	}
 	return nil
 }

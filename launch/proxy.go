@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/proxy"
 )
 
@@ -37,7 +38,7 @@ func ServeProxy(ctx context.Context, f ProxySpec) error {
 	RaiseFileLimit()
 	ln, err := net.Listen("tcp", f.Listen)
 	if err != nil {
-		return WithExitCode(ExitFailed, fmt.Errorf("--listen: %w", err))
+		return WithExitCode(ExitFailed, fmt.Errorf("%s: %w", setting.ProxyListen, err))
 	}
 	px, err := proxy.New(cfg)
 	if err != nil {
@@ -76,7 +77,7 @@ func ServeProxy(ctx context.Context, f ProxySpec) error {
 		srv.Close()
 	}
 	if err := px.Close(); err != nil {
-		return WithExitCode(ExitFailed, fmt.Errorf("--log: %w", err))
+		return WithExitCode(ExitFailed, fmt.Errorf("%s: %w", setting.ProxyLog, err))
 	}
 	v := px.Verdicts()
 	WriteProxyVerdicts(f.Stdout, v, px.Planted())
@@ -100,7 +101,7 @@ func ProxyWarning(addr string) string {
 	if proxy.IsLoopback(addr) {
 		return ""
 	}
-	return fmt.Sprintf("mcpbench: WARNING: proxy listening on %s, not a loopback address: anyone on the network can reach the upstream through it, with faults (use --listen 127.0.0.1:PORT to keep it local)\n", addr)
+	return fmt.Sprintf("mcpbench: WARNING: proxy listening on %s, not a loopback address: anyone on the network can reach the upstream through it, with faults (use %s 127.0.0.1:PORT to keep it local)\n", addr, setting.ProxyListen)
 }
 
 // UpstreamWarning is the proxy's warning for an --upstream that is not on
@@ -110,7 +111,7 @@ func UpstreamWarning(up *url.URL) string {
 	if netutil.LoopbackName(up.Hostname()) {
 		return ""
 	}
-	return fmt.Sprintf("mcpbench: WARNING [proxy-upstream-remote]: --upstream %s is not a loopback address: the clients' requests (their Authorization headers included) and the planted faults go over the network to that server; make sure it is yours to test (see docs/troubleshooting.md)\n", up.Redacted())
+	return fmt.Sprintf("mcpbench: WARNING [proxy-upstream-remote]: %s %s is not a loopback address: the clients' requests (their Authorization headers included) and the planted faults go over the network to that server; make sure it is yours to test (see docs/troubleshooting.md)\n", setting.ProxyUpstream, up.Redacted())
 }
 
 // summaryPath is the summary's path beside the log: x.jsonl → x.summary.json.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/soak"
@@ -18,12 +19,14 @@ import (
 // verdict, or a run's summary — rebuilt from intervals.csv and
 // histograms.hlog when summary.json is missing — followed (text, with
 // spectrum) by each op's percentile spectrum and, for a soak (soak.json),
-// its verdicts. Errors: ExitFailed when dir holds no results.
-func Report(w io.Writer, dir, format string, spectrum bool) error {
+// its verdicts. The text's Next: line names mcpbench as invocation (the
+// command line that runs it, as Spec.Invocation; "": "mcpbench").
+// Errors: ExitFailed when dir holds no results.
+func Report(w io.Writer, dir, format string, spectrum bool, invocation string) error {
 	if sw, err := results.ReadSweep(dir); err == nil {
 		return reportSweep(w, sw, format)
 	}
-	return reportRun(w, dir, format, spectrum)
+	return reportRun(w, dir, format, spectrum, invocation)
 }
 
 // Compare is 'mcpbench compare A B': two runs (or soaks) side by side
@@ -73,7 +76,7 @@ func reportSweep(out io.Writer, sw *results.Sweep, format string) error {
 
 // reportRun prints a run's report, and a soak's verdicts after it when
 // dir holds soak.json.
-func reportRun(out io.Writer, dir, format string, spectrum bool) error {
+func reportRun(out io.Writer, dir, format string, spectrum bool, invocation string) error {
 	res, err := results.ReadResults(dir)
 	if err != nil {
 		return WithExitCode(ExitFailed, err)
@@ -91,7 +94,7 @@ func reportRun(out io.Writer, dir, format string, spectrum bool) error {
 	}
 	switch format {
 	case "text":
-		if err := report.WriteTextIn(out, sum, dir); err != nil {
+		if err := report.WriteTextWith(out, sum, report.TextOptions{Dir: dir, Invocation: invocation}); err != nil {
 			return err
 		}
 		if sk != nil {
@@ -240,8 +243,8 @@ func notLikeForLike(args []string, ms []verdict.Mismatch) error {
 	for _, m := range ms {
 		parts = append(parts, m.String())
 	}
-	return Usagef("compare: %s and %s are not like-for-like: %s; their differences would not be the servers' alone (--force compares them anyway)",
-		args[0], args[1], strings.Join(parts, "; "))
+	return Usagef("compare: %s and %s are not like-for-like: %s; their differences would not be the servers' alone (%s compares them anyway)",
+		args[0], args[1], strings.Join(parts, "; "), setting.CompareForce)
 }
 
 // limitsExit prints the crossed limits on stderr and exits 99 when any

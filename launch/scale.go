@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/mcpbench/mcpbench/workload"
 )
@@ -37,7 +38,7 @@ func ParseStartAt(v string, now time.Time) (time.Time, error) {
 	case strings.HasPrefix(v, "+"):
 		d, err := time.ParseDuration(v[1:])
 		if err != nil || d < 0 {
-			return time.Time{}, fmt.Errorf("--start-at %q: want +DURATION such as +30s", v)
+			return time.Time{}, fmt.Errorf("%s %q: want +DURATION such as +30s", setting.StartAt, v)
 		}
 		return now.Add(d), nil
 	}
@@ -48,20 +49,20 @@ func ParseStartAt(v string, now time.Time) (time.Time, error) {
 		sec, frac := math.Modf(f)
 		return time.Unix(int64(sec), int64(math.Round(frac*1e9))), nil
 	}
-	return time.Time{}, fmt.Errorf("--start-at %q: want an RFC 3339 time (2026-11-21T06:00:00Z), unix seconds or +DURATION", v)
+	return time.Time{}, fmt.Errorf("%s %q: want an RFC 3339 time (2026-11-21T06:00:00Z), unix seconds or +DURATION", setting.StartAt, v)
 }
 
 // checkScale refuses settings that do not go together.
 func (e *env) checkScale() error {
 	s := &e.spec
 	if s.Processes < 0 || s.Processes > MaxProcesses {
-		return Usagef("--processes %d: want 1 … %d", s.Processes, MaxProcesses)
+		return Usagef("%s %d: want 1 … %d", setting.Processes, s.Processes, MaxProcesses)
 	}
 	if s.Processes > 1 && (s.Segment != "" || s.SegmentSequence != "") {
-		return Usagef("--processes runs its own segments: leave --segment and --segment-sequence out")
+		return Usagef("%s runs its own segments: leave %s and %s out", setting.Processes, setting.Segment, setting.SegmentSequence)
 	}
 	if s.StartDelay != 0 && s.Processes < 2 {
-		return Usagef("--start-delay goes with --processes")
+		return Usagef("%s goes with %s", setting.StartDelay, setting.Processes)
 	}
 	return nil
 }

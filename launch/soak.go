@@ -109,7 +109,7 @@ func (e *env) printSoak(sum *results.Summary, sk *results.Soak) error {
 		}
 		report.WriteSoakMarkdown(e.stdout, sk)
 	default:
-		if err := report.WriteTextIn(e.stdout, sum, e.shownOut); err != nil {
+		if err := report.WriteTextWith(e.stdout, sum, report.TextOptions{Dir: e.shownOut, Invocation: e.spec.Invocation}); err != nil {
 			return err
 		}
 		fmt.Fprintln(e.stdout)

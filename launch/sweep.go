@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/report"
 	"github.com/mcpbench/mcpbench/results"
@@ -39,7 +40,7 @@ func (e *Test) Sweep() error {
 		return e.runSweepStepChild()
 	}
 	if e.spec.Out == "" {
-		return Usagef("sweep needs a results directory (do not use --no-results)")
+		return Usagef("sweep needs a results directory (do not use %s)", setting.NoResults)
 	}
 	n := e.spec.Processes
 	spec := e.profile.Sweep
@@ -203,7 +204,7 @@ func (e *env) sweepResult(sw *results.Sweep, err error) error {
 	if errors.As(err, &pe) { // a results file could not be written: the sweep stopped there
 		e.loseWhat(e.spec.Out, err, "the sweep stopped: the steps judged are those above, sweep.json and sweep.csv may be missing or behind")
 	} else {
-		fmt.Fprintf(e.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: mcpbench plot %s\n", e.spec.Out, filepath.Join(e.spec.Out, "step-NN"), e.spec.Out)
+		fmt.Fprintf(e.stderr, "mcpbench: sweep results in %s (sweep.json, sweep.csv, %s); draw the capacity charts with: %s plot %s\n", e.spec.Out, filepath.Join(e.spec.Out, "step-NN"), cmp.Or(e.spec.Invocation, "mcpbench"), e.spec.Out)
 	}
 	return e.resultsExit(sweepExit(sw, err))
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/driver"
 	"github.com/mcpbench/mcpbench/httpclient"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/mcpbench/mcpbench/refserver"
 	"github.com/mcpbench/mcpbench/report"
@@ -83,6 +84,12 @@ type Spec struct {
 
 	Stdout io.Writer // the summary (nil: discarded)
 	Stderr io.Writer // progress and notices (nil: discarded)
+
+	// Invocation is how the user runs mcpbench, for the commands the
+	// output tells them to run next ("Next: mcpbench plot DIR"): a
+	// command line such as "go run ./cmd/mcpbench" or "./mcpbench", said
+	// as given; "": "mcpbench".
+	Invocation string
 
 	// StopNow is the stop at once (a second Ctrl-C): on the first value
 	// the sessions' closes are cut (or the children are stopped at once)
@@ -145,7 +152,7 @@ func (e *env) claimOut(p *profile.Profile) error {
 	if f.Out == "" {
 		e.out, err = claimDefaultOut("results", time.Now(), safeName(cmp.Or(p.Name, "run")))
 	} else {
-		e.out, err = ClaimOut("--out", f.Out, f.Overwrite)
+		e.out, err = ClaimOut(setting.Out.String(), f.Out, f.Overwrite)
 	}
 	if err != nil {
 		return err
@@ -184,7 +191,7 @@ func Prepare(ctx context.Context, spec Spec) (*Test, error) {
 	}
 	e.profile = p
 	if spec.Command != "run" && spec.child == nil && (p.Iterations > 0 || len(p.AbortOnFail) > 0) { // workload/iterations.go, abort.go
-		return nil, Usagef("%s: --iterations and --abort-on-fail (iterations:, abort_on_fail:) are run's: a %s judges its own runs", spec.Command, spec.Command)
+		return nil, Usagef("%s: %s and %s (iterations:, abort_on_fail:) are run's: a %s judges its own runs", spec.Command, setting.Iterations, setting.AbortOnFail, spec.Command)
 	}
 	if p.URL == "" && p.Server.Mode == "" && driver.IsModern(p.Protocol) {
 		p.Server.Mode = string(refserver.Mode2026) // the embedded server speaks the version asked for
@@ -219,14 +226,14 @@ func Prepare(ctx context.Context, spec Spec) (*Test, error) {
 		return nil, err
 	}
 	if e.embedded {
-		fmt.Fprintf(e.stderr, "mcpbench: no --url given: benchmarking the embedded reference server (%s mode) at %s\n", cmp.Or(p.Server.Mode, "stateful"), p.URL)
+		fmt.Fprintf(e.stderr, "mcpbench: no %s given: benchmarking the embedded reference server (%s mode) at %s\n", setting.URL, cmp.Or(p.Server.Mode, "stateful"), p.URL)
 	}
 	e.setProcs(p)
 	if spec.CPUProfile != "" {
 		pf, err := os.Create(spec.CPUProfile)
 		if err != nil {
 			e.Close()
-			return nil, Usagef("--cpuprofile: %v", err)
+			return nil, Usagef("%s: %v", setting.CPUProfile, err)
 		}
 		pprof.StartCPUProfile(pf)
 		e.closers = append(e.closers, func() { pprof.StopCPUProfile(); pf.Close() })
@@ -264,7 +271,7 @@ func (e *env) validate() error {
 		return nil
 	}
 	if e.spec.NoResults {
-		return Usagef("--processes merges its children's results into --out: leave --no-results out")
+		return Usagef("%s merges its children's results into %s: leave %s out", setting.Processes, setting.Out, setting.NoResults)
 	}
 	if e.spec.Command == "sweep" {
 		if err := checkSweepShare(p, n); err != nil {
@@ -276,7 +283,7 @@ func (e *env) validate() error {
 		return WithExitCode(ExitUsage, err)
 	}
 	if len(plan.Aborts) > 0 {
-		return Usagef("--abort-on-fail (abort_on_fail) with --processes: each process would judge only its own share of the load; run it in one process")
+		return Usagef("%s (abort_on_fail) with %s: each process would judge only its own share of the load; run it in one process", setting.AbortOnFail, setting.Processes)
 	}
 	return nil
 }
@@ -421,7 +428,7 @@ func (e *env) print(sum *results.Summary) error {
 	case e.spec.Format == "markdown":
 		return report.WriteMarkdown(e.stdout, sum)
 	}
-	return report.WriteTextIn(e.stdout, sum, e.shownOut)
+	return report.WriteTextWith(e.stdout, sum, report.TextOptions{Dir: e.shownOut, Invocation: e.spec.Invocation})
 }
 
 // recording is a run's sinks as the command sets them up: the results
@@ -440,7 +447,7 @@ func (e *env) newRecording(plan *workload.Plan, dir string) (*recording, error) 
 	if dir != "" {
 		rd, err := results.NewResultsDir(dir)
 		if err != nil {
-			return nil, WithExitCode(ExitUsage, fmt.Errorf("--out: %w", err))
+			return nil, WithExitCode(ExitUsage, fmt.Errorf("%s: %w", setting.Out, err))
 		}
 		r.rd = rd
 	}
@@ -590,7 +597,7 @@ func (e *env) setProcs(p *profile.Profile) {
 	n, rate := workload.AutoProcs(p, e.embedded, runtime.NumCPU())
 	if n > 0 && n < runtime.GOMAXPROCS(0) {
 		runtime.GOMAXPROCS(n)
-		fmt.Fprintf(e.stderr, "mcpbench: GOMAXPROCS %d of %d cores: enough for %g ops/s and cheaper per op (--procs N to choose)\n", n, runtime.NumCPU(), rate)
+		fmt.Fprintf(e.stderr, "mcpbench: GOMAXPROCS %d of %d cores: enough for %g ops/s and cheaper per op (%s N to choose)\n", n, runtime.NumCPU(), rate, setting.Procs)
 	}
 }
 

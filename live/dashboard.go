@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpbench/mcpbench/internal/netutil"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/outcome"
 	"github.com/mcpbench/mcpbench/plots"
 	"github.com/mcpbench/mcpbench/results"
@@ -139,7 +140,7 @@ func DashboardExposure(addr string) string {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return ""
 	}
-	return fmt.Sprintf("mcpbench: WARNING: --dashboard listening on %s, not a loopback address: anyone who reaches it sees the run's live results and its report, with no authentication (use --dashboard 127.0.0.1:PORT to keep it local)\n", addr)
+	return fmt.Sprintf("mcpbench: WARNING: %s listening on %s, not a loopback address: anyone who reaches it sees the run's live results and its report, with no authentication (use %s 127.0.0.1:PORT to keep it local)\n", setting.LiveDashboardAddr, addr, setting.LiveDashboardAddr)
 }
 
 // ServeDashboard listens on DashboardAddr(addr) and serves the page at /,
@@ -151,7 +152,7 @@ func DashboardExposure(addr string) string {
 func ServeDashboard(addr string) (*Dashboard, error) {
 	ln, err := net.Listen("tcp", DashboardAddr(addr))
 	if err != nil {
-		return nil, fmt.Errorf("--dashboard %s: %w", addr, err)
+		return nil, fmt.Errorf("%s %s: %w", setting.LiveDashboardAddr, addr, err)
 	}
 	return newDashboard(ln), nil
 }

@@ -401,8 +401,8 @@ func TestDashboardAddressAndWarning(t *testing.T) {
 	}
 	for _, addr := range []string{"0.0.0.0:5665", "[::]:5665", "192.168.1.5:5665"} {
 		w := DashboardExposure(addr)
-		if !strings.HasPrefix(w, "mcpbench: WARNING: --dashboard listening on "+addr+", not a loopback address") ||
-			!strings.Contains(w, "no authentication") || !strings.Contains(w, "use --dashboard 127.0.0.1:PORT") || !strings.HasSuffix(w, "\n") {
+		if !strings.HasPrefix(w, "mcpbench: WARNING: live.ServeDashboard's addr listening on "+addr+", not a loopback address") ||
+			!strings.Contains(w, "no authentication") || !strings.Contains(w, "use live.ServeDashboard's addr 127.0.0.1:PORT") || !strings.HasSuffix(w, "\n") {
 			t.Errorf("%s: warning %q", addr, w)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/golang/snappy"
 	"github.com/mcpbench/mcpbench/internal/secret"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/results"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -74,7 +75,7 @@ func RemoteWriteAuthFromEnv(cfg *RemoteWriteConfig, lookup secret.LookupFunc) er
 	user, hasUser := lookup(EnvRemoteWriteUser)
 	pass, _ := lookup(EnvRemoteWritePassword)
 	if hasTok && tok != "" && hasUser && user != "" {
-		return fmt.Errorf("--prometheus-rw: both %s and %s are set: set one (a bearer token, or basic auth)", EnvRemoteWriteToken, EnvRemoteWriteUser)
+		return fmt.Errorf("%s: both %s and %s are set: set one (a bearer token, or basic auth)", setting.LiveRemoteWrite, EnvRemoteWriteToken, EnvRemoteWriteUser)
 	}
 	cfg.Token, cfg.User, cfg.Password = tok, user, pass
 	return nil
@@ -144,7 +145,7 @@ type rwLabel struct{ name, value string }
 // such a URL with this error; the commands check it with their flags,
 // before anything runs or a manifest is printed.
 func CheckRemoteWriteURL(raw string) error {
-	return secret.RefuseUserinfo("--prometheus-rw", raw,
+	return secret.RefuseUserinfo(setting.LiveRemoteWrite.String(), raw,
 		"set "+EnvRemoteWriteToken+", or "+EnvRemoteWriteUser+" and "+EnvRemoteWritePassword+", instead")
 }
 
@@ -154,9 +155,9 @@ func NewRemoteWrite(cfg RemoteWriteConfig) (*RemoteWrite, error) {
 	u, err := url.Parse(cfg.URL)
 	switch {
 	case err != nil || u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("--prometheus-rw %q: want an http:// or https:// URL (e.g. http://127.0.0.1:9090/api/v1/write)", secret.RedactURL(cfg.URL))
+		return nil, fmt.Errorf("%s %q: want an http:// or https:// URL (e.g. http://127.0.0.1:9090/api/v1/write)", setting.LiveRemoteWrite, secret.RedactURL(cfg.URL))
 	case u.Host == "":
-		return nil, fmt.Errorf("--prometheus-rw %q: the URL has no host", secret.RedactURL(cfg.URL))
+		return nil, fmt.Errorf("%s %q: the URL has no host", setting.LiveRemoteWrite, secret.RedactURL(cfg.URL))
 	case u.User != nil:
 		return nil, CheckRemoteWriteURL(cfg.URL)
 	}

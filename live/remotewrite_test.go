@@ -423,8 +423,8 @@ func TestRemoteWriteBadURL(t *testing.T) {
 		{"http://u:hunter2@x/api/v1/write", EnvRemoteWriteToken},
 	} {
 		_, err := NewRemoteWrite(RemoteWriteConfig{URL: c.url})
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--prometheus-rw") || strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("%s: error %v, want one naming --prometheus-rw and saying %q, no password", c.url, err, c.want)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "live.RemoteWriteConfig.URL") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: error %v, want one naming live.RemoteWriteConfig.URL and saying %q, no password", c.url, err, c.want)
 		}
 	}
 	env := map[string]string{EnvRemoteWriteToken: "t", EnvRemoteWriteUser: "u"}

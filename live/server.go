@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbench/mcpbench/internal/netutil"
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -37,7 +38,7 @@ type Server struct {
 func Serve(addr string) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--prometheus %s: %w", addr, err)
+		return nil, fmt.Errorf("%s %s: %w", setting.LiveServeAddr, addr, err)
 	}
 	s := &Server{Sink: NewPrometheus(), ln: ln, done: make(chan struct{}), scraped: make(chan struct{})}
 	reg := prometheus.NewRegistry()

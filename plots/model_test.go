@@ -170,7 +170,7 @@ func TestDropWarningNamesItsRemedy(t *testing.T) {
 	}
 	w := m.Warnings[0]
 	if w.Cause != "VUs could not be added fast enough (116 of max 200 started; new sessions initialize in p99 0.0 ms)" ||
-		!strings.HasPrefix(w.Remedy, "start them up front with --vus 200 (like k6's preAllocatedVUs)") {
+		!strings.HasPrefix(w.Remedy, "start them up front with profile.Profile.VUs 200 (like k6's preAllocatedVUs)") {
 		t.Errorf("cause %q, remedy %q", w.Cause, w.Remedy)
 	}
 }

@@ -20,7 +20,26 @@ import (
 // `mcpbench plot DIR` to draw it, and DIR/offenders.json when streams
 // were faulty. It reads dir's file list only; errors are the writer's.
 func WriteTextIn(w io.Writer, s *results.Summary, dir string) error {
-	return writeText(w, s, dir)
+	return writeText(w, s, TextOptions{Dir: dir})
+}
+
+// TextOptions say what WriteTextWith's first lines may add to the
+// summary's text.
+type TextOptions struct {
+	// Dir is the results directory the summary belongs to ("": none, no
+	// Next: line).
+	Dir string
+	// Invocation is the command line that runs mcpbench, as the user
+	// invoked it, for the commands the Next: line names: "mcpbench" (""),
+	// "go run ./cmd/mcpbench", "./mcpbench". Said as given.
+	Invocation string
+}
+
+// WriteTextWith is WriteTextIn with its options: the Next: line names the
+// command as o.Invocation ("Next: go run ./cmd/mcpbench plot DIR …").
+// It reads o.Dir's file list only; errors are the writer's.
+func WriteTextWith(w io.Writer, s *results.Summary, o TextOptions) error {
+	return writeText(w, s, o)
 }
 
 // verdictLine says in one line whether the run passed and what went
@@ -171,19 +190,20 @@ func thresholdActual(t results.ThresholdResult) string {
 	return strings.TrimSpace(fmt.Sprintf("actual %.4g %s", t.Actual, t.Unit))
 }
 
-// nextLine says where to look next in the results directory dir ("":
+// nextLine says where to look next in the results directory o.Dir ("":
 // nothing to say): its report.html when `mcpbench plot` wrote one, else
-// the command that draws it; its offenders.json when streams were
-// faulty.
-func nextLine(s *results.Summary, dir string) string {
+// the command that draws it (mcpbench named as o.Invocation); its
+// offenders.json when streams were faulty.
+func nextLine(s *results.Summary, o TextOptions) string {
+	dir, mcpbench := o.Dir, cmp.Or(o.Invocation, "mcpbench")
 	if dir == "" {
 		return ""
 	}
 	var next []string
 	if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
-		next = append(next, fmt.Sprintf("open %s (charts; mcpbench plot %s draws them again)", filepath.Join(dir, "report.html"), dir))
+		next = append(next, fmt.Sprintf("open %s (charts; %s plot %s draws them again)", filepath.Join(dir, "report.html"), mcpbench, dir))
 	} else {
-		next = append(next, fmt.Sprintf("mcpbench plot %s (charts and %s)", dir, filepath.Join(dir, "report.html")))
+		next = append(next, fmt.Sprintf("%s plot %s (charts and %s)", mcpbench, dir, filepath.Join(dir, "report.html")))
 	}
 	if _, faulty, _ := streamsFaulty(s); faulty > 0 {
 		next = append(next, fmt.Sprintf("the worst faulty streams are in %s", filepath.Join(dir, results.FileOffenders)))

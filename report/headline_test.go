@@ -110,6 +110,32 @@ func TestSummarySaysWhereToLookNext(t *testing.T) {
 	}
 }
 
+// The Next: line names mcpbench as the user invoked it
+// (TextOptions.Invocation; launch.Invocation decides it), the rest of the
+// text as WriteTextIn's.
+func TestNextLineSaysTheInvocation(t *testing.T) {
+	dir := t.TempDir()
+	var s results.Summary
+	fixture.Read(t, "run-closed.json", &s)
+	plain := textOf(t, &s, dir)
+	for _, inv := range []string{"go run ./cmd/mcpbench", "./mcpbench", "/usr/local/bin/mcpbench", "mcpbench", ""} {
+		var b bytes.Buffer
+		if err := WriteTextWith(&b, &s, TextOptions{Dir: dir, Invocation: inv}); err != nil {
+			t.Fatal(err)
+		}
+		said := inv
+		if said == "" {
+			said = "mcpbench"
+		}
+		if want := "Next: " + said + " plot " + dir + " (charts and " + filepath.Join(dir, "report.html") + ")"; lineWith(b.String(), "Next: ") != want {
+			t.Errorf("%q: %s, want %s", inv, lineWith(b.String(), "Next: "), want)
+		}
+		if got := strings.Replace(b.String(), "Next: "+said+" plot", "Next: mcpbench plot", 1); got != plain {
+			t.Errorf("%q: the text differs beyond the Next: line:\n%s", inv, got)
+		}
+	}
+}
+
 // Lines with nothing to say are left out: Pages when no list op followed
 // a cursor, the Connections line unless it is notable (proxy, mixed
 // protocols, more connections than the sessions keep), the ledger's

@@ -19,12 +19,12 @@ import (
 // prints the same text. Its first lines give the verdict
 // (verdictLine); WriteTextIn adds where to look next.
 func WriteText(w io.Writer, s *results.Summary) error {
-	return writeText(w, s, "")
+	return writeText(w, s, TextOptions{})
 }
 
-func writeText(w io.Writer, s *results.Summary, dir string) error {
+func writeText(w io.Writer, s *results.Summary, o TextOptions) error {
 	p := &printer{Printer: textfmt.Printer{W: w}, m: Build(s)}
-	p.header(s, dir)
+	p.header(s, o)
 	if s.All.Count == 0 && s.Sessions.Opened == 0 && s.Sessions.Failed > 0 {
 		p.F("No operation ran: no session could be initialized (%d attempts failed: %s)\n", s.Sessions.Failed, textfmt.Counts(s.Sessions.FailClasses))
 		p.examples(s.Sessions.FailExamples)
@@ -47,9 +47,9 @@ func writeText(w io.Writer, s *results.Summary, dir string) error {
 }
 
 // header prints the target, protocol, load model, window, the verdict
-// and where to look next (dir: the results directory, "" none), and any
+// and where to look next (o.Dir: the results directory, "" none), and any
 // warning, then a blank line.
-func (p *printer) header(s *results.Summary, dir string) {
+func (p *printer) header(s *results.Summary, o TextOptions) {
 	target := s.Target
 	if s.Embedded {
 		target += " (embedded reference server)"
@@ -74,7 +74,7 @@ func (p *printer) header(s *results.Summary, dir string) {
 	}
 	p.F("profile %s  ·  %s  ·  %.1fs measured after %.1fs warm-up\n", s.Profile, model, s.DurationS, s.WarmupS)
 	p.F("%s\n", p.m.Verdict)
-	if next := nextLine(s, dir); next != "" {
+	if next := nextLine(s, o); next != "" {
 		p.F("%s\n", next)
 	}
 	for _, l := range p.m.Lines()[1:] {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/outcome"
@@ -146,7 +147,7 @@ func targetLeak(m []results.SoakPoint) results.SoakVerdict {
 	v := results.SoakVerdict{Name: "target leak", Unit: "MB/h"}
 	switch {
 	case len(xs) == 0:
-		v.Detail = "not judged: no target process (--target-pid)"
+		v.Detail = setting.Say("not judged: no target process (%s)", setting.TargetPID)
 		return v
 	case len(xs) < 15:
 		v.Detail = fmt.Sprintf("not judged: too few samples of the target (%d, 15 needed)", len(xs))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/stats"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
@@ -210,7 +211,7 @@ func confidence(pass, fail *results.SweepStep, steps []results.SweepStep, slo re
 	noCI := pass != nil && pass.P99CI == nil || pass == nil && steps[0].P99CI == nil
 	switch {
 	case noCI:
-		return "unknown: steps of fewer than 5 intervals have no confidence interval (use --step 5s or more)"
+		return setting.Say("unknown: steps of fewer than 5 intervals have no confidence interval (use %s 5s or more)", setting.SweepStep)
 	case pass == nil:
 		s := steps[0]
 		if s.Marginal {
@@ -218,7 +219,7 @@ func confidence(pass, fail *results.SweepStep, steps []results.SweepStep, slo re
 		}
 		return fmt.Sprintf("sure: the lowest step's p99 interval (%s ms) lies above the SLO's %s ms", ciMS(s.P99CI), textfmt.MS(slo.P99MS))
 	case pass.Marginal:
-		return fmt.Sprintf("marginal: the SLO lies inside step %d's p99 interval (%s ms): a re-run may fail it; --repeat 3 or a longer --step narrows the interval", pass.N, ciMS(pass.P99CI))
+		return fmt.Sprintf("marginal: the SLO lies inside step %d's p99 interval (%s ms): a re-run may fail it; %s 3 or a longer %s narrows the interval", pass.N, ciMS(pass.P99CI), setting.SweepRepeat, setting.SweepStep)
 	case fail != nil && fail.Marginal:
 		return fmt.Sprintf("marginal: step %d failed, but the SLO lies inside its p99 interval (%s ms): a re-run may pass it", fail.N, ciMS(fail.P99CI))
 	case fail != nil && fail.P99CI != nil:

@@ -33,7 +33,7 @@ func TestSweepJudge(t *testing.T) {
 	if b := v.Crossing; b == nil || *b != (results.Bracket{Lo: 2000, Hi: 2500, LoStep: 4, HiStep: 5}) {
 		t.Fatalf("crossing %+v", v.Crossing)
 	}
-	if len(v.NonMonotone) != 0 || v.Hysteresis != "" || v.Confidence != "unknown: steps of fewer than 5 intervals have no confidence interval (use --step 5s or more)" {
+	if len(v.NonMonotone) != 0 || v.Hysteresis != "" || v.Confidence != "unknown: steps of fewer than 5 intervals have no confidence interval (use profile.SweepSpec.Step 5s or more)" {
 		t.Fatalf("clean sweep: non-monotone %q hysteresis %q confidence %q", v.NonMonotone, v.Hysteresis, v.Confidence)
 	}
 	// Memory per session: the slope across steps.

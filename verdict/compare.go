@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -140,17 +141,17 @@ var reRegression = regexp.MustCompile(`^(.*?)\s*(<|>)\s*([-+][0-9]*\.?[0-9]+)\s*
 func ParseRegression(expr string) (Regression, error) {
 	m := reRegression.FindStringSubmatch(strings.TrimSpace(expr))
 	if m == nil {
-		return Regression{}, fmt.Errorf("--fail-if %q: want [scope:]metric>+change or <-change, e.g. p99>+10%%, rate<-5%%, error_rate>+0.5pp, get:lost>+0", expr)
+		return Regression{}, fmt.Errorf("%s %q: want [scope:]metric>+change or <-change, e.g. p99>+10%%, rate<-5%%, error_rate>+0.5pp, get:lost>+0", setting.VerdictRegression, expr)
 	}
 	r := Regression{Expr: expr, Cmp: m[2]}
 	r.Op, r.Metric = splitScope(strings.TrimSpace(m[1]))
 	d, ok := lookupMetric(r.Metric)
 	if !ok {
-		return r, fmt.Errorf("--fail-if %q: unknown metric %q; valid metrics: %s", expr, r.Metric, metricList())
+		return r, fmt.Errorf("%s %q: unknown metric %q; valid metrics: %s", setting.VerdictRegression, expr, r.Metric, metricList())
 	}
 	sc, err := resolveScope(d, r.Op)
 	if err != nil {
-		return r, fmt.Errorf("--fail-if %q: %v", expr, err)
+		return r, fmt.Errorf("%s %q: %v", setting.VerdictRegression, expr, err)
 	}
 	r.def, r.scope = d, sc
 	v, _ := strconv.ParseFloat(m[3], 64)
@@ -164,17 +165,17 @@ func ParseRegression(expr string) (Regression, error) {
 		case d.unit == "s" && m[4] == "ms":
 			v /= 1000
 		case d.unit != "ms" && d.unit != "s":
-			return r, fmt.Errorf("--fail-if %q: %s is not a time", expr, r.Metric)
+			return r, fmt.Errorf("%s %q: %s is not a time", setting.VerdictRegression, expr, r.Metric)
 		}
 		r.Change = v
 	case "pp":
 		if d.unit != "%" {
-			return r, fmt.Errorf("--fail-if %q: pp (percentage points) is for rates in %%", expr)
+			return r, fmt.Errorf("%s %q: pp (percentage points) is for rates in %%", setting.VerdictRegression, expr)
 		}
 		r.Change = v
 	default:
 		if d.unit == "ms" || d.unit == "%" || d.unit == "s" {
-			return r, fmt.Errorf("--fail-if %q: give a unit (%% for relative, %s for absolute)", expr, map[string]string{"ms": "ms", "s": "s", "%": "pp"}[d.unit])
+			return r, fmt.Errorf("%s %q: give a unit (%% for relative, %s for absolute)", setting.VerdictRegression, expr, map[string]string{"ms": "ms", "s": "s", "%": "pp"}[d.unit])
 		}
 		r.Change = v
 	}

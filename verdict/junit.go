@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -172,10 +173,10 @@ func (r *JUnitReport) Encode(w io.Writer) error {
 func WriteJUnit(path string, suites ...JUnitSuite) error {
 	var buf bytes.Buffer
 	if err := NewJUnit(suites...).Encode(&buf); err != nil {
-		return fmt.Errorf("--junit %s: %w", path, err)
+		return fmt.Errorf("%s %s: %w", setting.VerdictJUnitPath, path, err)
 	}
 	if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("--junit %s: %w", path, err)
+		return fmt.Errorf("%s %s: %w", setting.VerdictJUnitPath, path, err)
 	}
 	return nil
 }

@@ -426,8 +426,8 @@ func TestJUnitFileWrites(t *testing.T) {
 		t.Errorf("directory holds %v, want j.xml alone (no temporary file left)", names)
 	}
 	err := WriteJUnit(filepath.Join(dir, "no", "such", "j.xml"), JUnitRun("run", sum, nil))
-	if err == nil || !strings.Contains(err.Error(), "--junit") {
-		t.Errorf("missing directory: %v, want an error naming --junit", err)
+	if err == nil || !strings.Contains(err.Error(), "verdict.WriteJUnit's path") {
+		t.Errorf("missing directory: %v, want an error naming its path setting", err)
 	}
 }
 

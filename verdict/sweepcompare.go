@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/internal/textfmt"
 	"github.com/mcpbench/mcpbench/results"
 )
@@ -218,10 +219,10 @@ var SweepLimitMetrics = []string{"max_sustainable_rate", "max_load", "slo_crossi
 func ParseSweepLimit(expr string) (SweepLimit, error) {
 	m := reSweepLimit.FindStringSubmatch(strings.TrimSpace(expr))
 	if m == nil {
-		return SweepLimit{}, fmt.Errorf("--fail-if %q: want figure<-change or >+change, e.g. max_sustainable_rate<-5%%, knee<-200", expr)
+		return SweepLimit{}, fmt.Errorf("%s %q: want figure<-change or >+change, e.g. max_sustainable_rate<-5%%, knee<-200", setting.VerdictSweepLimit, expr)
 	}
 	if !slices.Contains(SweepLimitMetrics, m[1]) {
-		return SweepLimit{}, fmt.Errorf("--fail-if %q: comparing sweeps, the figures are %s", expr, strings.Join(SweepLimitMetrics, ", "))
+		return SweepLimit{}, fmt.Errorf("%s %q: comparing sweeps, the figures are %s", setting.VerdictSweepLimit, expr, strings.Join(SweepLimitMetrics, ", "))
 	}
 	v, _ := strconv.ParseFloat(m[3], 64)
 	l := SweepLimit{Expr: expr, Metric: m[1], Cmp: m[2], Change: v}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/results"
 )
 
@@ -64,7 +65,7 @@ func Warnings(s *results.Summary) []results.Warning {
 	if busy != "" {
 		out = append(out, results.Warning{ID: WGeneratorCPU, Text: busy + ": the generator may be the bottleneck, and the results may understate the server",
 			Cause:  "mcpbench needed about as much CPU as it had: ops waited for it to send and to read answers, which lengthens their response time and lowers the rate it can offer",
-			Remedy: "spread the load over more processes (--processes N) or machines (k8s-job), give it more cores (--procs, a bigger machine), or run the server elsewhere (--url) when it shares the machine"})
+			Remedy: setting.Say("spread the load over more processes (%s N) or machines (k8s-job), give it more cores (%s, a bigger machine), or run the server elsewhere (%s) when it shares the machine", setting.Processes, setting.Procs, setting.URL)})
 	} else if w, ok := startLagWarning(s); ok && !dropped { // drops over 1 %: their warning names why ops were late
 		out = append(out, w)
 	}
@@ -129,7 +130,7 @@ func dropWarning(s *results.Summary, genBusy bool) (results.Warning, bool) {
 	case genBusy:
 		return results.Warning{ID: WDropsCPU, Text: text,
 			Cause:  fmt.Sprintf("the generator ran out of CPU (%.2f of its %d cores busy): arrivals waited for a core until they were too late", s.Generator.Cores, procsOf(s.Generator)),
-			Remedy: "run fewer VUs, more processes (--processes N) or a bigger machine"}, true
+			Remedy: setting.Say("run fewer VUs, more processes (%s N) or a bigger machine", setting.Processes)}, true
 	case s.Saturation != "":
 		vus := fmt.Sprintf("%d of max %d VUs were started, and more would only queue more work", s.VUs, s.MaxVUs)
 		if atCap {
@@ -137,11 +138,11 @@ func dropWarning(s *results.Summary, genBusy bool) (results.Warning, bool) {
 		}
 		return results.Warning{ID: WDropsSaturated, Text: text,
 			Cause:  fmt.Sprintf("the target is saturated: %s; %s", s.Saturation, vus),
-			Remedy: fmt.Sprintf("the server cannot serve %.4g ops/s: lower --rate, or find the rate it sustains with mcpbench sweep --by rate", s.TargetRate)}, true
+			Remedy: fmt.Sprintf("the server cannot serve %.4g ops/s: lower %s, or find the rate it sustains with mcpbench sweep --by rate", s.TargetRate, setting.Rate)}, true
 	case atCap:
 		return results.Warning{ID: WDropsVUCap, Text: text,
 			Cause:  fmt.Sprintf("the VU cap: all %d VUs (max_vus) were busy; at the measured service time (mean %.1f ms) %.4g ops/s need about %d VUs in flight", s.MaxVUs, svc, s.TargetRate, need),
-			Remedy: fmt.Sprintf("raise --max-vus above %d: about %d are needed at the mean service time, more while it spikes", s.MaxVUs, need)}, true
+			Remedy: fmt.Sprintf("raise %s above %d: about %d are needed at the mean service time, more while it spikes", setting.MaxVUs, s.MaxVUs, need)}, true
 	}
 	want := max(need, s.VUs+1) // all of max_vus up front: the run needed more than it reached
 	if s.MaxVUs > 0 {
@@ -149,7 +150,7 @@ func dropWarning(s *results.Summary, genBusy bool) (results.Warning, bool) {
 	}
 	return results.Warning{ID: WDropsVUSpawn, Text: text,
 		Cause:  fmt.Sprintf("VUs could not be added fast enough (%d of max %d started; new sessions initialize in p99 %.1f ms)", s.VUs, s.MaxVUs, s.Sessions.Initialize.P99),
-		Remedy: fmt.Sprintf("start them up front with --vus %d (like k6's preAllocatedVUs), or give a longer --warmup so they are added before the measured window opens", want)}, true
+		Remedy: fmt.Sprintf("start them up front with %s %d (like k6's preAllocatedVUs), or give a longer %s so they are added before the measured window opens", setting.VUs, want, setting.Warmup)}, true
 }
 
 // startLagWarning is the warning of a run whose late starts (ops sent
@@ -171,6 +172,6 @@ func startLagWarning(s *results.Summary) (results.Warning, bool) {
 	return results.Warning{ID: WStartLag,
 		Text:  fmt.Sprintf("%d of %d ops (%.1f%%) started more than %.0f%% of their response time late (start lag p50 %.1f p99 %.1f max %.1f ms): their response times include the generator's delay", n, of, 100*float64(n)/float64(of), 100*results.LateStartFraction, g.StartLag.P50, g.StartLag.P99, g.StartLag.Max),
 		Cause: cause,
-		Remedy: "when every VU was busy: more VUs up front (--vus N); when mcpbench woke late: more cores (--procs, --processes N) or fewer other processes on the machine; " +
-			"a lower --rate measures the server without the lag; the service-time percentiles (from the actual send) exclude it"}, true
+		Remedy: setting.Say("when every VU was busy: more VUs up front (%s N); when mcpbench woke late: more cores (%s, %s N) or fewer other processes on the machine; "+
+			"a lower %s measures the server without the lag; the service-time percentiles (from the actual send) exclude it", setting.VUs, setting.Procs, setting.Processes, setting.Rate)}, true
 }

@@ -85,7 +85,7 @@ func TestStartLagWarnsWhenItChangesWhatWasMeasured(t *testing.T) {
 	}
 	ws := Warnings(s)
 	if len(ws) != 1 || ws[0].ID != WStartLag || !strings.HasPrefix(ws[0].Text, "30 of 1000 ops (3.0%) started more than 10% of their response time late") ||
-		ws[0].Cause != "every VU was busy waiting on the target when they were due" || !strings.Contains(ws[0].Remedy, "--vus N") {
+		ws[0].Cause != "every VU was busy waiting on the target when they were due" || !strings.Contains(ws[0].Remedy, "profile.Profile.VUs N") {
 		t.Fatalf("warnings %+v", ws)
 	}
 }
@@ -157,7 +157,7 @@ func TestDropWarningRule(t *testing.T) {
 		t.Errorf("1.0%% dropped: %+v", ws)
 	}
 	ws := Warnings(dropping(980, 20))
-	if len(ws) != 1 || ws[0].ID != WDropsVUSpawn || !strings.Contains(ws[0].Remedy, "--vus 100") {
+	if len(ws) != 1 || ws[0].ID != WDropsVUSpawn || !strings.Contains(ws[0].Remedy, "profile.Profile.VUs 100") {
 		t.Errorf("2%% dropped, 10 of max 100 VUs: %+v", ws)
 	}
 	s := dropping(980, 20)

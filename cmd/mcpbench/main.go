@@ -165,3 +165,7 @@ func argvOf(ctx context.Context) []string {
 	}
 	return os.Args
 }
+
+// invokedAs is how the user ran mcpbench (launch.Invocation of argv[0]),
+// for the commands its output says to run next.
+func invokedAs(ctx context.Context) string { return launch.Invocation(argvOf(ctx)[0]) }

@@ -67,7 +67,7 @@ files.`,
 				}
 				ths = append(ths, th)
 			}
-			return launch.MergeInto(args, out, overwrite, ths, format, junit, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return launch.MergeInto(args, out, overwrite, ths, format, junit, invokedAs(cmd.Context()), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the merged results directory (required)")

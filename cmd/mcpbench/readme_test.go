@@ -217,6 +217,7 @@ func runDocCommands(t *testing.T, file string, cmds []readmeCmd, slots chan stru
 			}
 			t0 := time.Now()
 			cmd := exec.Command(exe, j.args...)
+			cmd.Args[0] = "mcpbench" // as the docs' shell runs it: mcpbench on $PATH
 			cmd.Dir, cmd.Env = j.cwd, j.env
 			var out, errs bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errs
@@ -278,6 +279,7 @@ func startServer(t *testing.T, dir string, args, environ []string) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, args...)
+	cmd.Args[0] = "mcpbench" // as the docs' shell runs it
 	cmd.Dir, cmd.Env = dir, environ
 	var errs bytes.Buffer
 	cmd.Stderr = &errs

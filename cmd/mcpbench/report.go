@@ -27,7 +27,7 @@ followed by the soak's verdicts. JSON prints sweep.json for a sweep, and
   mcpbench report results/soak --format markdown   # a soak`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return launch.Report(cmd.OutOrStdout(), args[0], format, spectrum)
+			return launch.Report(cmd.OutOrStdout(), args[0], format, spectrum, invokedAs(cmd.Context()))
 		},
 	}
 	format = "text"

@@ -247,7 +247,7 @@ func (f *runFlags) spec(cmd *cobra.Command, mod func(*profile.Profile) error) (l
 		Procs: f.procs, TargetPID: f.targetPID, CPUProfile: f.cpuProfile,
 		Quiet: f.quiet, NoProgress: f.noProgress, Format: format, Live: f.live,
 		Argv: argvOf(cmd.Context()), Flags: givenFlags(fl, f), Version: ver, SDK: sdk,
-		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Invocation: invokedAs(cmd.Context()),
 	}
 	if f.launchFile != "" {
 		return s, s.LoadChild(f.launchFile)

@@ -63,7 +63,7 @@ var layers = map[string][]string{
 	// Recording (never judging): the recorder over driver results.
 	"metrics": {"driver", "outcome", "results", "internal/textfmt"},
 	// Judging recorded results.
-	"verdict": {"outcome", "results", "internal/stats", "internal/textfmt"},
+	"verdict": {"outcome", "results", "internal/setting", "internal/stats", "internal/textfmt"},
 	// Argument templating ({{...}} in an op's arguments, data files).
 	"argtmpl": {"driver"},
 	// The profile language (YAML, defaults, validation, overrides, ${NAME}).
@@ -71,13 +71,13 @@ var layers = map[string][]string{
 	// The compile (profile → plan) and the engine.
 	"workload": {"argtmpl", "chaos", "check", "driver", "httpclient", "metrics", "results", "profile", "verdict", "internal/jsonrpc", "internal/netutil", "internal/textfmt"},
 	// Orchestrating runs.
-	"sweep": {"profile", "workload", "results", "report", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
-	"soak":  {"workload", "results", "outcome", "internal/stats", "internal/textfmt"},
+	"sweep": {"profile", "workload", "results", "report", "internal/setting", "internal/stats", "internal/textfmt"}, // report: the sweep's report model (its text prints it)
+	"soak":  {"workload", "results", "outcome", "internal/setting", "internal/stats", "internal/textfmt"},
 	// A test as the commands run it: prepared once, run in this process,
 	// as N processes or one segment; the k8s-job manifests; the exit codes.
-	"launch": {"driver", "httpclient", "internal/kube", "internal/netutil", "internal/secret", "internal/sse", "live", "plots", "probe", "profile", "profiles", "proxy", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
+	"launch": {"driver", "httpclient", "internal/kube", "internal/netutil", "internal/secret", "internal/setting", "internal/sse", "live", "plots", "probe", "profile", "profiles", "proxy", "refserver", "report", "results", "soak", "sweep", "verdict", "workload"},
 	// Outputs.
-	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/textfmt"},
+	"live":   {"results", "outcome", "plots", "internal/netutil", "internal/secret", "internal/setting", "internal/textfmt"},
 	"report": {"results", "outcome", "verdict", "internal/textfmt"},
 	"plots":  {"results", "outcome", "report", "internal/stats", "internal/secret"},
 	// The command: flags → launch.Spec → launch → exit; never the engine,
