@@ -72,3 +72,53 @@ func AsSetting(err error) error {
 
 // Unwrap is the cause the message wraps (nil: none).
 func (e *SettingError) Unwrap() error { return e.err }
+
+// SettingErrors appends to out every *SettingError in err's tree (through
+// Unwrap() error and Unwrap() []error), in the order errors.As would
+// find them.
+func SettingErrors(err error, out []*SettingError) []*SettingError {
+	if err == nil {
+		return out
+	}
+	if se, ok := err.(*SettingError); ok {
+		out = append(out, se)
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = SettingErrors(e, out)
+		}
+	case interface{ Unwrap() error }:
+		out = SettingErrors(u.Unwrap(), out)
+	}
+	return out
+}
+
+// SaidWith is err's message with every setting a *SettingError in its
+// tree names said by name (as Text does; a front end's words for a
+// setting, e.g. its flag).
+func SaidWith(err error, name func(setting string) string) string {
+	m := err.Error()
+	for _, se := range SettingErrors(err, nil) {
+		m = strings.ReplaceAll(m, se.Error(), se.Text(name))
+	}
+	return m
+}
+
+// NamedWith is err with its message as SaidWith words it (err itself
+// when it names no setting); errors.Is and errors.As see through it.
+func NamedWith(err error, name func(setting string) string) error {
+	if len(SettingErrors(err, nil)) == 0 {
+		return err
+	}
+	return &namedError{err, name}
+}
+
+// namedError is an error whose settings are said by name.
+type namedError struct {
+	err  error
+	name func(string) string
+}
+
+func (e *namedError) Error() string { return SaidWith(e.err, e.name) }
+func (e *namedError) Unwrap() error { return e.err }

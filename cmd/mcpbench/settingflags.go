@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/mcpbench/mcpbench/internal/setting"
 	"github.com/mcpbench/mcpbench/profile"
 	"github.com/spf13/cobra"
@@ -124,32 +122,7 @@ func flagOf(s string) string {
 
 // cliText is err's message with every setting a *profile.SettingError
 // in it names written as its flag, as the command line gives it.
-func cliText(err error) string {
-	m := err.Error()
-	for _, se := range settingErrors(err, nil) {
-		m = strings.ReplaceAll(m, se.Error(), se.Text(flagOf))
-	}
-	return m
-}
-
-// settingErrors appends the *profile.SettingError in err's tree.
-func settingErrors(err error, out []*profile.SettingError) []*profile.SettingError {
-	if err == nil {
-		return out
-	}
-	if se, ok := err.(*profile.SettingError); ok {
-		out = append(out, se)
-	}
-	switch u := err.(type) {
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			out = settingErrors(e, out)
-		}
-	case interface{ Unwrap() error }:
-		out = settingErrors(u.Unwrap(), out)
-	}
-	return out
-}
+func cliText(err error) string { return profile.SaidWith(err, flagOf) }
 
 // namedAsFlags makes the errors of c's commands (c's and its
 // subcommands' RunE) name settings as their flags (cliText).
@@ -162,17 +135,6 @@ func namedAsFlags(c *cobra.Command) {
 	}
 }
 
-// asFlags is err with its message as cliText words it (err itself when it
-// names no setting); errors.Is and errors.As see through it.
-func asFlags(err error) error {
-	if len(settingErrors(err, nil)) == 0 {
-		return err
-	}
-	return &flagsError{err}
-}
-
-// flagsError is an error whose settings are named as flags.
-type flagsError struct{ err error }
-
-func (e *flagsError) Error() string { return cliText(e.err) }
-func (e *flagsError) Unwrap() error { return e.err }
+// asFlags is err with its settings named as flags (cliText);
+// errors.Is and errors.As see through it.
+func asFlags(err error) error { return profile.NamedWith(err, flagOf) }
