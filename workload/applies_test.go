@@ -171,6 +171,7 @@ func TestStormWithoutGETStreamIsNamed(t *testing.T) {
 // rule out: the detection reads a real server's answers, not only a
 // fake's.
 func TestRefServerFeaturesApply(t *testing.T) {
+	t.Parallel()
 	profile := func() *profile.Profile {
 		return &profile.Profile{
 			Name: "applies", VUs: 4, Duration: profile.Duration(2 * time.Second),

@@ -13,6 +13,7 @@ import (
 // storm causes exactly one reconnect per stream it cut, and there are no
 // other reconnects beside: the storm analysis stays clean.
 func TestStormOnReferenceServerIsClean(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}
@@ -43,6 +44,7 @@ func TestStormOnReferenceServerIsClean(t *testing.T) {
 // The same on response streams: a storm that cuts the 4 long calls in
 // flight causes their 4 resumes (with Last-Event-ID), nothing else.
 func TestStormOnReferenceServerResponseStreamsIsClean(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a reference server for a few seconds")
 	}

@@ -58,7 +58,7 @@ func TestDropWarningNamesTheVUCap(t *testing.T) {
 			t.Fatalf("completed %d, dropped %d, interrupted %d: want ~160 + the rest of 500", sum.All.Count, sum.Dropped, sum.All.Interrupted)
 		}
 		w := sum.DropWarning
-		if !strings.Contains(w, fmt.Sprintf("dropped %d of 500 arrivals", sum.Dropped)) || !strings.Contains(w, "the VU cap: all 16 VUs") || !strings.Contains(w, "raise --max-vus") {
+		if !strings.Contains(w, fmt.Sprintf("dropped %d of 500 arrivals", sum.Dropped)) || !strings.Contains(w, "the VU cap: all 16 VUs") || !strings.Contains(w, "raise profile.Profile.MaxVUs") {
 			t.Fatalf("warning %q", w)
 		}
 		if sum.Generator.Bottleneck != "" {
