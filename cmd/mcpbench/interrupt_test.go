@@ -71,6 +71,7 @@ func TestInterruptDuringSetUpExits130(t *testing.T) {
 // A second Ctrl-C stops at once, keeping what was written: here the
 // first one's teardown would wait on DELETEs the server never answers.
 func TestSecondInterruptStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs mcpbench as a process")
 	}

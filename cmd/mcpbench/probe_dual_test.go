@@ -14,6 +14,7 @@ import (
 // era, says the legacy resumption was checked, and does not call a
 // subscriptions/listen that ended at once a stream.
 func TestProbePrintsEras(t *testing.T) {
+	t.Parallel()
 	f := &mcptest.ProbeFake{Modern: true, Faults: mcptest.ProbeFaults{DeletedAccepted: true, WellFormedAccepted: true, ListenAcksNothing: true}}
 	srv := httptest.NewServer(f)
 	defer srv.Close()

@@ -17,6 +17,7 @@ import (
 // every write past it fails with EFBIG, root's too), which run.json and
 // summary.json exceed.
 func TestResultsWriteFailedExits3(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs mcpbench as a process")
 	}
@@ -53,6 +54,7 @@ func TestResultsWriteFailedExits3(t *testing.T) {
 // whole is exit 1 naming the print, never the usage code 2 (review of
 // issue 33 item 2: the print's error was returned as it was).
 func TestPrintFailedExitCodes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs mcpbench as a process")
 	}

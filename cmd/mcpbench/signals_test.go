@@ -235,6 +235,7 @@ var sigintModes = []struct {
 // and the summary is written before the exit. Started with SIGINT ignored too (the second Ctrl-C
 // was ignored then).
 func TestSecondInterruptDuringDeleteKeepsSummary(t *testing.T) {
+	t.Parallel()
 	for _, m := range sigintModes {
 		t.Run(m.name, func(t *testing.T) {
 			url, deleting := hangingDeleteServer(t, 4)
@@ -345,6 +346,7 @@ func TestProcessesInterruptWhileStarting(t *testing.T) {
 // run --processes: the parent killed with SIGKILL (it cannot forward
 // anything) takes its children with it (PR_SET_PDEATHSIG).
 func TestProcessesDieWithParent(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "res")
 	p := startMCPBench(t, false, "run", "--processes", "2", "--start-delay", "1s", "--vus", "2", "--duration", "1m", "--out", out, "-q")
