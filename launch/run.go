@@ -32,20 +32,11 @@ func (e *Test) Run() error {
 	if e.spec.Processes > 1 {
 		return e.runProcesses()
 	}
-	seg, startAt, err := e.segmentAndStart()
+	plan, r, opts, err := e.segmentRun()
 	if err != nil {
 		return err
 	}
-	plan, err := e.compile()
-	if err != nil {
-		return err
-	}
-	r, err := e.newRecording(plan, e.spec.Out)
-	if err != nil {
-		return err
-	}
-	opts := r.options(plan)
-	opts.Segment, opts.StartAt = seg, startAt
+	seg := opts.Segment
 	opts.Sinks = append(e.junitSinks("run"), opts.Sinks...) // before the results directory: written when summary.json is
 	e.shareProcs(seg)
 	sum, runErr := workload.Run(interruptible(e.ctx), plan, opts)

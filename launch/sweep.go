@@ -146,21 +146,12 @@ func checkSweepShare(p *profile.Profile, n int) error {
 // SLO is judged by the parent), 130 interrupted, 1 when it could not
 // start.
 func (e *env) runSweepStepChild() error {
-	seg, startAt, err := e.segmentAndStart()
+	plan, r, opts, err := e.segmentRun()
 	if err != nil {
 		return err
 	}
-	plan, err := e.compile()
-	if err != nil {
-		return err
-	}
-	r, err := e.newRecording(plan, e.spec.Out)
-	if err != nil {
-		return err
-	}
-	opts := r.options(plan)
-	opts.Segment, opts.StartAt, opts.SettleMemory = seg, startAt, e.spec.child.Settle
-	e.shareProcs(seg)
+	opts.SettleMemory = e.spec.child.Settle
+	e.shareProcs(opts.Segment)
 	sum, runErr := workload.Run(interruptible(e.ctx), plan, opts)
 	r.settle(runErr)
 	e.writeStatus(runErr)

@@ -433,6 +433,28 @@ func (e *env) print(sum *results.Summary) error {
 
 // recording is a run's sinks as the command sets them up: the results
 // directory (the only writer of its files; none with --no-results) and
+// segmentRun is what a run in this process needs (run's, and a sweep
+// step's child): this process's segment and start, the test's plan, its
+// recording into the results directory and the engine's options with the
+// segment and start set.
+func (e *env) segmentRun() (*workload.Plan, *recording, workload.Options, error) {
+	seg, startAt, err := e.segmentAndStart()
+	if err != nil {
+		return nil, nil, workload.Options{}, err
+	}
+	plan, err := e.compile()
+	if err != nil {
+		return nil, nil, workload.Options{}, err
+	}
+	r, err := e.newRecording(plan, e.spec.Out)
+	if err != nil {
+		return nil, nil, workload.Options{}, err
+	}
+	opts := r.options(plan)
+	opts.Segment, opts.StartAt = seg, startAt
+	return plan, r, opts, nil
+}
+
 // the progress display.
 type recording struct {
 	msg     string // what close says (settle)
